@@ -1,0 +1,268 @@
+/*
+ * netsched/core.h - version, status codes, jobs, links, cluster, placements.
+ * Included by <netsched.h>; do not include directly.
+ */
+#ifndef NETSCHED_CORE_H
+#define NETSCHED_CORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(NS_BUILDING) && (defined(__GNUC__) || defined(__clang__))
+#define NS_API __attribute__((visibility("default")))
+#else
+#define NS_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Version and errors                                                  */
+/* ------------------------------------------------------------------ */
+
+/* The library's version string, e.g. "0.1.0" (of the library actually
+   loaded, which may differ from NS_VERSION_STRING the caller compiled with). */
+NS_API const char *ns_version(void);
+/* MAJOR*10000 + MINOR*100 + PATCH of the loaded library. */
+NS_API int ns_version_number(void);
+
+/* Status codes. Values are part of the ABI and never change. */
+typedef enum ns_status {
+  NS_OK = 0,
+  NS_EINVAL = -1,      /* bad argument: NULL handle, out of range, NaN ... */
+  NS_ENOMEM = -2,      /* allocation failed */
+  NS_ENOTFOUND = -3,   /* no such job / object */
+  NS_ENOSPACE = -4,    /* no feasible placement now: the job should wait */
+  NS_ESTATE = -5,      /* object in the wrong state (e.g. already committed) */
+  NS_ELOOP = -6,       /* Affinity graph has a cycle */
+  NS_ERANGE = -7,      /* numeric limit exceeded (e.g. unified-circle perimeter) */
+  NS_ESOLVER = -8,     /* MILP backend failed or is unavailable */
+  NS_EUNSUPPORTED = -9 /* operation not supported by this build/topology */
+} ns_status;
+
+/* Static English name of a status ("invalid argument" ...); never NULL. */
+NS_API const char *ns_strerror(int status);
+/* One line describing the calling thread's most recent failure, naming the
+   function and the offending argument. Never NULL; "" before any failure.
+   Only meaningful right after a call returned an error (successful calls do
+   not clear it). The pointer stays valid until the thread's next call. */
+NS_API const char *ns_last_error(void);
+
+/* Collective algorithm of a job's all-reduce / exchange. */
+typedef enum ns_collective {
+  NS_COLL_RING = 0,
+  NS_COLL_HALVING_DOUBLING = 1,
+  NS_COLL_TREE = 2,
+  NS_COLL_ALL_TO_ALL = 3
+} ns_collective;
+
+/* Locality tier of a placement (Dally): all GPUs on one machine, in one rack
+   (leaf switch), or spread across the network (spines). */
+typedef enum ns_tier {
+  NS_TIER_MACHINE = 0,
+  NS_TIER_RACK = 1,
+  NS_TIER_NETWORK = 2
+} ns_tier;
+
+/* ------------------------------------------------------------------ */
+/* Jobs                                                                */
+/* ------------------------------------------------------------------ */
+
+typedef struct ns_job ns_job;
+
+/* A training job asking for `gpus` GPUs (1 <= gpus <= 1<<20). `name` is
+   copied (NULL or longer than 255 bytes is rejected). Defaults: no phases,
+   iteration 0 ms (unset), compute 0/0 ms, model 0 bytes, ring collective,
+   iterations 1 total / 0 done, GPU memory 0 MB. Returns NULL on error. */
+NS_API ns_job *ns_job_new(const char *name, int gpus);
+NS_API void ns_job_free(ns_job *job);
+/* The job's name; "" for a NULL job. Owned by the job. */
+NS_API const char *ns_job_name(const ns_job *job);
+/* GPU demand, or NS_EINVAL for a NULL job. */
+NS_API int ns_job_gpus(const ns_job *job);
+
+/* Iteration time in ms (finite, > 0). */
+NS_API int ns_job_set_iteration_ms(ns_job *job, double iteration_ms);
+/* Appends a communication phase of `duration_ms` (finite, > 0) at `gbps`
+   (finite, >= 0). Phases tile one iteration from t = 0 in the order added;
+   before a CASSINI call uses the job they must sum to the iteration time
+   (within 1e-6 relative), else that call fails with NS_EINVAL. At most 65536. */
+NS_API int ns_job_add_phase(ns_job *job, double duration_ms, double gbps);
+/* Removes all phases. */
+NS_API int ns_job_clear_phases(ns_job *job);
+/* Forward and backward compute time of one iteration (finite, >= 0). */
+NS_API int ns_job_set_compute_ms(ns_job *job, double forward_ms, double backward_ms);
+/* All-reduce message (model) size in bytes. */
+NS_API int ns_job_set_model_bytes(ns_job *job, uint64_t bytes);
+NS_API int ns_job_set_collective(ns_job *job, ns_collective c);
+/* Total iterations (>= 1) and iterations already done (<= total). */
+NS_API int ns_job_set_iterations(ns_job *job, uint64_t total, uint64_t completed);
+/* Memory the job needs on each of its GPUs, in MB (finite, >= 0). */
+NS_API int ns_job_set_gpu_memory_mb(ns_job *job, double mb);
+
+/* Getters (extensions). Doubles return NAN for a NULL job; ints NS_EINVAL. */
+NS_API double ns_job_iteration_ms(const ns_job *job);
+NS_API size_t ns_job_phase_count(const ns_job *job);
+NS_API int ns_job_phase(const ns_job *job, size_t i, double *duration_ms, double *gbps);
+NS_API int ns_job_compute_ms(const ns_job *job, double *forward_ms, double *backward_ms);
+NS_API uint64_t ns_job_model_bytes(const ns_job *job);
+NS_API int ns_job_collective(const ns_job *job);
+NS_API int ns_job_iterations(const ns_job *job, uint64_t *total, uint64_t *completed);
+NS_API double ns_job_gpu_memory_mb(const ns_job *job);
+
+/* ------------------------------------------------------------------ */
+/* Links (standalone, for callers with their own topology)             */
+/* ------------------------------------------------------------------ */
+
+typedef struct ns_link ns_link;
+
+/* A link of `capacity_gbps` (finite, > 0); `name` copied (NULL allowed:
+   the link is then named ""). Returns NULL on error. */
+NS_API ns_link *ns_link_new(const char *name, double capacity_gbps);
+NS_API void ns_link_free(ns_link *link);
+/* Adds a job that traverses the link. The job is borrowed: it must outlive
+   every use of the link. Adding the same job twice is NS_EINVAL. */
+NS_API int ns_link_add_job(ns_link *link, const ns_job *job);
+/* Number of jobs on the link (0 for NULL). */
+NS_API size_t ns_link_job_count(const ns_link *link);
+/* Capacity in Gbps (NAN for NULL). */
+NS_API double ns_link_capacity_gbps(const ns_link *link);
+/* Extensions: name ("" for NULL) and the i-th job (NULL if out of range). */
+NS_API const char *ns_link_name(const ns_link *link);
+NS_API const ns_job *ns_link_job(const ns_link *link, size_t i);
+
+/* ------------------------------------------------------------------ */
+/* Cluster                                                             */
+/* ------------------------------------------------------------------ */
+
+typedef struct ns_cluster ns_cluster;
+typedef struct ns_placement ns_placement;
+
+/* A two-tier leaf-spine cluster: `leaves` leaf (ToR / rack) switches, each
+   with `servers_per_leaf` servers of `gpus_per_server` GPUs; each GPU has one
+   NIC port of `link_gbps`; every leaf connects to every one of the `spines`
+   spine switches with `links_per_pair` parallel links of `link_gbps`.
+   spines may be 0 (single-switch racks; then links_per_pair is ignored and
+   must be >= 0). Limits: 1 <= leaves, servers_per_leaf, gpus_per_server;
+   total GPUs <= 1<<22; leaves*spines*links_per_pair <= 1<<24.
+   GPUs are numbered leaf-major: gpu = (leaf*servers_per_leaf + s)*gpus_per_server + g;
+   servers likewise. Returns NULL on error (see ns_last_error()). */
+NS_API ns_cluster *ns_cluster_new_leaf_spine(int leaves, int spines, int servers_per_leaf,
+                                             int gpus_per_server, int links_per_pair,
+                                             double link_gbps);
+NS_API void ns_cluster_free(ns_cluster *c);
+/* Adds an optical circuit switch layer of `ocs_count` OCSes between leaves
+   and spines (OCS-vClos). Each leaf's uplinks (spines * links_per_pair) are
+   spread evenly over the OCSes, so ocs_count must divide that number;
+   NS_EINVAL otherwise, NS_EUNSUPPORTED for a cluster without spines,
+   NS_ESTATE if jobs are committed. Calling again replaces the count. */
+NS_API int ns_cluster_enable_ocs(ns_cluster *c, int ocs_count);
+NS_API int ns_cluster_gpu_count(const ns_cluster *c);
+NS_API int ns_cluster_server_count(const ns_cluster *c);
+/* Server holding `gpu`, leaf holding `server`; NS_EINVAL if out of range. */
+NS_API int ns_cluster_server_of_gpu(const ns_cluster *c, int gpu);
+NS_API int ns_cluster_leaf_of_server(const ns_cluster *c, int server);
+/* GPUs on `server` holding no job and no background load. */
+NS_API int ns_cluster_free_gpus_on_server(const ns_cluster *c, int server);
+/* Marks GPUs as busy with load the library does not schedule (background
+   load, e.g. for Titan). NS_ENOSPACE if one is already busy or holds a job;
+   NS_EINVAL for an id out of range or listed twice. All or nothing. */
+NS_API int ns_cluster_occupy(ns_cluster *c, const int *gpus, size_t n);
+/* Extension: undoes ns_cluster_occupy for these GPUs (NS_ESTATE if one is
+   not background-occupied). All or nothing. */
+NS_API int ns_cluster_vacate(ns_cluster *c, const int *gpus, size_t n);
+/* Memory of every GPU in MB (finite, > 0; default 16384). NS_ESTATE if jobs
+   are committed. */
+NS_API int ns_cluster_set_gpu_memory_mb(ns_cluster *c, double mb);
+/* 0 (default): a GPU holds one job. 1: jobs may share a GPU while their
+   memory fits, taking turns (the LWF-kappa / Ada-SRSF model). NS_ESTATE if
+   jobs are committed. */
+NS_API int ns_cluster_set_gpu_sharing(ns_cluster *c, int shared);
+
+/* Topology and state queries (extensions). Ints return NS_EINVAL for a NULL
+   cluster or an index out of range. */
+NS_API int ns_cluster_leaf_count(const ns_cluster *c);
+NS_API int ns_cluster_spine_count(const ns_cluster *c);
+NS_API int ns_cluster_servers_per_leaf(const ns_cluster *c);
+NS_API int ns_cluster_gpus_per_server(const ns_cluster *c);
+NS_API int ns_cluster_links_per_pair(const ns_cluster *c);
+NS_API double ns_cluster_link_gbps(const ns_cluster *c);
+NS_API int ns_cluster_ocs_count(const ns_cluster *c);
+NS_API double ns_cluster_gpu_memory_mb(const ns_cluster *c);
+NS_API int ns_cluster_gpu_sharing(const ns_cluster *c);
+/* Free GPUs in the whole cluster / on one leaf. */
+NS_API int ns_cluster_free_gpu_count(const ns_cluster *c);
+NS_API int ns_cluster_free_gpus_on_leaf(const ns_cluster *c, int leaf);
+/* Servers of `leaf` whose GPUs are all free. */
+NS_API int ns_cluster_idle_servers_on_leaf(const ns_cluster *c, int leaf);
+/* 1 if `gpu` holds no job and no background load, else 0. */
+NS_API int ns_cluster_gpu_is_free(const ns_cluster *c, int gpu);
+/* Jobs committed on `gpu` (0/1 unless sharing). */
+NS_API int ns_cluster_gpu_job_count(const ns_cluster *c, int gpu);
+/* Memory still free on `gpu` in MB (NAN on error; 0 if background-busy). */
+NS_API double ns_cluster_gpu_free_memory_mb(const ns_cluster *c, int gpu);
+/* Unreserved parallel links between `leaf` and `spine`. */
+NS_API int ns_cluster_free_links_between(const ns_cluster *c, int leaf, int spine);
+/* 1 if the k-th parallel link between leaf and spine is reserved, else 0. */
+NS_API int ns_cluster_link_is_reserved(const ns_cluster *c, int leaf, int spine, int k);
+/* Committed jobs; 1 if `job` is committed, 0 if not. */
+NS_API int ns_cluster_job_count(const ns_cluster *c);
+NS_API int ns_cluster_is_committed(const ns_cluster *c, const ns_job *job);
+
+/* ------------------------------------------------------------------ */
+/* Placements                                                          */
+/* ------------------------------------------------------------------ */
+
+/* A decision object: GPU ids and, for vClos, reserved leaf-spine links and
+   virtual leaf/spine counts. Policy entry points fill a caller-owned
+   placement (clearing it first and binding it to the cluster); deciding never
+   mutates the cluster. */
+NS_API ns_placement *ns_placement_new(void);
+NS_API void ns_placement_free(ns_placement *p);
+/* For callers that decide themselves: append a GPU id (>= 0; range is
+   checked at commit). */
+NS_API int ns_placement_add_gpu(ns_placement *p, int gpu);
+/* Removes GPUs, links and virtual counts; keeps the binding. */
+NS_API void ns_placement_clear(ns_placement *p);
+NS_API size_t ns_placement_gpu_count(const ns_placement *p);
+/* The i-th GPU id, NS_EINVAL if out of range. */
+NS_API int ns_placement_gpu(const ns_placement *p, size_t i);
+/* Extension: bind the placement to a cluster's geometry (servers per leaf,
+   GPUs per server) so that server_count and tier can be answered. Policy
+   entry points bind the placement they fill; callers that build a placement
+   themselves bind it once. A bound placement is checked against the
+   cluster's geometry at commit. */
+NS_API int ns_placement_bind(ns_placement *p, const ns_cluster *c);
+/* Distinct servers used; NS_ESTATE if the placement was never bound. */
+NS_API int ns_placement_server_count(const ns_placement *p);
+/* MACHINE if all GPUs share a server, RACK if they share a leaf, else
+   NETWORK. An empty placement is MACHINE. For a NULL or unbound placement
+   it returns the negative status cast to ns_tier (check with < 0). */
+NS_API ns_tier ns_placement_tier(const ns_placement *p);
+
+/* Applies a placement: the job now holds the placement's GPUs (and links).
+   Fails without side effects: NS_EINVAL for NULL arguments, an empty
+   placement, fewer GPUs than the job asks for, a GPU id out of range or
+   listed twice, or a placement bound to another geometry; NS_ESTATE if the
+   job is already committed; NS_ENOSPACE if a GPU is taken (exclusive mode)
+   or background-busy, its memory would overflow, or a link is reserved.
+   On success the job's LWF workload L_J = (fwd+bwd) * remaining iterations
+   * gpus is added to each chosen GPU (Algorithm 1 lines 6/18 of LWF-kappa).
+   The job handle identifies the commitment: it must stay alive until
+   released (the cluster keeps a copy of what release needs). A placement may
+   hold more GPUs than the job asks (vClos rounds job sizes up). */
+NS_API int ns_cluster_commit(ns_cluster *c, const ns_job *job, const ns_placement *p);
+/* Undoes the job's commit (GPUs, memory, workload it added, links).
+   NS_ENOTFOUND if the job is not committed. */
+NS_API int ns_cluster_release(ns_cluster *c, const ns_job *job);
+/* Extension: copy of the placement a committed job holds (clears `out`
+   first). NS_ENOTFOUND if not committed. */
+NS_API int ns_cluster_job_placement(const ns_cluster *c, const ns_job *job, ns_placement *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NETSCHED_CORE_H */

@@ -1,0 +1,61 @@
+/*
+ * src/core/error.c - status strings, the per-thread last-error message and
+ * the argument checks every entry point shares (libgit2's model: negative
+ * status codes plus a thread-local message that is never NULL).
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "core/internal.h"
+
+static _Thread_local char last_error[512];
+
+const char *ns_strerror(int status) {
+  switch (status) {
+  case NS_OK: return "success";
+  case NS_EINVAL: return "invalid argument";
+  case NS_ENOMEM: return "out of memory";
+  case NS_ENOTFOUND: return "not found";
+  case NS_ENOSPACE: return "no feasible placement now";
+  case NS_ESTATE: return "object in the wrong state";
+  case NS_ELOOP: return "affinity graph has a loop";
+  case NS_ERANGE: return "numeric limit exceeded";
+  case NS_ESOLVER: return "MILP solver failed or is unavailable";
+  case NS_EUNSUPPORTED: return "operation not supported";
+  default: return "unknown status";
+  }
+}
+
+const char *ns_last_error(void) { return last_error; }
+
+int nsi_fail(int status, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(last_error, sizeof last_error, fmt, ap);
+  va_end(ap);
+  return status;
+}
+
+int nsi_check_ptr(const void *p, const char *fn, const char *arg) {
+  if (p == NULL)
+    return nsi_fail(NS_EINVAL, "%s: %s is NULL", fn, arg);
+  return NS_OK;
+}
+
+int nsi_check_int(long long v, long long lo, long long hi, const char *fn, const char *arg) {
+  if (v < lo || v > hi)
+    return nsi_fail(NS_EINVAL, "%s: %s must be in [%lld, %lld] (got %lld)", fn, arg, lo, hi, v);
+  return NS_OK;
+}
+
+int nsi_check_finite_ge0(double v, const char *fn, const char *arg) {
+  if (!isfinite(v) || v < 0)
+    return nsi_fail(NS_EINVAL, "%s: %s must be finite and >= 0 (got %g)", fn, arg, v);
+  return NS_OK;
+}
+
+int nsi_check_finite_gt0(double v, const char *fn, const char *arg) {
+  if (!isfinite(v) || v <= 0)
+    return nsi_fail(NS_EINVAL, "%s: %s must be finite and > 0 (got %g)", fn, arg, v);
+  return NS_OK;
+}

@@ -1,0 +1,165 @@
+/*
+ * src/core/internal.h - library-internal definitions shared by every module.
+ *
+ * Policy modules include this (never each other). It exposes the handle
+ * structs so that algorithms can read the cluster state without a call per
+ * field, plus the error and validation helpers every public entry point uses.
+ */
+#ifndef NS_CORE_INTERNAL_H
+#define NS_CORE_INTERNAL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "netsched.h"
+
+#if defined(__GNUC__) || defined(__clang__)
+#define NSI_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define NSI_PRINTF(a, b)
+#endif
+
+/* ---- errors ---------------------------------------------------------- */
+
+/* Records a one-line message for ns_last_error() and returns `status`.
+   Use as `return nsi_fail(NS_EINVAL, "ns_x: gpus must be >= 1 (got %d)", g);` */
+int nsi_fail(int status, const char *fmt, ...) NSI_PRINTF(2, 3);
+
+/* Propagate a negative status. */
+#define NSI_TRY(expr)          \
+  do {                         \
+    int nsi_rc_ = (expr);      \
+    if (nsi_rc_ < 0)           \
+      return nsi_rc_;          \
+  } while (0)
+
+/* Validation helpers: NS_OK, or NS_EINVAL with "fn: arg ..." recorded. */
+int nsi_check_ptr(const void *p, const char *fn, const char *arg);
+int nsi_check_int(long long v, long long lo, long long hi, const char *fn, const char *arg);
+int nsi_check_finite_ge0(double v, const char *fn, const char *arg); /* finite, >= 0 */
+int nsi_check_finite_gt0(double v, const char *fn, const char *arg); /* finite, > 0 */
+
+/* ---- memory ---------------------------------------------------------- */
+
+/* Ensures *buf holds at least `need` elements of `elem` bytes, growing
+   geometrically. NS_OK or NS_ENOMEM (buffer untouched). */
+int nsi_reserve(void *bufp, size_t *cap, size_t need, size_t elem);
+char *nsi_strdup(const char *s);
+
+/* ---- jobs ------------------------------------------------------------ */
+
+typedef struct nsi_phase {
+  double duration_ms;
+  double gbps;
+} nsi_phase;
+
+struct ns_job {
+  char *name;
+  int gpus;
+  double iteration_ms; /* 0 = unset */
+  nsi_phase *phases;
+  size_t nphases, cap_phases;
+  double forward_ms, backward_ms;
+  uint64_t model_bytes;
+  ns_collective collective;
+  uint64_t iters_total, iters_done;
+  double mem_mb;
+};
+
+/* NS_OK if the job has phases that tile its iteration (within 1e-6
+   relative), else NS_EINVAL naming `fn` and by how much they miss. */
+int nsi_job_check_phases(const ns_job *job, const char *fn);
+/* L_J of LWF-kappa: (fwd + bwd) * remaining iterations * gpus, in ms. */
+double nsi_job_lwf_workload_ms(const ns_job *job);
+
+/* ---- links ----------------------------------------------------------- */
+
+struct ns_link {
+  char *name;
+  double capacity_gbps;
+  const ns_job **jobs;
+  size_t njobs, cap_jobs;
+  const ns_job **set; /* duplicate check for long links (link.c) */
+  size_t set_cap;
+};
+
+/* ---- placements ------------------------------------------------------ */
+
+typedef struct nsi_uplink {
+  int leaf, spine, k; /* k-th parallel link of the (leaf, spine) pair */
+} nsi_uplink;
+
+struct ns_placement {
+  int *gpus;
+  size_t ngpus, cap_gpus;
+  nsi_uplink *links;
+  size_t nlinks, cap_links;
+  int virtual_leaves, virtual_spines;
+  int bound; /* geometry below is valid */
+  int servers_per_leaf, gpus_per_server;
+};
+
+/* Appends a reserved leaf-spine link (vClos). NS_OK / NS_ENOMEM. */
+int nsi_placement_add_link(ns_placement *p, int leaf, int spine, int k);
+/* Copies src into dst (dst's buffers reused). NS_OK / NS_ENOMEM; on
+   failure dst is unchanged. */
+int nsi_placement_copy(ns_placement *dst, const ns_placement *src);
+
+/* ---- cluster --------------------------------------------------------- */
+
+typedef struct nsi_commit {
+  const ns_job *job;
+  int *gpus;
+  size_t ngpus;
+  nsi_uplink *links;
+  size_t nlinks;
+  int virtual_leaves, virtual_spines;
+  double mem_mb;      /* per GPU */
+  double workload_ms; /* L_J added to each GPU */
+} nsi_commit;
+
+struct ns_cluster {
+  int leaves, spines, servers_per_leaf, gpus_per_server, links_per_pair;
+  double link_gbps;
+  int ocs_count;
+  double gpu_mem_mb;
+  int sharing;
+  int ngpus, nservers;
+  /* per GPU */
+  double *workload_ms;
+  double *mem_used_mb;
+  int *jobs_on_gpu;
+  unsigned char *background;
+  /* per leaf-spine link, index nsi_link_index() */
+  const ns_job **link_owner;
+  size_t nlinks;
+  /* committed jobs */
+  nsi_commit *commits;
+  size_t ncommits, cap_commits;
+};
+
+static inline int nsi_server_of_gpu(const ns_cluster *c, int gpu) {
+  return gpu / c->gpus_per_server;
+}
+static inline int nsi_leaf_of_server(const ns_cluster *c, int server) {
+  return server / c->servers_per_leaf;
+}
+static inline int nsi_leaf_of_gpu(const ns_cluster *c, int gpu) {
+  return gpu / (c->gpus_per_server * c->servers_per_leaf);
+}
+static inline size_t nsi_link_index(const ns_cluster *c, int leaf, int spine, int k) {
+  return ((size_t)leaf * (size_t)c->spines + (size_t)spine) * (size_t)c->links_per_pair +
+         (size_t)k;
+}
+/* 1 if the GPU holds no job and no background load. */
+static inline int nsi_gpu_free(const ns_cluster *c, int gpu) {
+  return c->jobs_on_gpu[gpu] == 0 && !c->background[gpu];
+}
+/* 1 if a job needing `mem_mb` per GPU could be added to `gpu` now
+   (exclusive: free; sharing: not background-busy and memory fits). */
+int nsi_gpu_can_host(const ns_cluster *c, int gpu, double mem_mb);
+/* Index of the job's commit record, or -1. */
+long nsi_find_commit(const ns_cluster *c, const ns_job *job);
+
+#endif /* NS_CORE_INTERNAL_H */

@@ -1,0 +1,38 @@
+/*
+ * src/core/util.c - growable buffers, version.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+
+const char *ns_version(void) { return NS_VERSION_STRING; }
+int ns_version_number(void) { return NS_VERSION_NUMBER; }
+
+int nsi_reserve(void *bufp, size_t *cap, size_t need, size_t elem) {
+  void **buf = (void **)bufp;
+  if (need <= *cap)
+    return NS_OK;
+  size_t ncap = *cap ? *cap : 8;
+  while (ncap < need) {
+    if (ncap > SIZE_MAX / 2)
+      return nsi_fail(NS_ENOMEM, "allocation of %zu elements overflows", need);
+    ncap *= 2;
+  }
+  if (ncap > SIZE_MAX / elem)
+    return nsi_fail(NS_ENOMEM, "allocation of %zu elements overflows", need);
+  void *nb = realloc(*buf, ncap * elem);
+  if (nb == NULL)
+    return nsi_fail(NS_ENOMEM, "out of memory growing a buffer to %zu elements", ncap);
+  *buf = nb;
+  *cap = ncap;
+  return NS_OK;
+}
+
+char *nsi_strdup(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *d = malloc(n);
+  if (d)
+    memcpy(d, s, n);
+  return d;
+}

@@ -1,0 +1,43 @@
+/*
+ * tests/unit/helpers/ns_test.h - shared includes and assertions for the
+ * cmocka unit suites.
+ */
+#ifndef NS_TEST_H
+#define NS_TEST_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+/* cmocka.h must follow the includes above */
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "netsched.h"
+
+/* |a - b| <= tol, printing both values on failure. */
+#define assert_near(a, b, tol)                                                            \
+  do {                                                                                    \
+    double ns_a_ = (a), ns_b_ = (b);                                                      \
+    if (!(fabs(ns_a_ - ns_b_) <= (tol)))                                                  \
+      fail_msg("%s = %.9g, expected %s = %.9g (tol %g)", #a, ns_a_, #b, ns_b_, (double)(tol)); \
+  } while (0)
+
+/* The call failed with `status` and ns_last_error() mentions `needle`. */
+#define assert_fails_with(call, status, needle)                                           \
+  do {                                                                                    \
+    int ns_rc_ = (call);                                                                  \
+    if (ns_rc_ != (status))                                                               \
+      fail_msg("%s returned %d, expected %d (last error: %s)", #call, ns_rc_, (int)(status), \
+               ns_last_error());                                                          \
+    if (strstr(ns_last_error(), (needle)) == NULL)                                        \
+      fail_msg("%s: last error '%s' does not mention '%s'", #call, ns_last_error(), (needle)); \
+  } while (0)
+
+/* Path of a file under ../shared/data (NS_DATA_DIR), or NULL if absent:
+   tests skip with a message then. The buffer is static. */
+const char *ns_test_data_path(const char *relative);
+
+#endif

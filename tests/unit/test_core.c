@@ -1,0 +1,419 @@
+/*
+ * tests/unit/test_core.c - jobs, links, placements, the cluster model and
+ * commit/release (src/core).
+ */
+#include "helpers/ns_test.h"
+
+#include <stdlib.h>
+
+#include "core/internal.h"
+
+/* ---- errors and version ------------------------------------------------ */
+
+static void test_version(void **state) {
+  (void)state;
+  assert_string_equal(ns_version(), NS_VERSION_STRING);
+  assert_int_equal(ns_version_number(),
+                   NS_VERSION_MAJOR * 10000 + NS_VERSION_MINOR * 100 + NS_VERSION_PATCH);
+}
+
+static void test_strerror(void **state) {
+  (void)state;
+  assert_string_equal(ns_strerror(NS_OK), "success");
+  assert_string_equal(ns_strerror(NS_ENOSPACE), "no feasible placement now");
+  assert_string_equal(ns_strerror(NS_ELOOP), "affinity graph has a loop");
+  assert_string_equal(ns_strerror(12345), "unknown status");
+  for (int s = NS_EUNSUPPORTED; s <= NS_OK; s++)
+    assert_true(strlen(ns_strerror(s)) > 0);
+}
+
+/* ---- jobs --------------------------------------------------------------- */
+
+static void test_job_defaults_and_setters(void **state) {
+  (void)state;
+  ns_job *j = ns_job_new("vgg16", 4);
+  assert_non_null(j);
+  assert_string_equal(ns_job_name(j), "vgg16");
+  assert_int_equal(ns_job_gpus(j), 4);
+  assert_int_equal(ns_job_collective(j), NS_COLL_RING);
+  uint64_t total, done;
+  assert_int_equal(ns_job_iterations(j, &total, &done), NS_OK);
+  assert_int_equal(total, 1);
+  assert_int_equal(done, 0);
+
+  assert_int_equal(ns_job_set_iteration_ms(j, 255), NS_OK);
+  assert_int_equal(ns_job_add_phase(j, 141, 0), NS_OK);
+  assert_int_equal(ns_job_add_phase(j, 114, 50), NS_OK);
+  assert_int_equal(ns_job_phase_count(j), 2);
+  double d, g;
+  assert_int_equal(ns_job_phase(j, 1, &d, &g), NS_OK);
+  assert_near(d, 114, 0);
+  assert_near(g, 50, 0);
+  assert_int_equal(nsi_job_check_phases(j, "t"), NS_OK);
+
+  assert_int_equal(ns_job_set_compute_ms(j, 35.8, 53.7), NS_OK);
+  assert_int_equal(ns_job_set_iterations(j, 1000, 400), NS_OK);
+  /* L_J = (fwd + bwd) * remaining iterations * |G| */
+  assert_near(nsi_job_lwf_workload_ms(j), (35.8 + 53.7) * 600 * 4, 1e-6);
+  assert_int_equal(ns_job_set_model_bytes(j, 526400000ULL), NS_OK);
+  assert_int_equal(ns_job_model_bytes(j), 526400000ULL);
+  assert_int_equal(ns_job_set_collective(j, NS_COLL_HALVING_DOUBLING), NS_OK);
+  assert_int_equal(ns_job_collective(j), NS_COLL_HALVING_DOUBLING);
+  ns_job_free(j);
+}
+
+static void test_job_phase_tiling_message(void **state) {
+  (void)state;
+  ns_job *j = ns_job_new("a", 1);
+  assert_fails_with(nsi_job_check_phases(j, "ns_x"), NS_EINVAL, "no iteration time");
+  ns_job_set_iteration_ms(j, 100);
+  assert_fails_with(nsi_job_check_phases(j, "ns_x"), NS_EINVAL, "no phases");
+  ns_job_add_phase(j, 50, 10);
+  ns_job_add_phase(j, 40, 0);
+  assert_fails_with(nsi_job_check_phases(j, "ns_x"), NS_EINVAL, "off by -10 ms");
+  ns_job_add_phase(j, 10, 0);
+  assert_int_equal(nsi_job_check_phases(j, "ns_x"), NS_OK);
+  assert_int_equal(ns_job_clear_phases(j), NS_OK);
+  assert_int_equal(ns_job_phase_count(j), 0);
+  ns_job_free(j);
+}
+
+static void test_job_rejects_bad_values_unchanged(void **state) {
+  (void)state;
+  assert_null(ns_job_new("x", 0));
+  assert_non_null(strstr(ns_last_error(), "gpus"));
+  assert_null(ns_job_new(NULL, 1));
+  assert_non_null(strstr(ns_last_error(), "name"));
+  ns_job *j = ns_job_new("x", 1);
+  ns_job_set_iteration_ms(j, 10);
+  assert_fails_with(ns_job_set_iteration_ms(j, NAN), NS_EINVAL, "iteration_ms");
+  assert_fails_with(ns_job_set_iteration_ms(j, -1), NS_EINVAL, "iteration_ms");
+  assert_near(ns_job_iteration_ms(j), 10, 0);
+  assert_fails_with(ns_job_add_phase(j, 0, 1), NS_EINVAL, "duration_ms");
+  assert_fails_with(ns_job_add_phase(j, 1, INFINITY), NS_EINVAL, "gbps");
+  assert_int_equal(ns_job_phase_count(j), 0);
+  assert_fails_with(ns_job_set_iterations(j, 5, 6), NS_EINVAL, "completed");
+  assert_fails_with(ns_job_set_collective(j, (ns_collective)7), NS_EINVAL, "c ");
+  assert_fails_with(ns_job_set_gpu_memory_mb(j, -2), NS_EINVAL, "mb");
+  ns_job_free(j);
+  ns_job_free(NULL);
+}
+
+/* ---- links -------------------------------------------------------------- */
+
+static void test_link_jobs(void **state) {
+  (void)state;
+  ns_link *l = ns_link_new("l0", 50);
+  ns_job *a = ns_job_new("a", 1), *b = ns_job_new("b", 1);
+  assert_int_equal(ns_link_add_job(l, a), NS_OK);
+  assert_int_equal(ns_link_add_job(l, b), NS_OK);
+  assert_fails_with(ns_link_add_job(l, a), NS_EINVAL, "already on link");
+  assert_int_equal(ns_link_job_count(l), 2);
+  assert_ptr_equal(ns_link_job(l, 1), b);
+  assert_null(ns_link_job(l, 2));
+  assert_near(ns_link_capacity_gbps(l), 50, 0);
+  assert_string_equal(ns_link_name(l), "l0");
+  assert_null(ns_link_new("bad", 0));
+  assert_non_null(strstr(ns_last_error(), "capacity_gbps"));
+  ns_link_free(l);
+  ns_job_free(a);
+  ns_job_free(b);
+}
+
+/* Many jobs on one link: the duplicate check switches to a hash set and
+   must still catch a repeat anywhere in the list. */
+static void test_link_many_jobs(void **state) {
+  (void)state;
+  enum { N = 5000 };
+  ns_job **jobs = calloc(N, sizeof *jobs);
+  ns_link *l = ns_link_new("big", 100);
+  for (int i = 0; i < N; i++) {
+    jobs[i] = ns_job_new("j", 1);
+    assert_int_equal(ns_link_add_job(l, jobs[i]), NS_OK);
+  }
+  assert_int_equal(ns_link_job_count(l), N);
+  assert_fails_with(ns_link_add_job(l, jobs[17]), NS_EINVAL, "already on link");
+  assert_fails_with(ns_link_add_job(l, jobs[N - 1]), NS_EINVAL, "already on link");
+  assert_int_equal(ns_link_job_count(l), N);
+  ns_link_free(l);
+  for (int i = 0; i < N; i++)
+    ns_job_free(jobs[i]);
+  free(jobs);
+}
+
+/* ---- cluster topology --------------------------------------------------- */
+
+static void test_cluster_topology(void **state) {
+  (void)state;
+  /* 2 leaves x 3 servers x 4 GPUs, 2 spines x 2 parallel links */
+  ns_cluster *c = ns_cluster_new_leaf_spine(2, 2, 3, 4, 2, 100);
+  assert_non_null(c);
+  assert_int_equal(ns_cluster_gpu_count(c), 24);
+  assert_int_equal(ns_cluster_server_count(c), 6);
+  assert_int_equal(ns_cluster_server_of_gpu(c, 13), 3);
+  assert_int_equal(ns_cluster_leaf_of_server(c, 3), 1);
+  assert_int_equal(ns_cluster_leaf_of_server(c, 2), 0);
+  assert_int_equal(ns_cluster_free_gpus_on_server(c, 5), 4);
+  assert_int_equal(ns_cluster_free_gpus_on_leaf(c, 1), 12);
+  assert_int_equal(ns_cluster_idle_servers_on_leaf(c, 0), 3);
+  assert_int_equal(ns_cluster_free_links_between(c, 1, 1), 2);
+  assert_near(ns_cluster_gpu_memory_mb(c), 16384, 0);
+  assert_fails_with(ns_cluster_server_of_gpu(c, 24), NS_EINVAL, "gpu");
+  assert_fails_with(ns_cluster_leaf_of_server(c, -1), NS_EINVAL, "server");
+  assert_fails_with(ns_cluster_free_links_between(c, 0, 2), NS_EINVAL, "spine");
+  ns_cluster_free(c);
+
+  ns_cluster *single = ns_cluster_new_leaf_spine(1, 0, 16, 4, 0, 10);
+  assert_non_null(single);
+  assert_int_equal(ns_cluster_gpu_count(single), 64);
+  assert_fails_with(ns_cluster_free_links_between(single, 0, 0), NS_EINVAL, "no spines");
+  assert_fails_with(ns_cluster_enable_ocs(single, 1), NS_EUNSUPPORTED, "no spines");
+  ns_cluster_free(single);
+
+  assert_null(ns_cluster_new_leaf_spine(0, 1, 1, 1, 1, 1));
+  assert_non_null(strstr(ns_last_error(), "leaves"));
+  assert_null(ns_cluster_new_leaf_spine(1, 1, 1, 1, 0, 1));
+  assert_non_null(strstr(ns_last_error(), "links_per_pair"));
+  assert_null(ns_cluster_new_leaf_spine(1, 1, 1, 1, 1, NAN));
+  assert_non_null(strstr(ns_last_error(), "link_gbps"));
+  assert_null(ns_cluster_new_leaf_spine(4096, 0, 4096, 8, 0, 1));
+  assert_non_null(strstr(ns_last_error(), "exceeds"));
+}
+
+static void test_cluster_ocs(void **state) {
+  (void)state;
+  ns_cluster *c = ns_cluster_new_leaf_spine(4, 4, 2, 2, 1, 100); /* 4 uplinks per leaf */
+  assert_fails_with(ns_cluster_enable_ocs(c, 3), NS_EINVAL, "must divide");
+  assert_int_equal(ns_cluster_ocs_count(c), 0);
+  assert_int_equal(ns_cluster_enable_ocs(c, 2), NS_OK);
+  assert_int_equal(ns_cluster_ocs_count(c), 2);
+  ns_cluster_free(c);
+}
+
+/* ---- placements --------------------------------------------------------- */
+
+static void test_placement_tier(void **state) {
+  (void)state;
+  ns_cluster *c = ns_cluster_new_leaf_spine(2, 1, 2, 4, 1, 100);
+  ns_placement *p = ns_placement_new();
+  assert_fails_with(ns_placement_server_count(p), NS_ESTATE, "not bound");
+  assert_true((int)ns_placement_tier(p) < 0);
+  assert_int_equal(ns_placement_bind(p, c), NS_OK);
+  assert_int_equal(ns_placement_tier(p), NS_TIER_MACHINE);
+  ns_placement_add_gpu(p, 1);
+  ns_placement_add_gpu(p, 3);
+  assert_int_equal(ns_placement_server_count(p), 1);
+  assert_int_equal(ns_placement_tier(p), NS_TIER_MACHINE);
+  ns_placement_add_gpu(p, 4); /* server 1, leaf 0 */
+  assert_int_equal(ns_placement_server_count(p), 2);
+  assert_int_equal(ns_placement_tier(p), NS_TIER_RACK);
+  ns_placement_add_gpu(p, 8); /* server 2, leaf 1 */
+  assert_int_equal(ns_placement_server_count(p), 3);
+  assert_int_equal(ns_placement_tier(p), NS_TIER_NETWORK);
+  assert_int_equal(ns_placement_gpu(p, 2), 4);
+  assert_fails_with(ns_placement_gpu(p, 4), NS_EINVAL, "out of range");
+  assert_fails_with(ns_placement_add_gpu(p, -3), NS_EINVAL, "gpu");
+  ns_placement_clear(p);
+  assert_int_equal(ns_placement_gpu_count(p), 0);
+  assert_int_equal(ns_placement_server_count(p), 0);
+  ns_placement_free(p);
+  ns_cluster_free(c);
+}
+
+/* ---- commit / release --------------------------------------------------- */
+
+static ns_placement *placement_of(const int *gpus, size_t n) {
+  ns_placement *p = ns_placement_new();
+  for (size_t i = 0; i < n; i++)
+    ns_placement_add_gpu(p, gpus[i]);
+  return p;
+}
+
+static void test_commit_release_exclusive(void **state) {
+  (void)state;
+  ns_cluster *c = ns_cluster_new_leaf_spine(1, 0, 2, 4, 0, 10);
+  ns_job *a = ns_job_new("a", 2), *b = ns_job_new("b", 2);
+  ns_job_set_compute_ms(a, 10, 20);
+  ns_job_set_iterations(a, 100, 0); /* L_J = 30 * 100 * 2 = 6000 */
+  int ga[] = {0, 1}, gb[] = {1, 2}, gbad[] = {2, 2}, gout[] = {2, 8};
+  ns_placement *pa = placement_of(ga, 2), *pb = placement_of(gb, 2);
+  ns_placement *pbad = placement_of(gbad, 2), *pout = placement_of(gout, 2);
+
+  assert_int_equal(ns_cluster_commit(c, a, pa), NS_OK);
+  assert_int_equal(ns_cluster_is_committed(c, a), 1);
+  assert_int_equal(ns_cluster_free_gpus_on_server(c, 0), 2);
+  assert_near(ns_cluster_gpu_workload_ms(c, 0), 6000, 1e-9);
+  assert_near(ns_cluster_gpu_workload_ms(c, 2), 0, 0);
+  assert_fails_with(ns_cluster_commit(c, a, pa), NS_ESTATE, "already committed");
+  assert_fails_with(ns_cluster_commit(c, b, pb), NS_ENOSPACE, "GPU 1 is taken");
+  assert_fails_with(ns_cluster_commit(c, b, pbad), NS_EINVAL, "twice");
+  assert_fails_with(ns_cluster_commit(c, b, pout), NS_EINVAL, "out of range");
+  /* failed commits left no trace */
+  assert_int_equal(ns_cluster_job_count(c), 1);
+  assert_int_equal(ns_cluster_gpu_is_free(c, 2), 1);
+  assert_int_equal(ns_cluster_is_committed(c, b), 0);
+
+  ns_placement *got = ns_placement_new();
+  assert_int_equal(ns_cluster_job_placement(c, a, got), NS_OK);
+  assert_int_equal(ns_placement_gpu_count(got), 2);
+  assert_int_equal(ns_placement_gpu(got, 1), 1);
+  assert_int_equal(ns_placement_tier(got), NS_TIER_MACHINE);
+
+  assert_int_equal(ns_cluster_release(c, a), NS_OK);
+  assert_fails_with(ns_cluster_release(c, a), NS_ENOTFOUND, "not committed");
+  assert_int_equal(ns_cluster_free_gpu_count(c), 8);
+  assert_near(ns_cluster_gpu_workload_ms(c, 0), 0, 0);
+  assert_int_equal(ns_cluster_commit(c, b, pb), NS_OK);
+  assert_int_equal(ns_cluster_free_gpu_count(c), 6);
+
+  ns_placement_free(got);
+  ns_placement_free(pa);
+  ns_placement_free(pb);
+  ns_placement_free(pbad);
+  ns_placement_free(pout);
+  ns_job_free(a);
+  ns_job_free(b);
+  ns_cluster_free(c);
+}
+
+static void test_commit_sharing_memory(void **state) {
+  (void)state;
+  ns_cluster *c = ns_cluster_new_leaf_spine(1, 0, 1, 2, 0, 10);
+  assert_int_equal(ns_cluster_set_gpu_memory_mb(c, 1000), NS_OK);
+  assert_int_equal(ns_cluster_set_gpu_sharing(c, 1), NS_OK);
+  ns_job *a = ns_job_new("a", 1), *b = ns_job_new("b", 1), *d = ns_job_new("d", 1);
+  ns_job_set_gpu_memory_mb(a, 600);
+  ns_job_set_gpu_memory_mb(b, 400);
+  ns_job_set_gpu_memory_mb(d, 1);
+  int g0[] = {0};
+  ns_placement *p = placement_of(g0, 1);
+  assert_int_equal(ns_cluster_commit(c, a, p), NS_OK);
+  assert_int_equal(ns_cluster_commit(c, b, p), NS_OK); /* 600 + 400 = 1000 fits exactly */
+  assert_int_equal(ns_cluster_gpu_job_count(c, 0), 2);
+  assert_near(ns_cluster_gpu_free_memory_mb(c, 0), 0, 1e-9);
+  assert_fails_with(ns_cluster_commit(c, d, p), NS_ENOSPACE, "MB free");
+  assert_fails_with(ns_cluster_set_gpu_sharing(c, 0), NS_ESTATE, "committed");
+  assert_int_equal(ns_cluster_release(c, a), NS_OK);
+  assert_near(ns_cluster_gpu_free_memory_mb(c, 0), 600, 1e-9);
+  assert_int_equal(ns_cluster_commit(c, d, p), NS_OK);
+  ns_placement_free(p);
+  ns_job_free(a);
+  ns_job_free(b);
+  ns_job_free(d);
+  ns_cluster_free(c);
+}
+
+static void test_occupy_vacate(void **state) {
+  (void)state;
+  ns_cluster *c = ns_cluster_new_leaf_spine(1, 0, 4, 4, 0, 10);
+  int bg[] = {0, 1, 2, 3, 5};
+  assert_int_equal(ns_cluster_occupy(c, bg, 5), NS_OK);
+  assert_int_equal(ns_cluster_free_gpus_on_server(c, 0), 0);
+  assert_int_equal(ns_cluster_free_gpus_on_server(c, 1), 3);
+  assert_int_equal(ns_cluster_idle_servers_on_leaf(c, 0), 2);
+  int again[] = {6, 5};
+  assert_fails_with(ns_cluster_occupy(c, again, 2), NS_ENOSPACE, "GPU 5");
+  assert_int_equal(ns_cluster_gpu_is_free(c, 6), 1); /* all or nothing */
+  ns_job *j = ns_job_new("j", 1);
+  int g5[] = {5};
+  ns_placement *p = placement_of(g5, 1);
+  assert_fails_with(ns_cluster_commit(c, j, p), NS_ENOSPACE, "taken");
+  int v[] = {5, 6};
+  assert_fails_with(ns_cluster_vacate(c, v, 2), NS_ESTATE, "GPU 6");
+  assert_int_equal(ns_cluster_vacate(c, g5, 1), NS_OK);
+  assert_int_equal(ns_cluster_commit(c, j, p), NS_OK);
+  ns_placement_free(p);
+  ns_job_free(j);
+  ns_cluster_free(c);
+}
+
+static void test_commit_links(void **state) {
+  (void)state;
+  ns_cluster *c = ns_cluster_new_leaf_spine(2, 2, 1, 2, 1, 100);
+  ns_job *a = ns_job_new("a", 2), *b = ns_job_new("b", 2);
+  int ga[] = {0, 2}, gb[] = {1, 3};
+  ns_placement *pa = placement_of(ga, 2), *pb = placement_of(gb, 2);
+  nsi_placement_add_link(pa, 0, 0, 0);
+  nsi_placement_add_link(pa, 1, 0, 0);
+  nsi_placement_add_link(pb, 0, 0, 0); /* conflicts with a */
+  assert_int_equal(ns_cluster_commit(c, a, pa), NS_OK);
+  assert_int_equal(ns_cluster_link_is_reserved(c, 1, 0, 0), 1);
+  assert_int_equal(ns_cluster_free_links_between(c, 0, 0), 0);
+  assert_int_equal(ns_cluster_free_links_between(c, 0, 1), 1);
+  assert_fails_with(ns_cluster_commit(c, b, pb), NS_ENOSPACE, "already reserved");
+  assert_int_equal(ns_cluster_gpu_is_free(c, 1), 1);
+  assert_int_equal(ns_cluster_release(c, a), NS_OK);
+  assert_int_equal(ns_cluster_link_is_reserved(c, 1, 0, 0), 0);
+  assert_int_equal(ns_cluster_commit(c, b, pb), NS_OK);
+  ns_placement_free(pa);
+  ns_placement_free(pb);
+  ns_job_free(a);
+  ns_job_free(b);
+  ns_cluster_free(c);
+}
+
+/* Invariant under a random commit/release sequence: the per-GPU job count
+   equals the number of committed placements that hold the GPU. */
+static void test_random_commit_release_invariant(void **state) {
+  (void)state;
+  srand(7);
+  ns_cluster *c = ns_cluster_new_leaf_spine(2, 0, 4, 4, 0, 10);
+  enum { NJ = 12 };
+  ns_job *jobs[NJ];
+  ns_placement *ps[NJ];
+  int committed[NJ] = {0};
+  for (int i = 0; i < NJ; i++) {
+    jobs[i] = ns_job_new("j", 1 + i % 3);
+    ps[i] = ns_placement_new();
+  }
+  for (int step = 0; step < 2000; step++) {
+    int i = rand() % NJ;
+    if (committed[i]) {
+      assert_int_equal(ns_cluster_release(c, jobs[i]), NS_OK);
+      committed[i] = 0;
+    } else {
+      ns_placement_clear(ps[i]);
+      for (int k = 0; k < ns_job_gpus(jobs[i]); k++)
+        ns_placement_add_gpu(ps[i], rand() % 32);
+      int rc = ns_cluster_commit(c, jobs[i], ps[i]);
+      assert_true(rc == NS_OK || rc == NS_ENOSPACE || rc == NS_EINVAL);
+      committed[i] = rc == NS_OK;
+    }
+    int count[32] = {0}, njobs = 0;
+    for (int k = 0; k < NJ; k++)
+      if (committed[k]) {
+        njobs++;
+        for (size_t g = 0; g < ns_placement_gpu_count(ps[k]); g++)
+          count[ns_placement_gpu(ps[k], g)]++;
+      }
+    assert_int_equal(ns_cluster_job_count(c), njobs);
+    for (int g = 0; g < 32; g++)
+      assert_int_equal(ns_cluster_gpu_job_count(c, g), count[g]);
+  }
+  for (int i = 0; i < NJ; i++) {
+    ns_job_free(jobs[i]);
+    ns_placement_free(ps[i]);
+  }
+  ns_cluster_free(c);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_version),
+      cmocka_unit_test(test_strerror),
+      cmocka_unit_test(test_job_defaults_and_setters),
+      cmocka_unit_test(test_job_phase_tiling_message),
+      cmocka_unit_test(test_job_rejects_bad_values_unchanged),
+      cmocka_unit_test(test_link_jobs),
+      cmocka_unit_test(test_link_many_jobs),
+      cmocka_unit_test(test_cluster_topology),
+      cmocka_unit_test(test_cluster_ocs),
+      cmocka_unit_test(test_placement_tier),
+      cmocka_unit_test(test_commit_release_exclusive),
+      cmocka_unit_test(test_commit_sharing_memory),
+      cmocka_unit_test(test_occupy_vacate),
+      cmocka_unit_test(test_commit_links),
+      cmocka_unit_test(test_random_commit_release_invariant),
+  };
+  return cmocka_run_group_tests_name("core", tests, NULL, NULL);
+}
