@@ -26,6 +26,17 @@ NS_API int ns_delay_tuner_timers(const ns_delay_tuner *t, int gpus, double now_m
 NS_API int ns_dally_offer(ns_delay_tuner *t, const ns_cluster *c, const ns_job *job,
                           double starvation_ms, double now_ms, ns_placement *out,
                           int *accepted);
+/* Baselines the Dally paper compares against, used by the simulator.
+   Best-fit consolidation: the fewest servers possible, preferring servers
+   whose free GPUs leave the fewest idle after placement (ties: lowest id);
+   NS_ENOSPACE if the job cannot be placed now.
+   Tiresias-style: a skewed model (model bytes >= skew_threshold_bytes) must
+   be consolidated on the fewest servers possible (NS_ENOSPACE = wait); any
+   other job takes free GPUs first-fit. */
+NS_API int ns_place_best_fit(const ns_cluster *c, const ns_job *job, ns_placement *out);
+NS_API int ns_place_tiresias(const ns_cluster *c, const ns_job *job,
+                             uint64_t skew_threshold_bytes, ns_placement *out);
+
 /* Nw_sens */
 NS_API double ns_dally_priority(uint64_t iters_done, uint64_t iters_total, double run_ms,
                                 double ideal_run_ms);

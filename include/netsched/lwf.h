@@ -21,6 +21,18 @@ NS_API double ns_cluster_gpu_workload_ms(const ns_cluster *c, int gpu);
    feasible placement now. */
 NS_API int ns_lwf_place(const ns_cluster *c, const ns_job *job, int kappa, ns_placement *out);
 
+/* Baselines the LWF-kappa paper compares against (Section V), used by the
+   simulator. Each fills `out` with job->gpus GPUs that can host the job now
+   (free, or in sharing mode with enough free memory), never mutates the
+   cluster, and returns NS_ENOSPACE when too few GPUs can host it.
+   FF: the lowest-numbered GPUs. LS (list scheduling): the GPUs with least
+   workload (ties: lowest id). RAND: uniformly random GPUs drawn with a
+   deterministic generator seeded by `seed`. */
+NS_API int ns_place_first_fit(const ns_cluster *c, const ns_job *job, ns_placement *out);
+NS_API int ns_place_list_scheduling(const ns_cluster *c, const ns_job *job, ns_placement *out);
+NS_API int ns_place_random(const ns_cluster *c, const ns_job *job, uint64_t seed,
+                           ns_placement *out);
+
 #ifdef __cplusplus
 }
 #endif
