@@ -127,7 +127,7 @@ $(OBJ)/tests/abi/%: tests/abi/%.c tests/abi/abi_test.h $(OUT)/libnetsched.so
 	  -Wl,-rpath,$(abspath $(OUT)) $(shell $(PKG_CONFIG) --libs check) -lm
 
 # Each runner prints its own summary line; every suite runs even if one fails.
-check: lib $(UNIT_BINS) $(ABI_BINS) examples
+check: lib header-check $(UNIT_BINS) $(ABI_BINS) examples
 	@fail=0; \
 	for t in $(UNIT_BINS); do echo "== $$t"; $$t || fail=1; done; \
 	for t in $(ABI_BINS); do echo "== $$t"; NS_LIBRARY=$(abspath $(OUT))/libnetsched.so $$t || fail=1; done; \
@@ -206,3 +206,105 @@ clean:
 	rm -rf build lib/libnetsched.a lib/libnetsched.so* lib/netsched.pc
 
 -include $(shell find build -name '*.d' 2>/dev/null)
+
+# ==== robustness: ABI baseline, public-header checks, fuzzing (issue 10) =====
+# Kept in one block so it merges cleanly. Needs Debian abigail-tools (abidw,
+# abidiff), g++, clang and libclang-rt-14-dev.
+.PHONY: header-check abi-dump abi-check abi-selftest fuzz fuzz-build
+
+# -- public header alone: C99 and C++11, pedantic, warnings as errors --------
+HDR_CC ?= $(CC)
+HDR_CXX ?= g++
+HDR_WARN := -Wall -Wextra -pedantic -Werror
+header-check: $(OUT)/libnetsched.so
+	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	src='#include <netsched.h>\n#include <netsched.h>\nint main(void) { return ns_version_number() == NS_VERSION_NUMBER ? 0 : 1; }\n'; \
+	printf "$$src" > "$$tmp/h.c"; printf "$$src" > "$$tmp/h.cpp"; \
+	echo "header-check: C99 $(HDR_CC)"; \
+	$(HDR_CC) -std=c99 $(HDR_WARN) -Wstrict-prototypes -Wundef -Iinclude -c "$$tmp/h.c" -o "$$tmp/c.o"; \
+	if command -v clang >/dev/null; then echo "header-check: C99 clang"; \
+	  clang -std=c99 $(HDR_WARN) -Wstrict-prototypes -Wundef -Iinclude -fsyntax-only "$$tmp/h.c"; fi; \
+	echo "header-check: C++11 $(HDR_CXX), linked against $(OUT)/libnetsched.so and run"; \
+	$(HDR_CXX) -std=c++11 $(HDR_WARN) -Iinclude "$$tmp/h.cpp" -o "$$tmp/cxx" $(LDFLAGS) -L$(OUT) -lnetsched; \
+	LD_LIBRARY_PATH=$(abspath $(OUT)) "$$tmp/cxx"; \
+	for h in include/netsched/*.h; do \
+	  printf '#include "%s"\n' "$(CURDIR)/$$h" > "$$tmp/sub.c"; \
+	  $(HDR_CC) -std=c99 $(HDR_WARN) -Wundef -fsyntax-only "$$tmp/sub.c"; done; \
+	echo "header-check: 1 passed, 0 failed (netsched.h as C99, C++11 and each sub-header alone)"
+
+# -- ABI baseline (abidw) and compatibility check (abidiff) ------------------
+# abidiff --no-added-syms: additions are compatible and filtered out, so any
+# remaining report (removed or changed function/type, exit bit 4 or 8) fails.
+ABI_BASELINE ?= abi/libnetsched.abi
+ABI_LIB ?= $(OUT)/$(SO_FILE)
+ABI_HEADERS ?= include
+abi-dump: lib
+	@readelf -S $(ABI_LIB) | grep -q debug_info || { echo "abi-dump: $(ABI_LIB) has no debug info (build with -g)"; exit 1; }
+	@mkdir -p $(dir $(ABI_BASELINE))
+	abidw --headers-dir $(ABI_HEADERS) --no-corpus-path --drop-private-types \
+	  --drop-undefined-syms --out-file $(ABI_BASELINE) $(ABI_LIB)
+	@echo "abi-dump: wrote $(ABI_BASELINE) ($$(grep -c '<elf-symbol ' $(ABI_BASELINE)) symbols)"
+
+abi-check: lib
+	@if [ ! -f $(ABI_BASELINE) ]; then \
+	  echo "abi-check: SKIPPED - no baseline $(ABI_BASELINE) yet (create it with 'make abi-dump' and commit it)"; \
+	  exit 0; fi; \
+	readelf -S $(ABI_LIB) | grep -q debug_info || { echo "abi-check: $(ABI_LIB) has no debug info (build with -g)"; exit 1; }; \
+	abidiff --no-added-syms --hd2 $(ABI_HEADERS) --drop-private-types $(ABI_BASELINE) $(ABI_LIB); \
+	rc=$$?; if [ $$rc -ne 0 ]; then \
+	  echo "abi-check: FAILED - incompatible change against $(ABI_BASELINE) (abidiff exit $$rc)"; exit 1; fi; \
+	echo "abi-check: passed - $(ABI_LIB) is compatible with $(ABI_BASELINE)"
+
+# Proves the mechanism on scratch copies: unchanged and added pass, a removed
+# function and a changed parameter type fail, an absent baseline skips.
+abi-selftest: lib
+	bash tests/abi/abi_selftest.sh "$(OUT)" "$(OBJ)"
+
+# -- libFuzzer targets: tests/fuzz/fuzz_*.c ----------------------------------
+# The library is rebuilt with clang under coverage + ASan + UBSan into
+# build/fuzz/. A target's first lines name the symbols it needs
+# ("fuzz-requires: ns_x ns_y"); one whose module has not landed is skipped.
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 30
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS := -std=c11 -Wall -Wextra -Wpedantic -Werror -D_POSIX_C_SOURCE=200809L -O1 -g $(FUZZ_SAN)
+FUZZ_OBJS := $(SRCS:%.c=build/fuzz/obj/%.o)
+FUZZ_LIB := build/fuzz/libnetsched-fuzz.a
+FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_NAMES := $(FUZZ_SRCS:tests/fuzz/%.c=%)
+
+build/fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(LIB_CPPFLAGS) $(LIB_PKG_CFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+
+$(FUZZ_LIB): $(FUZZ_OBJS)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+build/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_util.h $(FUZZ_LIB)
+	$(FUZZ_CC) -Iinclude -Isrc -Itests/fuzz $(FUZZ_CFLAGS) -fsanitize=fuzzer $< -o $@ \
+	  $(FUZZ_LIB) $(LIB_LIBS)
+
+# Prints which targets are built and which are skipped (module not landed).
+fuzz-build: $(FUZZ_LIB)
+	@: > build/fuzz/.built.tmp; for t in $(FUZZ_NAMES); do \
+	  missing=""; for s in $$(sed -n 's/.*fuzz-requires:\(.*\)/\1/p' tests/fuzz/$$t.c); do \
+	    nm --defined-only $(FUZZ_LIB) 2>/dev/null | grep -q " T $$s$$" || missing="$$missing $$s"; done; \
+	  if [ -n "$$missing" ]; then echo "fuzz: SKIP $$t - module not landed (missing:$$missing)"; \
+	  else $(MAKE) --no-print-directory build/fuzz/$$t || exit 1; echo "$$t" >> build/fuzz/.built.tmp; fi; \
+	done; mv -f build/fuzz/.built.tmp build/fuzz/built
+
+# Runs each built target for FUZZ_SECONDS on a scratch copy of its committed
+# seeds (new corpus entries stay in build/, not in the repo).
+fuzz: fuzz-build
+	@fail=0; for t in $$(cat build/fuzz/built); do \
+	  work=build/fuzz/corpus/$$t; rm -rf $$work; mkdir -p $$work build/fuzz/artifacts; \
+	  [ -d tests/fuzz/corpus/$$t ] && cp tests/fuzz/corpus/$$t/* $$work/ 2>/dev/null; \
+	  echo "== fuzz $$t for $(FUZZ_SECONDS) s"; \
+	  build/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	    -print_final_stats=1 -artifact_prefix=build/fuzz/artifacts/$$t- $$work \
+	    > build/fuzz/$$t.log 2>&1 || { fail=1; tail -n 60 build/fuzz/$$t.log; }; \
+	  grep -E '^stat::number_of_executed_units|^Done ' build/fuzz/$$t.log | tr '\n' ' '; echo; \
+	done; \
+	if [ $$fail -ne 0 ]; then echo "make fuzz: FAILED (reproducers in build/fuzz/artifacts/)"; exit 1; fi; \
+	echo "make fuzz: all targets ran $(FUZZ_SECONDS) s without a crash"
