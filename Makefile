@@ -294,7 +294,7 @@ fuzz-build: $(FUZZ_LIB)
 	  for s in $$req; do \
 	    nm --defined-only $(FUZZ_LIB) 2>/dev/null | grep -q " T $$s$$" || missing="$$missing $$s"; \
 	    grep -qw "$$s" include/netsched/*.h || undeclared="$$undeclared $$s"; done; \
-	  if [ -z "$$missing" ]; then $(MAKE) --no-print-directory build/fuzz/$$t || exit 1; \
+	  if [ -z "$$missing" ]; then $(MAKE) -s --no-print-directory build/fuzz/$$t || exit 1; \
 	    echo "$$t" >> build/fuzz/.built.tmp; continue; fi; \
 	  echo "fuzz: SKIP $$t - module not landed (missing:$$missing)"; \
 	  if [ -z "$$undeclared" ]; then \
@@ -311,7 +311,7 @@ fuzz: fuzz-build
 	  build/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
 	    -print_final_stats=1 -artifact_prefix=build/fuzz/artifacts/$$t- $$work \
 	    > build/fuzz/$$t.log 2>&1 || { fail=1; tail -n 60 build/fuzz/$$t.log; }; \
-	  grep -E '^stat::number_of_executed_units|^Done ' build/fuzz/$$t.log | tr '\n' ' '; echo; \
+	  grep -E '^stat::(number_of_executed_units|new_units_added)' build/fuzz/$$t.log | tr '\n' ' '; echo; \
 	done; \
 	if [ $$fail -ne 0 ]; then echo "make fuzz: FAILED (reproducers in build/fuzz/artifacts/)"; exit 1; fi; \
 	echo "make fuzz: all targets ran $(FUZZ_SECONDS) s without a crash"
