@@ -36,8 +36,8 @@ extern "C" {
 
 /* Eq. 5: time of an all-reduce of `bytes` under k-way contention:
    a + k*b*M + (k-1)*eta*M; k = 1 is Eq. 2 (no contention). a, b, eta must
-   be finite and >= 0, k >= 1. Returns NAN on invalid input (see
-   ns_last_error). */
+   be finite and >= 0, k >= 1. Returns NAN on invalid input (NS_EINVAL)
+   or if the result overflows a double (NS_ERANGE); see ns_last_error. */
 NS_API double ns_comm_time_ms(double a_ms, double b_ms_per_byte, double eta_ms_per_byte,
                               int k, uint64_t bytes);
 
@@ -67,8 +67,8 @@ NS_API double ns_adadual_threshold(double b_ms_per_byte, double eta_ms_per_byte)
    halving and doubling, NS_COLL_RING = ring; NS_COLL_ALL_TO_ALL is not an
    all-reduce (NS_EUNSUPPORTED). Recursive doubling has no ns_collective
    value: use ns_allreduce_algo_cost. nodes >= 1 (a power of two except for
-   ring); alpha, beta, gamma finite and >= 0. On error the outputs are
-   untouched. */
+   ring); alpha, beta, gamma finite and >= 0. NS_ERANGE if a cost
+   overflows a double. On error the outputs are untouched. */
 NS_API int ns_allreduce_cost(ns_collective c, int nodes, double alpha_ms,
                              double beta_ms_per_byte, double gamma_ms_per_byte,
                              double *a_ms, double *b_ms_per_byte);
