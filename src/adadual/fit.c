@@ -50,43 +50,49 @@ static void build_columns(fit_data *d, const int *k, const uint64_t *bytes) {
   }
 }
 
-/* Householder QR of the columns in `mask` (work: n x NP + n doubles);
-   writes the scaled coefficients of those columns into coef (others 0).
-   NS_EINVAL if the chosen columns are linearly dependent. */
+/* One Householder reflection: zeroes v[c+1..n) and applies the same
+   reflection to the q - c - 1 columns after v and to the right-hand side r.
+   Returns R_cc, or 0 if the column is (numerically) dependent on the
+   previous ones. */
+static double reflect(double *v, size_t n, int c, double *next_cols, int nnext, double *r) {
+  double norm = 0;
+  for (size_t i = (size_t)c; i < n; i++)
+    norm += v[i] * v[i];
+  norm = sqrt(norm);
+  if (norm <= RANK_TOL) /* columns have unit norm: this is a relative test */
+    return 0;
+  double alpha = v[c] > 0 ? -norm : norm; /* avoids cancellation in v[c] - alpha */
+  v[c] -= alpha;
+  double vv = 0;
+  for (size_t i = (size_t)c; i < n; i++)
+    vv += v[i] * v[i];
+  for (int k = 0; k <= nnext; k++) { /* k == nnext is the right-hand side */
+    double *w = k < nnext ? next_cols + (size_t)k * n : r, dot = 0;
+    for (size_t i = (size_t)c; i < n; i++)
+      dot += v[i] * w[i];
+    double f = 2.0 * dot / vv;
+    for (size_t i = (size_t)c; i < n; i++)
+      w[i] -= f * v[i];
+  }
+  return alpha;
+}
+
+/* Least squares on the columns in `mask` by Householder QR (work: n x NP
+   + n doubles); writes the scaled coefficients of those columns into coef
+   (others 0). NS_EINVAL if the chosen columns are linearly dependent. */
 static int solve_support(const fit_data *d, unsigned mask, double *work, double coef[NP]) {
   size_t n = d->n;
   int cols[NP], q = 0;
   for (int j = 0; j < NP; j++)
     if (mask & (1u << j))
       cols[q++] = j;
-  double *a = work, *r = work + (size_t)NP * n;
+  double *a = work, *r = work + (size_t)NP * n, diag[NP], z[NP] = {0};
   for (int c = 0; c < q; c++)
     memcpy(a + (size_t)c * n, d->x + (size_t)cols[c] * n, n * sizeof *a);
   memcpy(r, d->y, n * sizeof *r);
-  double diag[NP];
-  for (int c = 0; c < q; c++) {
-    double *v = a + (size_t)c * n, norm = 0;
-    for (size_t i = (size_t)c; i < n; i++)
-      norm += v[i] * v[i];
-    norm = sqrt(norm);
-    if (norm <= RANK_TOL)
+  for (int c = 0; c < q; c++)
+    if ((diag[c] = reflect(a + (size_t)c * n, n, c, a + (size_t)(c + 1) * n, q - c - 1, r)) == 0)
       return NS_EINVAL;
-    double alpha = v[c] > 0 ? -norm : norm; /* avoids cancellation in v[c] - alpha */
-    v[c] -= alpha;
-    double vv = 0;
-    for (size_t i = (size_t)c; i < n; i++)
-      vv += v[i] * v[i];
-    for (int c2 = c + 1; c2 <= q; c2++) { /* c2 == q is the right-hand side */
-      double *w = c2 < q ? a + (size_t)c2 * n : r, dot = 0;
-      for (size_t i = (size_t)c; i < n; i++)
-        dot += v[i] * w[i];
-      double f = 2.0 * dot / vv;
-      for (size_t i = (size_t)c; i < n; i++)
-        w[i] -= f * v[i];
-    }
-    diag[c] = alpha;
-  }
-  double z[NP] = {0};
   for (int c = q - 1; c >= 0; c--) { /* back substitution R z = Q'y */
     double s = r[c];
     for (int c2 = c + 1; c2 < q; c2++)

@@ -41,7 +41,8 @@ static int cmp_server(const void *pa, const void *pb) {
   return (a->id > b->id) - (a->id < b->id);
 }
 
-/* Alg. 1 lines 2-9: the |G| least-loaded GPUs among those with memory. */
+/* Alg. 1 lines 2-9: the |G| least-loaded GPUs among those with memory.
+   Returns the number of GPUs that can host the job (>= |G| on success). */
 static int place_least_loaded(const ns_cluster *c, const ns_job *job, int *scratch,
                               int *chosen) {
   int *cand = scratch, *heap = scratch + c->ngpus;
@@ -64,11 +65,11 @@ static void sort_servers(const ns_cluster *c, server_load *s) {
   qsort(s, (size_t)c->nservers, sizeof *s, cmp_server);
 }
 
-/* Alg. 1 lines 10-21: whole servers first, least-loaded server first. */
+/* Alg. 1 lines 10-21: whole servers first, least-loaded server first.
+   Returns how many GPUs were collected into chosen (|G| on success). */
 static int place_by_server(const ns_cluster *c, const ns_job *job, server_load *servers,
                            int *scratch, int *chosen) {
-  int *cand = scratch, *heap = scratch + c->gpus_per_server;
-  int have = 0, hostable = 0;
+  int *cand = scratch, *heap = scratch + c->gpus_per_server, have = 0;
   sort_servers(c, servers);
   for (int s = 0; s < c->nservers && have < job->gpus; s++) {
     int base = servers[s].id * c->gpus_per_server, m = 0;
@@ -78,9 +79,8 @@ static int place_by_server(const ns_cluster *c, const ns_job *job, server_load *
     int take = m < job->gpus - have ? m : job->gpus - have;
     lwfi_select_least(c->workload_ms, cand, m, take, heap, chosen + have);
     have += take;
-    hostable += m;
   }
-  return have < job->gpus ? hostable : have;
+  return have;
 }
 
 int ns_lwf_place(const ns_cluster *c, const ns_job *job, int kappa, ns_placement *out) {
