@@ -128,6 +128,14 @@ NS_API int ns_dally_offer(ns_delay_tuner *t, const ns_cluster *c, const ns_job *
                           double starvation_ms, double now_ms, ns_placement *out,
                           int *accepted);
 
+/* Extension: the timers ns_dally_offer would use now for a job of `gpus`
+   GPUs on cluster c: ns_delay_tuner_timers plus the zero-timer rules (more
+   GPUs than a machine of c has: machine 0 and, untuned, rack =
+   default_rack_ms; more than a rack has: both 0). Const; same errors as
+   ns_delay_tuner_timers, plus NS_EINVAL for a NULL c. */
+NS_API int ns_dally_timers(const ns_delay_tuner *t, const ns_cluster *c, int gpus,
+                           double now_ms, double *machine_ms, double *rack_ms);
+
 /* ------------------------------------------------------------------ */
 /* Baselines the Dally paper compares against (§5.1.3)                 */
 /* ------------------------------------------------------------------ */

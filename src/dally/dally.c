@@ -112,6 +112,26 @@ static int accept(ns_delay_tuner *t, const nsd_view *v, const ns_job *job, int t
   return rc;
 }
 
+/* Line 4 with the zero-timer rules of §4.3.2 (by capacity, reading 3). */
+static void offer_timers(const ns_delay_tuner *t, const ns_cluster *c, int gd, double now_ms,
+                         double *mc, double *rk) {
+  nsd_timers(t, gd, now_ms, gd <= c->gpus_per_server,
+             gd <= c->gpus_per_server * c->servers_per_leaf, mc, rk);
+}
+
+int ns_dally_timers(const ns_delay_tuner *t, const ns_cluster *c, int gpus, double now_ms,
+                    double *machine_ms, double *rack_ms) {
+  static const char *fn = "ns_dally_timers";
+  NSI_TRY(nsi_check_ptr(t, fn, "t"));
+  NSI_TRY(nsi_check_ptr(c, fn, "c"));
+  NSI_TRY(nsi_check_int(gpus, 1, NSD_MAX_GPUS, fn, "gpus"));
+  NSI_TRY(nsd_check_now(t, now_ms, fn));
+  NSI_TRY(nsi_check_ptr(machine_ms, fn, "machine_ms"));
+  NSI_TRY(nsi_check_ptr(rack_ms, fn, "rack_ms"));
+  offer_timers(t, c, gpus, now_ms, machine_ms, rack_ms);
+  return NS_OK;
+}
+
 int ns_dally_offer(ns_delay_tuner *t, const ns_cluster *c, const ns_job *job,
                    double starvation_ms, double now_ms, ns_placement *out, int *accepted) {
   static const char *fn = "ns_dally_offer";
@@ -121,9 +141,8 @@ int ns_dally_offer(ns_delay_tuner *t, const ns_cluster *c, const ns_job *job,
     return nsi_fail(NS_EINVAL, "%s: starvation_ms must be <= %g ms (got %g)", fn, NSD_MAX_MS,
                     starvation_ms);
   int gd = job->gpus;
-  double mc, rk; /* line 4 */
-  nsd_timers(t, gd, now_ms, gd <= c->gpus_per_server,
-             gd <= c->gpus_per_server * c->servers_per_leaf, &mc, &rk);
+  double mc, rk;
+  offer_timers(t, c, gd, now_ms, &mc, &rk); /* line 4 */
   nsd_view v;
   NSI_TRY(nsd_view_init(&v, c, job->mem_mb, fn));
   int where = -1;

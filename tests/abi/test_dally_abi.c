@@ -85,6 +85,12 @@ START_TEST(test_timers_and_count_reject) {
   ck_assert_fails(ns_delay_tuner_sample_count(t, NS_TIER_RACK, 0, 0, &n), NS_EINVAL, "gpus");
   ck_assert_fails(ns_delay_tuner_sample_count(t, NS_TIER_RACK, 1, NAN, &n), NS_EINVAL, "now_ms");
   ck_assert_fails(ns_delay_tuner_sample_count(t, NS_TIER_RACK, 1, 0, NULL), NS_EINVAL, "count");
+  ck_assert_fails(ns_dally_timers(NULL, c, 1, 0, &mc, &rk), NS_EINVAL, "t");
+  ck_assert_fails(ns_dally_timers(t, NULL, 1, 0, &mc, &rk), NS_EINVAL, "c");
+  ck_assert_fails(ns_dally_timers(t, c, 0, 0, &mc, &rk), NS_EINVAL, "gpus");
+  ck_assert_fails(ns_dally_timers(t, c, 1, -1, &mc, &rk), NS_EINVAL, "now_ms");
+  ck_assert_fails(ns_dally_timers(t, c, 1, 0, NULL, &rk), NS_EINVAL, "machine_ms");
+  ck_assert_fails(ns_dally_timers(t, c, 1, 0, &mc, NULL), NS_EINVAL, "rack_ms");
   ck_assert_fails(ns_delay_tuner_set_manual(NULL, 1), NS_EINVAL, "t");
   ck_assert_fails(ns_delay_tuner_set_manual(t, -1), NS_EINVAL, "manual");
   ck_assert_fails(ns_delay_tuner_set_manual(t, 2), NS_EINVAL, "manual");

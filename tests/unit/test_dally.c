@@ -303,11 +303,21 @@ static void test_zero_timer_rules(void **state) {
   assert_int_equal(offer(t, empty, 10, 0, 0, p), 1);
   const int want10[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
   assert_gpus(p, want10, 10);
-  /* ns_delay_tuner_timers knows no cluster: it reports the plain timers. */
+  /* ns_delay_tuner_timers knows no cluster: it reports the plain timers;
+     ns_dally_timers applies the rules for a given cluster. */
   double mc, rk;
   assert_int_equal(ns_delay_tuner_timers(t, 10, 0, &mc, &rk), NS_OK);
   assert_near(mc, 12 * H, 0);
   assert_near(rk, 24 * H, 0);
+  assert_int_equal(ns_dally_timers(t, empty, 2, 0, &mc, &rk), NS_OK);
+  assert_near(mc, 12 * H, 0);
+  assert_near(rk, 24 * H, 0);
+  assert_int_equal(ns_dally_timers(t, empty, 6, 0, &mc, &rk), NS_OK);
+  assert_near(mc, 0, 0);
+  assert_near(rk, 12 * H, 0);
+  assert_int_equal(ns_dally_timers(t, empty, 10, 0, &mc, &rk), NS_OK);
+  assert_near(mc, 0, 0);
+  assert_near(rk, 0, 0);
   ns_cluster_free(c);
   ns_cluster_free(empty);
   ns_placement_free(p);
