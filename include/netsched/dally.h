@@ -111,11 +111,13 @@ NS_API int ns_delay_tuner_sample_count(const ns_delay_tuner *t, ns_tier tier, in
    Timers come from the tuner with the zero-timer rules applied.
    GPUs are chosen best-fit and deterministically: machine tier - the
    server with the fewest hostable GPUs that still holds the job (ties:
-   lowest id); rack tier - likewise the rack, then the fewest servers in it,
-   each step taking the smallest server that keeps the fewest-servers count
-   (so only one server is left partly used); network tier - the fewest
-   racks the same way, then the fewest servers in each. Within a server,
-   its lowest-numbered GPUs.
+   lowest id); rack tier - likewise the rack, then in it the fewest servers
+   and, among those, the fewest hostable GPUs left idle on them (ties: the
+   smaller servers, keeping large ones whole; then the lowest ids); only one
+   server is used partly. Network tier - the fewest racks chosen the same
+   way, then the fewest servers in each. Within a server, its
+   lowest-numbered GPUs. (Exact up to ~4M word operations of search; larger
+   choices fall back to a greedy that keeps the fewest servers/racks.)
    On accept: *accepted = 1, `out` (cleared and bound to c) holds the GPUs
    in ascending order, and a machine or rack accept records starvation_ms
    once in that tier's list. On decline: *accepted = 0 and `out` is empty
@@ -149,7 +151,8 @@ NS_API int ns_dally_timers(const ns_delay_tuner *t, const ns_cluster *c, int gpu
    other job takes free GPUs first-fit.
    Details: "free" = can host the job now, as for ns_dally_offer. Best-fit
    is network-agnostic (racks ignored): the fewest servers the current free
-   GPUs allow, chosen smallest-server-first as in ns_dally_offer's rack tier.
+   GPUs allow, with the fewest GPUs left idle on them, chosen as in
+   ns_dally_offer's rack tier.
    Tiresias' "fewest servers possible" is ceil(gpus / GPUs per server), the
    minimum for the demand: if the free GPUs cannot achieve it, NS_ENOSPACE.
    First-fit: the lowest-numbered hostable GPUs. Both fill `out` (cleared,

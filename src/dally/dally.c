@@ -25,8 +25,9 @@
  *     records nothing: no timer is derived from network waits.
  *  6. "Allocate g_d GPUs on machine / rack / network" is best-fit: the
  *     machine or rack with the fewest GPUs left over, ties to the lowest id;
- *     on the network the fewest racks, then the fewest servers in each
- *     (pick.c). Line 5 and line 13 are checked against the offer as it is,
+ *     inside a rack the fewest servers with the fewest GPUs left idle on
+ *     them; on the network the fewest racks, then the fewest servers in
+ *     each (pick.c). Line 5 and line 13 are checked against the offer as it is,
  *     so a rack accept spans >= 2 machines and a network accept >= 2 racks.
  *  7. A job demanding more GPUs than the cluster has, or more memory than a
  *     GPU has, could never accept any offer: NS_EINVAL, not a silent wait.

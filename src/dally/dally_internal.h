@@ -76,10 +76,15 @@ void nsd_view_free(nsd_view *v);
 /* The bin with the fewest free units that still holds `need` (ties: lowest
    index), or -1. */
 int nsd_best_bin(const int *free_units, int n, int need);
-/* Best-fit cover of `need` units by the fewest bins: writes the chosen bin
-   indices and how much each gives. Returns the number of bins, 0 if the
-   bins cannot cover `need`, or NS_ENOMEM. */
+/* Best-fit cover of `need` units by the fewest bins, then the least
+   overshoot (sum of the chosen bins - need): writes the chosen bin indices
+   and how much each gives. Returns the number of bins, 0 if the bins
+   cannot cover `need`, or NS_ENOMEM. */
 int nsd_pick_bins(const int *free_units, int n, int need, int *bins, int *takes, const char *fn);
+/* The same with the exact search switched off (exact = 0) or on; beyond
+   its work bound the exact search falls back to the greedy. For tests. */
+int nsd_pick_bins_bounded(const int *free_units, int n, int need, int exact, int *bins,
+                          int *takes, const char *fn);
 
 /* Append to gpus[*n] the GPUs of one server / one rack / the whole
    network chosen best-fit for `need` GPUs. NS_OK or NS_ENOMEM. */

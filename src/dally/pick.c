@@ -6,14 +6,18 @@
  *   - one bin (machine or rack): the bin with the fewest free GPUs that
  *     still holds the job (fewest left over), ties to the lowest id;
  *   - several bins (servers of a rack, racks of the network, servers of
- *     the cluster for the baselines): the fewest bins possible, chosen
- *     smallest-feasible-first: at each step the smallest bin that still
- *     lets the remaining bins cover the rest with the fewest bins (ties:
- *     lowest id). Every bin but the last is used whole, so partial use
- *     falls on the one tightest-fitting bin and large bins stay intact;
+ *     the cluster for the baselines): the fewest bins possible and, among
+ *     those, the least overshoot (free GPUs of the chosen bins - demand),
+ *     found exactly by a bitset DP; ties go to smaller bins so large ones
+ *     stay whole. Bins are filled smallest first (ties: lowest id); only
+ *     the last is used partly. Beyond a work bound (~4M word operations)
+ *     a greedy answers instead (smallest feasible bin first): still the
+ *     fewest bins, overshoot not guaranteed minimal;
  *   - inside a server: its lowest-numbered GPUs that can host the job.
  */
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "dally/dally_internal.h"
 
@@ -140,8 +144,128 @@ static int smallest_feasible(const buckets *b, const cover *cv, int r) {
   return b->cap; /* unreachable: the largest bin is always feasible */
 }
 
-int nsd_pick_bins(const int *free_units, int n, int need, int *bins, int *takes,
-                  const char *fn) {
+/* Greedy fallback for covers too large for the exact search: smallest
+   feasible bin first. Still the fewest bins; the overshoot may not be
+   minimal. */
+static int pick_greedy(buckets *b, int need, int *bins, int *takes) {
+  int k = 0;
+  for (int r = need; r > 0; k++) {
+    cover cv = fewest_bins(b, r);
+    int v = smallest_feasible(b, &cv, r);
+    bins[k] = b->order[b->next[v]++];
+    b->cnt[v]--;
+    takes[k] = v < r ? v : r;
+    r -= takes[k];
+  }
+  return k;
+}
+
+/* ---- exact cover: fewest bins, then the least overshoot ---------------
+
+   With k the fewest bins, the best k-subset's sum S lies in [need,
+   need + cap - 1] (the greedy shows one below need + cap exists). A bitset
+   DP over value groups 1..cap keeps, for each count j <= k, the sums
+   reachable with j bins (snap[v][j]: groups 1..v); the smallest reachable
+   S >= need with k bins is optimal. Backtracking from the largest value
+   takes the fewest bins of each large value that still reach S, so ties go
+   to smaller bins and large ones stay whole for later jobs. */
+typedef uint64_t word;
+
+enum {
+  NSD_EXACT_WORK = 1 << 22, /* word operations (~ms) */
+  NSD_EXACT_MEM = 1 << 18   /* snapshot words (2 MiB) */
+};
+
+static void shl_or(word *dst, const word *src, int nw, int v) {
+  int ws = v / 64, bs = v % 64;
+  for (int i = nw - 1; i >= ws; i--) {
+    word x = src[i - ws] << bs;
+    if (bs && i - ws - 1 >= 0)
+      x |= src[i - ws - 1] >> (64 - bs);
+    dst[i] |= x;
+  }
+}
+
+static int bit(const word *row, int s) { return (int)((row[s / 64] >> (s % 64)) & 1u); }
+
+typedef struct dp {
+  int cap, k, nw;
+  word *snap; /* (cap + 1) x (k + 1) x nw */
+} dp;
+
+static word *row(const dp *d, int v, int j) {
+  return d->snap + ((size_t)v * (size_t)(d->k + 1) + (size_t)j) * (size_t)d->nw;
+}
+
+static void dp_fill(dp *d, const buckets *b) {
+  row(d, 0, 0)[0] = 1; /* zero bins, sum 0 */
+  size_t layer = (size_t)(d->k + 1) * (size_t)d->nw;
+  for (int v = 1; v <= d->cap; v++) {
+    memcpy(row(d, v, 0), row(d, v - 1, 0), layer * sizeof(word));
+    int copies = b->cnt[v] < d->k ? b->cnt[v] : d->k;
+    for (int c = 0; c < copies; c++)
+      for (int j = d->k; j >= 1; j--)
+        shl_or(row(d, v, j), row(d, v, j - 1), d->nw, v);
+  }
+}
+
+/* m[v] = how many bins of value v the optimum takes; returns its sum. */
+static int dp_backtrack(const dp *d, const buckets *b, int need, int *m) {
+  int best = need;
+  while (!bit(row(d, d->cap, d->k), best))
+    best++; /* exists: k bins can cover need within need + cap - 1 */
+  int j = d->k, s = best;
+  for (int v = d->cap; v >= 1; v--) {
+    int most = b->cnt[v] < j ? b->cnt[v] : j;
+    m[v] = 0;
+    while (m[v] < most && (s - m[v] * v < 0 || !bit(row(d, v - 1, j - m[v]), s - m[v] * v)))
+      m[v]++;
+    j -= m[v];
+    s -= m[v] * v;
+  }
+  return best;
+}
+
+/* Emits the chosen bins smallest value first (ties: lowest id); all are
+   used whole except the last, which gives what is left of need. */
+static int emit(const buckets *b, const int *m, int need, int *bins, int *takes) {
+  int k = 0, r = need;
+  for (int v = 1; v <= b->cap; v++)
+    for (int c = 0; c < m[v]; c++) {
+      bins[k] = b->order[b->next[v] + c];
+      takes[k] = v < r ? v : r;
+      r -= takes[k++];
+    }
+  return k;
+}
+
+/* Exact cover if within the work bounds: k bins, or 0 to fall back. */
+static int pick_exact(const buckets *b, int need, int k, int *bins, int *takes,
+                      const char *fn) {
+  long long copies = 0;
+  for (int v = 1; v <= b->cap; v++)
+    copies += b->cnt[v] < k ? b->cnt[v] : k;
+  dp d = {b->cap, k, (need + b->cap) / 64 + 1, NULL};
+  long long mem = (long long)(d.cap + 1) * (d.k + 1) * d.nw;
+  if (copies * d.k * d.nw > NSD_EXACT_WORK || mem > NSD_EXACT_MEM)
+    return 0;
+  d.snap = calloc((size_t)mem, sizeof(word));
+  int *m = malloc(((size_t)b->cap + 1) * sizeof *m);
+  if (d.snap == NULL || m == NULL) {
+    free(d.snap);
+    free(m);
+    return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
+  }
+  dp_fill(&d, b);
+  dp_backtrack(&d, b, need, m);
+  int got = emit(b, m, need, bins, takes);
+  free(d.snap);
+  free(m);
+  return got;
+}
+
+int nsd_pick_bins_bounded(const int *free_units, int n, int need, int exact, int *bins,
+                          int *takes, const char *fn) {
   long long total = 0;
   for (int i = 0; i < n; i++)
     total += free_units[i];
@@ -152,17 +276,16 @@ int nsd_pick_bins(const int *free_units, int n, int need, int *bins, int *takes,
     buckets_free(&b);
     return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
   }
-  int k = 0;
-  for (int r = need; r > 0; k++) {
-    cover cv = fewest_bins(&b, r);
-    int v = smallest_feasible(&b, &cv, r);
-    bins[k] = b.order[b.next[v]++];
-    b.cnt[v]--;
-    takes[k] = v < r ? v : r;
-    r -= takes[k];
-  }
+  int k = exact ? pick_exact(&b, need, fewest_bins(&b, need).j, bins, takes, fn) : 0;
+  if (k == 0)
+    k = pick_greedy(&b, need, bins, takes);
   buckets_free(&b);
   return k;
+}
+
+int nsd_pick_bins(const int *free_units, int n, int need, int *bins, int *takes,
+                  const char *fn) {
+  return nsd_pick_bins_bounded(free_units, n, need, 1, bins, takes, fn);
 }
 
 void nsd_take_server(const nsd_view *v, int server, int take, int *gpus, size_t *n) {

@@ -454,8 +454,9 @@ static unsigned lcg(unsigned *s) {
   return (*s >> 16) & 0x7fff;
 }
 
-/* Fewest bins whose free units cover need, by trying every subset. */
-static int brute_fewest(const int *f, int n, int need) {
+/* Fewest bins whose free units cover need and, among those, the least sum,
+   by trying every subset. */
+static int brute_cover(const int *f, int n, int need, int *best_sum) {
   int best = 0;
   for (unsigned m = 1; m < (1u << n); m++) {
     int k = 0, s = 0;
@@ -464,10 +465,29 @@ static int brute_fewest(const int *f, int n, int need) {
         k++;
         s += f[i];
       }
-    if (s >= need && (best == 0 || k < best))
+    if (s >= need && (best == 0 || k < best || (k == best && s < *best_sum))) {
       best = k;
+      *best_sum = s;
+    }
   }
   return best;
+}
+
+/* Checks one cover: distinct bins, takes within the bins, all summing to
+   need, at most one bin used partly. Returns the chosen bins' free sum. */
+static int check_cover(const int *f, int need, const int *bins, const int *takes, int k) {
+  int sum = 0, cover = 0, partial = 0, used[9] = {0};
+  for (int i = 0; i < k; i++) {
+    assert_false(used[bins[i]]);
+    used[bins[i]] = 1;
+    assert_true(takes[i] >= 1 && takes[i] <= f[bins[i]]);
+    partial += takes[i] < f[bins[i]];
+    sum += takes[i];
+    cover += f[bins[i]];
+  }
+  assert_int_equal(sum, need);
+  assert_true(partial <= 1); /* only one bin left partly used */
+  return cover;
 }
 
 static void test_pick_bins_oracle(void **state) {
@@ -478,31 +498,59 @@ static void test_pick_bins_oracle(void **state) {
     for (int i = 0; i < n; i++)
       total += f[i] = (int)(lcg(&seed) % (unsigned)(cap + 1));
     int need = 1 + (int)(lcg(&seed) % (unsigned)(total + 2));
-    int bins[9], takes[9];
+    int bins[9], takes[9], best_sum = 0;
+    int want = brute_cover(f, n, need, &best_sum);
+    /* exact: the fewest bins and the least overshoot */
     int k = nsd_pick_bins(f, n, need, bins, takes, "t");
-    assert_int_equal(k, brute_fewest(f, n, need)); /* fewest bins, exactly */
-    if (k == 0)
-      continue;
-    int sum = 0, partial = 0, used[9] = {0};
-    for (int i = 0; i < k; i++) {
-      assert_false(used[bins[i]]);
-      used[bins[i]] = 1;
-      assert_true(takes[i] >= 1 && takes[i] <= f[bins[i]]);
-      partial += takes[i] < f[bins[i]];
-      sum += takes[i];
-    }
-    assert_int_equal(sum, need);
-    assert_true(partial <= 1); /* only one bin left partly used */
+    assert_int_equal(k, want);
+    if (k > 0)
+      assert_int_equal(check_cover(f, need, bins, takes, k), best_sum);
+    /* greedy fallback: still the fewest bins, overshoot below one bin */
+    k = nsd_pick_bins_bounded(f, n, need, 0, bins, takes, "t");
+    assert_int_equal(k, want);
+    if (k > 0)
+      assert_true(check_cover(f, need, bins, takes, k) >= best_sum);
   }
-  /* The worked case of the baselines: frees {3,1,4,2,4,3}, need 6 -> the
-     2-GPU server whole, then the first 4-GPU one (no GPU left idle). */
+  /* Where the greedy alone is not exact: frees {3,3,5,0,5,5,2}, need 6.
+     Smallest-feasible-first takes 2 then 5 (7, one idle); exact takes the
+     two 3s (6, none idle). */
+  const int g[] = {3, 3, 5, 0, 5, 5, 2};
+  int bins[7], takes[7];
+  assert_int_equal(nsd_pick_bins_bounded(g, 7, 6, 0, bins, takes, "t"), 2);
+  assert_int_equal(g[bins[0]] + g[bins[1]], 7);
+  assert_int_equal(nsd_pick_bins(g, 7, 6, bins, takes, "t"), 2);
+  assert_int_equal(bins[0], 0);
+  assert_int_equal(bins[1], 1);
+  /* The worked case of the baselines: frees {3,1,4,2,4,3}, need 6. {2,4}
+     and {3,3} both leave no GPU idle; ties go to the smaller bins, so both
+     4-GPU servers stay whole: servers 0 and 5. */
   const int f[] = {3, 1, 4, 2, 4, 3};
-  int bins[6], takes[6];
   assert_int_equal(nsd_pick_bins(f, 6, 6, bins, takes, "t"), 2);
-  assert_int_equal(bins[0], 3);
-  assert_int_equal(takes[0], 2);
-  assert_int_equal(bins[1], 2);
-  assert_int_equal(takes[1], 4);
+  assert_int_equal(bins[0], 0);
+  assert_int_equal(takes[0], 3);
+  assert_int_equal(bins[1], 5);
+  assert_int_equal(takes[1], 3);
+}
+
+/* Too large for the exact search (5000 bins, need 20000): the greedy
+   answers, still with the fewest bins. Largest first: 625 bins each of
+   8, 7, 6, 5, 4 give 18750, then 417 of the 3s (1251) -> 3542 bins. */
+static void test_pick_bins_large_falls_back(void **state) {
+  (void)state;
+  enum { NB = 5000 };
+  int *f = malloc(NB * sizeof *f), *bins = malloc(NB * sizeof *bins);
+  int *takes = malloc(NB * sizeof *takes);
+  for (int i = 0; i < NB; i++)
+    f[i] = 1 + i % 8;
+  int k = nsd_pick_bins(f, NB, 20000, bins, takes, "t");
+  assert_int_equal(k, 3542);
+  long sum = 0;
+  for (int i = 0; i < k; i++)
+    sum += takes[i];
+  assert_int_equal(sum, 20000);
+  free(f);
+  free(bins);
+  free(takes);
 }
 
 /* ---- baselines ----------------------------------------------------------- */
@@ -524,7 +572,8 @@ static void test_best_fit(void **state) {
   const int want2[] = {14, 15}; /* server 3: exactly 2 free */
   assert_gpus(p, want2, 2);
   assert_int_equal(ns_place_best_fit(c, j6, p), NS_OK);
-  const int want6[] = {8, 9, 10, 11, 14, 15}; /* 2 servers, none left idle */
+  /* 2 servers, none left idle, the 4-GPU servers kept whole: 0 and 5 */
+  const int want6[] = {1, 2, 3, 21, 22, 23};
   assert_gpus(p, want6, 6);
   assert_int_equal(ns_placement_server_count(p), 2);
   /* 17 free: a 19-GPU job waits, and out stays as it was. */
@@ -652,6 +701,7 @@ int main(void) {
       cmocka_unit_test(test_time_must_not_go_back),
       cmocka_unit_test(test_bad_input),
       cmocka_unit_test(test_pick_bins_oracle),
+      cmocka_unit_test(test_pick_bins_large_falls_back),
       cmocka_unit_test(test_best_fit),
       cmocka_unit_test(test_tiresias),
       cmocka_unit_test(test_priority_table1),
