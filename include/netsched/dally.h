@@ -173,8 +173,9 @@ NS_API int ns_place_tiresias(const ns_cluster *c, const ns_job *job,
    communication). Lower = more network-induced slowdown = offered GPUs
    first. A job that has not run (run_ms = 0, iters_done = 0) gets 1.
    Returns NAN on error (see ns_last_error()): iters_total = 0, iters_done >
-   iters_total, run_ms negative/non-finite, ideal_run_ms not finite and > 0,
-   run_ms = 0 with iters_done > 0; NS_ERANGE-style overflow also gives NAN. */
+   iters_total, run_ms negative or not finite, ideal_run_ms not finite or
+   <= 0, run_ms = 0 with iters_done > 0, or a ratio that overflows a
+   double. */
 NS_API double ns_dally_priority(uint64_t iters_done, uint64_t iters_total, double run_ms,
                                 double ideal_run_ms);
 
