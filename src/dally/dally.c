@@ -38,7 +38,6 @@
  *  9. Nw_sens of a job that has not run yet (T_run = 0, I_compl = 0) is 1:
  *     it has endured no network slowdown (priority.c).
  */
-#include <math.h>
 #include <stdlib.h>
 
 #include "dally/dally_internal.h"
