@@ -14,9 +14,8 @@
  *    and leaves the graph unsolved;
  *  - after a successful solve every job's shift is finite, in
  *    [0, iteration); the first job added to each connected component has
- *    shift 0; and on each link there is a job j (the one BFS reached it
- *    from) with t_k = (t_j - w(j,l) + w(k,l)) mod iter_k for every job k on
- *    the link (Alg. 1);
+ *    shift 0; and on each link the unique shifts are the link's own shifts
+ *    moved by one common offset, modulo each job's period (Alg. 1 line 23);
  *  - Theorem 1 (when weights are per-link optimal shifts, mode 1): on every
  *    shared link the exact score with the unique shifts equals the score
  *    with the link's own shifts.
@@ -57,28 +56,34 @@ static ns_job *make_job(fz *f, double *iter) {
   return j;
 }
 
-/* Alg. 1 relation on one link: some job on it explains all the others. */
+static long long gcd_ll(long long a, long long b) {
+  while (b != 0) {
+    long long r = a % b;
+    a = b;
+    b = r;
+  }
+  return a;
+}
+
+/* Alg. 1 on one link: the unique shifts are the link's own shifts w moved by
+   one common offset D, each modulo its job's period: t_k = w_k + D (mod
+   iter_k) for every job k on the link. (Propagating the reduced t_j or the
+   unreduced path sum of Eq. 9 both give such a D.) With integer periods a D
+   exists iff every pair agrees modulo gcd(iter_a, iter_b) (Chinese
+   remainder theorem). */
 static void check_link_relation(const edge *e, int ne, int l, const double *t,
                                 const double *iter) {
-  int on_link = 0;
   for (int a = 0; a < ne; a++)
-    on_link += e[a].l == l;
-  if (on_link == 0)
-    return;
-  for (int a = 0; a < ne; a++) {
-    if (e[a].l != l)
-      continue;
-    int all = 1;
-    for (int b = 0; b < ne && all; b++) {
-      if (e[b].l != l)
+    for (int b = 0; b < a; b++) {
+      if (e[a].l != l || e[b].l != l)
         continue;
-      double want = t[e[a].j] - e[a].w + e[b].w, m = iter[e[b].j];
-      all = mod_dist(t[e[b].j], want, m) <= 1e-6 * fmax(1, fabs(want));
+      double d = (t[e[a].j] - e[a].w) - (t[e[b].j] - e[b].w);
+      double g = (double)gcd_ll((long long)iter[e[a].j], (long long)iter[e[b].j]);
+      FZ_CHECK(mod_dist(d, 0, g) <= 1e-6 * fmax(1, fabs(d)),
+               "link %d: jobs %d and %d are not moved by a common offset (Alg. 1): "
+               "t %.17g, %.17g; w %.17g, %.17g; gcd of periods %g",
+               l, e[a].j, e[b].j, t[e[a].j], t[e[b].j], e[a].w, e[b].w, g);
     }
-    if (all)
-      return;
-  }
-  FZ_CHECK(0, "no job on link %d explains its shifts (Alg. 1)", l);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
