@@ -8,10 +8,10 @@
 
 #include "titan/titan_internal.h"
 
-/* Work limits (documented in titan.h): phases x workers walked, distinct
-   communicating pairs and merged flows kept. */
+/* Work limits (documented in titan.h): phases x workers walked and
+   flows kept after merging. */
 #define TN_MAX_WALK (1LL << 26)
-#define TN_MAX_PAIRS (1 << 22)
+#define TN_MAX_FLOWS (1 << 22)
 
 static uint64_t splitmix64(uint64_t x) {
   x += 0x9E3779B97F4A7C15ULL;
@@ -59,109 +59,26 @@ static int snapshot(tn_prob *p, const ns_cluster *c, const ns_job *job, uint64_t
   return NS_OK;
 }
 
-/* ---- affinity: an open-addressing map (pair -> bytes) ------------------ */
-
-typedef struct pairmap {
-  uint64_t *key; /* (lo << 32 | hi) + 1; 0 = empty */
-  double *val;
-  size_t cap, n;
-} pairmap;
-
-static int pm_grow(pairmap *m) {
-  size_t ncap = m->cap ? m->cap * 2 : 1024;
-  uint64_t *k = calloc(ncap, sizeof *k);
-  double *v = calloc(ncap, sizeof *v);
-  if (!k || !v) {
-    free(k);
-    free(v);
-    return oom();
-  }
-  for (size_t i = 0; i < m->cap; i++) {
-    if (!m->key[i])
-      continue;
-    size_t h = splitmix64(m->key[i]) & (ncap - 1);
-    while (k[h])
-      h = (h + 1) & (ncap - 1);
-    k[h] = m->key[i];
-    v[h] = m->val[i];
-  }
-  free(m->key);
-  free(m->val);
-  m->key = k;
-  m->val = v;
-  m->cap = ncap;
-  return NS_OK;
-}
-
-static int pm_add(pairmap *m, int a, int b, double bytes) {
-  if ((m->n + 1) * 2 > m->cap)
-    NSI_TRY(pm_grow(m));
-  int lo = a < b ? a : b, hi = a < b ? b : a;
-  uint64_t key = (((uint64_t)lo << 32) | (uint64_t)hi) + 1;
-  size_t h = splitmix64(key) & (m->cap - 1);
-  while (m->key[h] && m->key[h] != key)
-    h = (h + 1) & (m->cap - 1);
-  if (!m->key[h]) {
-    if (m->n >= TN_MAX_PAIRS)
-      return nsi_fail(NS_EUNSUPPORTED,
-                      "ns_titan_place: job has more than %d communicating worker pairs",
-                      TN_MAX_PAIRS);
-    m->key[h] = key;
-    m->n++;
-  }
-  m->val[h] += bytes;
-  return NS_OK;
-}
-
-/* Symmetric CSR of the pair map. */
-static int build_affinity(tn_prob *p, const pairmap *m) {
-  p->astart = calloc((size_t)p->W + 1, sizeof *p->astart);
-  p->apeer = malloc((2 * m->n + 1) * sizeof *p->apeer);
-  p->abytes = malloc((2 * m->n + 1) * sizeof *p->abytes);
-  int *fill = calloc((size_t)p->W, sizeof *fill);
-  if (!p->astart || !p->apeer || !p->abytes || !fill) {
-    free(fill);
-    return oom();
-  }
-  for (size_t i = 0; i < m->cap; i++) {
-    if (!m->key[i])
-      continue;
-    uint64_t k = m->key[i] - 1;
-    p->astart[(k >> 32) + 1]++;
-    p->astart[(k & 0xffffffffu) + 1]++;
-  }
-  for (int w = 0; w < p->W; w++)
-    p->astart[w + 1] += p->astart[w];
-  for (size_t i = 0; i < m->cap; i++) {
-    if (!m->key[i])
-      continue;
-    uint64_t k = m->key[i] - 1;
-    int a = (int)(k >> 32), b = (int)(k & 0xffffffffu);
-    int ia = p->astart[a] + fill[a]++, ib = p->astart[b] + fill[b]++;
-    p->apeer[ia] = b;
-    p->abytes[ia] = m->val[i];
-    p->apeer[ib] = a;
-    p->abytes[ib] = m->val[i];
-  }
-  free(fill);
-  return NS_OK;
-}
-
 /* ---- flows per merged phase ------------------------------------------- */
 
 typedef struct flowbuf {
   int *src, *dst;
-  double *w;
-  size_t n, cap_src, cap_dst, cap_w;
+  double *w, *bytes;
+  size_t n, cap_src, cap_dst, cap_w, cap_bytes;
 } flowbuf;
 
-static int fb_push(flowbuf *f, int s, int d, double w) {
+static int fb_push(flowbuf *f, int s, int d, double bytes) {
+  if (f->n >= TN_MAX_FLOWS)
+    return nsi_fail(NS_EUNSUPPORTED, "ns_titan_place: job has more than %d distinct flows",
+                    TN_MAX_FLOWS);
   NSI_TRY(nsi_reserve(&f->src, &f->cap_src, f->n + 1, sizeof *f->src));
   NSI_TRY(nsi_reserve(&f->dst, &f->cap_dst, f->n + 1, sizeof *f->dst));
   NSI_TRY(nsi_reserve(&f->w, &f->cap_w, f->n + 1, sizeof *f->w));
+  NSI_TRY(nsi_reserve(&f->bytes, &f->cap_bytes, f->n + 1, sizeof *f->bytes));
   f->src[f->n] = s;
   f->dst[f->n] = d;
-  f->w[f->n++] = w;
+  f->w[f->n] = bytes;
+  f->bytes[f->n++] = bytes;
   return NS_OK;
 }
 
@@ -178,7 +95,7 @@ static int same_pattern(const flowbuf *f, size_t a0, size_t b0, size_t n) {
    one, keeping each flow's larger weight: checking the merged phase is
    then at least as strict as checking each of them. */
 static int add_phase(tn_prob *p, flowbuf *f, int **psp, size_t *cap_ps, ns_collective coll,
-                     uint64_t bytes, int t, pairmap *pm) {
+                     uint64_t bytes, int t) {
   size_t start = f->n;
   double bmax = 0;
   for (int n = 0; n < p->W; n++) {
@@ -186,7 +103,6 @@ static int add_phase(tn_prob *p, flowbuf *f, int **psp, size_t *cap_ps, ns_colle
     int nf = nsi_coll_sends(coll, p->W, bytes, t, n, fl);
     for (int i = 0; i < nf; i++) {
       NSI_TRY(fb_push(f, n, fl[i].to, (double)fl[i].bytes));
-      NSI_TRY(pm_add(pm, n, fl[i].to, (double)fl[i].bytes));
       bmax = fl[i].bytes > bmax ? (double)fl[i].bytes : bmax;
     }
   }
@@ -197,8 +113,10 @@ static int add_phase(tn_prob *p, flowbuf *f, int **psp, size_t *cap_ps, ns_colle
     f->w[i] /= bmax;
   size_t prev = p->P > 0 ? (size_t)(*psp)[p->P - 1] : 0;
   if (p->P > 0 && start - prev == nflows && same_pattern(f, prev, start, nflows)) {
-    for (size_t i = 0; i < nflows; i++)
+    for (size_t i = 0; i < nflows; i++) {
       f->w[prev + i] = f->w[prev + i] > f->w[start + i] ? f->w[prev + i] : f->w[start + i];
+      f->bytes[prev + i] += f->bytes[start + i];
+    }
     f->n = start;
     return NS_OK;
   }
@@ -215,25 +133,84 @@ static int build_flows(tn_prob *p, const ns_job *job) {
                     "ns_titan_place: job too large (%d phases x %d workers exceeds %lld)", T,
                     p->W, TN_MAX_WALK);
   flowbuf f = {0};
-  pairmap pm = {0};
   size_t cap_ps = (size_t)T + 2;
   int *ps = malloc(cap_ps * sizeof *ps), rc = ps ? NS_OK : oom();
   for (int t = 0; t < T && rc == NS_OK; t++)
-    rc = add_phase(p, &f, &ps, &cap_ps, coll, job->model_bytes, t, &pm);
-  if (rc == NS_OK)
-    rc = build_affinity(p, &pm);
-  free(pm.key);
-  free(pm.val);
+    rc = add_phase(p, &f, &ps, &cap_ps, coll, job->model_bytes, t);
   if (ps)
     ps[p->P] = (int)f.n;
   p->pstart = ps;
   p->fsrc = f.src;
   p->fdst = f.dst;
   p->fw = f.w;
+  p->fbytes = f.bytes;
   return rc;
 }
 
+/* Per-worker incident flows (CSR) and each flow's phase, for the greedy's
+   incremental bandwidth check. */
+static int build_incidence(tn_prob *p) {
+  int nf = p->pstart[p->P];
+  p->fph = malloc(((size_t)nf + 1) * sizeof *p->fph);
+  p->istart = calloc((size_t)p->W + 1, sizeof *p->istart);
+  p->iflow = malloc((2 * (size_t)nf + 1) * sizeof *p->iflow);
+  int *fill = calloc((size_t)p->W, sizeof *fill);
+  if (!p->fph || !p->istart || !p->iflow || !fill) {
+    free(fill);
+    return oom();
+  }
+  for (int ph = 0; ph < p->P; ph++)
+    for (int i = p->pstart[ph]; i < p->pstart[ph + 1]; i++) {
+      p->fph[i] = ph;
+      p->istart[p->fsrc[i] + 1]++;
+      p->istart[p->fdst[i] + 1]++;
+    }
+  for (int w = 0; w < p->W; w++)
+    p->istart[w + 1] += p->istart[w];
+  for (int i = 0; i < nf; i++) {
+    p->iflow[p->istart[p->fsrc[i]] + fill[p->fsrc[i]]++] = i;
+    p->iflow[p->istart[p->fdst[i]] + fill[p->fdst[i]]++] = i;
+  }
+  free(fill);
+  return NS_OK;
+}
+
+/* Affinity CSR: per worker, each peer once with the bytes the pair
+   exchanges over all phases in both directions (from the incident flows,
+   deduplicated with a dense scratch row). */
+static int build_affinity(tn_prob *p) {
+  int nf = p->pstart[p->P];
+  p->astart = calloc((size_t)p->W + 1, sizeof *p->astart);
+  p->apeer = malloc((2 * (size_t)nf + 1) * sizeof *p->apeer);
+  p->abytes = malloc((2 * (size_t)nf + 1) * sizeof *p->abytes);
+  int *at = malloc((size_t)p->W * sizeof *at);
+  if (!p->astart || !p->apeer || !p->abytes || !at) {
+    free(at);
+    return oom();
+  }
+  for (int w = 0; w < p->W; w++)
+    at[w] = -1;
+  int n = 0;
+  for (int w = 0; w < p->W; w++) {
+    int first = n;
+    for (int k = p->istart[w]; k < p->istart[w + 1]; k++) {
+      int f = p->iflow[k], o = p->fsrc[f] == w ? p->fdst[f] : p->fsrc[f];
+      if (at[o] < first) {
+        at[o] = n;
+        p->apeer[n] = o;
+        p->abytes[n++] = 0;
+      }
+      p->abytes[at[o]] += p->fbytes[f];
+    }
+    p->astart[w + 1] = n;
+  }
+  free(at);
+  return NS_OK;
+}
+
 static int alloc_scratch(tn_prob *p) {
+  NSI_TRY(build_incidence(p));
+  NSI_TRY(build_affinity(p));
   p->mout = calloc((size_t)p->M, sizeof *p->mout);
   p->min = calloc((size_t)p->M, sizeof *p->min);
   p->lout = calloc((size_t)p->L, sizeof *p->lout);
@@ -268,7 +245,7 @@ int tn_prob_init(tn_prob *p, const ns_cluster *c, const ns_job *job, uint64_t se
 void tn_prob_free(tn_prob *p) {
   void *bufs[] = {p->R,      p->idle,   p->up,  p->pstart, p->fsrc, p->fdst, p->fw,
                   p->astart, p->apeer,  p->abytes, p->order, p->tie, p->mout, p->min,
-                  p->lout,   p->lin,    p->touched};
+                  p->lout,   p->lin,    p->touched, p->fph, p->istart, p->iflow, p->fbytes};
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
     free(bufs[i]);
   memset(p, 0, sizeof *p);

@@ -27,6 +27,9 @@ typedef struct tn_prob {
   int *pstart;           /* P + 1 offsets into the flow arrays */
   int *fsrc, *fdst;      /* flow endpoints (workers) */
   double *fw;            /* flow weight C^t / B_t in (0, 1] */
+  double *fbytes;        /* flow bytes, summed over the phases merged into it */
+  int *fph;              /* merged phase of each flow */
+  int *istart, *iflow;   /* per worker: W + 1 offsets, incident flows (sent or received) */
   int *astart, *apeer;   /* affinity CSR: W + 1 offsets, peers */
   double *abytes;        /* bytes exchanged with the peer over all phases (both ways) */
   int *order;            /* traffic-aware worker order (nsi_coll_order) */

@@ -57,7 +57,7 @@ START_TEST(test_place_work_limits) {
   ns_job *a2a = ns_job_new("a2a", 4096);
   ns_job_set_collective(a2a, NS_COLL_ALL_TO_ALL);
   ns_job_set_model_bytes(a2a, 1 << 30);
-  ck_assert_fails(ns_titan_place(c, a2a, o, p), NS_EUNSUPPORTED, "pairs");
+  ck_assert_fails(ns_titan_place(c, a2a, o, p), NS_EUNSUPPORTED, "flows");
   ns_job *hd = ns_job_new("hd", 8192);
   ns_job_set_collective(hd, NS_COLL_HALVING_DOUBLING);
   ns_job_set_model_bytes(hd, 1 << 30);
