@@ -44,17 +44,33 @@ static ns_cluster *paper_cluster(double load) {
   return c;
 }
 
+/* Consolidation baseline (Elasticflow-style): fewest machines, taking the
+   servers with the most free GPUs first. Adds its machines / idle machines. */
+static void consolidation(const ns_cluster *c, int w, double *used, double *idle) {
+  int n = ns_cluster_server_count(c), by_free[9] = {0};
+  for (int s = 0; s < n; s++)
+    by_free[ns_cluster_free_gpus_on_server(c, s)]++;
+  for (int f = 8; f > 0 && w > 0; f--)
+    for (; by_free[f] > 0 && w > 0; by_free[f]--) {
+      w -= f;
+      *used += 1;
+      *idle += f == 8;
+    }
+}
+
 static void bench_scale(void) {
   const int sizes[] = {8, 32, 64};
   const double loads[] = {0.1, 0.5};
   enum { REPS = 200 };
   printf("paper scale: 64 racks x 8 machines x 8 GPUs, HD jobs, %d placements each\n", REPS);
   printf("wall = elapsed (includes preemption on a shared machine), cpu = thread CPU time\n");
-  printf("%-5s %-4s %9s %9s %9s %9s %9s %6s %8s %8s\n", "load", "N", "wall_med", "wall_p99",
-         "cpu_med", "cpu_p99", "p99/med", "idle", "machines", "cpu/5ms");
+  printf("idle/machines: mean idle machines and machines used by Titan and by consolidation\n");
+  printf("%-4s %-3s %8s %8s %8s %8s %7s %7s %6s %6s %6s %6s %7s\n", "load", "N", "wall_med",
+         "wall_p99", "cpu_med", "cpu_p99", "p99/med", "cpu/5ms", "T_idle", "T_mach", "C_idle",
+         "C_mach", "T/C_m");
   for (size_t li = 0; li < 2; li++)
     for (size_t si = 0; si < 3; si++) {
-      double t[REPS], cpu[REPS], idle_sum = 0, used_sum = 0;
+      double t[REPS], cpu[REPS], idle_sum = 0, used_sum = 0, c_used = 0, c_idle = 0;
       ns_titan_opts *o = ns_titan_opts_new();
       ns_placement *p = ns_placement_new();
       ns_job *j = ns_job_new("hd", sizes[si]);
@@ -72,6 +88,7 @@ static void bench_scale(void) {
           exit(1);
         }
         used_sum += ns_placement_server_count(p);
+        consolidation(c, sizes[si], &c_used, &c_idle);
         int seen[512] = {0};
         for (size_t i = 0; i < ns_placement_gpu_count(p); i++) {
           int s = ns_cluster_server_of_gpu(c, ns_placement_gpu(p, i));
@@ -83,9 +100,10 @@ static void bench_scale(void) {
       qsort(t, REPS, sizeof t[0], cmp_d);
       qsort(cpu, REPS, sizeof cpu[0], cmp_d);
       int k99 = (int)(0.99 * (REPS - 1));
-      printf("%-5.1f %-4d %9.3f %9.3f %9.3f %9.3f %9.2f %6.2f %8.2f %8.2f\n", loads[li],
-             sizes[si], t[REPS / 2], t[k99], cpu[REPS / 2], cpu[k99], cpu[k99] / cpu[REPS / 2],
-             idle_sum / REPS, used_sum / REPS, cpu[k99] / 5.0);
+      printf("%-4.1f %-3d %8.3f %8.3f %8.3f %8.3f %7.2f %7.3f %6.2f %6.2f %6.2f %6.2f %7.2f\n",
+             loads[li], sizes[si], t[REPS / 2], t[k99], cpu[REPS / 2], cpu[k99],
+             cpu[k99] / cpu[REPS / 2], cpu[k99] / 5.0, idle_sum / REPS, used_sum / REPS,
+             c_idle / REPS, c_used / REPS, used_sum / c_used);
       ns_job_free(j);
       ns_placement_free(p);
       ns_titan_opts_free(o);
