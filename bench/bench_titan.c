@@ -32,8 +32,8 @@ static int cmp_d(const void *a, const void *b) {
 
 /* 64 leaves x 8 servers x 8 GPUs; 8 spines x 8 links = 64 uplinks per
    leaf for 64 GPU ports (1:1). Each GPU busy with probability `load`. */
-static ns_cluster *paper_cluster(double load) {
-  ns_cluster *c = ns_cluster_new_leaf_spine(64, 8, 8, 8, 8, 100);
+static ns_cluster *paper_cluster(double load, int links_per_pair) {
+  ns_cluster *c = ns_cluster_new_leaf_spine(64, 8, 8, 8, links_per_pair, 100);
   int n = ns_cluster_gpu_count(c), nb = 0;
   int *busy = malloc((size_t)n * sizeof *busy);
   for (int g = 0; g < n; g++)
@@ -60,33 +60,43 @@ static void consolidation(const ns_cluster *c, int w, double *used, double *idle
 
 static void bench_scale(void) {
   const int sizes[] = {8, 32, 64};
-  const double loads[] = {0.1, 0.5};
+  const double loads[] = {0.1, 0.5, 0.5};
+  const int links[] = {8, 8, 2}; /* 1:1, 1:1, 4:1 oversubscribed */
   enum { REPS = 200 };
   printf("paper scale: 64 racks x 8 machines x 8 GPUs, HD jobs, %d placements each\n", REPS);
   printf("wall = elapsed (includes preemption on a shared machine), cpu = thread CPU time\n");
   printf("idle/machines: mean idle machines and machines used by Titan and by consolidation\n");
-  printf("%-4s %-3s %8s %8s %8s %8s %7s %7s %6s %6s %6s %6s %7s\n", "load", "N", "wall_med",
+  printf("os = uplink oversubscription; nospace = placements refused (NS_ENOSPACE)\n");
+  printf("%-4s %-3s %-3s %8s %8s %8s %8s %7s %7s %6s %6s %6s %6s %7s %7s\n", "load", "os", "N",
+         "wall_med",
          "wall_p99", "cpu_med", "cpu_p99", "p99/med", "cpu/5ms", "T_idle", "T_mach", "C_idle",
-         "C_mach", "T/C_m");
-  for (size_t li = 0; li < 2; li++)
+         "C_mach", "T/C_m", "nospace");
+  for (size_t li = 0; li < 3; li++)
     for (size_t si = 0; si < 3; si++) {
       double t[REPS], cpu[REPS], idle_sum = 0, used_sum = 0, c_used = 0, c_idle = 0;
+      int placed = 0, nospace = 0;
       ns_titan_opts *o = ns_titan_opts_new();
       ns_placement *p = ns_placement_new();
       ns_job *j = ns_job_new("hd", sizes[si]);
       ns_job_set_collective(j, NS_COLL_HALVING_DOUBLING);
       ns_job_set_model_bytes(j, 100u << 20);
       for (int r = 0; r < REPS; r++) {
-        ns_cluster *c = paper_cluster(loads[li]);
+        ns_cluster *c = paper_cluster(loads[li], links[li]);
         ns_titan_opts_set_seed(o, (uint64_t)r);
         double t0 = clock_ms(CLOCK_MONOTONIC), c0 = clock_ms(CLOCK_THREAD_CPUTIME_ID);
         int rc = ns_titan_place(c, j, o, p);
         cpu[r] = clock_ms(CLOCK_THREAD_CPUTIME_ID) - c0;
         t[r] = clock_ms(CLOCK_MONOTONIC) - t0;
+        if (rc == NS_ENOSPACE) {
+          nospace++;
+          ns_cluster_free(c);
+          continue;
+        }
         if (rc != NS_OK) {
           fprintf(stderr, "placement failed: %s\n", ns_last_error());
           exit(1);
         }
+        placed++;
         used_sum += ns_placement_server_count(p);
         consolidation(c, sizes[si], &c_used, &c_idle);
         int seen[512] = {0};
@@ -100,10 +110,12 @@ static void bench_scale(void) {
       qsort(t, REPS, sizeof t[0], cmp_d);
       qsort(cpu, REPS, sizeof cpu[0], cmp_d);
       int k99 = (int)(0.99 * (REPS - 1));
-      printf("%-4.1f %-3d %8.3f %8.3f %8.3f %8.3f %7.2f %7.3f %6.2f %6.2f %6.2f %6.2f %7.2f\n",
-             loads[li], sizes[si], t[REPS / 2], t[k99], cpu[REPS / 2], cpu[k99],
-             cpu[k99] / cpu[REPS / 2], cpu[k99] / 5.0, idle_sum / REPS, used_sum / REPS,
-             c_idle / REPS, c_used / REPS, used_sum / c_used);
+      int np = placed > 0 ? placed : 1;
+      printf("%-4.1f %-3s %-3d %8.3f %8.3f %8.3f %8.3f %7.2f %7.3f %6.2f %6.2f %6.2f %6.2f %7.2f "
+             "%7d\n", loads[li], links[li] == 8 ? "1:1" : "4:1", sizes[si], t[REPS / 2], t[k99],
+             cpu[REPS / 2], cpu[k99], cpu[k99] / cpu[REPS / 2], cpu[k99] / 5.0, idle_sum / np,
+             used_sum / np, c_idle / np, c_used / np, c_used > 0 ? used_sum / c_used : 0,
+             nospace);
       ns_job_free(j);
       ns_placement_free(p);
       ns_titan_opts_free(o);

@@ -184,7 +184,7 @@ static int feasible_run(tn_prob *p, tn_asg *a, acc *x, int s, int pos, int ub) {
 }
 
 typedef struct cand {
-  int s, cls, ub, loc, r, tested;
+  int s, cls, ub, loc, r;
   uint64_t tie;
 } cand;
 
@@ -192,7 +192,8 @@ typedef struct cand {
    bound, then locality (workers of the job already under the machine's
    leaf: fewer cross-leaf flows), then best fit (smallest R_s: keeps large
    holes for later jobs), then the seeded tie-break, then the id. */
-static int cand_cmp(const cand *a, const cand *b) {
+static int cand_cmp(const void *x, const void *y) {
+  const cand *a = x, *b = y;
   if (a->cls != b->cls)
     return a->cls - b->cls;
   if (a->ub != b->ub)
@@ -206,28 +207,81 @@ static int cand_cmp(const cand *a, const cand *b) {
   return a->s - b->s;
 }
 
-static int next_cand(const cand *cands, int nc) {
-  int b = -1;
-  for (int i = 0; i < nc; i++)
-    if (!cands[i].tested && (b < 0 || cand_cmp(&cands[i], &cands[b]) < 0))
-      b = i;
-  return b;
+/* Equivalent machines within one round. Two unused machines with the same
+   R_s and class face the same constraints if they share a leaf; under
+   leaves without workers yet they differ only in the leaf's uplink share,
+   and a larger share allows at least as long a run. So a candidate is
+   skipped when an evaluated one dominates it. */
+typedef struct memo {
+  int n, cap;
+  int *leaf, *cls, *r, *g; /* leaf = -1: a fresh leaf, with share up[] */
+  double *up;
+} memo;
+
+/* 1 if an evaluated candidate dominates c (and *g gets its run length). */
+static int memo_find(const memo *m, const tn_prob *p, const cand *c, int fresh, int *g) {
+  int l = c->s / p->spl;
+  for (int i = 0; i < m->n; i++) {
+    if (m->cls[i] != c->cls || m->r[i] != c->r)
+      continue;
+    if ((fresh && m->leaf[i] < 0 && m->up[i] >= p->up[l]) || (!fresh && m->leaf[i] == l)) {
+      *g = m->g[i];
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static void memo_add(memo *m, const tn_prob *p, const cand *c, int fresh, int g) {
+  if (m->n == m->cap)
+    return; /* full: later candidates are simply evaluated */
+  m->leaf[m->n] = fresh ? -1 : c->s / p->spl;
+  m->cls[m->n] = c->cls;
+  m->r[m->n] = c->r;
+  m->up[m->n] = p->up[c->s / p->spl];
+  m->g[m->n++] = g;
+}
+
+/* Evaluates candidate i: its feasible run, recorded in the memo. */
+static int evaluate(tn_prob *p, tn_asg *a, acc *x, memo *m, const cand *c, int pos) {
+  int g = feasible_run(p, a, x, c->s, pos, c->ub);
+  if (g >= 0) {
+    p->bw_limited |= g < c->ub;
+    memo_add(m, p, c, c->loc == 0, g);
+  }
+  return g;
 }
 
 /* One round of Alg. 2 (lines 6-15): the machine with the largest feasible
    run. Candidates are evaluated lazily in rank order (Minoux's accelerated
    greedy): one whose run reaches its upper bound cannot be beaten by a
-   later one. Returns the index in cands, -1 if none, <0 error as -2 - rc. */
-static int best_round(tn_prob *p, tn_asg *a, acc *x, cand *cands, int nc, int pos, int *gain,
-                      int *err) {
-  int best = -1, bestg = 0, i;
-  while ((i = next_cand(cands, nc)) >= 0) {
-    cand *c = &cands[i];
+   later one. The top-ranked candidate is found by a scan; only when
+   bandwidth shortens its run are the candidates sorted and walked.
+   Returns the index in cands or -1; *err gets a failure. */
+static int best_round(tn_prob *p, tn_asg *a, acc *x, memo *m, cand *cands, int nc, int pos,
+                      int *gain, int *err) {
+  m->n = 0;
+  *gain = 0;
+  if (nc == 0)
+    return -1;
+  int top = 0;
+  for (int i = 1; i < nc; i++)
+    top = cand_cmp(&cands[i], &cands[top]) < 0 ? i : top;
+  int g = evaluate(p, a, x, m, &cands[top], pos);
+  if (g < 0 || g == cands[top].ub) {
+    *err = g < 0 ? g : 0;
+    *gain = g;
+    return g < 0 ? -1 : top;
+  }
+  qsort(cands, (size_t)nc, sizeof *cands, cand_cmp); /* top is now cands[0] */
+  int best = g > 0 ? 0 : -1, bestg = g;
+  for (int i = 1; i < nc; i++) {
+    const cand *c = &cands[i];
     if (best >= 0 && !(c->cls < cands[best].cls || (c->cls == cands[best].cls && c->ub > bestg)))
       break;
-    c->tested = 1;
-    int g = feasible_run(p, a, x, c->s, pos, c->ub);
-    if (g < 0) {
+    if (memo_find(m, p, c, c->loc == 0, &g))
+      continue; /* dominated by one already evaluated */
+    if ((g = evaluate(p, a, x, m, c, pos)) < 0) {
       *err = g;
       return -1;
     }
@@ -255,17 +309,16 @@ static int fill_cands(const tn_prob *p, const tn_asg *a, const unsigned char *al
     c->loc = leafcnt[s / p->spl];
     c->r = p->R[s];
     c->tie = p->tie[s];
-    c->tested = 0;
   }
   return nc;
 }
 
 static int run(tn_prob *p, const unsigned char *allow, int nonidle_first, tn_asg *a, acc *x,
-               cand *cands, int *leafcnt) {
+               memo *m, cand *cands, int *leafcnt) {
   int pos = 0;
   while (pos < p->W) { /* Alg. 2 line 5: until every worker is merged */
     int nc = fill_cands(p, a, allow, nonidle_first, leafcnt, p->W - pos, cands), g, err = 0;
-    int b = best_round(p, a, x, cands, nc, pos, &g, &err);
+    int b = best_round(p, a, x, m, cands, nc, pos, &g, &err);
     if (err < 0)
       return err;
     if (b < 0)
@@ -279,16 +332,21 @@ static int run(tn_prob *p, const unsigned char *allow, int nonidle_first, tn_asg
   return 1;
 }
 
+#define TN_MEMO 256
+
 int tn_greedy(tn_prob *p, const unsigned char *allow, int nonidle_first, tn_asg *a) {
   tn_asg_reset(a, p);
   cand *cands = malloc((size_t)p->M * sizeof *cands);
   int *leafcnt = calloc((size_t)p->L, sizeof *leafcnt);
+  int mi[4][TN_MEMO];
+  double mup[TN_MEMO];
+  memo m = {0, TN_MEMO, mi[0], mi[1], mi[2], mi[3], mup};
   acc x;
   int rc = acc_init(&x, p);
   if (rc == NS_OK && (!cands || !leafcnt))
     rc = oom();
   if (rc == NS_OK)
-    rc = run(p, allow, nonidle_first, a, &x, cands, leafcnt);
+    rc = run(p, allow, nonidle_first, a, &x, &m, cands, leafcnt);
   acc_free(&x);
   free(cands);
   free(leafcnt);

@@ -40,11 +40,13 @@
  *   Alg. 2 from scratch on S_f u Phi_n, which may need fewer machines (the
  *   step-1 result is kept if step 2 is not better). If step 1 cannot place
  *   every worker under the bandwidth constraint, plain Alg. 2 over all
- *   machines is tried, then step 1 inside each leaf with room (the greedy
+ *   machines is tried. Whenever bandwidth shrank some feasible set, step 1
+ *   is also run inside each leaf with room and the best kept (the greedy
  *   never undoes a merge, so a first pick in the wrong leaf can strand the
- *   rest behind a thin uplink), before giving up with NS_ENOSPACE. On tiny,
- *   heavily oversubscribed instances a feasible placement may still be
- *   missed (bench/RESULTS.md reports how often).
+ *   rest behind a thin uplink); without binding bandwidth this never runs.
+ *   Nothing found: NS_ENOSPACE. On tiny, heavily oversubscribed instances a
+ *   feasible placement may still be missed (bench/RESULTS.md says how
+ *   often).
  * - Tie-break objective (ours, from §II-C/Fig. 1(c) and Exp#3): among
  *   placements equal in (O1, O2), less cross-machine traffic (refine.c).
  *   This is what makes Fig. 1 give {W1,W3} | {W2,W4} (K) rather than
@@ -76,12 +78,13 @@ int ns_titan_opts_set_seed(ns_titan_opts *o, uint64_t seed) {
   return NS_OK;
 }
 
-/* Fallback when the greedy cannot place every worker: it never undoes a
-   merge, so a first machine in the wrong leaf can strand the rest behind
-   a thin uplink. Retry inside each leaf that has room (Alg. 3 step 1 on
-   that leaf's machines) and keep the best. 1 if one succeeded. */
-static int per_leaf(tn_prob *p, unsigned char *allow, tn_asg *best, tn_asg *tmp) {
-  int found = 0;
+/* When bandwidth shrank a feasible set the greedy may have gone wrong: it
+   never undoes a merge, so a first machine in the wrong leaf can strand
+   the rest behind a thin uplink (or cost an idle machine). Retry inside
+   each leaf that has room (Alg. 3 step 1 on that leaf's machines) and keep
+   the best; `found` says whether `best` already holds a placement.
+   1 if one exists afterwards. */
+static int per_leaf(tn_prob *p, unsigned char *allow, tn_asg *best, tn_asg *tmp, int found) {
   for (int l = 0; l < p->L; l++) {
     int room = 0;
     for (int s = 0; s < p->M; s++) {
@@ -112,8 +115,8 @@ static int solve(tn_prob *p, tn_asg *best) {
   rc = tn_greedy(p, allow, 1, best); /* step 1: S_f first, then S_n */
   if (rc == 0)
     rc = tn_greedy(p, allow, 0, best);
-  if (rc == 0)
-    rc = per_leaf(p, allow, best, &step2);
+  if (rc >= 0 && (rc == 0 || p->bw_limited))
+    rc = per_leaf(p, allow, best, &step2, rc);
   if (rc <= 0) {
     rc = rc < 0 ? rc
                 : nsi_fail(NS_ENOSPACE, "ns_titan_place: no placement of the job's %d workers "

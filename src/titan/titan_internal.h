@@ -37,6 +37,7 @@ typedef struct tn_prob {
   /* scratch for the feasibility check */
   double *mout, *min, *lout, *lin;
   int *touched;
+  int bw_limited;        /* set by tn_greedy when bandwidth shrank a feasible set */
 } tn_prob;
 
 /* An assignment of workers to machines and its objectives. */

@@ -14,6 +14,8 @@
 
 #include <stdlib.h>
 
+#include "core/internal.h" /* nsi_placement_add_link: reserve uplinks as vClos does */
+
 #define MAXW 32
 #define MAXM 64
 
@@ -389,6 +391,65 @@ static void test_non_power_of_two_hd(void **state) {
   ns_cluster_free(c);
 }
 
+/* Uplinks reserved by a committed job (vClos) are not the job's to use:
+   with all of leaf 0's uplinks taken, a job may not leave leaf 0. */
+static void test_reserved_uplinks_are_zero_bandwidth(void **state) {
+  (void)state;
+  ns_cluster *c = ns_cluster_new_leaf_spine(2, 1, 2, 4, 8, 100);
+  ns_job *other = ns_job_new("vclos-job", 1), *j = hd_job(8, 1 << 20);
+  ns_titan_opts *o = ns_titan_opts_new();
+  ns_placement *p = ns_placement_new();
+  /* 2 GPUs busy on each server of leaf 0: the job must span leaves */
+  const int busy[] = {0, 1, 4, 5};
+  assert_int_equal(ns_cluster_occupy(c, busy, 4), NS_OK);
+  assert_int_equal(ns_titan_place(c, j, o, p), NS_OK);
+  assert_int_equal(ns_placement_tier(p), NS_TIER_NETWORK);
+  ns_placement *r = ns_placement_new();
+  ns_placement_bind(r, c);
+  ns_placement_add_gpu(r, 15);
+  for (int k = 0; k < 8; k++)
+    assert_int_equal(nsi_placement_add_link(r, 0, 0, k), NS_OK);
+  assert_int_equal(ns_cluster_commit(c, other, r), NS_OK);
+  /* leaf 1 alone has 7 free GPUs: no room without crossing */
+  assert_fails_with(ns_titan_place(c, j, o, p), NS_ENOSPACE, "bandwidth");
+  ns_job *j4 = hd_job(4, 1 << 20); /* fits inside leaf 0 */
+  assert_int_equal(ns_titan_place(c, j4, o, p), NS_OK);
+  assert_int_equal(ns_placement_tier(p), NS_TIER_RACK);
+  ns_job_free(j4);
+  ns_placement_free(r);
+  ns_placement_free(p);
+  ns_titan_opts_free(o);
+  ns_job_free(j);
+  ns_job_free(other);
+  ns_cluster_free(c);
+}
+
+/* Four identical idle machines and a 2-worker job: every machine is as
+   good, so the seed picks one (the paper's random initial distribution);
+   the choice is a function of the seed alone. */
+static void test_seed_breaks_ties(void **state) {
+  (void)state;
+  ns_cluster *c = ns_cluster_new_leaf_spine(1, 0, 4, 4, 0, 100);
+  ns_job *j = hd_job(2, 1000);
+  ns_titan_opts *o = ns_titan_opts_new();
+  ns_placement *p = ns_placement_new();
+  int seen[4] = {0};
+  for (uint64_t seed = 0; seed < 32; seed++) {
+    ns_titan_opts_set_seed(o, seed);
+    assert_int_equal(ns_titan_place(c, j, o, p), NS_OK);
+    int s0 = ns_cluster_server_of_gpu(c, ns_placement_gpu(p, 0));
+    assert_int_equal(ns_cluster_server_of_gpu(c, ns_placement_gpu(p, 1)), s0);
+    seen[s0] = 1;
+    assert_int_equal(ns_titan_place(c, j, o, p), NS_OK);
+    assert_int_equal(ns_cluster_server_of_gpu(c, ns_placement_gpu(p, 0)), s0);
+  }
+  assert_true(seen[0] + seen[1] + seen[2] + seen[3] >= 3);
+  ns_placement_free(p);
+  ns_titan_opts_free(o);
+  ns_job_free(j);
+  ns_cluster_free(c);
+}
+
 /* ---- random instances --------------------------------------------------------- */
 
 static uint64_t rng_state;
@@ -517,6 +578,8 @@ int main(void) {
       cmocka_unit_test(test_zero_bandwidth_between_leaves),
       cmocka_unit_test(test_tree_nic_ports_bind),
       cmocka_unit_test(test_oversubscribed_uplinks_bind),
+      cmocka_unit_test(test_reserved_uplinks_are_zero_bandwidth),
+      cmocka_unit_test(test_seed_breaks_ties),
       cmocka_unit_test(test_bad_input),
       cmocka_unit_test(test_non_power_of_two_hd),
       cmocka_unit_test(test_random_vs_exhaustive),
