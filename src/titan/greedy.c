@@ -18,8 +18,6 @@
 
 #include "titan/titan_internal.h"
 
-#define TN_EPS 1e-9
-
 /* Per-phase loads of the placed workers, in slots (one per used machine or
    leaf), laid out [slot * P + phase] so that new slots append. */
 typedef struct acc {

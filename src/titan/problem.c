@@ -314,8 +314,6 @@ int tn_asg_cmp(const tn_asg *a, const tn_asg *b) {
 
 /* ---- the bandwidth constraint -------------------------------------------- */
 
-#define TN_EPS 1e-9
-
 /* One merged phase: every machine's NIC ports (R_s, one per usable GPU,
    pooled) bound the weight it sends and receives; every leaf's uplink
    share bounds the weight leaving and entering it. */

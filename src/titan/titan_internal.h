@@ -11,6 +11,9 @@
 #include "core/collective.h"
 #include "core/internal.h"
 
+/* Slack of the bandwidth comparisons (weights are in units of B_t). */
+#define TN_EPS 1e-9
+
 struct ns_titan_opts {
   uint64_t seed;
 };
