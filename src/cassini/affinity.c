@@ -10,7 +10,14 @@
  *  - Neighbours are visited in edge-insertion order.
  *  - A cycle exists iff some component has edges >= vertices; we find it with
  *    union-find (an edge joining two already-connected vertices closes one).
- *  - Line 23's `%` is the mathematical modulo: results lie in [0, iter_k).
+ *  - Line 23 vs Appendix A: read literally, line 23 reduces t_k modulo
+ *    iter_k before it is used further down the BFS, while Eq. 9 applies one
+ *    modulo to the whole path sum. With different iteration times the two
+ *    give different (both valid: they differ by translating a subtree by a
+ *    whole iteration of its root) shifts. We follow Eq. 8-9: the BFS carries
+ *    the unreduced path sum t_j - w(j,l) + w(l,k) and each job's result is
+ *    that sum modulo its own iteration (the mathematical modulo, in
+ *    [0, iter_k)). With equal iteration times this is line 23 verbatim.
  *  - A link may have a single edge in the graph (a leaf); it constrains
  *    nothing. Adding the same (job, link) edge twice is NS_EINVAL.
  */
@@ -181,9 +188,9 @@ static double mod_pos(double x, double m) {
 /* BFS of one component from job `ref` (Alg. 1 lines 6-24). */
 static void bfs_component(const ns_affinity *g, const adjacency *by_job,
                           const adjacency *by_link, size_t ref, unsigned char *seen,
-                          size_t *queue, double *t) {
+                          size_t *queue, double *t, double *raw) {
   size_t head = 0, tail = 0;
-  t[ref] = 0; /* line 8: the reference job */
+  raw[ref] = t[ref] = 0; /* line 8: the reference job */
   seen[ref] = 1;
   queue[tail++] = ref;
   while (head < tail) {
@@ -198,8 +205,10 @@ static void bfs_component(const ns_affinity *g, const adjacency *by_job,
           continue;
         seen[k] = 1;
         queue[tail++] = k;
-        /* line 23: t_k = (t_j - w_e1 + w_e2) % iter_time_k */
-        t[k] = mod_pos(t[j] - e1->w + e2->w, g->jobs[k]->iteration_ms);
+        /* line 23 / Eq. 9: t_k = (t_j - w_e1 + w_e2) % iter_time_k, with
+           t_j the unreduced path sum */
+        raw[k] = raw[j] - e1->w + e2->w;
+        t[k] = mod_pos(raw[k], g->jobs[k]->iteration_ms);
       }
     }
   }
@@ -217,16 +226,18 @@ int nsc_affinity_bfs(const ns_affinity *g, double *out, const char *fn) {
   adjacency by_job = {0}, by_link = {0};
   unsigned char *seen = calloc(g->njobs ? g->njobs : 1, 1);
   size_t *queue = malloc((g->njobs ? g->njobs : 1) * sizeof *queue);
+  double *raw = malloc((g->njobs ? g->njobs : 1) * sizeof *raw);
   int rc = NS_ENOMEM;
-  if (seen && queue && adjacency_build(&by_job, g, 0) == NS_OK &&
+  if (seen && queue && raw && adjacency_build(&by_job, g, 0) == NS_OK &&
       adjacency_build(&by_link, g, 1) == NS_OK) {
     for (size_t j = 0; j < g->njobs; j++) /* line 3: each connected subgraph */
       if (!seen[j])
-        bfs_component(g, &by_job, &by_link, j, seen, queue, out);
+        bfs_component(g, &by_job, &by_link, j, seen, queue, out, raw);
     rc = NS_OK;
   }
   free(seen);
   free(queue);
+  free(raw);
   free(by_job.start);
   free(by_job.idx);
   free(by_link.start);

@@ -116,7 +116,7 @@ static int optimize_exact(const nsc_circle *c, size_t *rot, double *excess) {
     s.rest[n] = 0;
     for (size_t j = n; j-- > 0;)
       s.rest[j] = s.rest[j + 1] + c->energy[j];
-    memcpy(s.sums, nsc_rotated(c, 0, 0), c->nbins * sizeof(double));
+    memcpy(s.sums + c->nbins, nsc_rotated(c, 0, 0), c->nbins * sizeof(double)); /* level 1 */
     descend(&s, 1);
     memcpy(rot, s.best_rot, n * sizeof *rot);
     *excess = s.best;
