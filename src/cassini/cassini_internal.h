@@ -27,6 +27,15 @@ struct ns_cassini_opts {
 
 /* ---- unified circles (circle.c) ----------------------------------------- */
 
+/* A maximal run of equal bins in a job's unrotated demand (cyclic). */
+typedef struct nsc_run {
+  size_t start, len;
+  double v;
+  size_t vi; /* index of v in the job's long-run values, or SIZE_MAX if short */
+} nsc_run;
+
+#define NSC_LONG_RUN 3 /* runs this long are summed with prefix sums */
+
 /* The unified circles of the jobs on one link, discretized into bins. */
 typedef struct nsc_circle {
   size_t njobs;
@@ -40,6 +49,10 @@ typedef struct nsc_circle {
   size_t *positions;   /* rotations (whole bins) tried per job, Eq. 4 */
   double *demand;      /* job j: demand[j*2*nbins ...], mean Gbps per bin, twice */
   double *energy;      /* sum over bins of each job's demand */
+  nsc_run *runs;       /* job j: runs[run_off[j] .. run_off[j+1]) */
+  size_t *run_off;
+  double *lvals;       /* job j: distinct long-run values lvals[lval_off[j] ..] */
+  size_t *lval_off;
 } nsc_circle;
 
 /* Quantizes the iterations and finds the perimeter (coarsening the quantum
@@ -67,8 +80,10 @@ static inline double nsc_score_of(const nsc_circle *c, double excess) {
   return 1.0 - excess / ((double)c->nbins * c->capacity);
 }
 
-/* Exact time-domain score of the jobs delayed by shifts_ms (no bins). */
-double nsc_exact_score(const nsc_circle *c, const ns_job *const *jobs, const double *shifts_ms);
+/* Exact time-domain score of the jobs delayed by shifts_ms (no bins).
+   NS_OK or NS_ENOMEM; *score may be non-finite for absurd magnitudes. */
+int nsc_exact_score(const nsc_circle *c, const ns_job *const *jobs, const double *shifts_ms,
+                    double *score);
 
 /* ---- Table 1 optimizer (optimize.c) ------------------------------------- */
 

@@ -152,6 +152,10 @@ static double profile_at(const ns_job *job, double period, double t) {
 /* ---- circle build ----------------------------------------------------------- */
 
 void nsc_circle_free(nsc_circle *c) {
+  free(c->runs);
+  free(c->run_off);
+  free(c->lvals);
+  free(c->lval_off);
   free(c->qiter);
   free(c->r);
   free(c->positions);
@@ -181,11 +185,61 @@ static void fill_demand(nsc_circle *c, size_t j, const ns_job *job) {
   for (size_t a = 0; a < c->nbins; a++) {
     double next = profile_integral(job, period, (double)(a + 1) * c->bin_ms);
     double v = (next - prev) / c->bin_ms;
+    /* A bin inside one phase gets that phase's rate exactly (not the
+       rounded integral difference), so equal bins form runs (optimize.c). */
+    double mid = profile_at(job, period, ((double)a + 0.5) * c->bin_ms);
+    if (fabs(v - mid) <= 1e-9 * (mid > 1 ? mid : 1))
+      v = mid;
     d[a] = d[a + c->nbins] = v > 0 ? v : 0;
     sum += d[a];
     prev = next;
   }
   c->energy[j] = sum;
+}
+
+/* Runs of equal bins of job j (cyclic: a run may wrap past the last bin)
+   into c->runs from *nr on, and the distinct values of its long runs. */
+static void find_runs(nsc_circle *c, size_t j, size_t *nr, size_t *nv) {
+  const double *d = c->demand + j * 2 * c->nbins;
+  size_t n = c->nbins, a0 = 0;
+  while (a0 < n && d[a0] == d[(a0 + n - 1) % n])
+    a0++;
+  if (a0 == n) /* constant: one run */
+    a0 = 0;
+  c->run_off[j] = *nr;
+  c->lval_off[j] = *nv;
+  for (size_t i = 0; i < n;) {
+    size_t st = (a0 + i) % n, len = 1;
+    while (i + len < n && d[(a0 + i + len) % n] == d[st])
+      len++;
+    nsc_run *r = &c->runs[(*nr)++];
+    *r = (nsc_run){st, len, d[st], SIZE_MAX};
+    if (len >= NSC_LONG_RUN) {
+      size_t k = c->lval_off[j];
+      while (k < *nv && c->lvals[k] != r->v)
+        k++;
+      if (k == *nv)
+        c->lvals[(*nv)++] = r->v;
+      r->vi = k - c->lval_off[j];
+    }
+    i += len;
+  }
+  c->run_off[j + 1] = *nr;
+  c->lval_off[j + 1] = *nv;
+}
+
+static int build_runs(nsc_circle *c) {
+  size_t n = c->njobs * c->nbins; /* at most one run per bin */
+  c->runs = malloc(n * sizeof *c->runs);
+  c->lvals = malloc(n * sizeof *c->lvals);
+  c->run_off = calloc(c->njobs + 1, sizeof *c->run_off);
+  c->lval_off = calloc(c->njobs + 1, sizeof *c->lval_off);
+  if (!c->runs || !c->lvals || !c->run_off || !c->lval_off)
+    return NS_ENOMEM;
+  size_t nr = 0, nv = 0;
+  for (size_t j = 0; j < c->njobs; j++)
+    find_runs(c, j, &nr, &nv);
+  return NS_OK;
 }
 
 int nsc_circle_build(nsc_circle *c, const ns_job *const *jobs, size_t n, double cap,
@@ -216,6 +270,13 @@ int nsc_circle_build(nsc_circle *c, const ns_job *const *jobs, size_t n, double 
   c->nbins = (size_t)bins;
   c->bin_ms = c->perimeter_ms / (double)c->nbins;
   for (size_t j = 0; j < n; j++) {
+    double total = profile_integral(jobs[j], (double)qiter[j] * q, c->perimeter_ms);
+    if (!isfinite(total) || !isfinite(total / c->bin_ms)) { /* bins would be inf - inf */
+      nsc_circle_free(c);
+      free(qiter);
+      return nsi_fail(NS_ERANGE, "%s: the demand of job '%s' overflows a double", fn,
+                      jobs[j]->name);
+    }
     c->qiter[j] = qiter[j];
     c->r[j] = lcm / qiter[j];
     /* Eq. 4: Delta_j in [0, 2 pi / r_j) */
@@ -224,6 +285,10 @@ int nsc_circle_build(nsc_circle *c, const ns_job *const *jobs, size_t n, double 
     fill_demand(c, j, jobs[j]);
   }
   free(qiter);
+  if (build_runs(c) != NS_OK) {
+    nsc_circle_free(c);
+    return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
+  }
   return NS_OK;
 }
 
@@ -273,11 +338,12 @@ static double *boundaries(const nsc_circle *c, const ns_job *const *jobs, const 
   return b;
 }
 
-double nsc_exact_score(const nsc_circle *c, const ns_job *const *jobs, const double *shifts_ms) {
+int nsc_exact_score(const nsc_circle *c, const ns_job *const *jobs, const double *shifts_ms,
+                    double *score) {
   size_t n = 0;
   double *b = boundaries(c, jobs, shifts_ms, &n);
   if (b == NULL)
-    return NAN;
+    return NS_ENOMEM;
   double excess = 0;
   for (size_t s = 0; s + 1 < n; s++) {
     double len = b[s + 1] - b[s], mid = 0.5 * (b[s] + b[s + 1]), d = 0;
@@ -288,7 +354,8 @@ double nsc_exact_score(const nsc_circle *c, const ns_job *const *jobs, const dou
     excess += d > c->capacity ? (d - c->capacity) * len : 0;
   }
   free(b);
-  return 1.0 - excess / (c->perimeter_ms * c->capacity); /* Eq. 2, |A| -> inf */
+  *score = 1.0 - excess / (c->perimeter_ms * c->capacity); /* Eq. 2, |A| -> inf */
+  return NS_OK;
 }
 
 /* ---- link-level optimisation -------------------------------------------------- */
@@ -301,6 +368,9 @@ int nsc_link_score(const ns_job *const *jobs, size_t n, double cap, const ns_cas
   double excess = 0;
   int rc = rot ? nsc_optimize(&c, NSC_AUTO, fn, rot, &excess, NULL)
                : nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
+  if (rc == NS_OK && !isfinite(nsc_score_of(&c, excess)))
+    rc = nsi_fail(NS_ERANGE, "%s: score overflows: demands of %g+ Gbps against a %g Gbps link",
+                  fn, excess / (double)c.nbins, cap); /* never report NaN/inf */
   if (rc == NS_OK) {
     *score = nsc_score_of(&c, excess);
     for (size_t j = 0; j < n; j++) /* Eq. 5: (Delta/2pi * p) mod iter_j */
@@ -367,8 +437,10 @@ int ns_cassini_score_at(const ns_link *link, const ns_cassini_opts *o, const dou
   if (segs > (double)NSC_MAX_SEGMENTS)
     rc = nsi_fail(NS_ERANGE, "%s: %.0f phase boundaries on the circle (max %zu)", fn, segs,
                   NSC_MAX_SEGMENTS);
-  else if (isnan(s = nsc_exact_score(&c, link->jobs, shifts_ms)))
+  else if (nsc_exact_score(&c, link->jobs, shifts_ms, &s) != NS_OK)
     rc = nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
+  else if (!isfinite(s))
+    rc = nsi_fail(NS_ERANGE, "%s: score overflows (demands too large for the capacity)", fn);
   if (rc == NS_OK)
     *score = s;
   nsc_circle_free(&c);
