@@ -477,6 +477,80 @@ static void test_score_at_matches_oracle(void **state) {
   ns_cassini_opts_free(o);
 }
 
+/* ---- real profiles (../shared/data) -------------------------------------------- */
+
+/* Up to `max` multi-node rows (placement of >= 2 nodes) of an adaptdl
+   profile as jobs: compute (step - sync) at 0 Gbps, then the all-reduce
+   (sync) at 25 Gbps. Returns the count; 0 if the file is absent. */
+static size_t load_profile_jobs(const char *rel, ns_job **out, size_t max) {
+  const char *path = ns_test_data_path(rel);
+  if (path == NULL)
+    return 0;
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  char line[256], placement[64];
+  size_t n = 0;
+  int bsz;
+  double step, sync;
+  while (n < max && fgets(line, sizeof line, f))
+    if (sscanf(line, "%63[0-9],%d,%lf,%lf", placement, &bsz, &step, &sync) == 4 &&
+        strlen(placement) >= 2 && sync > 0 && sync < step) {
+      double ph[] = {(step - sync) * 1e3, 0, sync * 1e3, 25};
+      out[n++] = job_of(rel, 2, ph);
+    }
+  fclose(f);
+  return n;
+}
+
+/* Real iteration times (e.g. 287.3 vs 455.3 ms) have huge LCMs: the cap
+   policy must coarsen the quantum (within 10 % of the shortest iteration)
+   or say NS_ERANGE; a score is finite, <= 1, and the binned score agrees
+   with the exact score at its own shifts. */
+static void test_real_profiles(void **state) {
+  (void)state;
+  ns_job *a[24], *b[24];
+  size_t na = load_profile_jobs("profiles/imagenet-placements.csv", a, 24);
+  size_t nb = load_profile_jobs("profiles/bert-placements.csv", b, 24);
+  if (na == 0 || nb == 0) {
+    for (size_t i = 0; i < na; i++)
+      ns_job_free(a[i]);
+    for (size_t i = 0; i < nb; i++)
+      ns_job_free(b[i]);
+    skip();
+  }
+  ns_cassini_opts *o = ns_cassini_opts_new();
+  size_t scored = 0;
+  for (size_t i = 0; i < na; i++)
+    for (size_t k = 0; k < nb; k += 3) {
+      ns_job *pair[2] = {a[i], b[k]};
+      ns_link *l = link_of(50, 2, pair);
+      double p, q, s, sh[2], exact;
+      int rc = ns_cassini_link_perimeter(l, o, &p, &q);
+      double shortest = fmin(ns_job_iteration_ms(a[i]), ns_job_iteration_ms(b[k]));
+      double longest = fmax(ns_job_iteration_ms(a[i]), ns_job_iteration_ms(b[k]));
+      if (rc == NS_ERANGE) {
+        assert_fails_with(ns_cassini_score(l, o, &s, sh, 2), NS_ERANGE, "perimeter");
+      } else {
+        assert_int_equal(rc, NS_OK);
+        assert_true(q == 1.0 || q <= 0.1 * shortest);
+        assert_true(p <= 16 * (longest + q / 2) + 1e-9);
+        assert_int_equal(ns_cassini_score(l, o, &s, sh, 2), NS_OK);
+        assert_true(isfinite(s) && s <= 1.0);
+        assert_true(sh[1] >= 0 && sh[1] < ns_job_iteration_ms(b[k]));
+        assert_int_equal(ns_cassini_score_at(l, o, sh, 2, &exact), NS_OK);
+        assert_near(exact, s, 0.02);
+        scored++;
+      }
+      ns_link_free(l);
+    }
+  assert_true(scored > 0);
+  for (size_t i = 0; i < na; i++)
+    ns_job_free(a[i]);
+  for (size_t i = 0; i < nb; i++)
+    ns_job_free(b[i]);
+  ns_cassini_opts_free(o);
+}
+
 /* ---- optimizer internals ------------------------------------------------------------ */
 
 /* Plain enumeration of every rotation vector (no pruning): the
@@ -968,6 +1042,7 @@ int main(void) {
       cmocka_unit_test(test_oracle_two_jobs_random),
       cmocka_unit_test(test_oracle_three_jobs_random),
       cmocka_unit_test(test_score_at_matches_oracle),
+      cmocka_unit_test(test_real_profiles),
       cmocka_unit_test(test_branch_and_bound_exact),
       cmocka_unit_test(test_bin_means),
       cmocka_unit_test(test_appendix_a_chain),
