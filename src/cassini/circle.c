@@ -242,54 +242,67 @@ static int build_runs(nsc_circle *c) {
   return NS_OK;
 }
 
-int nsc_circle_build(nsc_circle *c, const ns_job *const *jobs, size_t n, double cap,
-                     const ns_cassini_opts *o, const char *fn) {
-  memset(c, 0, sizeof *c);
-  uint64_t *qiter = malloc(n * sizeof *qiter), lcm = 0;
-  if (qiter == NULL)
-    return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
-  double q = 0;
-  int rc = nsc_perimeter(jobs, n, o->quantum_ms, fn, qiter, &q, &lcm);
+/* The perimeter (in quanta of *q) and |A|: per-iteration precision, 360/step
+   bins per longest iteration. NS_ERANGE past NSC_MAX_BINS. */
+static int circle_size(const ns_job *const *jobs, size_t n, const ns_cassini_opts *o,
+                       const char *fn, uint64_t *qiter, double *q, uint64_t *lcm,
+                       size_t *nbins) {
+  NSI_TRY(nsc_perimeter(jobs, n, o->quantum_ms, fn, qiter, q, lcm));
   uint64_t maxq = 0;
-  for (size_t j = 0; rc == NS_OK && j < n; j++)
+  for (size_t j = 0; j < n; j++)
     maxq = qiter[j] > maxq ? qiter[j] : maxq;
-  double bins = rc == NS_OK ? ceil(360.0 / o->step_deg * (double)(lcm / maxq) - 1e-9) : 0;
-  if (rc == NS_OK && bins > (double)NSC_MAX_BINS)
-    rc = nsi_fail(NS_ERANGE, "%s: angle step %g deg needs %.0f bins on this circle (max %zu)",
-                  fn, o->step_deg, bins, NSC_MAX_BINS);
-  if (rc == NS_OK && circle_alloc(c, n, (size_t)bins) != NS_OK)
-    rc = nsi_fail(NS_ENOMEM, "%s: out of memory for %.0f bins", fn, bins);
-  if (rc != NS_OK) {
-    free(qiter);
-    return rc;
-  }
-  c->njobs = n;
-  c->capacity = cap;
-  c->quantum_ms = q;
-  c->perimeter_ms = (double)lcm * q;
-  c->nbins = (size_t)bins;
-  c->bin_ms = c->perimeter_ms / (double)c->nbins;
-  for (size_t j = 0; j < n; j++) {
-    double total = profile_integral(jobs[j], (double)qiter[j] * q, c->perimeter_ms);
-    if (!isfinite(total) || !isfinite(total / c->bin_ms)) { /* bins would be inf - inf */
-      nsc_circle_free(c);
-      free(qiter);
+  double bins = ceil(360.0 / o->step_deg * (double)(*lcm / maxq) - 1e-9);
+  if (bins > (double)NSC_MAX_BINS)
+    return nsi_fail(NS_ERANGE, "%s: angle step %g deg needs %.0f bins on this circle (max %zu)",
+                    fn, o->step_deg, bins, NSC_MAX_BINS);
+  *nbins = (size_t)bins;
+  return NS_OK;
+}
+
+/* Per job: r_j, the Eq. 4 rotations to try, and its bin means. */
+static int circle_fill(nsc_circle *c, const ns_job *const *jobs, uint64_t lcm, const char *fn) {
+  for (size_t j = 0; j < c->njobs; j++) {
+    double period = (double)c->qiter[j] * c->quantum_ms;
+    double total = profile_integral(jobs[j], period, c->perimeter_ms);
+    if (!isfinite(total) || !isfinite(total / c->bin_ms)) /* bins would be inf - inf */
       return nsi_fail(NS_ERANGE, "%s: the demand of job '%s' overflows a double", fn,
                       jobs[j]->name);
-    }
-    c->qiter[j] = qiter[j];
-    c->r[j] = lcm / qiter[j];
+    c->r[j] = lcm / c->qiter[j];
     /* Eq. 4: Delta_j in [0, 2 pi / r_j) */
     double pos = ceil((double)c->nbins / (double)c->r[j] - 1e-9);
     c->positions[j] = j == 0 || pos < 1 ? 1 : (size_t)pos;
     fill_demand(c, j, jobs[j]);
   }
-  free(qiter);
-  if (build_runs(c) != NS_OK) {
-    nsc_circle_free(c);
-    return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
-  }
   return NS_OK;
+}
+
+int nsc_circle_build(nsc_circle *c, const ns_job *const *jobs, size_t n, double cap,
+                     const ns_cassini_opts *o, const char *fn) {
+  memset(c, 0, sizeof *c);
+  uint64_t *qiter = malloc(n * sizeof *qiter), lcm = 0;
+  size_t nbins = 0;
+  double q = 0;
+  if (qiter == NULL)
+    return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
+  int rc = circle_size(jobs, n, o, fn, qiter, &q, &lcm, &nbins);
+  if (rc == NS_OK && circle_alloc(c, n, nbins) != NS_OK)
+    rc = nsi_fail(NS_ENOMEM, "%s: out of memory for %zu bins", fn, nbins);
+  if (rc == NS_OK) {
+    memcpy(c->qiter, qiter, n * sizeof *qiter);
+    c->njobs = n;
+    c->capacity = cap;
+    c->quantum_ms = q;
+    c->perimeter_ms = (double)lcm * q;
+    c->nbins = nbins;
+    c->bin_ms = c->perimeter_ms / (double)nbins;
+    rc = circle_fill(c, jobs, lcm, fn);
+  }
+  if (rc == NS_OK && build_runs(c) != NS_OK)
+    rc = nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
+  free(qiter);
+  if (rc != NS_OK)
+    nsc_circle_free(c);
+  return rc;
 }
 
 double nsc_excess(const double *s, size_t nbins, double cap) {
