@@ -919,6 +919,10 @@ static void test_rank_failure_leaves_state(void **state) {
   ns_candidate_add(c[1], f.up60[1], f.l2);
   assert_fails_with(ns_cassini_rank(c, 2, f.o, &best, NULL), NS_EINVAL, "'bad'");
   assert_int_equal(best, 0);
+  /* the message raised on a worker thread reaches the caller's thread */
+  ns_cassini_opts_set_threads(f.o, 4);
+  assert_fails_with(ns_cassini_rank(c, 2, f.o, &best, NULL), NS_EINVAL, "off by -70 ms");
+  assert_int_equal(best, 0);
   assert_int_equal(ns_candidate_shift_ms(c[0], f.up30[0], &after), NS_OK);
   assert_near(after, before, 0);
   ns_candidate *dup[2] = {c[0], c[0]};
@@ -1006,17 +1010,22 @@ static void test_rank_threads_identical(void **state) {
     for (int j = 0; j < TH_JOBS; j++)
       ns_candidate_add(c[i], jobs[j], links[rng_int(&seed, 0, TH_LINKS - 1)]);
   }
-  size_t b1, b2, b4;
-  double s1[TH_CANDS], s2[TH_CANDS], s4[TH_CANDS], t1[TH_JOBS], t2[TH_JOBS], t4[TH_JOBS];
+  size_t b1, b2, b4, bmax;
+  double s1[TH_CANDS], s2[TH_CANDS], s4[TH_CANDS], smax[TH_CANDS];
+  double t1[TH_JOBS], t2[TH_JOBS], t4[TH_JOBS], tmax[TH_JOBS];
   rank_with_threads(c, 1, &b1, s1, t1, jobs);
   rank_with_threads(c, 2, &b2, s2, t2, jobs);
   rank_with_threads(c, 4, &b4, s4, t4, jobs);
+  rank_with_threads(c, 256, &bmax, smax, tmax, jobs); /* more threads than work items */
   assert_int_equal(b1, b2);
   assert_int_equal(b1, b4);
+  assert_int_equal(b1, bmax);
   assert_memory_equal(s1, s2, sizeof s1);
   assert_memory_equal(s1, s4, sizeof s1);
+  assert_memory_equal(s1, smax, sizeof s1);
   assert_memory_equal(t1, t2, sizeof t1);
   assert_memory_equal(t1, t4, sizeof t1);
+  assert_memory_equal(t1, tmax, sizeof t1);
   for (int i = 0; i < TH_CANDS; i++)
     assert_true(s1[b1] >= s1[i]);
   for (int i = 0; i < TH_CANDS; i++)
