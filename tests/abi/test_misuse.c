@@ -108,6 +108,7 @@ static ns_job *job_with_load(const char *name, int gpus, double mem_mb) {
   ck_assert_int_eq(ns_job_set_gpu_memory_mb(j, mem_mb), NS_OK);
   ck_assert_int_eq(ns_job_set_compute_ms(j, 10, 20), NS_OK);
   ck_assert_int_eq(ns_job_set_iterations(j, 100, 40), NS_OK);
+  ck_assert_int_eq(ns_job_set_model_bytes(j, 100000000), NS_OK); /* 100 MB all-reduce */
   return j;
 }
 
@@ -450,6 +451,38 @@ START_TEST(test_policies_full_cluster_and_committed_job) {
 }
 END_TEST
 
+/* A job that communicates nothing (model bytes 0: no collective phases) spread
+   over more machines than any small test uses (20 of 32, two free GPUs each). */
+START_TEST(test_policies_job_without_traffic) {
+  policy pol[16];
+  int np = policies(pol, 0);
+  ns_cluster *c = ns_cluster_new_leaf_spine(4, 2, 8, 4, 1, 100);
+  int busy[64];
+  for (int i = 0; i < 64; i++)
+    busy[i] = (i / 2) * 4 + i % 2; /* GPUs 0-1 of every server */
+  ck_assert_int_eq(ns_cluster_occupy(c, busy, 64), NS_OK);
+  for (int i = 0; i < np; i++) {
+    ns_job *j = job_with_load("silent", 40, 0);
+    ck_assert_int_eq(ns_job_set_model_bytes(j, 0), NS_OK);
+    ns_placement *p = ns_placement_new();
+    snap *s = snap_take(c);
+    int rc = pol[i].place(c, j, p);
+    ck_assert_unchanged(c, s, pol[i].fn);
+    ck_assert_msg(rc == NS_OK || rc == NS_ENOSPACE, "%s: status %d (%s)", pol[i].name, rc,
+                  ns_last_error());
+    if (rc == NS_OK) {
+      ck_assert_valid_placement(c, j, p, pol[i].name);
+      ck_assert_int_eq(ns_cluster_commit(c, j, p), NS_OK);
+      ck_assert_int_eq(ns_cluster_release(c, j), NS_OK);
+    }
+    snap_free(s);
+    ns_placement_free(p);
+    ns_job_free(j);
+  }
+  ns_cluster_free(c);
+}
+END_TEST
+
 /* ---- huge sizes: bounded-time answers -------------------------------------- */
 
 static double now_s(void) {
@@ -622,6 +655,7 @@ static Suite *misuse_suite(void) {
   tcase_add_test(mismatch, test_placement_from_other_geometry);
   tcase_add_test(mismatch, test_policies_rebind_foreign_placement);
   tcase_add_test(mismatch, test_policies_full_cluster_and_committed_job);
+  tcase_add_test(mismatch, test_policies_job_without_traffic);
   suite_add_tcase(s, mismatch);
 
   /* Generous for sanitizer builds on a shared 2-core machine; a hang still

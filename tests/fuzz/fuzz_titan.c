@@ -47,7 +47,7 @@ static void check_traffic(fz *f) {
 }
 
 static ns_job *random_job(fz *f, int ngpus) {
-  ns_job *j = ns_job_new("titan", (int)fz_range(f, 1, ngpus + 2 < 40 ? ngpus + 2 : 40));
+  ns_job *j = ns_job_new("titan", (int)fz_range(f, 1, ngpus + 2 < 160 ? ngpus + 2 : 160));
   ns_job_set_collective(j, (ns_collective)fz_range(f, 0, 3));
   ns_job_set_model_bytes(j, (uint64_t)fz_range(f, 0, 1) ? (uint64_t)fz_u32(f) * 64 : 0);
   ns_job_set_iteration_ms(j, 1 + (double)fz_range(f, 0, 1000));
@@ -109,8 +109,9 @@ static void op_place(fz *f, ns_cluster *c, ns_job **jobs, int *njobs) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fz f = {data, size};
   static const double gbps[] = {10, 25, 100, 400};
-  int L = (int)fz_range(&f, 1, 3), S = (int)fz_range(&f, 0, 2);
-  int SPL = (int)fz_range(&f, 1, 4), GPS = (int)fz_range(&f, 1, 8);
+  /* Up to 48 machines: the greedy's per-machine tables grow past 16. */
+  int L = (int)fz_range(&f, 1, 4), S = (int)fz_range(&f, 0, 2);
+  int SPL = (int)fz_range(&f, 1, 12), GPS = (int)fz_range(&f, 1, 8);
   ns_cluster *c = ns_cluster_new_leaf_spine(L, S, SPL, GPS, S ? 1 : 0, gbps[fz_range(&f, 0, 3)]);
   FZ_CHECK(c != NULL, "cluster");
   int ngpus = L * SPL * GPS;
