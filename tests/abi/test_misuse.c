@@ -364,6 +364,15 @@ static int policies(policy *out, int report) {
   return n;
 }
 
+/* A build may link stubs for a module that has not landed; they answer
+   NS_EUNSUPPORTED (sim.h: "the policy's module is not available"). */
+static int unsupported(const policy *p, int rc) {
+  if (rc != NS_EUNSUPPORTED)
+    return 0;
+  printf("SKIP %s: %s is a stub in this build (%s)\n", p->name, p->fn, ns_last_error());
+  return 1;
+}
+
 /* A fresh placement: GPUs distinct, in range, free; bound to this cluster. */
 static void ck_assert_valid_placement(const ns_cluster *c, const ns_job *j, const ns_placement *p,
                                       const char *who) {
@@ -391,12 +400,14 @@ START_TEST(test_policies_rebind_foreign_placement) {
     snap *s = snap_take(c);
     int rc = pol[i].place(c, j, p);
     ck_assert_unchanged(c, s, pol[i].fn);
-    ck_assert_msg(rc == NS_OK, "%s on an empty cluster: %d (%s)", pol[i].name, rc,
-                  ns_last_error());
-    ck_assert_valid_placement(c, j, p, pol[i].name);
-    ck_assert_msg(ns_cluster_commit(c, j, p) == NS_OK, "%s: commit: %s", pol[i].name,
-                  ns_last_error());
-    ck_assert_int_eq(ns_cluster_release(c, j), NS_OK);
+    if (!unsupported(&pol[i], rc)) {
+      ck_assert_msg(rc == NS_OK, "%s on an empty cluster: %d (%s)", pol[i].name, rc,
+                    ns_last_error());
+      ck_assert_valid_placement(c, j, p, pol[i].name);
+      ck_assert_msg(ns_cluster_commit(c, j, p) == NS_OK, "%s: commit: %s", pol[i].name,
+                    ns_last_error());
+      ck_assert_int_eq(ns_cluster_release(c, j), NS_OK);
+    }
     snap_free(s);
     ns_placement_free(p);
     ns_job_free(j);
@@ -436,6 +447,11 @@ START_TEST(test_policies_full_cluster_and_committed_job) {
     ns_placement *p = ns_placement_new();
     snap *s = snap_take(c);
     int rc = pol[i].place(c, j, p);
+    if (unsupported(&pol[i], rc)) {
+      snap_free(s);
+      ns_placement_free(p);
+      continue;
+    }
     ck_assert_msg(rc == NS_ENOSPACE, "%s on a full cluster: %d", pol[i].name, rc);
     if (strcmp(pol[i].name, "dally") != 0) /* a declined offer is not an error */
       ck_assert_msg(strstr(ns_last_error(), pol[i].fn) != NULL, "%s: message '%s'",
@@ -468,8 +484,8 @@ START_TEST(test_policies_job_without_traffic) {
     snap *s = snap_take(c);
     int rc = pol[i].place(c, j, p);
     ck_assert_unchanged(c, s, pol[i].fn);
-    ck_assert_msg(rc == NS_OK || rc == NS_ENOSPACE, "%s: status %d (%s)", pol[i].name, rc,
-                  ns_last_error());
+    ck_assert_msg(rc == NS_OK || rc == NS_ENOSPACE || unsupported(&pol[i], rc),
+                  "%s: status %d (%s)", pol[i].name, rc, ns_last_error());
     if (rc == NS_OK) {
       ck_assert_valid_placement(c, j, p, pol[i].name);
       ck_assert_int_eq(ns_cluster_commit(c, j, p), NS_OK);
@@ -520,10 +536,10 @@ START_TEST(test_million_jobs_on_a_link) {
   ck_assert_uint_eq(ns_link_job_count(l), N);
   ck_assert_ptr_eq(ns_link_job(l, N - 1), jobs[N - 1]);
   printf("1e6 jobs on a link: built in %.2f s\n", now_s() - t0);
-  if (ns_cassini_score == NULL || ns_cassini_opts_new == NULL) {
+  ns_cassini_opts *o = ns_cassini_opts_new != NULL ? ns_cassini_opts_new() : NULL;
+  if (ns_cassini_score == NULL || o == NULL) {
     printf("SKIP cassini: ns_cassini_score is not in this build (module not landed)\n");
   } else { /* any documented answer, in bounded time (the TCase timeout) */
-    ns_cassini_opts *o = ns_cassini_opts_new();
     double score = NAN, *shifts = malloc(N * sizeof *shifts);
     t0 = now_s();
     int rc = ns_cassini_score(l, o, &score, shifts, N);
@@ -620,7 +636,9 @@ START_TEST(test_100k_gpu_cluster_policies) {
       printf("%s, %d GPUs of 100k: status %d in %.3f s\n", pol[i].name, sizes[k], rc,
              now_s() - t0);
       fflush(stdout);
-      if (sizes[k] > 100000) /* never fits: lwf.h says ENOSPACE, dally.h EINVAL */
+      if (unsupported(&pol[i], rc))
+        ; /* stub */
+      else if (sizes[k] > 100000) /* never fits: lwf.h says ENOSPACE, dally.h EINVAL */
         ck_assert_msg((rc == NS_ENOSPACE || rc == NS_EINVAL) &&
                           strstr(ns_last_error(), pol[i].fn) != NULL,
                       "%s: %d GPUs on a 100 000-GPU cluster: %d (%s)", pol[i].name, sizes[k], rc,
