@@ -349,7 +349,7 @@ static int stage3_ocs(const ns_cluster *c, const vc_ocs_state *st, const ns_job 
   int rc = NS_ENOSPACE, shapes = 0, n = job->gpus;
   for (long long l = vc_first_l(n, st->S); l <= st->L && rc == NS_ENOSPACE; l *= 2) {
     int s = vc_spines_for(n, (int)l, st->T);
-    if (l == 1 || s > st->S || s / st->T > c->servers_per_leaf)
+    if (!vc_shape_ok((int)l, s, n, c))
       continue;
     shapes++;
     ns_placement_clear(p);

@@ -16,11 +16,15 @@
  *     (the paper's "s = (l = 1) ? 0"), so it is skipped.
  *   - N_new: the paper's "N must be prime" is garbled; a virtual leaf takes
  *     s/T whole idle servers, so N must factor as l * s with s a multiple
- *     of T. For each l we round N up to N_new = l * s with
- *     s = T * ceil(N / (l * T)), the smallest such size, and place N_new
- *     GPUs (commit accepts a placement larger than the job).
+ *     of T. Appendix A.2 also wants the ports of a virtual leaf "as large
+ *     as possible to a power of 2", and Lemma 5.1 needs it: with s = 24,
+ *     recursive halving-doubling is not a leaf-wise permutation and two
+ *     flows meet on one downlink (found by tests/unit/test_vclos.c). So
+ *     for each l, s = T * 2^j is the smallest power-of-two multiple of T
+ *     with l * s >= N, and the job gets N_new = l * s GPUs (commit accepts
+ *     a placement larger than the job).
  *   - a shape is tried only if s <= S (one virtual spine per spine) and
- *     s / T <= servers per leaf; the first l whose ILP/search is feasible
+ *     s / T <= servers per leaf. The first l whose ILP/search is feasible
  *     wins (Alg. 3 line 5), even if a later l would cost less.
  *   - if no shape fits even an empty fabric the job can never run:
  *     NS_EINVAL rather than NS_ENOSPACE.
@@ -29,6 +33,7 @@
  * virtual leaf (the i-th GPU of the job on that leaf, placement order) is
  * routed through the i-th chosen spine (route.c, §5.2).
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,8 +48,15 @@ int vc_first_l(int n, int spines) {
 }
 
 int vc_spines_for(int n, int l, int T) {
-  long long per = (long long)l * T;
-  return (int)(T * ((n + per - 1) / per));
+  long long s = T;
+  while ((long long)l * s < n && s <= INT_MAX / 2)
+    s *= 2; /* A.2: ports per virtual leaf "as large as possible to a power of 2" */
+  return (long long)l * s >= n ? (int)s : INT_MAX;
+}
+
+int vc_shape_ok(int l, int s, int n, const ns_cluster *c) {
+  (void)n;
+  return l > 1 && s <= c->spines && s / c->gpus_per_server <= c->servers_per_leaf;
 }
 
 /* ---- stage 0 and 1 ---------------------------------------------------------- */
@@ -164,7 +176,7 @@ static int stage2(const ns_cluster *c, const ns_job *job, const ns_vclos_opts *o
   for (long long l = vc_first_l(n, c->spines); buf && l <= c->leaves && rc == NS_ENOSPACE;
        l *= 2) {
     int s = vc_spines_for(n, (int)l, T);
-    if (l == 1 || s > c->spines || s / T > c->servers_per_leaf)
+    if (!vc_shape_ok((int)l, s, n, c))
       continue;
     shapes++;
     vc_choice ch = {buf, buf + c->leaves, 0};

@@ -54,6 +54,8 @@ int vc_ilp(const vc_fabric *f, int l, int s, double time_limit_s, vc_choice *ch,
    works). */
 int vc_first_l(int n, int spines);
 int vc_spines_for(int n, int l, int T);
+/* 1 if the l x s shape is admissible for an N-GPU job on cluster c. */
+int vc_shape_ok(int l, int s, int n, const ns_cluster *c);
 
 /* Cluster helpers of vclos.c: free GPUs on a server, idle servers on a
    leaf, and appending the GPUs of the lowest `servers` idle servers of a
