@@ -2,15 +2,19 @@
 # Installs the library into a temporary DESTDIR and builds + runs
 # examples/cluster_basics.c out of tree with `pkg-config --cflags --libs netsched`,
 # the way a consumer would. Usage: tests/pkgconfig.sh [build-output-dir]
+# The nested make runs without SANITIZE (and without the parent's MAKEFLAGS),
+# so under `make sanitize` it still installs and tests the normal build.
 set -u
-out=${1:-lib}
+out=${1:-lib}  # build output in use (for messages)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
 check() { if "$@"; then pass=$((pass + 1)); else echo "FAILED: $*"; fail=$((fail + 1)); fi; }
 
 prefix=/usr/local
-if make -s install DESTDIR="$tmp/root" PREFIX=$prefix >"$tmp/install.log" 2>&1; then
+# The consumer build is a plain one: do not inherit SANITIZE=1 from `make sanitize`
+# (an uninstrumented program cannot load an ASan-built library).
+if env -u SANITIZE MAKEFLAGS= make -s install DESTDIR="$tmp/root" PREFIX=$prefix >"$tmp/install.log" 2>&1; then
   pass=$((pass + 1))
   export PKG_CONFIG_PATH="$tmp/root$prefix/lib/pkgconfig"
   export PKG_CONFIG_SYSROOT_DIR="$tmp/root"
@@ -27,5 +31,6 @@ else
   cat "$tmp/install.log"
   fail=$((fail + 1))
 fi
+echo "(library from $out)"
 echo "pkgconfig: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
