@@ -10,6 +10,7 @@
 
 #include <stdlib.h>
 
+#include "core/collective.h"
 #include "core/internal.h"
 #include "vclos/vclos_internal.h"
 
@@ -396,45 +397,21 @@ static void test_search_vs_ilp_medium(void **state) {
 /* ---- random commit sequences: isolation, Lemma 5.1 -------------------------- */
 
 /* Per-phase flows of a collective over N workers (worker r = the r-th GPU of
-   the placement): ring (one step pattern, repeated 2(N-1) times), recursive
-   halving-doubling with the pre/post step for non-powers of two (§5.2), and
-   pair-wise all-to-all (step t: i -> (i + t + 1) mod N). Returns the number
-   of flows of `phase`, -1 past the last phase. */
+   the placement), from the shared definitions in src/core/collective.c:
+   ring, halving-doubling (with the pre/post step when N is not a power of
+   two) and pair-wise all-to-all. Returns the number of flows of `phase`,
+   -1 past the last phase. */
 static int flows(ns_collective coll, int N, int phase, int *src, int *dst) {
+  if (N < 2 || phase >= nsi_coll_phases(coll, N))
+    return -1;
   int n = 0;
-  if (coll == NS_COLL_RING) {
-    if (phase > 0)
-      return -1;
-    for (int i = 0; i < N; i++)
-      src[n] = i, dst[n++] = (i + 1) % N;
-    return n;
+  for (int from = 0; from < N; from++) {
+    nsi_flow out[NSI_COLL_MAX_SENDS];
+    int k = nsi_coll_sends(coll, N, (uint64_t)N << 20, phase, from, out);
+    for (int i = 0; i < k; i++)
+      src[n] = from, dst[n++] = out[i].to;
   }
-  if (coll == NS_COLL_ALL_TO_ALL) {
-    if (phase > N - 2)
-      return -1;
-    for (int i = 0; i < N; i++)
-      src[n] = i, dst[n++] = (i + phase + 1) % N;
-    return n;
-  }
-  int p = 1, logp = 0;
-  while (p * 2 <= N)
-    p *= 2, logp++;
-  if (phase == 0) { /* pre-step: the N - p extra workers hand in their data */
-    for (int i = 0; i < N - p; i++)
-      src[n] = i + p, dst[n++] = i;
-    return n;
-  }
-  if (phase <= logp) { /* exchange with i XOR 2^k, both directions at once */
-    for (int i = 0; i < p; i++)
-      src[n] = i, dst[n++] = i ^ (1 << (phase - 1));
-    return n;
-  }
-  if (phase == logp + 1) { /* post-step: results go back */
-    for (int i = 0; i < N - p; i++)
-      src[n] = i, dst[n++] = i + p;
-    return n;
-  }
-  return -1;
+  return n;
 }
 
 /* Lemma 5.1 for one committed job: every cross-leaf flow takes one of the
@@ -444,7 +421,8 @@ static void check_lemma(const ns_cluster *c, const ns_job *job) {
   ns_placement *p = ns_placement_new();
   assert_int_equal(ns_cluster_job_placement(c, job, p), NS_OK);
   int N = (int)ns_placement_gpu_count(p), nl = ns_placement_link_count(p);
-  int *src = malloc((size_t)N * sizeof *src), *dst = malloc((size_t)N * sizeof *dst);
+  size_t cap = (size_t)N * NSI_COLL_MAX_SENDS + 1;
+  int *src = malloc(cap * sizeof *src), *dst = malloc(cap * sizeof *dst);
   int *use = malloc((size_t)(nl ? nl : 1) * 2 * sizeof *use);
   int per_leaf = ns_cluster_servers_per_leaf(c) * ns_cluster_gpus_per_server(c);
   static const ns_collective colls[] = {NS_COLL_RING, NS_COLL_HALVING_DOUBLING,
