@@ -16,20 +16,30 @@
  *      OCS circuits of idle ports (§7.2), one circuit per GPU
  *   3  OCS-vClos only: l x s virtual Clos over rewired idle OCS ports, an
  *      ILP after Appendix A.3 (always solved by CBC)
- * Size rounding (the paper's N_new): a virtual leaf holds s/T whole
- * servers, so a Stage-2/3 job of N GPUs is given N_new = l*s GPUs with
- * s = T * ceil(N / (l*T)) for the first l of the sequence
- * max(1, 2^floor(log2 N) / S), doubled while <= L, that fits. The
- * placement may therefore hold more GPUs than the job asked for.
- *
+ * Size rounding (the paper's N_new): a virtual leaf holds s/T whole idle
+ * servers and s ports, a power-of-two multiple of T (Appendix A.2; needed
+ * for Lemma 5.1 under halving-doubling). For l = max(1, 2^floor(log2 N)
+ * / S), doubled while l <= L, s is the smallest T * 2^j with l * s >= N,
+ * and the first l whose l x s virtual Clos exists is taken (l = 1 is
+ * Stage 1). The job gets N_new = l * s GPUs: the placement may hold more
+ * GPUs than the job asked for (e.g. N = 40 on 8-GPU servers and 32
+ * spines: 2 x 32 = 64).
+ * Objective (6): among feasible l x s virtual Clos, minimise
+ * sum RPN(S_m) + T * sum RSN(L_n) (free ports of the chosen spines, idle
+ * servers of the chosen leaves): pack jobs where resources are scarce.
+ * OCS layer (ns_cluster_enable_ocs): each leaf port and spine port sits on
+ * one OCS, a crossbar; jobs get circuits between idle ports only, and a
+ * placement link is then a circuit (leaf, spine) from one leaf port.
  * Status of ns_vclos_place: NS_OK; NS_ENOSPACE (no placement now: wait);
  * NS_EINVAL (bad argument, job larger than the fabric, or no l x s shape
  * fits this fabric even empty); NS_EUNSUPPORTED (a multi-leaf job on a
  * cluster without spines); NS_ESOLVER (CBC failed or hit its time limit;
  * the message carries CBC's status); NS_ERANGE (the exact search exceeded
  * its node budget). `out` and the cluster are untouched on failure.
- * Thread safety: distinct clusters may be used from different threads;
- * the ILP path calls CBC, whose thread safety is CBC's.
+ * Thread safety: the exact search keeps no shared state, so distinct
+ * clusters may be placed from different threads. The ILP path runs CBC
+ * (CbcMain1), which this library does not vouch for: serialise ILP calls
+ * across threads.
  */
 #ifndef NETSCHED_VCLOS_H
 #define NETSCHED_VCLOS_H

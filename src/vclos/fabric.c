@@ -9,17 +9,6 @@
 
 #include "vclos/vclos_internal.h"
 
-static int idle_servers(const ns_cluster *c, int leaf) {
-  int idle = 0;
-  for (int sv = leaf * c->servers_per_leaf; sv < (leaf + 1) * c->servers_per_leaf; sv++) {
-    int g0 = sv * c->gpus_per_server, all = 1;
-    for (int g = g0; g < g0 + c->gpus_per_server && all; g++)
-      all = nsi_gpu_free(c, g);
-    idle += all;
-  }
-  return idle;
-}
-
 int vc_fabric_build(vc_fabric *f, const ns_cluster *c, const char *fn) {
   memset(f, 0, sizeof *f);
   f->L = c->leaves;
@@ -36,7 +25,7 @@ int vc_fabric_build(vc_fabric *f, const ns_cluster *c, const char *fn) {
     return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
   }
   for (int n = 0; n < f->L; n++) {
-    f->idle[n] = idle_servers(c, n);
+    f->idle[n] = vc_idle_on_leaf(c, n);
     for (int m = 0; m < f->S; m++) {
       int free_links = 0;
       for (int k = 0; k < f->K; k++)
