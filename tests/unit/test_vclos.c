@@ -702,6 +702,58 @@ static void test_ocs_stage3_ilp(void **state) {
   ns_cluster_free(c);
 }
 
+/* Several virtual leaves on one leaf (Stage 3's v_n = 2): 4 leaves x 2
+   spines, 4 one-GPU servers per leaf, 2 links per pair, one OCS. Leaf 3 is
+   busy and wires one circuit to each spine, leaving each spine 7 < 8 free
+   ports. N = 8: no leaf has 8 servers and no spine 8 ports, so Stage 3 with
+   l0 = 8 / 2 = 4 and s = 2. Leaves 1 and 2 keep 2 idle servers (room for one
+   virtual leaf each, cost RSN*T = 2), leaf 0 has 4 (two virtual leaves, cost
+   4 each): the optimum is v = (2, 1, 1, 0), objective 2*4 + 2 + 2 + 7 + 7. */
+static void test_ocs_stage3_two_virtual_leaves(void **state) {
+  (void)state;
+  ns_cluster *c = ns_cluster_new_leaf_spine(4, 2, 4, 1, 2, 100);
+  assert_int_equal(ns_cluster_enable_ocs(c, 1), NS_OK);
+  occupy_range(c, 4, 2);  /* leaf 1 servers 4, 5 */
+  occupy_range(c, 8, 2);  /* leaf 2 servers 8, 9 */
+  occupy_range(c, 13, 3); /* leaf 3: the blocker holds server 12 */
+  ns_job *blocker = ns_job_new("blocker", 1);
+  ns_placement *b = ns_placement_new();
+  assert_int_equal(ns_placement_add_gpu(b, 12), NS_OK);
+  assert_int_equal(nsi_placement_add_link(b, 3, 0, 0), NS_OK);
+  assert_int_equal(nsi_placement_add_link(b, 3, 1, 1), NS_OK);
+  assert_int_equal(ns_cluster_commit(c, blocker, b), NS_OK);
+  ns_vclos_opts *o = ns_vclos_opts_new();
+  ns_placement *p = ns_placement_new();
+  ns_job *j = ns_job_new("j8", 8);
+  int stage = -1;
+  assert_int_equal(ns_vclos_place_ex(c, j, o, p, &stage), NS_OK);
+  assert_int_equal(stage, 3);
+  assert_int_equal(ns_placement_virtual_leaves(p), 4);
+  assert_int_equal(ns_placement_virtual_spines(p), 2);
+  int expect_gpu[] = {0, 1, 2, 3, 6, 7, 10, 11};
+  for (int i = 0; i < 8; i++)
+    assert_int_equal(ns_placement_gpu(p, (size_t)i), expect_gpu[i]);
+  int per_leaf[3] = {0}, per_spine[2] = {0};
+  for (int i = 0; i < 8; i++) {
+    int l, sp;
+    ns_placement_link(p, (size_t)i, &l, &sp);
+    per_leaf[l]++, per_spine[sp]++;
+  }
+  assert_int_equal(per_leaf[0], 4); /* two virtual leaves x two spines */
+  assert_int_equal(per_leaf[1], 2);
+  assert_int_equal(per_spine[0], 4);
+  assert_int_equal(ns_cluster_commit(c, j, p), NS_OK);
+  assert_int_equal(ns_cluster_ocs_free_spine_ports(c, 0, 0), 3); /* 8 - 1 - 4 */
+  assert_int_equal(ns_cluster_ocs_free_leaf_ports(c, 0, 0), 0);
+  check_lemma(c, j);
+  ns_placement_free(p);
+  ns_placement_free(b);
+  ns_vclos_opts_free(o);
+  ns_job_free(j);
+  ns_job_free(blocker);
+  ns_cluster_free(c);
+}
+
 /* Random OCS sequences: no leaf port is used twice, no (spine, OCS) exceeds
    its ports, the cluster's free-port counts agree, Lemma 5.1 holds. */
 static void check_ocs_ports(const ns_cluster *c, ns_job **jobs, const int *live, int nj) {
@@ -889,6 +941,7 @@ int main(void) {
       cmocka_unit_test(test_lemma_sizes),
       cmocka_unit_test(test_ocs_stage2_single_spine),
       cmocka_unit_test(test_ocs_stage3_ilp),
+      cmocka_unit_test(test_ocs_stage3_two_virtual_leaves),
       cmocka_unit_test(test_ocs_random_commits),
       cmocka_unit_test(test_bad_input),
       cmocka_unit_test(test_cbc_timeout),
