@@ -126,62 +126,74 @@ static int reduce(const vc_fabric *f, int l, int s, uint64_t *mask, unsigned cha
   return left;
 }
 
-/* Fills the context's candidate arrays from the reduced fabric. */
-static int prepare(vc_search_ctx *x, const char *fn) {
+static int ctx_alloc(vc_search_ctx *x, const char *fn) {
+  size_t L = (size_t)x->f->L, W = (size_t)x->f->words;
+  x->cand = calloc(L, sizeof *x->cand);
+  x->cbits = calloc(L * W + 1, sizeof *x->cbits);
+  x->ccost = calloc(L, sizeof *x->ccost);
+  x->prefix = calloc(L + 1, sizeof *x->prefix);
+  x->spine_order = calloc((size_t)x->f->S, sizeof *x->spine_order);
+  if (!x->cand || !x->cbits || !x->ccost || !x->prefix || !x->spine_order)
+    return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
+  return NS_OK;
+}
+
+static void order_spines(vc_search_ctx *x, vc_spine_key *sk) {
+  for (int m = 0; m < x->f->S; m++)
+    sk[m] = (vc_spine_key){x->f->rpn[m], m};
+  qsort(sk, (size_t)x->f->S, sizeof *sk, cmp_spine);
+  for (int m = 0; m < x->f->S; m++)
+    x->spine_order[m] = sk[m].m;
+}
+
+/* The surviving leaves, their spine sets masked to the surviving spines,
+   sorted by cmp_key into the context (masked sets staged in `staged`). */
+static void fill_candidates(vc_search_ctx *x, const uint64_t *mask, const unsigned char *alive,
+                            vc_key *keys, uint64_t *staged) {
   const vc_fabric *f = x->f;
-  int W = f->words, rc = NS_OK;
-  uint64_t *mask = calloc((size_t)W, sizeof *mask), *tmp = calloc((size_t)W, sizeof *tmp);
-  unsigned char *alive = calloc((size_t)f->L, 1);
-  int *count = calloc((size_t)f->S, sizeof *count);
-  vc_key *keys = calloc((size_t)f->L, sizeof *keys);
-  vc_spine_key *sk = calloc((size_t)f->S, sizeof *sk);
-  x->cand = calloc((size_t)f->L, sizeof *x->cand);
-  x->cbits = calloc((size_t)f->L * (size_t)W, sizeof *x->cbits);
-  x->ccost = calloc((size_t)f->L, sizeof *x->ccost);
-  x->prefix = calloc((size_t)f->L + 1, sizeof *x->prefix);
-  x->spine_order = calloc((size_t)f->S, sizeof *x->spine_order);
-  if (!mask || !tmp || !alive || !count || !keys || !sk || !x->cand || !x->cbits || !x->ccost ||
-      !x->prefix || !x->spine_order) {
-    rc = nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
-    goto done;
-  }
-  for (int m = 0; m < f->S; m++)
-    mask[m >> 6] |= (uint64_t)1 << (m & 63);
-  for (int n = 0; n < f->L; n++) /* Eq. 5: r_n <= R_n with T * r_n = s */
-    alive[n] = (int64_t)f->idle[n] * f->T >= x->s;
-  reduce(f, x->l, x->s, mask, alive, count, tmp);
+  int W = f->words;
   x->W = W;
   x->nc = 0;
   for (int n = 0; n < f->L; n++)
     if (alive[n]) {
-      uint64_t *dst = x->cbits + (size_t)x->nc * W;
+      uint64_t *dst = staged + (size_t)x->nc * W;
       popcount_and(f->bits + (size_t)n * W, mask, dst, W);
-      keys[x->nc] = (vc_key){(int64_t)f->idle[n] * f->T, n, W, dst};
-      x->nc++;
+      keys[x->nc++] = (vc_key){(int64_t)f->idle[n] * f->T, n, W, dst};
     }
   qsort(keys, (size_t)x->nc, sizeof *keys, cmp_key);
-  /* keys point into cbits; copy out in sorted order through tmp storage */
-  uint64_t *sorted = calloc((size_t)(x->nc ? x->nc : 1) * (size_t)W, sizeof *sorted);
-  if (sorted == NULL) {
-    rc = nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
-    goto done;
-  }
   for (int i = 0; i < x->nc; i++) {
     x->cand[i] = keys[i].leaf;
     x->ccost[i] = keys[i].cost;
     x->prefix[i + 1] = x->prefix[i] + keys[i].cost;
-    memcpy(sorted + (size_t)i * W, keys[i].bits, (size_t)W * sizeof *sorted);
+    memcpy(x->cbits + (size_t)i * W, keys[i].bits, (size_t)W * sizeof *x->cbits);
   }
-  free(x->cbits);
-  x->cbits = sorted;
-  for (int m = 0; m < f->S; m++)
-    sk[m] = (vc_spine_key){f->rpn[m], m};
-  qsort(sk, (size_t)f->S, sizeof *sk, cmp_spine);
-  for (int m = 0; m < f->S; m++)
-    x->spine_order[m] = sk[m].m;
-done:
+}
+
+/* Fills the context's candidate arrays from the reduced fabric. */
+static int prepare(vc_search_ctx *x, const char *fn) {
+  const vc_fabric *f = x->f;
+  size_t W = (size_t)f->words, L = (size_t)f->L;
+  uint64_t *mask = calloc(W + 1, sizeof *mask), *tmp = calloc(W + 1, sizeof *tmp);
+  uint64_t *staged = calloc(L * W + 1, sizeof *staged);
+  unsigned char *alive = calloc(L, 1);
+  int *count = calloc((size_t)f->S, sizeof *count);
+  vc_key *keys = calloc(L, sizeof *keys);
+  vc_spine_key *sk = calloc((size_t)f->S, sizeof *sk);
+  int rc = ctx_alloc(x, fn);
+  if (rc == NS_OK && (!mask || !tmp || !staged || !alive || !count || !keys || !sk))
+    rc = nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
+  if (rc == NS_OK) {
+    for (int m = 0; m < f->S; m++)
+      mask[m >> 6] |= (uint64_t)1 << (m & 63);
+    for (int n = 0; n < f->L; n++) /* Eq. 5: r_n <= R_n with T * r_n = s */
+      alive[n] = (int64_t)f->idle[n] * f->T >= x->s;
+    reduce(f, x->l, x->s, mask, alive, count, tmp);
+    fill_candidates(x, mask, alive, keys, staged);
+    order_spines(x, sk);
+  }
   free(mask);
   free(tmp);
+  free(staged);
   free(alive);
   free(count);
   free(keys);

@@ -28,10 +28,26 @@
  *     wins (Alg. 3 line 5), even if a later l would cost less.
  *   - if no shape fits even an empty fabric the job can never run:
  *     NS_EINVAL rather than NS_ENOSPACE.
+ *   - Eq. 2-5 with binary l_n, s_m: at most one virtual leaf per leaf and
+ *     one virtual spine per spine, one link per (leaf, spine) pair (A.2
+ *     "at most one virtual leaf/virtual spine ... for one training task");
+ *     (5)'s r_n is s/T whole idle servers, so leaves with fewer are out.
+ *   - objective (6) uses RPN = free leaf links of a spine and RSN = idle
+ *     servers of a leaf, both before the decision. Ties: the exact search
+ *     keeps the first optimum (cheapest, then lowest ids); CBC breaks ties
+ *     its own way, so the two may differ in links but not in objective.
  * Chosen leaves contribute their lowest idle servers; each (chosen leaf,
  * chosen spine) pair reserves its lowest free parallel link. Port i of a
  * virtual leaf (the i-th GPU of the job on that leaf, placement order) is
- * routed through the i-th chosen spine (route.c, §5.2).
+ * routed through the i-th chosen spine (route.c, §5.2; outside vClos jobs
+ * f_m(i) = i mod S).
+ * OCS-vClos readings (details in ocs.c and src/core/ocs.c): an OCS is a
+ * crossbar of leaf and spine ports; static link (n, m, k) sits on OCS
+ * (n*K + m*K + k) mod O; only idle ports are wired; Stage 2 = the spine
+ * with the fewest free ports >= N, one circuit per GPU, servers chosen
+ * greedily (the paper gives no procedure; the two-leaf spineless case of
+ * Fig. 3 is not modelled); Stage 3 = ILP (7)-(12) with binary s_m and
+ * aggregated virtual leaves per leaf, always solved by CBC.
  */
 #include <limits.h>
 #include <stdlib.h>
