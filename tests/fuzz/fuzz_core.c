@@ -16,7 +16,9 @@
  *
  * Placements get reserved leaf-spine links through the internal
  * nsi_placement_add_link (there is no public setter: only vClos adds links),
- * so the link paths of commit/release are fuzzed too.
+ * so the link paths of commit/release are fuzzed too; once an OCS layer is
+ * enabled, static link queries must answer NS_EUNSUPPORTED and commits carry
+ * GPUs only (OCS circuits are exercised by fuzz_vclos).
  */
 #include "fuzz_util.h"
 
@@ -86,7 +88,7 @@ static void check_against_model(const ns_cluster *c, const model *m) {
     for (int s = 0; s < m->S; s++)
       for (int k = 0; k < m->K; k++)
         FZ_CHECK(ns_cluster_link_is_reserved(c, l, s, k) ==
-                     (m->link_owner[(l * m->S + s) * m->K + k] >= 0),
+                     (m->ocs ? NS_EUNSUPPORTED : m->link_owner[(l * m->S + s) * m->K + k] >= 0),
                  "link (%d,%d,%d)", l, s, k);
   FZ_CHECK(ns_cluster_gpu_sharing(c) == m->sharing, "sharing");
   FZ_CHECK(ns_cluster_ocs_count(c) == m->ocs, "ocs count");
@@ -131,7 +133,9 @@ static int op_commit(fz *f, ns_cluster *c, const ns_cluster *other, model *m) {
     ns_placement_bind(p, other); /* another geometry */
     errs |= E_INVAL;
   }
-  nl = (int)fz_range(f, 0, 3);
+  /* With an OCS layer, links are circuits through OCS ports (vClos's
+     business): this target then commits GPUs only. */
+  nl = m->ocs ? 0 : (int)fz_range(f, 0, 3);
   for (int i = 0; i < nl; i++) {
     links[i][0] = (int)fz_range(f, -1, m->L);
     links[i][1] = (int)fz_range(f, -1, m->S);

@@ -107,7 +107,9 @@ static inline int fz_snap_take(const ns_cluster *c, fz_snap *s) {
   s->ngpus = ns_cluster_gpu_count(c);
   int L = ns_cluster_leaf_count(c), S = ns_cluster_spine_count(c);
   int K = ns_cluster_links_per_pair(c);
-  s->nlinks_total = S > 0 ? L * S * K : 0;
+  /* With an OCS layer the static link queries fail (NS_EUNSUPPORTED) and
+     would overwrite ns_last_error(): every call here must succeed. */
+  s->nlinks_total = S > 0 && ns_cluster_ocs_count(c) == 0 ? L * S * K : 0;
   s->njobs_total = ns_cluster_job_count(c);
   s->free_total = ns_cluster_free_gpu_count(c);
   s->jobs_on_gpu = calloc((size_t)s->ngpus, sizeof *s->jobs_on_gpu);
@@ -124,7 +126,7 @@ static inline int fz_snap_take(const ns_cluster *c, fz_snap *s) {
     s->workload[g] = ns_cluster_gpu_workload_ms(c, g);
   }
   int i = 0;
-  for (int l = 0; l < L && S > 0; l++)
+  for (int l = 0; l < L && s->nlinks_total > 0; l++)
     for (int sp = 0; sp < S; sp++)
       for (int k = 0; k < K; k++)
         s->link_reserved[i++] = (unsigned char)ns_cluster_link_is_reserved(c, l, sp, k);
