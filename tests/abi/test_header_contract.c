@@ -3,7 +3,7 @@
  * contract (design/API.md): every ns_* function named in API.md's code
  * blocks is declared in include/ with NS_API, with the same return type and
  * the same parameter types in the same order; and every ns_* function the
- * headers declare carries NS_API (else it would not be exported).
+ * headers declare carries NS_API and is exported by the shared library.
  *
  * Paths: NS_DESIGN_DIR (default ../shared/design) and NS_INCLUDE_DIR
  * (default include), relative to the directory make runs in. Without
@@ -348,11 +348,52 @@ START_TEST(test_api_md_signatures_match) {
 }
 END_TEST
 
+/* Every function the headers declare is exported by the shared library
+   (NS_LIBRARY, default lib/libnetsched.so): declared but unimplemented
+   functions would only fail at a consumer's link time. */
+START_TEST(test_header_decls_exported) {
+  const char *lib = env_or("NS_LIBRARY", "lib/libnetsched.so");
+  char cmd[4200];
+  snprintf(cmd, sizeof cmd, "nm -D --defined-only '%s'", lib);
+  FILE *f = popen(cmd, "r");
+  ck_assert_ptr_nonnull(f);
+  size_t cap = 1 << 16, n = 0;
+  char *syms = calloc(cap, 1), line[512];
+  while (fgets(line, sizeof line, f)) {
+    char addr[64], type[8], name[400];
+    if (sscanf(line, "%63s %7s %399s", addr, type, name) != 3)
+      continue;
+    char *at = strchr(name, '@'); /* name@@NETSCHED_0 */
+    if (at)
+      *at = '\0';
+    size_t len = strlen(name);
+    if (n + len + 3 >= cap)
+      syms = realloc(syms, cap *= 2);
+    n += (size_t)sprintf(syms + n, " %s ", name) - 1;
+  }
+  ck_assert_int_eq(pclose(f), 0);
+  decl_set *h = header_decls();
+  char missing[4096] = "", key[128];
+  for (int i = 0; i < h->n; i++) {
+    snprintf(key, sizeof key, " %s ", h->d[i].name);
+    if (h->d[i].has_api && !strstr(syms, key) && strlen(missing) + 100 < sizeof missing) {
+      strcat(missing, " ");
+      strcat(missing, h->d[i].name);
+    }
+  }
+  free(h);
+  free(syms);
+  ck_assert_msg(missing[0] == '\0', "declared in include/ but not exported by %s:%s", lib,
+                missing);
+}
+END_TEST
+
 static Suite *contract_suite(void) {
   Suite *s = suite_create("header_contract");
   TCase *tc = tcase_create("api_md");
   tcase_add_test(tc, test_header_parser_sanity);
   tcase_add_test(tc, test_header_decls_have_ns_api);
+  tcase_add_test(tc, test_header_decls_exported);
   tcase_add_test(tc, test_api_md_functions_declared);
   tcase_add_test(tc, test_api_md_signatures_match);
   suite_add_tcase(s, tc);
