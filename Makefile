@@ -55,7 +55,7 @@ STD_FLAGS := -std=c11 -Wall -Wextra -Wpedantic -Werror -D_POSIX_C_SOURCE=200809L
 LIB_PKGS := cbc
 LIB_PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(LIB_PKGS) 2>/dev/null)
 LIB_PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(LIB_PKGS) 2>/dev/null)
-LIBS_PRIVATE := -lm -pthread
+LIBS_PRIVATE := -lcsv -lm -pthread
 LIB_LIBS := $(LIB_PKG_LIBS) $(LIBS_PRIVATE)
 
 LIB_CPPFLAGS := -DNS_BUILDING -Iinclude -Isrc

@@ -1,0 +1,378 @@
+/*
+ * src/sim/pending_stubs.c - TEMPORARY link stubs for public policy functions
+ * whose modules have not landed on this branch yet (the shared library links
+ * with --no-undefined). Each returns NS_EUNSUPPORTED ("not landed yet"),
+ * NULL, or NAN; the simulator reports the policy as unavailable. Delete a
+ * stub as soon as `git merge main` brings its real implementation.
+ */
+#include <math.h>
+
+#include "core/internal.h"
+#include "sim/pending.h"
+
+/* adadual */
+double ns_comm_time_ms(double a_ms, double b_ms_per_byte, double eta_ms_per_byte, int k, uint64_t bytes) {
+  (void)a_ms;
+  (void)b_ms_per_byte;
+  (void)eta_ms_per_byte;
+  (void)k;
+  (void)bytes;
+  nsi_fail(NS_EUNSUPPORTED, "ns_comm_time_ms: module adadual not landed yet");
+  return NAN;
+}
+
+/* adadual */
+int ns_adadual_decide(double b_ms_per_byte, double eta_ms_per_byte, uint64_t new_bytes, const int *tasks_per_server, const uint64_t *remaining_bytes, size_t nservers, int *start) {
+  (void)b_ms_per_byte;
+  (void)eta_ms_per_byte;
+  (void)new_bytes;
+  (void)tasks_per_server;
+  (void)remaining_bytes;
+  (void)nservers;
+  (void)start;
+  return nsi_fail(NS_EUNSUPPORTED, "ns_adadual_decide: module adadual not landed yet");
+}
+
+/* adadual */
+int ns_allreduce_cost(ns_collective c, int nodes, double alpha_ms, double beta_ms_per_byte, double gamma_ms_per_byte, double *a_ms, double *b_ms_per_byte) {
+  (void)c;
+  (void)nodes;
+  (void)alpha_ms;
+  (void)beta_ms_per_byte;
+  (void)gamma_ms_per_byte;
+  (void)a_ms;
+  (void)b_ms_per_byte;
+  return nsi_fail(NS_EUNSUPPORTED, "ns_allreduce_cost: module adadual not landed yet");
+}
+
+/* adadual */
+int ns_contention_fit(const int *k, const uint64_t *bytes, const double *time_ms, size_t n, double *a_ms, double *b_ms_per_byte, double *eta_ms_per_byte, double *rms_residual_ms) {
+  (void)k;
+  (void)bytes;
+  (void)time_ms;
+  (void)n;
+  (void)a_ms;
+  (void)b_ms_per_byte;
+  (void)eta_ms_per_byte;
+  (void)rms_residual_ms;
+  return nsi_fail(NS_EUNSUPPORTED, "ns_contention_fit: module adadual not landed yet");
+}
+
+/* cassini */
+ns_cassini_opts * ns_cassini_opts_new(void) {
+  nsi_fail(NS_EUNSUPPORTED, "ns_cassini_opts_new: module cassini not landed yet");
+  return NULL;
+}
+
+/* cassini */
+void ns_cassini_opts_free(ns_cassini_opts *o) {
+  (void)o;
+}
+
+/* cassini */
+int ns_cassini_opts_set_angle_step_deg(ns_cassini_opts *o, double deg) {
+  (void)o;
+  (void)deg;
+  return nsi_fail(NS_EUNSUPPORTED, "ns_cassini_opts_set_angle_step_deg: module cassini not landed yet");
+}
+
+/* cassini */
+int ns_cassini_opts_set_time_quantum_ms(ns_cassini_opts *o, double ms) {
+  (void)o;
+  (void)ms;
+  return nsi_fail(NS_EUNSUPPORTED, "ns_cassini_opts_set_time_quantum_ms: module cassini not landed yet");
+}
+
+/* cassini */
+int ns_cassini_opts_set_threads(ns_cassini_opts *o, int threads) {
+  (void)o;
+  (void)threads;
+  return nsi_fail(NS_EUNSUPPORTED, "ns_cassini_opts_set_threads: module cassini not landed yet");
+}
+
+/* cassini */
+int ns_cassini_score(const ns_link *link, const ns_cassini_opts *o, double *score, double *shifts_ms, size_t nshifts) {
+  (void)link;
+  (void)o;
+  (void)score;
+  (void)shifts_ms;
+  (void)nshifts;
+  return nsi_fail(NS_EUNSUPPORTED, "ns_cassini_score: module cassini not landed yet");
+}
+
+/* cassini */
+ns_affinity * ns_affinity_new(void) {
+  nsi_fail(NS_EUNSUPPORTED, "ns_affinity_new: module cassini not landed yet");
+  return NULL;
+}
+
+/* cassini */
+void ns_affinity_free(ns_affinity *g) {
+  (void)g;
+}
+
+/* cassini */
+int ns_affinity_add_edge(ns_affinity *g, const ns_job *job, const ns_link *link, double shift_ms) {
+  (void)g;
+  (void)job;
+  (void)link;
+  (void)shift_ms;
+  return nsi_fail(NS_EUNSUPPORTED, "ns_affinity_add_edge: module cassini not landed yet");
+}
+
+/* cassini */
+int ns_affinity_has_loop(const ns_affinity *g) {
+  (void)g;
+  return nsi_fail(NS_EUNSUPPORTED, "ns_affinity_has_loop: module cassini not landed yet");
+}
+
+/* cassini */
+int ns_affinity_solve(ns_affinity *g) {
+  (void)g;
+  return nsi_fail(NS_EUNSUPPORTED, "ns_affinity_solve: module cassini not landed yet");
+}
+
+/* cassini */
+int ns_affinity_shift_ms(const ns_affinity *g, const ns_job *job, double *shift_ms) {
+  (void)g;
+  (void)job;
+  (void)shift_ms;
+  return nsi_fail(NS_EUNSUPPORTED, "ns_affinity_shift_ms: module cassini not landed yet");
+}
+
+/* cassini */
+ns_candidate * ns_candidate_new(void) {
+  nsi_fail(NS_EUNSUPPORTED, "ns_candidate_new: module cassini not landed yet");
+  return NULL;
+}
+
+/* cassini */
+void ns_candidate_free(ns_candidate *c) {
+  (void)c;
+}
+
+/* cassini */
+int ns_candidate_add(ns_candidate *c, const ns_job *job, const ns_link *link) {
+  (void)c;
+  (void)job;
+  (void)link;
+  return nsi_fail(NS_EUNSUPPORTED, "ns_candidate_add: module cassini not landed yet");
+}
+
+/* cassini */
+int ns_cassini_rank(ns_candidate *const *cands, size_t n, const ns_cassini_opts *o, size_t *best, double *scores) {
+  (void)cands;
+  (void)n;
+  (void)o;
+  (void)best;
+  (void)scores;
+  return nsi_fail(NS_EUNSUPPORTED, "ns_cassini_rank: module cassini not landed yet");
+}
+
+/* cassini */
+int ns_candidate_shift_ms(const ns_candidate *c, const ns_job *job, double *shift_ms) {
+  (void)c;
+  (void)job;
+  (void)shift_ms;
+  return nsi_fail(NS_EUNSUPPORTED, "ns_candidate_shift_ms: module cassini not landed yet");
+}
+
+/* dally */
+ns_delay_tuner * ns_delay_tuner_new(double history_limit_ms, double default_machine_ms, double default_rack_ms) {
+  (void)history_limit_ms;
+  (void)default_machine_ms;
+  (void)default_rack_ms;
+  nsi_fail(NS_EUNSUPPORTED, "ns_delay_tuner_new: module dally not landed yet");
+  return NULL;
+}
+
+/* dally */
+void ns_delay_tuner_free(ns_delay_tuner *t) {
+  (void)t;
+}
+
+/* dally */
+int ns_delay_tuner_record(ns_delay_tuner *t, ns_tier tier, int gpus, double waited_ms, double now_ms) {
+  (void)t;
+  (void)tier;
+  (void)gpus;
+  (void)waited_ms;
+  (void)now_ms;
+  return nsi_fail(NS_EUNSUPPORTED, "ns_delay_tuner_record: module dally not landed yet");
+}
+
+/* dally */
+int ns_delay_tuner_timers(const ns_delay_tuner *t, int gpus, double now_ms, double *machine_ms, double *rack_ms) {
+  (void)t;
+  (void)gpus;
+  (void)now_ms;
+  (void)machine_ms;
+  (void)rack_ms;
+  return nsi_fail(NS_EUNSUPPORTED, "ns_delay_tuner_timers: module dally not landed yet");
+}
+
+/* dally */
+int ns_dally_offer(ns_delay_tuner *t, const ns_cluster *c, const ns_job *job, double starvation_ms, double now_ms, ns_placement *out, int *accepted) {
+  (void)t;
+  (void)c;
+  (void)job;
+  (void)starvation_ms;
+  (void)now_ms;
+  (void)out;
+  (void)accepted;
+  return nsi_fail(NS_EUNSUPPORTED, "ns_dally_offer: module dally not landed yet");
+}
+
+/* dally */
+int ns_place_best_fit(const ns_cluster *c, const ns_job *job, ns_placement *out) {
+  (void)c;
+  (void)job;
+  (void)out;
+  return nsi_fail(NS_EUNSUPPORTED, "ns_place_best_fit: module dally not landed yet");
+}
+
+/* dally */
+int ns_place_tiresias(const ns_cluster *c, const ns_job *job, uint64_t skew_threshold_bytes, ns_placement *out) {
+  (void)c;
+  (void)job;
+  (void)skew_threshold_bytes;
+  (void)out;
+  return nsi_fail(NS_EUNSUPPORTED, "ns_place_tiresias: module dally not landed yet");
+}
+
+/* dally */
+double ns_dally_priority(uint64_t iters_done, uint64_t iters_total, double run_ms, double ideal_run_ms) {
+  (void)iters_done;
+  (void)iters_total;
+  (void)run_ms;
+  (void)ideal_run_ms;
+  nsi_fail(NS_EUNSUPPORTED, "ns_dally_priority: module dally not landed yet");
+  return NAN;
+}
+
+/* lwf */
+int ns_lwf_place(const ns_cluster *c, const ns_job *job, int kappa, ns_placement *out) {
+  (void)c;
+  (void)job;
+  (void)kappa;
+  (void)out;
+  return nsi_fail(NS_EUNSUPPORTED, "ns_lwf_place: module lwf not landed yet");
+}
+
+/* lwf */
+int ns_place_first_fit(const ns_cluster *c, const ns_job *job, ns_placement *out) {
+  (void)c;
+  (void)job;
+  (void)out;
+  return nsi_fail(NS_EUNSUPPORTED, "ns_place_first_fit: module lwf not landed yet");
+}
+
+/* lwf */
+int ns_place_list_scheduling(const ns_cluster *c, const ns_job *job, ns_placement *out) {
+  (void)c;
+  (void)job;
+  (void)out;
+  return nsi_fail(NS_EUNSUPPORTED, "ns_place_list_scheduling: module lwf not landed yet");
+}
+
+/* lwf */
+int ns_place_random(const ns_cluster *c, const ns_job *job, uint64_t seed, ns_placement *out) {
+  (void)c;
+  (void)job;
+  (void)seed;
+  (void)out;
+  return nsi_fail(NS_EUNSUPPORTED, "ns_place_random: module lwf not landed yet");
+}
+
+/* titan */
+ns_titan_opts * ns_titan_opts_new(void) {
+  nsi_fail(NS_EUNSUPPORTED, "ns_titan_opts_new: module titan not landed yet");
+  return NULL;
+}
+
+/* titan */
+void ns_titan_opts_free(ns_titan_opts *o) {
+  (void)o;
+}
+
+/* titan */
+int ns_titan_opts_set_seed(ns_titan_opts *o, uint64_t seed) {
+  (void)o;
+  (void)seed;
+  return nsi_fail(NS_EUNSUPPORTED, "ns_titan_opts_set_seed: module titan not landed yet");
+}
+
+/* titan */
+int ns_titan_place(const ns_cluster *c, const ns_job *job, const ns_titan_opts *o, ns_placement *out) {
+  (void)c;
+  (void)job;
+  (void)o;
+  (void)out;
+  return nsi_fail(NS_EUNSUPPORTED, "ns_titan_place: module titan not landed yet");
+}
+
+/* titan */
+int ns_collective_traffic(ns_collective c, int workers, uint64_t bytes, int phase, int from, int to, uint64_t *out_bytes) {
+  (void)c;
+  (void)workers;
+  (void)bytes;
+  (void)phase;
+  (void)from;
+  (void)to;
+  (void)out_bytes;
+  return nsi_fail(NS_EUNSUPPORTED, "ns_collective_traffic: module titan not landed yet");
+}
+
+/* titan */
+int ns_collective_phase_count(ns_collective c, int workers) {
+  (void)c;
+  (void)workers;
+  return nsi_fail(NS_EUNSUPPORTED, "ns_collective_phase_count: module titan not landed yet");
+}
+
+/* vclos */
+ns_vclos_opts * ns_vclos_opts_new(void) {
+  nsi_fail(NS_EUNSUPPORTED, "ns_vclos_opts_new: module vclos not landed yet");
+  return NULL;
+}
+
+/* vclos */
+void ns_vclos_opts_free(ns_vclos_opts *o) {
+  (void)o;
+}
+
+/* vclos */
+int ns_vclos_opts_set_solver(ns_vclos_opts *o, int use_milp) {
+  (void)o;
+  (void)use_milp;
+  return nsi_fail(NS_EUNSUPPORTED, "ns_vclos_opts_set_solver: module vclos not landed yet");
+}
+
+/* vclos */
+int ns_vclos_place(const ns_cluster *c, const ns_job *job, const ns_vclos_opts *o, ns_placement *out) {
+  (void)c;
+  (void)job;
+  (void)o;
+  (void)out;
+  return nsi_fail(NS_EUNSUPPORTED, "ns_vclos_place: module vclos not landed yet");
+}
+
+
+
+
+
+/* vclos */
+int ns_vclos_route(const ns_cluster *c, int src_gpu, int dst_gpu, int *spine) {
+  (void)c;
+  (void)src_gpu;
+  (void)dst_gpu;
+  (void)spine;
+  return nsi_fail(NS_EUNSUPPORTED, "ns_vclos_route: module vclos not landed yet");
+}
+
+/* dally */
+int ns_delay_tuner_set_manual(ns_delay_tuner *t, int manual) {
+  (void)t;
+  (void)manual;
+  return nsi_fail(NS_EUNSUPPORTED, "ns_delay_tuner_set_manual: module dally not landed yet");
+}
