@@ -139,7 +139,10 @@ static int start_job(ns_sim *s, int ji) {
   server_delta(s, s->pl, +1);
   s->alloc_gpus += (int)s->pl->ngpus;
   NSI_TRY(nsi_reserve(&s->running, &s->cap_running, s->nrunning + 1, sizeof *s->running));
+  NSI_TRY(nsi_reserve(&s->net, &s->cap_net, s->nrunning + 1, sizeof *s->net));
   s->running[s->nrunning++] = ji;
+  if (j->nsrv >= 2)
+    s->net_dirty = 1;
   return NS_OK;
 }
 
@@ -151,6 +154,8 @@ static int finish_job(ns_sim *s, int ji) {
   NSI_TRY(ns_cluster_release(s->cluster, j->job));
   j->state = NSI_DONE;
   j->finish_ms = s->now;
+  if (j->nsrv >= 2)
+    s->net_dirty = 1;
   for (size_t r = 0; r < s->nrunning; r++)
     if (s->running[r] == ji) {
       s->running[r] = s->running[--s->nrunning];
@@ -285,6 +290,7 @@ static int setup_run(ns_sim *s) {
   s->util_int = s->frag_int = s->frag_time = s->alloc_int = s->compute_rate = 0;
   s->alloc_gpus = s->used_servers = s->idle_on_used = 0;
   s->now = 0;
+  s->net_dirty = 0;
   return nsi_sim_policy_prepare(s);
 }
 

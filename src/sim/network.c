@@ -156,19 +156,19 @@ static int is_net(const nsi_simjob *j) { return j->nsrv >= 2; }
 
 /* Per-link job counts (distinct jobs) and the SRSF(n) admission modes. */
 static void count_links(ns_sim *s) {
-  for (size_t r = 0; r < s->nrunning; r++) {
-    nsi_simjob *j = &s->jobs[s->running[r]];
+  for (size_t r = 0; r < s->nnet; r++) {
+    nsi_simjob *j = &s->jobs[s->net[r]];
     for (size_t i = 0; i < j->nlinks; i++)
       s->cnt[j->links[i]] = 0;
   }
-  for (size_t r = 0; r < s->nrunning; r++) {
-    nsi_simjob *j = &s->jobs[s->running[r]];
+  for (size_t r = 0; r < s->nnet; r++) {
+    nsi_simjob *j = &s->jobs[s->net[r]];
     for (size_t i = 0; i < j->nlinks; i++)
       if (i == 0 || j->links[i] != j->links[i - 1]) /* links are sorted */
         s->cnt[j->links[i]]++;
   }
-  for (size_t r = 0; r < s->nrunning; r++) {
-    nsi_simjob *j = &s->jobs[s->running[r]];
+  for (size_t r = 0; r < s->nnet; r++) {
+    nsi_simjob *j = &s->jobs[s->net[r]];
     int worst = 0;
     for (size_t i = 0; i < j->nlinks; i++) {
       int c = s->cnt[j->links[i]];
@@ -190,28 +190,28 @@ static double weight(const ns_sim *s, const nsi_simjob *j) {
    job's rate is stored in j->iter_ms temporarily. */
 static void maxmin(ns_sim *s, double d) {
   size_t left = 0;
-  for (size_t r = 0; r < s->nrunning; r++) {
-    nsi_simjob *j = &s->jobs[s->running[r]];
+  for (size_t r = 0; r < s->nnet; r++) {
+    nsi_simjob *j = &s->jobs[s->net[r]];
     j->iter_ms = is_net(j) ? -1.0 : 0.0; /* -1 = unfrozen */
     left += is_net(j);
     for (size_t i = 0; i < j->nlinks; i++)
       s->fuse[j->links[i]] = 0.0;
   }
   while (left > 0) {
-    for (size_t r = 0; r < s->nrunning; r++) {
-      nsi_simjob *j = &s->jobs[s->running[r]];
+    for (size_t r = 0; r < s->nnet; r++) {
+      nsi_simjob *j = &s->jobs[s->net[r]];
       for (size_t i = 0; i < j->nlinks; i++)
         s->load[j->links[i]] = 0.0;
     }
-    for (size_t r = 0; r < s->nrunning; r++) {
-      nsi_simjob *j = &s->jobs[s->running[r]];
+    for (size_t r = 0; r < s->nnet; r++) {
+      nsi_simjob *j = &s->jobs[s->net[r]];
       if (j->iter_ms < 0)
         for (size_t i = 0; i < j->nlinks; i++)
           s->load[j->links[i]] += weight(s, j);
     }
     double level = d;
-    for (size_t r = 0; r < s->nrunning; r++) {
-      nsi_simjob *j = &s->jobs[s->running[r]];
+    for (size_t r = 0; r < s->nnet; r++) {
+      nsi_simjob *j = &s->jobs[s->net[r]];
       if (j->iter_ms < 0)
         for (size_t i = 0; i < j->nlinks; i++) {
           int l = j->links[i];
@@ -221,8 +221,8 @@ static void maxmin(ns_sim *s, double d) {
     }
     if (level < 1e-12)
       level = 1e-12;
-    for (size_t r = 0; r < s->nrunning; r++) {
-      nsi_simjob *j = &s->jobs[s->running[r]];
+    for (size_t r = 0; r < s->nnet; r++) {
+      nsi_simjob *j = &s->jobs[s->net[r]];
       if (j->iter_ms >= 0)
         continue;
       int sat = level >= d * (1 - 1e-12);
@@ -233,13 +233,13 @@ static void maxmin(ns_sim *s, double d) {
       if (sat)
         j->iter_ms = level, left--;
     }
-    for (size_t r = 0; r < s->nrunning; r++) { /* frozen use, recomputed */
-      nsi_simjob *j = &s->jobs[s->running[r]];
+    for (size_t r = 0; r < s->nnet; r++) { /* frozen use, recomputed */
+      nsi_simjob *j = &s->jobs[s->net[r]];
       for (size_t i = 0; i < j->nlinks; i++)
         s->fuse[j->links[i]] = 0.0;
     }
-    for (size_t r = 0; r < s->nrunning; r++) {
-      nsi_simjob *j = &s->jobs[s->running[r]];
+    for (size_t r = 0; r < s->nnet; r++) {
+      nsi_simjob *j = &s->jobs[s->net[r]];
       if (j->iter_ms > 0)
         for (size_t i = 0; i < j->nlinks; i++)
           s->fuse[j->links[i]] += weight(s, j) * j->iter_ms;
@@ -250,13 +250,13 @@ static void maxmin(ns_sim *s, double d) {
 /* Expected wait of a serialised job: half the other serialised jobs'
    transfers weighted by their duty cycles, on its busiest link. */
 static void serial_sums(ns_sim *s) {
-  for (size_t r = 0; r < s->nrunning; r++) {
-    nsi_simjob *j = &s->jobs[s->running[r]];
+  for (size_t r = 0; r < s->nnet; r++) {
+    nsi_simjob *j = &s->jobs[s->net[r]];
     for (size_t i = 0; i < j->nlinks; i++)
       s->sum[j->links[i]] = 0.0;
   }
-  for (size_t r = 0; r < s->nrunning; r++) {
-    nsi_simjob *j = &s->jobs[s->running[r]];
+  for (size_t r = 0; r < s->nnet; r++) {
+    nsi_simjob *j = &s->jobs[s->net[r]];
     if (j->mode != NSI_SERIAL)
       continue;
     for (size_t i = 0; i < j->nlinks; i++)
@@ -297,14 +297,14 @@ static double eq5_comm(ns_sim *s, const nsi_simjob *j) {
 }
 
 static void eq5_loads(ns_sim *s) {
-  for (size_t r = 0; r < s->nrunning; r++) {
-    nsi_simjob *j = &s->jobs[s->running[r]];
+  for (size_t r = 0; r < s->nnet; r++) {
+    nsi_simjob *j = &s->jobs[s->net[r]];
     for (size_t i = 0; i < j->nlinks; i++)
       s->load[j->links[i]] = 0.0, s->fuse[j->links[i]] = 0.0;
   }
   int S = s->o.leaves * s->o.servers_per_leaf;
-  for (size_t r = 0; r < s->nrunning; r++) {
-    nsi_simjob *j = &s->jobs[s->running[r]];
+  for (size_t r = 0; r < s->nnet; r++) {
+    nsi_simjob *j = &s->jobs[s->net[r]];
     for (size_t i = 0; i < j->nlinks; i++)
       if (j->links[i] < S) {
         if (j->mode == NSI_COLLIDE)
@@ -315,8 +315,23 @@ static void eq5_loads(ns_sim *s) {
   }
 }
 
-/* Recomputes every running job's iteration time. */
+static double iter_alone(const nsi_simjob *j) { return j->compute_ms + j->comm_alone_ms; }
+
+/* Recomputes iteration times. Single-server jobs use no network link, so
+   their iteration never changes; the network model is solved again only
+   when the set of multi-server jobs (or a time-shift) changed. */
 int nsi_sim_net_update(ns_sim *s) {
+  s->nnet = 0;
+  for (size_t r = 0; r < s->nrunning; r++) {
+    nsi_simjob *j = &s->jobs[s->running[r]];
+    if (is_net(j))
+      s->net[s->nnet++] = s->running[r];
+    else
+      j->iter_ms = iter_alone(j);
+  }
+  if (!s->net_dirty)
+    return NS_OK;
+  s->net_dirty = 0;
   count_links(s);
   serial_sums(s);
   double d = nsi_sim_nic_gbps(&s->o);
@@ -324,15 +339,10 @@ int nsi_sim_net_update(ns_sim *s) {
     eq5_loads(s);
   else
     maxmin(s, d);
-  for (size_t r = 0; r < s->nrunning; r++) {
-    nsi_simjob *j = &s->jobs[s->running[r]];
-    double comm;
-    if (!is_net(j))
-      comm = j->comm_alone_ms;
-    else if (s->o.network == NS_SIM_NET_CONTENTION)
-      comm = eq5_comm(s, j);
-    else
-      comm = j->comm_alone_ms * d / j->iter_ms;
+  for (size_t r = 0; r < s->nnet; r++) {
+    nsi_simjob *j = &s->jobs[s->net[r]];
+    double comm = s->o.network == NS_SIM_NET_CONTENTION ? eq5_comm(s, j)
+                                                        : j->comm_alone_ms * d / j->iter_ms;
     if (!isfinite(comm) || comm < 0)
       return nsi_fail(NS_EUNSUPPORTED, "ns_sim_run: the contention model (ns_comm_time_ms) is "
                                        "unavailable: %s", NSI_SIM_LASTERR());

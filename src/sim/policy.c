@@ -290,6 +290,7 @@ static int apply_shifts(ns_sim *s, int ji, const nsi_cand_links *cl) {
     return rc;
   s->jobs[ji].mode = NSI_SHIFTED;
   s->jobs[ji].paused_until = s->now + sh;
+  s->net_dirty = 1;
   for (size_t i = 0; i < cl->nmembers; i++) {
     nsi_simjob *k = &s->jobs[cl->members[i]];
     if (ns_candidate_shift_ms(cl->cand, k->job, &sh) < 0)

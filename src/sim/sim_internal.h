@@ -91,6 +91,9 @@ struct ns_sim {
   size_t nqueue, cap_queue;
   int *running;
   size_t nrunning, cap_running;
+  int *net; /* running multi-server jobs (network.c scratch, cap_running) */
+  size_t nnet, cap_net;
+  int net_dirty;
   nsi_heap heap;
   double now;
   /* network */

@@ -77,8 +77,9 @@ static void free_run_state(ns_sim *s) {
   nsi_sim_policy_release(s);
   ns_placement_free(s->pl), ns_placement_free(s->scratch);
   s->pl = s->scratch = NULL;
-  free(s->order), free(s->queue), free(s->running), free(s->heap.ev);
-  s->order = s->queue = s->running = NULL;
+  free(s->order), free(s->queue), free(s->running), free(s->net), free(s->heap.ev);
+  s->order = s->queue = s->running = s->net = NULL;
+  s->nnet = s->cap_net = 0;
   s->heap.ev = NULL, s->heap.n = s->heap.cap = 0;
   s->nqueue = s->cap_queue = s->nrunning = s->cap_running = 0;
   free(s->cap), free(s->load), free(s->fuse), free(s->sum), free(s->cnt), free(s->shared_ever), free(s->srv_busy);
