@@ -10,54 +10,6 @@
 #include "core/internal.h"
 #include "sim/pending.h"
 
-/* adadual */
-double ns_comm_time_ms(double a_ms, double b_ms_per_byte, double eta_ms_per_byte, int k, uint64_t bytes) {
-  (void)a_ms;
-  (void)b_ms_per_byte;
-  (void)eta_ms_per_byte;
-  (void)k;
-  (void)bytes;
-  nsi_fail(NS_EUNSUPPORTED, "ns_comm_time_ms: module adadual not landed yet");
-  return NAN;
-}
-
-/* adadual */
-int ns_adadual_decide(double b_ms_per_byte, double eta_ms_per_byte, uint64_t new_bytes, const int *tasks_per_server, const uint64_t *remaining_bytes, size_t nservers, int *start) {
-  (void)b_ms_per_byte;
-  (void)eta_ms_per_byte;
-  (void)new_bytes;
-  (void)tasks_per_server;
-  (void)remaining_bytes;
-  (void)nservers;
-  (void)start;
-  return nsi_fail(NS_EUNSUPPORTED, "ns_adadual_decide: module adadual not landed yet");
-}
-
-/* adadual */
-int ns_allreduce_cost(ns_collective c, int nodes, double alpha_ms, double beta_ms_per_byte, double gamma_ms_per_byte, double *a_ms, double *b_ms_per_byte) {
-  (void)c;
-  (void)nodes;
-  (void)alpha_ms;
-  (void)beta_ms_per_byte;
-  (void)gamma_ms_per_byte;
-  (void)a_ms;
-  (void)b_ms_per_byte;
-  return nsi_fail(NS_EUNSUPPORTED, "ns_allreduce_cost: module adadual not landed yet");
-}
-
-/* adadual */
-int ns_contention_fit(const int *k, const uint64_t *bytes, const double *time_ms, size_t n, double *a_ms, double *b_ms_per_byte, double *eta_ms_per_byte, double *rms_residual_ms) {
-  (void)k;
-  (void)bytes;
-  (void)time_ms;
-  (void)n;
-  (void)a_ms;
-  (void)b_ms_per_byte;
-  (void)eta_ms_per_byte;
-  (void)rms_residual_ms;
-  return nsi_fail(NS_EUNSUPPORTED, "ns_contention_fit: module adadual not landed yet");
-}
-
 /* cassini */
 ns_cassini_opts * ns_cassini_opts_new(void) {
   nsi_fail(NS_EUNSUPPORTED, "ns_cassini_opts_new: module cassini not landed yet");
@@ -248,40 +200,6 @@ double ns_dally_priority(uint64_t iters_done, uint64_t iters_total, double run_m
   (void)ideal_run_ms;
   nsi_fail(NS_EUNSUPPORTED, "ns_dally_priority: module dally not landed yet");
   return NAN;
-}
-
-/* lwf */
-int ns_lwf_place(const ns_cluster *c, const ns_job *job, int kappa, ns_placement *out) {
-  (void)c;
-  (void)job;
-  (void)kappa;
-  (void)out;
-  return nsi_fail(NS_EUNSUPPORTED, "ns_lwf_place: module lwf not landed yet");
-}
-
-/* lwf */
-int ns_place_first_fit(const ns_cluster *c, const ns_job *job, ns_placement *out) {
-  (void)c;
-  (void)job;
-  (void)out;
-  return nsi_fail(NS_EUNSUPPORTED, "ns_place_first_fit: module lwf not landed yet");
-}
-
-/* lwf */
-int ns_place_list_scheduling(const ns_cluster *c, const ns_job *job, ns_placement *out) {
-  (void)c;
-  (void)job;
-  (void)out;
-  return nsi_fail(NS_EUNSUPPORTED, "ns_place_list_scheduling: module lwf not landed yet");
-}
-
-/* lwf */
-int ns_place_random(const ns_cluster *c, const ns_job *job, uint64_t seed, ns_placement *out) {
-  (void)c;
-  (void)job;
-  (void)seed;
-  (void)out;
-  return nsi_fail(NS_EUNSUPPORTED, "ns_place_random: module lwf not landed yet");
 }
 
 /* titan */
