@@ -435,6 +435,42 @@ static void test_bad_arguments(void **state) {
   ns_sim_opts_free(o);
 }
 
+/* ---- every preset on the same workload ------------------------------------ */
+
+/* Each preset either runs to completion with the invariants intact, or (its
+   module missing from this build) fails cleanly with NS_EUNSUPPORTED naming
+   the policy. */
+static void test_every_preset(void **state) {
+  (void)state;
+  for (int p = 0; p < ns_sim_policy_count(); p++) {
+    ns_sim_opts *o = ns_sim_opts_new();
+    assert_int_equal(ns_sim_opts_set_policy(o, (ns_sim_policy)p), NS_OK);
+    ns_sim *s = ns_sim_new(o);
+    assert_int_equal(ns_sim_load_default_workload(s), 160);
+    int rc = ns_sim_run(s);
+    if (rc == NS_EUNSUPPORTED) {
+      assert_non_null(strstr(ns_last_error(), ns_sim_policy_name(p)));
+      printf("  %-14s unavailable in this build\n", ns_sim_policy_name(p));
+    } else {
+      assert_int_equal(rc, NS_OK);
+      double held = 0;
+      for (int i = 0; i < 160; i++) {
+        double a, st, f;
+        assert_int_equal(ns_sim_job_result(s, i, &a, &st, &f, NULL), NS_OK);
+        assert_true(isfinite(f) && a <= st && st < f);
+        held += ns_sim_job_gpus(s, i) * (f - st);
+      }
+      /* vClos may round a job up (more GPUs held than asked): >= */
+      assert_true(metric(s, NS_SIM_METRIC_GPU_MS_ALLOCATED) >= held * (1 - 1e-9));
+      assert_near(metric(s, NS_SIM_METRIC_UNFINISHED), 0, 0);
+      for (int m = 0; m < NS_SIM_METRIC_COUNT; m++)
+        assert_true(isfinite(metric(s, (ns_sim_metric_id)m)));
+    }
+    ns_sim_free(s);
+    ns_sim_opts_free(o);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_two_jobs_maxmin),
@@ -454,6 +490,7 @@ int main(void) {
       cmocka_unit_test(test_policy_error_aborts),
       cmocka_unit_test(test_csv_output),
       cmocka_unit_test(test_bad_arguments),
+      cmocka_unit_test(test_every_preset),
   };
   return cmocka_run_group_tests_name("sim", tests, NULL, NULL);
 }
