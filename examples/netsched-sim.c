@@ -24,6 +24,7 @@ typedef struct cli {
   int format;
   int policies[64], npolicies;
   int progress;
+  int share;
 } cli;
 
 typedef struct result {
@@ -41,10 +42,11 @@ static void usage(FILE *f) {
           "         [--trace FILE --format tiresias|philly] [--seed N]\n"
           "         [--leaves N] [--spines N] [--servers N (per leaf)] [--gpus N (per server)]\n"
           "         [--links N (per leaf-spine pair)] [--gbps X] [--nic-gbps X]\n"
-          "         [--network maxmin|contention] [--csv FILE] [--plot FILE.png]\n"
+          "         [--network maxmin|contention] [--share] [--csv FILE] [--plot FILE.png]\n"
           "Without --trace, runs the embedded default workload (160 jobs, AdaDUAL §V-A)\n"
           "on 4 leaves x 4 servers x 4 GPUs. --csv writes one row per job (with several\n"
-          "policies: FILE with -<policy> before the extension).\n");
+          "policies: FILE with -<policy> before the extension). --share lets jobs share\n"
+          "GPUs while memory fits (the LWF-kappa / Ada-SRSF model).\n");
 }
 
 static void list_policies(void) {
@@ -133,7 +135,9 @@ static int option(cli *c, const char *k, char *v) {
 
 static int parse_args(cli *c, int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--all")) {
+    if (!strcmp(argv[i], "--share")) {
+      c->share = 1;
+    } else if (!strcmp(argv[i], "--all")) {
       c->npolicies = 0;
       for (int p = 0; p < ns_sim_policy_count() && p < 64; p++)
         c->policies[c->npolicies++] = p;
@@ -158,7 +162,7 @@ static int parse_args(cli *c, int argc, char **argv) {
   }
   for (int i = 1; i < argc; i++)
     if (argv[i][0] == '-' && argv[i][1] == '-' && strcmp(argv[i], "--all") &&
-        strcmp(argv[i], "--list") && i + 1 >= argc) {
+        strcmp(argv[i], "--list") && strcmp(argv[i], "--share") && i + 1 >= argc) {
       fprintf(stderr, "netsched-sim: option %s needs a value\n", argv[i]);
       return -1;
     }
@@ -185,7 +189,7 @@ static ns_sim_opts *make_opts(const cli *c, int policy) {
       ns_sim_opts_set_cluster(o, c->leaves, c->spines, c->servers, c->gpus, c->links, c->gbps) < 0 ||
       ns_sim_opts_set_bandwidth(o, c->nic_gbps, 100.0) < 0 ||
       ns_sim_opts_set_network(o, (ns_sim_network)c->network) < 0 ||
-      ns_sim_opts_set_seed(o, c->seed) < 0) {
+      ns_sim_opts_set_seed(o, c->seed) < 0 || ns_sim_opts_set_gpu_sharing(o, c->share) < 0) {
     ns_sim_opts_free(o);
     return NULL;
   }
@@ -327,7 +331,7 @@ static void plot(const cli *c, const result *res) {
 
 int main(int argc, char **argv) {
   cli c = {4, 2, 4, 4, 2, 10.0, 0.0, NS_SIM_NET_MAXMIN, 1, NULL, NULL, NULL,
-           NS_SIM_TRACE_TIRESIAS, {0}, 0, 0};
+           NS_SIM_TRACE_TIRESIAS, {0}, 0, 0, 0};
   if (parse_args(&c, argc, argv) < 0) {
     usage(stderr);
     return 2;
@@ -352,8 +356,8 @@ int main(int argc, char **argv) {
   printf("workload: %s, %d jobs", c.trace ? c.trace : "embedded default (seeded)", loaded);
   if (skipped > 0)
     printf(", %d skipped (larger than the cluster)", skipped);
-  printf("; cluster %d leaves x %d servers x %d GPUs, %d spines x %d links, %g Gbps; %s network\n",
-         c.leaves, c.servers, c.gpus, c.spines, c.links, c.gbps,
+  printf("%s; cluster %d leaves x %d servers x %d GPUs, %d spines x %d links, %g Gbps; %s network\n",
+         c.share ? ", GPU sharing" : "", c.leaves, c.servers, c.gpus, c.spines, c.links, c.gbps,
          c.network == NS_SIM_NET_MAXMIN ? "max-min" : "Eq. 5 contention");
   print_header();
   for (int i = 0; i < c.npolicies; i++)

@@ -19,7 +19,8 @@
  *  - A job's iteration = compute (fwd + bwd ms of its model) + communication
  *    (one all-reduce of its model bytes) [+ waiting for the link, see below].
  *    Iterations progress at 1 / iteration_ms; a job finishes when all its
- *    iterations are done. GPUs are exclusive (one job per GPU).
+ *    iterations are done. GPUs are exclusive (one job per GPU) unless GPU
+ *    sharing is on (ns_sim_opts_set_gpu_sharing: jobs on a GPU take turns).
  *  - A job on one server all-reduces over the server's internal fabric at
  *    intra_gbps (default 100 Gbps, PCIe-class): 2(N-1)/N * M bytes, no
  *    contention. A job spanning servers runs a ring over its servers (in
@@ -64,8 +65,8 @@
  *    once for its shift and becomes coordinated.
  *  - Time-shifts delay a job's iteration start (the new job starts shift ms
  *    after its placement; a running job pauses for its shift).
- *  - Not modelled: preemption (Dally's network-sensitive preemption), GPU
- *    sharing, job migration, failures.
+ *  - Not modelled: preemption (Dally's network-sensitive preemption), job
+ *    migration, failures.
  *
  * METRICS: JCT = finish - arrival; queueing delay = start - arrival; makespan
  * = last finish - first arrival; GPU utilisation = compute GPU-time /
@@ -215,6 +216,11 @@ NS_API int ns_sim_opts_set_seed(ns_sim_opts *o, uint64_t seed);
 NS_API int ns_sim_opts_set_dally(ns_sim_opts *o, double machine_ms, double rack_ms,
                                  double starvation_ms, double history_ms);
 NS_API int ns_sim_opts_set_skew_threshold(ns_sim_opts *o, uint64_t bytes);
+/* 0 (default): one job per GPU. 1: the cluster shares GPUs while memory
+   fits (ns_cluster_set_gpu_sharing; the LWF-kappa / Ada-SRSF model): jobs
+   on a GPU take turns, so a job's compute time is multiplied by the job
+   count of its most shared GPU. */
+NS_API int ns_sim_opts_set_gpu_sharing(ns_sim_opts *o, int shared);
 /* Sets the custom placement (fn non-NULL; user is passed back) and selects
    NS_SIM_PLACE_CUSTOM. */
 NS_API int ns_sim_opts_set_place_fn(ns_sim_opts *o, ns_sim_place_fn fn, void *user);

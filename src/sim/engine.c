@@ -82,10 +82,14 @@ static void integrate(ns_sim *s, double t) {
   }
 }
 
+/* Call after a commit (+1) or a release (-1): a GPU turns busy when its
+   first job arrives and idle when its last leaves (GPU sharing). */
 static void server_delta(ns_sim *s, const ns_placement *p, int sign) {
   int gps = s->o.gpus_per_server;
   for (size_t i = 0; i < p->ngpus; i++) {
-    int sv = p->gpus[i] / gps;
+    int g = p->gpus[i], sv = g / gps;
+    if (ns_cluster_gpu_job_count(s->cluster, g) != (sign > 0 ? 1 : 0))
+      continue; /* still shared: no change of busy/idle */
     int before = s->srv_busy[sv];
     s->srv_busy[sv] += sign;
     if (before == 0 && sign > 0)
@@ -124,6 +128,13 @@ static int start_job(ns_sim *s, int ji) {
   j->links = NULL;
   NSI_TRY(nsi_sim_job_links(s, j, s->pl, &j->links, &j->nlinks));
   j->servers = (int)j->nsrv;
+  free(j->gpu);
+  j->gpu = malloc(s->pl->ngpus * sizeof *j->gpu);
+  if (j->gpu == NULL)
+    return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
+  memcpy(j->gpu, s->pl->gpus, s->pl->ngpus * sizeof *j->gpu);
+  j->ngpu = s->pl->ngpus;
+  j->slow = 1.0;
   j->comm_alone_ms = nsi_sim_comm_alone_ms(s, j, j->nsrv >= 2);
   int mode = nsi_sim_admission_mode(s, j);
   NSI_TRY(mode);
@@ -141,7 +152,7 @@ static int start_job(ns_sim *s, int ji) {
   NSI_TRY(nsi_reserve(&s->running, &s->cap_running, s->nrunning + 1, sizeof *s->running));
   NSI_TRY(nsi_reserve(&s->net, &s->cap_net, s->nrunning + 1, sizeof *s->net));
   s->running[s->nrunning++] = ji;
-  if (j->nsrv >= 2)
+  if (j->nsrv >= 2 || s->o.gpu_sharing)
     s->net_dirty = 1;
   return NS_OK;
 }
@@ -149,9 +160,11 @@ static int start_job(ns_sim *s, int ji) {
 static int finish_job(ns_sim *s, int ji) {
   nsi_simjob *j = &s->jobs[ji];
   NSI_TRY(ns_cluster_job_placement(s->cluster, j->job, s->pl));
+  NSI_TRY(ns_cluster_release(s->cluster, j->job));
   server_delta(s, s->pl, -1);
   s->alloc_gpus -= (int)s->pl->ngpus;
-  NSI_TRY(ns_cluster_release(s->cluster, j->job));
+  if (s->o.gpu_sharing)
+    s->net_dirty = 1; /* the jobs left on its GPUs speed up */
   j->state = NSI_DONE;
   j->finish_ms = s->now;
   if (j->nsrv >= 2)
@@ -266,6 +279,8 @@ static int setup_run(ns_sim *s) {
   const ns_sim_opts *o = &s->o;
   s->cluster = ns_cluster_new_leaf_spine(o->leaves, o->spines, o->servers_per_leaf,
                                          o->gpus_per_server, o->links_per_pair, o->link_gbps);
+  if (s->cluster != NULL && o->gpu_sharing)
+    NSI_TRY(ns_cluster_set_gpu_sharing(s->cluster, 1));
   s->pl = ns_placement_new();
   s->scratch = ns_placement_new();
   s->order = malloc(s->njobs * sizeof *s->order);

@@ -44,7 +44,8 @@ static double mean(const double *v, size_t n) {
 
 static double job_overhead(const nsi_simjob *j) {
   double ideal = j->compute_ms * (double)j->iterations;
-  return (j->finish_ms - j->start_ms - ideal) / ideal;
+  double v = (j->finish_ms - j->start_ms - ideal) / ideal;
+  return v > 0 ? v : 0.0; /* never below the compute time; clamp rounding */
 }
 
 static void fill(ns_sim *s, double *jct, double *queue, size_t n, double first, double last,

@@ -315,22 +315,42 @@ static void eq5_loads(ns_sim *s) {
   }
 }
 
-static double iter_alone(const nsi_simjob *j) { return j->compute_ms + j->comm_alone_ms; }
+static double iter_alone(const nsi_simjob *j) { return j->compute_ms * j->slow + j->comm_alone_ms; }
 
 /* Recomputes iteration times. Single-server jobs use no network link, so
    their iteration never changes; the network model is solved again only
    when the set of multi-server jobs (or a time-shift) changed. */
+/* GPU sharing: jobs on one GPU take turns, so a job computes at the pace
+   of its most shared GPU (synchronous data parallelism). */
+static double share_factor(const ns_sim *s, const nsi_simjob *j) {
+  if (!s->o.gpu_sharing)
+    return 1.0;
+  int worst = 1;
+  for (size_t i = 0; i < j->ngpu; i++) {
+    int n = ns_cluster_gpu_job_count(s->cluster, j->gpu[i]);
+    worst = n > worst ? n : worst;
+  }
+  return (double)worst;
+}
+
 int nsi_sim_net_update(ns_sim *s) {
+  if (!s->net_dirty) { /* only single-server arrivals: their own time */
+    for (size_t r = 0; r < s->nrunning; r++) {
+      nsi_simjob *j = &s->jobs[s->running[r]];
+      if (j->ver == 0)
+        j->iter_ms = iter_alone(j);
+    }
+    return NS_OK;
+  }
   s->nnet = 0;
   for (size_t r = 0; r < s->nrunning; r++) {
     nsi_simjob *j = &s->jobs[s->running[r]];
+    j->slow = share_factor(s, j);
     if (is_net(j))
       s->net[s->nnet++] = s->running[r];
     else
       j->iter_ms = iter_alone(j);
   }
-  if (!s->net_dirty)
-    return NS_OK;
   s->net_dirty = 0;
   count_links(s);
   serial_sums(s);
@@ -346,7 +366,7 @@ int nsi_sim_net_update(ns_sim *s) {
     if (!isfinite(comm) || comm < 0)
       return nsi_fail(NS_EUNSUPPORTED, "ns_sim_run: the contention model (ns_comm_time_ms) is "
                                        "unavailable: %s", NSI_SIM_LASTERR());
-    j->iter_ms = j->compute_ms + comm + serial_wait(s, j);
+    j->iter_ms = j->compute_ms * j->slow + comm + serial_wait(s, j);
   }
   return NS_OK;
 }

@@ -262,3 +262,10 @@ int ns_sim_opts_set_place_fn(ns_sim_opts *o, ns_sim_place_fn fn, void *user) {
   o->placement = NS_SIM_PLACE_CUSTOM, o->policy = -1;
   return NS_OK;
 }
+
+int ns_sim_opts_set_gpu_sharing(ns_sim_opts *o, int shared) {
+  NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_gpu_sharing", "o"));
+  NSI_TRY(nsi_check_int(shared, 0, 1, "ns_sim_opts_set_gpu_sharing", "shared"));
+  o->gpu_sharing = shared;
+  return NS_OK;
+}

@@ -26,6 +26,7 @@ struct ns_sim_opts {
   uint64_t seed;
   double dally_machine_ms, dally_rack_ms, dally_starvation_ms, dally_history_ms;
   uint64_t skew_bytes;
+  int gpu_sharing;
   ns_sim_place_fn place_fn;
   void *place_user;
 };
@@ -56,6 +57,9 @@ typedef struct nsi_simjob {
   int *links;           /* network links used (index), with multiplicity */
   size_t nlinks;
   int *srv;             /* distinct servers */
+  int *gpu;             /* GPUs held (sharing: slowdown) */
+  size_t ngpu;
+  double slow;          /* compute slowdown from GPU sharing (>= 1) */
   size_t nsrv;
   double first_offer;   /* Dally: time of the first offer (-1 = none) */
   double wake_ms;       /* Dally: last wake-up pushed (-1 = none) */

@@ -71,8 +71,8 @@ static void free_run_state(ns_sim *s) {
     nsi_simjob *j = &s->jobs[i];
     ns_job_free(j->job);
     j->job = NULL;
-    free(j->links), free(j->srv);
-    j->links = NULL, j->srv = NULL, j->nlinks = j->nsrv = 0;
+    free(j->links), free(j->srv), free(j->gpu);
+    j->links = NULL, j->srv = NULL, j->gpu = NULL, j->nlinks = j->nsrv = j->ngpu = 0;
   }
   nsi_sim_policy_release(s);
   ns_placement_free(s->pl), ns_placement_free(s->scratch);

@@ -31,6 +31,7 @@ START_TEST(test_opts_null) {
   ck_assert_fails(ns_sim_opts_set_dally(NULL, 1, 1, 1, 1), NS_EINVAL, "o");
   ck_assert_fails(ns_sim_opts_set_skew_threshold(NULL, 1), NS_EINVAL, "o");
   ck_assert_fails(ns_sim_opts_set_place_fn(NULL, dummy_place, NULL), NS_EINVAL, "o");
+  ck_assert_fails(ns_sim_opts_set_gpu_sharing(NULL, 1), NS_EINVAL, "o");
   ck_assert_str_eq(ns_sim_opts_policy_name(NULL), "");
 }
 END_TEST
@@ -56,6 +57,8 @@ START_TEST(test_opts_out_of_range) {
   ck_assert_fails(ns_sim_opts_set_cluster(o, 1, 0, 0, 1, 0, 10), NS_EINVAL, "servers_per_leaf");
   ck_assert_fails(ns_sim_opts_set_cluster(o, 1, 0, 1, 0, 0, 10), NS_EINVAL, "gpus_per_server");
   ck_assert_fails(ns_sim_opts_set_place_fn(o, NULL, NULL), NS_EINVAL, "fn");
+  ck_assert_fails(ns_sim_opts_set_gpu_sharing(o, 2), NS_EINVAL, "shared");
+  ck_assert_fails(ns_sim_opts_set_gpu_sharing(o, -1), NS_EINVAL, "shared");
   for (size_t i = 0; i < NBAD; i++) {
     double d = bad_doubles[i];
     ck_assert_fails(ns_sim_opts_set_cluster(o, 1, 0, 1, 1, 0, d), NS_EINVAL, "link_gbps");
