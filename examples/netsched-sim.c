@@ -278,9 +278,11 @@ static void print_header(void) {
 
 static void print_row(int policy, const result *r) {
   const double *m = r->m;
-  if (r->rc < 0) {
+  if (r->rc < 0) { /* the library's message without its "...unavailable: " prefix */
+    const char *why = strstr(r->err, "unavailable: ");
     printf("%-14s %s: %s\n", ns_sim_policy_name(policy),
-           r->rc == NS_EUNSUPPORTED ? "unavailable" : "failed", r->err);
+           r->rc == NS_EUNSUPPORTED ? "unavailable" : "failed",
+           r->rc == NS_EUNSUPPORTED && why ? why + 13 : r->err);
     return;
   }
   printf("%-14s %9.1f %9.1f %9.1f %9.1f %10.1f %9.1f %9.1f %6.1f %7.1f %6.1f %6.0f %6.0f %7.2f\n",
@@ -330,7 +332,7 @@ static void plot(const cli *c, const result *res) {
 }
 
 int main(int argc, char **argv) {
-  cli c = {4, 2, 4, 4, 2, 10.0, 0.0, NS_SIM_NET_MAXMIN, 1, NULL, NULL, NULL,
+  cli c = {4, 4, 4, 4, 4, 10.0, 0.0, NS_SIM_NET_MAXMIN, 1, NULL, NULL, NULL,
            NS_SIM_TRACE_TIRESIAS, {0}, 0, 0, 0};
   if (parse_args(&c, argc, argv) < 0) {
     usage(stderr);

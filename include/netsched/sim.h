@@ -180,7 +180,7 @@ typedef int (*ns_sim_place_fn)(const ns_cluster *c, const ns_job *job, ns_placem
 /* ---- options ----------------------------------------------------------- */
 
 /* Defaults: policy "ff"; cluster 4 leaves x 4 servers x 4 GPUs (the
-   16 x 4-GPU V100 cluster of the AdaDUAL paper), 2 spines, 2 links per
+   16 x 4-GPU V100 cluster of the AdaDUAL paper), 4 spines, 4 links per
    leaf-spine pair, 10 Gbps; nic_gbps = link_gbps; intra_gbps 100;
    MAXMIN network; kappa 1; SRSF(n) n = 1; CASSINI 10 candidates; seed 1;
    Tiresias skew threshold 100 MB (VGG-16 and LSTM-PTB are "skewed");
