@@ -68,6 +68,10 @@
  *  - Not modelled: preemption (Dally's network-sensitive preemption), job
  *    migration, failures.
  *
+ * SCHEDULING: at every event time, queued jobs are offered the cluster in
+ * their order (ns_sim_order) and each is placed if its policy finds GPUs;
+ * one that cannot be placed does not block later ones (backfilling).
+ *
  * METRICS: JCT = finish - arrival; queueing delay = start - arrival; makespan
  * = last finish - first arrival; GPU utilisation = compute GPU-time /
  * (GPUs * makespan); communication overhead = mean over jobs of
@@ -184,7 +188,7 @@ typedef int (*ns_sim_place_fn)(const ns_cluster *c, const ns_job *job, ns_placem
    leaf-spine pair, 10 Gbps; nic_gbps = link_gbps; intra_gbps 100;
    MAXMIN network; kappa 1; SRSF(n) n = 1; CASSINI 10 candidates; seed 1;
    Tiresias skew threshold 100 MB (VGG-16 and LSTM-PTB are "skewed");
-   Dally timers 12 h / 12 h, starvation 24 h, history 24 h. NULL on ENOMEM. */
+   Dally timers 12 h / 12 h (§4.3.2), history 7 days. NULL on ENOMEM. */
 NS_API ns_sim_opts *ns_sim_opts_new(void);
 NS_API void ns_sim_opts_free(ns_sim_opts *o);
 /* Applies a preset (ordering, placement, kappa, admission, CASSINI flag). */
@@ -211,10 +215,11 @@ NS_API int ns_sim_opts_set_bandwidth(ns_sim_opts *o, double nic_gbps, double int
 NS_API int ns_sim_opts_set_contention(ns_sim_opts *o, double a_ms, double b_ms_per_byte,
                                       double eta_ms_per_byte);
 NS_API int ns_sim_opts_set_seed(ns_sim_opts *o, uint64_t seed);
-/* Dally: default machine / rack timers, starvation limit, tuner history
-   (finite, > 0, ms). */
+/* Dally: the tuner's default machine and rack timers (finite, >= 0, ms;
+   ns_delay_tuner_new's defaults) and its history limit (finite, > 0).
+   A declined job's starvation is the time since its arrival. */
 NS_API int ns_sim_opts_set_dally(ns_sim_opts *o, double machine_ms, double rack_ms,
-                                 double starvation_ms, double history_ms);
+                                 double history_ms);
 NS_API int ns_sim_opts_set_skew_threshold(ns_sim_opts *o, uint64_t bytes);
 /* 0 (default): one job per GPU. 1: the cluster shares GPUs while memory
    fits (ns_cluster_set_gpu_sharing; the LWF-kappa / Ada-SRSF model): jobs
@@ -269,7 +274,8 @@ NS_API int ns_sim_set_progress(ns_sim *s, ns_sim_progress_fn fn, void *user);
    available in this build (message names the policy); a policy error
    aborts the run with its status. Jobs that can never be placed (e.g. a
    vClos shape the fabric cannot host) end the run unfinished and are
-   counted by NS_SIM_METRIC_UNFINISHED. */
+   counted by NS_SIM_METRIC_UNFINISHED. A failed run discards the previous
+   run's results (accessors return NS_ESTATE); the jobs stay loaded. */
 NS_API int ns_sim_run(ns_sim *s);
 
 /* ---- results ------------------------------------------------------------ */

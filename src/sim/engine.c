@@ -295,7 +295,7 @@ static int setup_run(ns_sim *s) {
     arr[i].t = j->arrival_ms, arr[i].job = (int)i;
     j->state = NSI_WAITING, j->job = NULL;
     j->start_ms = j->finish_ms = NAN;
-    j->servers = 0, j->mode = NSI_COLLIDE, j->paused_until = 0, j->first_offer = -1, j->wake_ms = -1;
+    j->servers = 0, j->mode = NSI_COLLIDE, j->paused_until = 0, j->wake_ms = -1;
     j->rate = 0, j->ver = 0;
   }
   qsort(arr, s->njobs, sizeof *arr, by_arrival);

@@ -102,7 +102,7 @@ ns_sim_opts *ns_sim_opts_new(void) {
   o->eq5_a = 0.0, o->eq5_b = -1.0, o->eq5_eta = -1.0;
   o->seed = 1;
   o->dally_machine_ms = o->dally_rack_ms = 12 * 3600e3; /* Dally §4.3 defaults */
-  o->dally_starvation_ms = o->dally_history_ms = 24 * 3600e3;
+  o->dally_history_ms = 7 * 24 * 3600e3;
   o->skew_bytes = 100000000ull;
   return o;
 }
@@ -235,16 +235,13 @@ int ns_sim_opts_set_seed(ns_sim_opts *o, uint64_t seed) {
   return NS_OK;
 }
 
-int ns_sim_opts_set_dally(ns_sim_opts *o, double machine_ms, double rack_ms, double starvation_ms,
-                          double history_ms) {
+int ns_sim_opts_set_dally(ns_sim_opts *o, double machine_ms, double rack_ms, double history_ms) {
   static const char *fn = "ns_sim_opts_set_dally";
   NSI_TRY(nsi_check_ptr(o, fn, "o"));
-  NSI_TRY(nsi_check_finite_gt0(machine_ms, fn, "machine_ms"));
-  NSI_TRY(nsi_check_finite_gt0(rack_ms, fn, "rack_ms"));
-  NSI_TRY(nsi_check_finite_gt0(starvation_ms, fn, "starvation_ms"));
+  NSI_TRY(nsi_check_finite_ge0(machine_ms, fn, "machine_ms"));
+  NSI_TRY(nsi_check_finite_ge0(rack_ms, fn, "rack_ms"));
   NSI_TRY(nsi_check_finite_gt0(history_ms, fn, "history_ms"));
-  o->dally_machine_ms = machine_ms, o->dally_rack_ms = rack_ms;
-  o->dally_starvation_ms = starvation_ms, o->dally_history_ms = history_ms;
+  o->dally_machine_ms = machine_ms, o->dally_rack_ms = rack_ms, o->dally_history_ms = history_ms;
   return NS_OK;
 }
 

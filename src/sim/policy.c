@@ -53,6 +53,9 @@ int nsi_sim_policy_prepare(ns_sim *s) {
     if (o->placement == NS_SIM_PLACE_DALLY_MANUAL && ns_delay_tuner_set_manual(t, 1) < 0)
       return unavailable(s, "ns_delay_tuner_set_manual");
   }
+  if (o->cassini && (o->placement == NS_SIM_PLACE_DALLY || o->placement == NS_SIM_PLACE_DALLY_MANUAL))
+    return nsi_fail(NS_EINVAL, "ns_sim_run: CASSINI cannot augment Dally (every offer records a "
+                               "wait in the tuner); choose another base placement");
   if (o->cassini) {
     s->cassini_opts = ns_cassini_opts_new();
     if (s->cassini_opts == NULL)
@@ -111,29 +114,31 @@ static int base_place(ns_sim *s, int ji, ns_placement *out) {
   default: break;
   }
   int accepted = 0; /* Dally: Algorithm 1 on the offer of the free GPUs */
-  int rc = ns_dally_offer(s->tuner, c, job, o->dally_starvation_ms, s->now, out, &accepted);
+  /* Algorithm 1 lines 1-2: starvation = time since the job was last assigned GPUs */
+  double starvation = s->now - s->jobs[ji].arrival_ms;
+  int rc = ns_dally_offer(s->tuner, c, job, starvation, s->now, out, &accepted);
   if (rc < 0)
     return rc;
   return accepted ? NS_OK : NS_ENOSPACE;
 }
 
-/* Dally wakes: the job's timers may expire between events. */
+/* Dally: a declined job must be offered again when one of its timers
+   expires, even if nothing else happens then. Timers count from its
+   arrival (it has never been assigned GPUs; no preemption); the rack timer
+   is a total (dally.h). One pending wake per job and timer value. */
 static int dally_wake(ns_sim *s, int ji) {
   nsi_simjob *j = &s->jobs[ji];
-  if (j->first_offer < 0)
-    j->first_offer = s->now;
   double m = 0, r = 0;
   if (ns_delay_tuner_timers(s->tuner, j->gpus, s->now, &m, &r) < 0)
-    return NS_OK; /* timers unknown: the starvation wake still fires */
-  double at[3] = {j->first_offer + m, j->first_offer + m + r,
-                  j->first_offer + s->o.dally_starvation_ms};
-  double next = INFINITY;
-  for (int i = 0; i < 3; i++)
+    return nsi_fail(NS_EUNSUPPORTED, "ns_sim_run: ns_delay_tuner_timers failed: %s",
+                    NSI_SIM_LASTERR());
+  double at[2] = {j->arrival_ms + m, j->arrival_ms + r}, next = INFINITY;
+  for (int i = 0; i < 2; i++)
     if (isfinite(at[i]) && at[i] > s->now && at[i] < next)
       next = at[i];
-  if (isfinite(next) && next != j->wake_ms) { /* one pending wake per timer */
+  if (isfinite(next) && next != j->wake_ms) {
     j->wake_ms = next;
-    NSI_TRY(nsi_sim_heap_push(&s->heap, next + 1e-6, -1, 0));
+    NSI_TRY(nsi_sim_heap_push(&s->heap, next, -1, 0));
   }
   return NS_OK;
 }
@@ -194,6 +199,10 @@ int nsi_sim_admission_mode(ns_sim *s, nsi_simjob *j) {
 
 /* ---- CASSINI ------------------------------------------------------------ */
 
+static int same_gpus(const ns_placement *a, const ns_placement *b) {
+  return a->ngpus == b->ngpus && memcmp(a->gpus, b->gpus, a->ngpus * sizeof *a->gpus) == 0;
+}
+
 /* Candidates from the base policy (see the file comment). */
 static int make_candidates(ns_sim *s, int ji, size_t *ncand) {
   int gps = s->o.gpus_per_server;
@@ -204,8 +213,8 @@ static int make_candidates(ns_sim *s, int ji, size_t *ncand) {
   int rc = NS_OK;
   while (n < (size_t)s->o.max_candidates) {
     rc = base_place(s, ji, s->cand[n]);
-    if (rc < 0)
-      break;
+    if (rc < 0 || (n > 0 && same_gpus(s->cand[n], s->cand[n - 1])))
+      break; /* no placement left, or the policy repeats itself (GPU sharing) */
     int server = ns_placement_gpu(s->cand[n], 0) / gps;
     n++;
     int fresh[64], nf = 0;
@@ -258,7 +267,7 @@ static int describe(ns_sim *s, int ji, const ns_placement *p, nsi_cand_links *cl
     ns_link *lk = NULL;
     for (size_t r = 0; r < s->nrunning && rc == NS_OK; r++) {
       nsi_simjob *k = &s->jobs[s->running[r]];
-      if (bsearch(&links[i], k->links, k->nlinks, sizeof *k->links, nsi_sim_cmp_int) == NULL)
+      if (k->nlinks == 0 || bsearch(&links[i], k->links, k->nlinks, sizeof *k->links, nsi_sim_cmp_int) == NULL)
         continue;
       if (lk == NULL && (lk = ns_link_new(NULL, s->cap[links[i]])) == NULL)
         rc = NS_ENOMEM;

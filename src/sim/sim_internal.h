@@ -24,7 +24,7 @@ struct ns_sim_opts {
   double link_gbps, nic_gbps, intra_gbps;
   double eq5_a, eq5_b, eq5_eta; /* eq5_b < 0: derive from link_gbps */
   uint64_t seed;
-  double dally_machine_ms, dally_rack_ms, dally_starvation_ms, dally_history_ms;
+  double dally_machine_ms, dally_rack_ms, dally_history_ms;
   uint64_t skew_bytes;
   int gpu_sharing;
   ns_sim_place_fn place_fn;
@@ -61,7 +61,6 @@ typedef struct nsi_simjob {
   size_t ngpu;
   double slow;          /* compute slowdown from GPU sharing (>= 1) */
   size_t nsrv;
-  double first_offer;   /* Dally: time of the first offer (-1 = none) */
   double wake_ms;       /* Dally: last wake-up pushed (-1 = none) */
 } nsi_simjob;
 
