@@ -44,7 +44,7 @@ static void usage(FILE *f) {
           "         [--links N (per leaf-spine pair)] [--gbps X] [--nic-gbps X]\n"
           "         [--network maxmin|contention] [--share] [--csv FILE] [--plot FILE.png]\n"
           "Without --trace, runs the embedded default workload (160 jobs, AdaDUAL §V-A)\n"
-          "on 4 leaves x 4 servers x 4 GPUs. --csv writes one row per job (with several\n"
+          "on 4 leaves x 4 servers x 4 GPUs, 8 spines x 2 links. --csv writes one row per job (with several\n"
           "policies: FILE with -<policy> before the extension). --share lets jobs share\n"
           "GPUs while memory fits (the LWF-kappa / Ada-SRSF model).\n");
 }
@@ -332,7 +332,7 @@ static void plot(const cli *c, const result *res) {
 }
 
 int main(int argc, char **argv) {
-  cli c = {4, 4, 4, 4, 4, 10.0, 0.0, NS_SIM_NET_MAXMIN, 1, NULL, NULL, NULL,
+  cli c = {4, 8, 4, 4, 2, 10.0, 0.0, NS_SIM_NET_MAXMIN, 1, NULL, NULL, NULL,
            NS_SIM_TRACE_TIRESIAS, {0}, 0, 0, 0};
   if (parse_args(&c, argc, argv) < 0) {
     usage(stderr);

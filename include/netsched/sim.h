@@ -184,8 +184,9 @@ typedef int (*ns_sim_place_fn)(const ns_cluster *c, const ns_job *job, ns_placem
 /* ---- options ----------------------------------------------------------- */
 
 /* Defaults: policy "ff"; cluster 4 leaves x 4 servers x 4 GPUs (the
-   16 x 4-GPU V100 cluster of the AdaDUAL paper), 4 spines, 4 links per
-   leaf-spine pair, 10 Gbps; nic_gbps = link_gbps; intra_gbps 100;
+   16 x 4-GPU V100 cluster of the AdaDUAL paper), 8 spines, 2 links per
+   leaf-spine pair (one uplink per GPU port, and l x s = 4 x 8 vClos shapes
+   for the 32-GPU jobs), 10 Gbps; nic_gbps = link_gbps; intra_gbps 100;
    MAXMIN network; kappa 1; SRSF(n) n = 1; CASSINI 10 candidates; seed 1;
    Tiresias skew threshold 100 MB (VGG-16 and LSTM-PTB are "skewed");
    Dally timers 12 h / 12 h (§4.3.2), history 7 days. NULL on ENOMEM. */
@@ -272,9 +273,11 @@ NS_API int ns_sim_set_progress(ns_sim *s, ns_sim_progress_fn fn, void *user);
 /* Runs the whole workload from a fresh cluster (a second call reruns it).
    NS_EINVAL without jobs; NS_EUNSUPPORTED if the policy's module is not
    available in this build (message names the policy); a policy error
-   aborts the run with its status. Jobs that can never be placed (e.g. a
-   vClos shape the fabric cannot host) end the run unfinished and are
-   counted by NS_SIM_METRIC_UNFINISHED. A failed run discards the previous
+   aborts the run with its status, except NS_EINVAL from a library policy,
+   which means "this job can never be placed here" (e.g. no vClos shape of
+   the fabric holds it): the job is dropped from the queue. Dropped jobs and
+   jobs still waiting when nothing can happen any more end the run
+   unfinished (NS_SIM_METRIC_UNFINISHED). A failed run discards the previous
    run's results (accessors return NS_ESTATE); the jobs stay loaded. */
 NS_API int ns_sim_run(ns_sim *s);
 

@@ -245,12 +245,16 @@ static int schedule(ns_sim *s, int *changed) {
   for (size_t i = 0; i < s->nqueue; i++) {
     int ji = s->queue[i];
     int placed = 0;
-    if (free_gpus > 0 && s->jobs[ji].gpus <= free_gpus)
+    /* cheap filter; with GPU sharing, busy GPUs may still host the job */
+    if (s->o.gpu_sharing || (free_gpus > 0 && s->jobs[ji].gpus <= free_gpus))
       NSI_TRY(nsi_sim_place(s, ji, &placed));
-    if (placed) {
+    if (placed > 0) {
       NSI_TRY(start_job(s, ji));
       free_gpus = ns_cluster_free_gpu_count(s->cluster);
       *changed = 1;
+    } else if (placed < 0) {
+      s->jobs[ji].state = NSI_REJECTED; /* stays unfinished, leaves the queue */
+      s->rejected++;
     } else {
       s->queue[w++] = ji;
     }
@@ -306,6 +310,7 @@ static int setup_run(ns_sim *s) {
   s->alloc_gpus = s->used_servers = s->idle_on_used = 0;
   s->now = 0;
   s->net_dirty = 0;
+  s->rejected = 0;
   return nsi_sim_policy_prepare(s);
 }
 

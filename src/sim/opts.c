@@ -96,8 +96,8 @@ ns_sim_opts *ns_sim_opts_new(void) {
   apply_preset(o, NS_SIM_POLICY_FF);
   o->max_candidates = NSI_SIM_MAX_CANDIDATES;
   o->network = NS_SIM_NET_MAXMIN;
-  o->leaves = 4, o->spines = 4, o->servers_per_leaf = 4, o->gpus_per_server = 4;
-  o->links_per_pair = 4, o->link_gbps = 10.0; /* one uplink per GPU port (vClos) */
+  o->leaves = 4, o->spines = 8, o->servers_per_leaf = 4, o->gpus_per_server = 4;
+  o->links_per_pair = 2, o->link_gbps = 10.0; /* one uplink per GPU port (vClos) */
   o->nic_gbps = 0.0, o->intra_gbps = 100.0;
   o->eq5_a = 0.0, o->eq5_b = -1.0, o->eq5_eta = -1.0;
   o->seed = 1;

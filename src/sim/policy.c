@@ -153,6 +153,10 @@ int nsi_sim_place(ns_sim *s, int ji, int *placed) {
       return dally_wake(s, ji);
     return NS_OK;
   }
+  if (rc == NS_EINVAL && s->o.placement != NS_SIM_PLACE_CUSTOM) {
+    *placed = -1; /* the policy can never host this job here (e.g. no vClos shape) */
+    return NS_OK;
+  }
   if (rc < 0) {
     if (rc == NS_EUNSUPPORTED)
       return unavailable(s, "placement");
@@ -355,6 +359,10 @@ int nsi_sim_cassini(ns_sim *s, int ji, int *placed) {
   int rc = make_candidates(s, ji, &n);
   if (rc == NS_ENOSPACE)
     return NS_OK;
+  if (rc == NS_EINVAL && s->o.placement != NS_SIM_PLACE_CUSTOM) {
+    *placed = -1; /* never placeable, as in nsi_sim_place */
+    return NS_OK;
+  }
   if (rc < 0)
     return rc == NS_EUNSUPPORTED ? unavailable(s, "placement") : rc;
   return rank_and_pick(s, ji, n, placed);

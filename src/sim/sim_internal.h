@@ -33,7 +33,7 @@ struct ns_sim_opts {
 
 /* How a multi-server job's communication meets the others' on a link. */
 enum { NSI_COLLIDE = 0, NSI_SERIAL = 1, NSI_SHIFTED = 2 };
-enum { NSI_WAITING = 0, NSI_QUEUED = 1, NSI_RUNNING = 2, NSI_DONE = 3 };
+enum { NSI_WAITING = 0, NSI_QUEUED = 1, NSI_RUNNING = 2, NSI_DONE = 3, NSI_REJECTED = 4 };
 
 typedef struct nsi_simjob {
   char *name;
@@ -80,6 +80,7 @@ struct ns_sim {
   nsi_simjob *jobs;
   size_t njobs, cap_jobs;
   int skipped;
+  int rejected; /* jobs a policy refused as never placeable (NS_EINVAL) */
   ns_sim_progress_fn progress;
   void *progress_user;
   /* run state */

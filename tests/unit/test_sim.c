@@ -47,6 +47,22 @@ static int place_spread(const ns_cluster *c, const ns_job *job, ns_placement *ou
   return NS_OK;
 }
 
+/* First GPUs that can host the job (sharing: memory permitting). */
+static int place_ff_shared(const ns_cluster *c, const ns_job *job, ns_placement *out, void *user) {
+  (void)user;
+  ns_placement_clear(out);
+  ns_placement_bind(out, c);
+  int need = ns_job_gpus(job);
+  for (int g = 0; g < ns_cluster_gpu_count(c) && need > 0; g++)
+    if (ns_cluster_gpu_free_memory_mb(c, g) >= ns_job_gpu_memory_mb(job))
+      ns_placement_add_gpu(out, g), need--;
+  if (need > 0) {
+    ns_placement_clear(out);
+    return NS_ENOSPACE;
+  }
+  return NS_OK;
+}
+
 static int place_broken(const ns_cluster *c, const ns_job *job, ns_placement *out, void *user) {
   (void)c, (void)job, (void)out, (void)user;
   return NS_ESOLVER;
@@ -153,6 +169,37 @@ static void test_two_jobs_no_sharing(void **state) {
   assert_near(jct(s, 0), 100 * 110.0, 1e-6);
   assert_near(jct(s, 1), 50 * 110.0, 1e-6);
   assert_near(metric(s, NS_SIM_METRIC_LINKS_SHARED), 0, 0);
+  ns_sim_free(s);
+  ns_sim_opts_free(o);
+}
+
+
+/* GPU sharing: two 1-GPU jobs on the one GPU take turns. A: 10 x 100 ms,
+   B: 5 x 100 ms. Together each iteration takes 200 ms: B ends at 1 s with
+   A half done; A's last 5 iterations alone take 0.5 s -> 1.5 s. */
+static void test_gpu_sharing(void **state) {
+  (void)state;
+  ns_sim_opts *o = opts_custom(place_ff_shared);
+  assert_int_equal(ns_sim_opts_set_cluster(o, 1, 0, 1, 1, 0, 10.0), NS_OK);
+  assert_int_equal(ns_sim_opts_set_gpu_sharing(o, 1), NS_OK);
+  ns_sim *s = ns_sim_new(o);
+  assert_int_equal(ns_sim_add_job(s, "A", 0, 1, 10, 100.0, 0, 1000), 0);
+  assert_int_equal(ns_sim_add_job(s, "B", 0, 1, 5, 100.0, 0, 1000), 1);
+  assert_int_equal(ns_sim_run(s), NS_OK);
+  assert_near(jct(s, 1), 1000.0, 1e-9);
+  assert_near(jct(s, 0), 1500.0, 1e-9);
+  /* the GPU computes all the time: utilisation 1, never fragmented */
+  assert_near(metric(s, NS_SIM_METRIC_GPU_UTIL), 1.0, 1e-9);
+  assert_near(metric(s, NS_SIM_METRIC_FRAGMENTATION), 0.0, 1e-12);
+  ns_sim_free(s);
+  /* exclusive GPUs: B waits for A (FIFO by arrival, then index) */
+  assert_int_equal(ns_sim_opts_set_gpu_sharing(o, 0), NS_OK);
+  s = ns_sim_new(o);
+  assert_int_equal(ns_sim_add_job(s, "A", 0, 1, 10, 100.0, 0, 1000), 0);
+  assert_int_equal(ns_sim_add_job(s, "B", 0, 1, 5, 100.0, 0, 1000), 1);
+  assert_int_equal(ns_sim_run(s), NS_OK);
+  assert_near(jct(s, 0), 1000.0, 1e-9);
+  assert_near(jct(s, 1), 1500.0, 1e-9);
   ns_sim_free(s);
   ns_sim_opts_free(o);
 }
@@ -477,6 +524,7 @@ int main(void) {
       cmocka_unit_test(test_two_jobs_srsf1),
       cmocka_unit_test(test_two_jobs_contention),
       cmocka_unit_test(test_two_jobs_no_sharing),
+      cmocka_unit_test(test_gpu_sharing),
       cmocka_unit_test(test_queueing_and_fragmentation),
       cmocka_unit_test(test_default_workload_shape),
       cmocka_unit_test(test_conservation),
