@@ -80,10 +80,12 @@ static void flow_links(ns_sim *s, int ji, size_t flow, const ns_placement *p, in
     if (sg >= 0 && dg >= 0 && ns_vclos_route(s->cluster, sg, dg, &sp) == NS_OK && sp >= 0 &&
         sp < o->spines)
       spine = sp;
-    k = reserved_k(p, ls, spine, k);
   }
-  size_t up = ((size_t)ls * (size_t)o->spines + (size_t)spine) * (size_t)o->links_per_pair + (size_t)k;
-  size_t down = ((size_t)ld * (size_t)o->spines + (size_t)spine) * (size_t)o->links_per_pair + (size_t)k;
+  /* each leaf's own reserved link to the spine (vClos), else the ECMP one */
+  int ku = p->nlinks > 0 ? reserved_k(p, ls, spine, k) : k;
+  int kd = p->nlinks > 0 ? reserved_k(p, ld, spine, k) : k;
+  size_t up = ((size_t)ls * (size_t)o->spines + (size_t)spine) * (size_t)o->links_per_pair + (size_t)ku;
+  size_t down = ((size_t)ld * (size_t)o->spines + (size_t)spine) * (size_t)o->links_per_pair + (size_t)kd;
   out[(*n)++] = 2 * S + (int)up;
   out[(*n)++] = 2 * S + U + (int)down;
 }
