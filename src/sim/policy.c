@@ -255,41 +255,65 @@ static void free_cand(nsi_cand_links *cl) {
   memset(cl, 0, sizeof *cl);
 }
 
-/* Describes one candidate to CASSINI: its links that already carry jobs. */
+/* 1 if the jobs just appended (members[from..]) repeat an earlier link's
+   set: links carrying the same jobs are one CASSINI constraint. */
+static int repeats_set(const nsi_cand_links *cl, const size_t *starts, size_t from) {
+  size_t n = cl->nmembers - from;
+  for (size_t i = 0; i < cl->nlinks; i++) {
+    size_t b = starts[i], e = i + 1 < cl->nlinks ? starts[i + 1] : from;
+    if (e - b == n && memcmp(cl->members + b, cl->members + from, n * sizeof *cl->members) == 0)
+      return 1;
+  }
+  return 0;
+}
+
+/* Appends the running jobs on link l to cl->members. */
+static void link_members(ns_sim *s, int l, nsi_cand_links *cl) {
+  for (size_t r = 0; r < s->nrunning; r++) {
+    nsi_simjob *k = &s->jobs[s->running[r]];
+    if (k->nlinks > 0 && bsearch(&l, k->links, k->nlinks, sizeof *k->links, nsi_sim_cmp_int))
+      cl->members[cl->nmembers++] = s->running[r];
+  }
+}
+
+/* Describes one candidate to CASSINI: one ns_link per distinct set of
+   running jobs its links would share (a ring's NIC tx/rx links carry the
+   same jobs: described once, else any two jobs sharing a ring would form an
+   Affinity-graph loop), holding those jobs and the new one. */
 static int describe(ns_sim *s, int ji, const ns_placement *p, nsi_cand_links *cl) {
   nsi_simjob *j = &s->jobs[ji];
   int *links = NULL;
   size_t nl = 0;
   NSI_TRY(nsi_sim_job_links(s, j, p, &links, &nl));
+  size_t *starts = malloc((nl + 1) * sizeof *starts);
   cl->cand = ns_candidate_new();
   cl->links = calloc(nl + 1, sizeof *cl->links);
   cl->members = malloc((nl * (s->nrunning + 1) + 1) * sizeof *cl->members);
-  int rc = (cl->cand && cl->links && cl->members) ? NS_OK : NS_ENOMEM;
+  int rc = (starts && cl->cand && cl->links && cl->members) ? NS_OK : NS_ENOMEM;
   for (size_t i = 0; i < nl && rc == NS_OK; i++) {
     if (i > 0 && links[i] == links[i - 1])
       continue;
-    ns_link *lk = NULL;
-    for (size_t r = 0; r < s->nrunning && rc == NS_OK; r++) {
-      nsi_simjob *k = &s->jobs[s->running[r]];
-      if (k->nlinks == 0 || bsearch(&links[i], k->links, k->nlinks, sizeof *k->links, nsi_sim_cmp_int) == NULL)
-        continue;
-      if (lk == NULL && (lk = ns_link_new(NULL, s->cap[links[i]])) == NULL)
-        rc = NS_ENOMEM;
-      if (rc == NS_OK)
-        rc = ns_link_add_job(lk, k->job);
-      if (rc == NS_OK)
-        rc = ns_candidate_add(cl->cand, k->job, lk);
-      cl->members[cl->nmembers++] = s->running[r];
+    size_t from = cl->nmembers;
+    link_members(s, links[i], cl);
+    if (cl->nmembers == from || repeats_set(cl, starts, from)) {
+      cl->nmembers = from;
+      continue;
     }
-    if (lk != NULL) {
-      cl->links[cl->nlinks++] = lk;
+    ns_link *lk = ns_link_new(NULL, s->cap[links[i]]);
+    if (lk == NULL) {
+      rc = NS_ENOMEM;
+      break;
+    }
+    starts[cl->nlinks] = from;
+    cl->links[cl->nlinks++] = lk;
+    for (size_t m = from; m <= cl->nmembers && rc == NS_OK; m++) {
+      const ns_job *job = m < cl->nmembers ? s->jobs[cl->members[m]].job : j->job;
+      rc = ns_link_add_job(lk, job);
       if (rc == NS_OK)
-        rc = ns_link_add_job(lk, j->job);
-      if (rc == NS_OK)
-        rc = ns_candidate_add(cl->cand, j->job, lk);
+        rc = ns_candidate_add(cl->cand, job, lk);
     }
   }
-  free(links);
+  free(links), free(starts);
   if (rc == NS_ENOMEM)
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory describing a CASSINI candidate");
   return rc;
