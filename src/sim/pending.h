@@ -9,7 +9,6 @@
 
 #include "netsched.h"
 
-/* dally.h (Dally-manual: fixed timers = the defaults, no tuning). */
-NS_API int ns_delay_tuner_set_manual(ns_delay_tuner *t, int manual);
+/* (empty: dally.h now declares ns_delay_tuner_set_manual) */
 
 #endif

@@ -129,79 +129,6 @@ int ns_candidate_shift_ms(const ns_candidate *c, const ns_job *job, double *shif
   return nsi_fail(NS_EUNSUPPORTED, "ns_candidate_shift_ms: module cassini not landed yet");
 }
 
-/* dally */
-ns_delay_tuner * ns_delay_tuner_new(double history_limit_ms, double default_machine_ms, double default_rack_ms) {
-  (void)history_limit_ms;
-  (void)default_machine_ms;
-  (void)default_rack_ms;
-  nsi_fail(NS_EUNSUPPORTED, "ns_delay_tuner_new: module dally not landed yet");
-  return NULL;
-}
-
-/* dally */
-void ns_delay_tuner_free(ns_delay_tuner *t) {
-  (void)t;
-}
-
-/* dally */
-int ns_delay_tuner_record(ns_delay_tuner *t, ns_tier tier, int gpus, double waited_ms, double now_ms) {
-  (void)t;
-  (void)tier;
-  (void)gpus;
-  (void)waited_ms;
-  (void)now_ms;
-  return nsi_fail(NS_EUNSUPPORTED, "ns_delay_tuner_record: module dally not landed yet");
-}
-
-/* dally */
-int ns_delay_tuner_timers(const ns_delay_tuner *t, int gpus, double now_ms, double *machine_ms, double *rack_ms) {
-  (void)t;
-  (void)gpus;
-  (void)now_ms;
-  (void)machine_ms;
-  (void)rack_ms;
-  return nsi_fail(NS_EUNSUPPORTED, "ns_delay_tuner_timers: module dally not landed yet");
-}
-
-/* dally */
-int ns_dally_offer(ns_delay_tuner *t, const ns_cluster *c, const ns_job *job, double starvation_ms, double now_ms, ns_placement *out, int *accepted) {
-  (void)t;
-  (void)c;
-  (void)job;
-  (void)starvation_ms;
-  (void)now_ms;
-  (void)out;
-  (void)accepted;
-  return nsi_fail(NS_EUNSUPPORTED, "ns_dally_offer: module dally not landed yet");
-}
-
-/* dally */
-int ns_place_best_fit(const ns_cluster *c, const ns_job *job, ns_placement *out) {
-  (void)c;
-  (void)job;
-  (void)out;
-  return nsi_fail(NS_EUNSUPPORTED, "ns_place_best_fit: module dally not landed yet");
-}
-
-/* dally */
-int ns_place_tiresias(const ns_cluster *c, const ns_job *job, uint64_t skew_threshold_bytes, ns_placement *out) {
-  (void)c;
-  (void)job;
-  (void)skew_threshold_bytes;
-  (void)out;
-  return nsi_fail(NS_EUNSUPPORTED, "ns_place_tiresias: module dally not landed yet");
-}
-
-/* dally */
-double ns_dally_priority(uint64_t iters_done, uint64_t iters_total, double run_ms, double ideal_run_ms) {
-  (void)iters_done;
-  (void)iters_total;
-  (void)run_ms;
-  (void)ideal_run_ms;
-  nsi_fail(NS_EUNSUPPORTED, "ns_dally_priority: module dally not landed yet");
-  return NAN;
-}
-
 /* titan */
 ns_titan_opts * ns_titan_opts_new(void) {
   nsi_fail(NS_EUNSUPPORTED, "ns_titan_opts_new: module titan not landed yet");
@@ -288,9 +215,3 @@ int ns_vclos_route(const ns_cluster *c, int src_gpu, int dst_gpu, int *spine) {
   return nsi_fail(NS_EUNSUPPORTED, "ns_vclos_route: module vclos not landed yet");
 }
 
-/* dally */
-int ns_delay_tuner_set_manual(ns_delay_tuner *t, int manual) {
-  (void)t;
-  (void)manual;
-  return nsi_fail(NS_EUNSUPPORTED, "ns_delay_tuner_set_manual: module dally not landed yet");
-}
