@@ -46,9 +46,10 @@ static uint64_t ecmp_hash(uint64_t job, uint64_t flow) {
 }
 
 /* Parallel link k of (leaf, spine) for a vClos placement: one it reserved. */
-static int reserved_k(const ns_placement *p, int leaf, int spine, int fallback) {
+static int reserved_k(const ns_placement *p, int leaf, int spine, int lpp, int fallback) {
   for (size_t i = 0; i < p->nlinks; i++)
-    if (p->links[i].leaf == leaf && p->links[i].spine == spine)
+    if (p->links[i].leaf == leaf && p->links[i].spine == spine && p->links[i].k >= 0 &&
+        p->links[i].k < lpp) /* an OCS circuit may index past the electrical links */
       return p->links[i].k;
   return fallback;
 }
@@ -82,8 +83,8 @@ static void flow_links(ns_sim *s, int ji, size_t flow, const ns_placement *p, in
       spine = sp;
   }
   /* each leaf's own reserved link to the spine (vClos), else the ECMP one */
-  int ku = p->nlinks > 0 ? reserved_k(p, ls, spine, k) : k;
-  int kd = p->nlinks > 0 ? reserved_k(p, ld, spine, k) : k;
+  int ku = p->nlinks > 0 ? reserved_k(p, ls, spine, o->links_per_pair, k) : k;
+  int kd = p->nlinks > 0 ? reserved_k(p, ld, spine, o->links_per_pair, k) : k;
   size_t up = ((size_t)ls * (size_t)o->spines + (size_t)spine) * (size_t)o->links_per_pair + (size_t)ku;
   size_t down = ((size_t)ld * (size_t)o->spines + (size_t)spine) * (size_t)o->links_per_pair + (size_t)kd;
   out[(*n)++] = 2 * S + (int)up;
