@@ -321,6 +321,10 @@ static int handle_event(ns_sim *s, const nsi_event *e, size_t *done, int *change
   nsi_simjob *j = &s->jobs[e->job];
   if (j->state != NSI_RUNNING || e->ver != j->ver)
     return NS_OK; /* stale completion */
+  nsi_sim_advance(s, j);
+  double ft = finish_time(s, j);
+  if (j->rem > 1e-9 * (double)j->iterations && ft > s->now) /* work left: not yet */
+    return nsi_sim_heap_push(&s->heap, ft, e->job, j->ver);
   NSI_TRY(finish_job(s, e->job));
   (*done)++;
   *changed = 1;

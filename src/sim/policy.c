@@ -336,6 +336,7 @@ static int apply_shifts(ns_sim *s, int ji, const nsi_cand_links *cl) {
       nsi_sim_advance(s, k);
       k->paused_until = s->now + sh;
       k->mode = NSI_SHIFTED;
+      k->rate = -1.0; /* its completion moves: refresh_rates pushes a new event */
     }
   }
   return NS_OK;
