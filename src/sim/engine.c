@@ -4,6 +4,35 @@
  * per event time, and network rates recomputed only when the running set
  * changes. Completion events carry a version so that a rate change simply
  * pushes a new event and the stale one is skipped when popped.
+ *
+ * Readings of passages the papers leave open (the model itself is in
+ * include/netsched/sim.h):
+ *  - Machine fragmentation (Titan §V-A): the paper defines it once as idle /
+ *    total GPUs of a machine and once as occupied / equipped for machines
+ *    holding a worker. We use idle / total over machines holding at least
+ *    one worker (a full machine is not fragmented, an empty one is not
+ *    "used"), averaged over those machines and over time while any is used.
+ *  - Default workload (AdaDUAL §V-A): "uniform" arrivals over 20 minutes are
+ *    drawn per job uniformly in [0, 1200] s; iterations uniform in
+ *    [1000, 6000]; the four Table III models equally likely.
+ *  - SRSF key: remaining service = GPUs x iterations x ideal iteration time;
+ *    the paper sets the unknown communication E_J = 0, we use the
+ *    consolidated all-reduce time, which is known before placement.
+ *  - Nw_sens (Dally §4.3.1) of a job that never ran: ns_dally_priority with
+ *    no progress (0 done, 0 ms run); all waiting jobs then tie and keep
+ *    arrival order - preemption, which would give them progress, is not
+ *    modelled.
+ *  - Dally starvation: time since arrival (no preemption: never reassigned).
+ *  - AdaDUAL M_old: the fluid model has no per-all-reduce state, so the one
+ *    running task on a server is taken half done (M / 2 remaining).
+ *  - Eq. 5 defaults: b and eta from the authors' 10 GbE fit (0.856 and
+ *    0.235 ms/MB) scaled to the link rate, a = 0 (the published a does not
+ *    reproduce their own 10 MB measurements; set it with
+ *    ns_sim_opts_set_contention).
+ *  - Tiresias trace: the profiles come from its model_name; its duration
+ *    column is not used (iterations x profile times set the work).
+ *  - Philly trace: no model or iterations; a model is drawn per row from the
+ *    seed and iterations = duration / the model's compute time.
  */
 #include <math.h>
 #include <stdlib.h>
