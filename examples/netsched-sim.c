@@ -133,39 +133,38 @@ static int option(cli *c, const char *k, char *v) {
   return 1;
 }
 
+/* Flags without a value; 1 handled, 0 not a flag. */
+static int flag(cli *c, const char *k) {
+  if (!strcmp(k, "--share"))
+    c->share = 1;
+  else if (!strcmp(k, "--all")) {
+    c->npolicies = 0;
+    for (int p = 0; p < ns_sim_policy_count() && p < 64; p++)
+      c->policies[c->npolicies++] = p;
+  } else if (!strcmp(k, "--list")) {
+    list_policies();
+    exit(0);
+  } else if (!strcmp(k, "--help") || !strcmp(k, "-h")) {
+    usage(stdout);
+    exit(0);
+  } else
+    return 0;
+  return 1;
+}
+
 static int parse_args(cli *c, int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--share")) {
-      c->share = 1;
-    } else if (!strcmp(argv[i], "--all")) {
-      c->npolicies = 0;
-      for (int p = 0; p < ns_sim_policy_count() && p < 64; p++)
-        c->policies[c->npolicies++] = p;
-    } else if (!strcmp(argv[i], "--list")) {
-      list_policies();
-      exit(0);
-    } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-      usage(stdout);
-      exit(0);
-    } else if (i + 1 < argc) {
-      int r = option(c, argv[i], argv[i + 1]);
-      if (r == 0)
-        break;
-      if (r < 0)
-        return -1;
-      i++;
+    if (flag(c, argv[i]))
       continue;
-    } else {
-      break;
-    }
-    continue;
-  }
-  for (int i = 1; i < argc; i++)
-    if (argv[i][0] == '-' && argv[i][1] == '-' && strcmp(argv[i], "--all") &&
-        strcmp(argv[i], "--list") && strcmp(argv[i], "--share") && i + 1 >= argc) {
-      fprintf(stderr, "netsched-sim: option %s needs a value\n", argv[i]);
+    int r = i + 1 < argc ? option(c, argv[i], argv[i + 1]) : 0;
+    if (r < 0)
+      return -1;
+    if (r == 0) {
+      fprintf(stderr, "netsched-sim: unknown option or missing value: %s\n", argv[i]);
       return -1;
     }
+    i++;
+  }
   return 0;
 }
 

@@ -8,10 +8,9 @@
 #include <math.h>
 
 #include "core/internal.h"
-#include "sim/pending.h"
 
 /* vclos */
-ns_vclos_opts * ns_vclos_opts_new(void) {
+ns_vclos_opts *ns_vclos_opts_new(void) {
   nsi_fail(NS_EUNSUPPORTED, "ns_vclos_opts_new: module vclos not landed yet");
   return NULL;
 }

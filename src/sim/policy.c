@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "sim/sim_internal.h"
-#include "sim/pending.h"
 
 static const char *pname(const ns_sim *s) { return ns_sim_opts_policy_name(&s->o); }
 

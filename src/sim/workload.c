@@ -183,7 +183,7 @@ int ns_sim_load_default_workload(ns_sim *s) {
     gpus[i] = gpus[r], gpus[r] = t;
   }
   size_t before = s->njobs;
-  int added = 0;
+  int added = 0, skipped_before = s->skipped;
   for (int i = 0; i < n; i++) {
     double arrival = (double)(nsi_sim_rng(&st) % 1200001ull); /* ms in [0, 1200 s] */
     uint64_t iters = 1000 + nsi_sim_rng(&st) % 5001ull;
@@ -196,6 +196,7 @@ int ns_sim_load_default_workload(ns_sim *s) {
     else if (rc != NS_ENOSPACE) {
       while (s->njobs > before) /* all or nothing */
         free(s->jobs[--s->njobs].name);
+      s->skipped = skipped_before;
       return rc;
     }
   }
