@@ -44,11 +44,13 @@
  *  - NS_SIM_NET_CONTENTION: the server-level model of Eq. 5 of the
  *    AdaDUAL paper, ns_comm_time_ms(a, b, eta, k, M), with k = number of
  *    colliding multi-server jobs on the job's busiest server (itself
- *    included); coordinated jobs use k = 1. Default a = 0, b = 0.856 ms/MB,
+ *    included); coordinated jobs use k = 1 (time-shifted ones stretched by
+ *    the NIC's summed duty cycle when it exceeds 1). Default a = 0, b = 0.856 ms/MB,
  *    eta = 0.235 ms/MB (the authors' 10 GbE fit), scaled by 10 / link_gbps.
  *  - Communication admission: ALL lets every job collide; SRSF(n) lets a job
- *    collide while at most n multi-server jobs share each of its servers, and
- *    serialises it otherwise (SRSF(1): always); AdaDUAL calls
+ *    collide while at most n multi-server jobs share each of its links, and
+ *    serialises it otherwise (re-decided whenever the running set changes;
+ *    with n = 1 a job alone on its links is unaffected); AdaDUAL calls
  *    ns_adadual_decide once when the job starts (per server: multi-server
  *    jobs there, and for a single one M/2 as its expected remaining bytes)
  *    and collides on "start", serialises on "wait". A serialised job that is
@@ -59,8 +61,11 @@
  *    placements (the base placement; then the base policy asked again with
  *    the first server of every previous candidate temporarily marked busy
  *    through ns_cluster_occupy / ns_cluster_vacate). Each is described to
- *    ns_cassini_rank as the (job, link) pairs of the links it would share;
- *    a candidate sharing no link wins at once. The winner's time-shifts
+ *    ns_cassini_rank as the (job, link) pairs of the links it would share
+ *    (one link per distinct set of jobs: a ring's NIC tx and rx links carry
+ *    the same jobs and would otherwise always form an Affinity-graph loop);
+ *    a candidate sharing no link wins at once; if every candidate has a
+ *    loop, the base placement is used unshifted. The winner's time-shifts
  *    (ns_candidate_shift_ms) are applied: each job on its shared links pauses
  *    once for its shift and becomes coordinated.
  *  - Time-shifts delay a job's iteration start (the new job starts shift ms
@@ -75,11 +80,13 @@
  * METRICS: JCT = finish - arrival; queueing delay = start - arrival; makespan
  * = last finish - first arrival; GPU utilisation = compute GPU-time /
  * (GPUs * makespan); communication overhead = mean over jobs of
- * (run time - ideal compute time) / ideal compute time (Dally's "% of
- * compute time"); machine fragmentation (Titan §V: idle GPUs / GPUs of a
+ * (run time - compute time alone) / compute time alone (Dally's "% of
+ * compute time"; with GPU sharing it includes the turns taken); machine fragmentation (Titan §V: idle GPUs / GPUs of a
  * machine, averaged over the machines that hold at least one worker,
  * time-averaged while any machine is used); links shared = distinct network
- * links (NICs, uplinks) that carried two or more jobs at the same time.
+ * links (NICs, uplinks) that carried two or more jobs at the same time;
+ * GPU-ms allocated = the integral of (job, GPU) holdings over time (equal to
+ * the sum over jobs of GPUs held x run time: the conservation check).
  */
 #ifndef NETSCHED_SIM_H
 #define NETSCHED_SIM_H
