@@ -196,7 +196,7 @@ int ns_sim_opts_set_network(ns_sim_opts *o, ns_sim_network model) {
 
 int ns_sim_opts_set_cluster(ns_sim_opts *o, int leaves, int spines, int servers_per_leaf,
                             int gpus_per_server, int links_per_pair, double link_gbps) {
-  static const char *fn = "ns_sim_opts_set_cluster";
+  static const char fn[] = "ns_sim_opts_set_cluster";
   NSI_TRY(nsi_check_ptr(o, fn, "o"));
   /* Validate by building the cluster once: the core owns the limits. */
   ns_cluster *c = ns_cluster_new_leaf_spine(leaves, spines, servers_per_leaf, gpus_per_server,
@@ -220,7 +220,7 @@ int ns_sim_opts_set_bandwidth(ns_sim_opts *o, double nic_gbps, double intra_gbps
 
 int ns_sim_opts_set_contention(ns_sim_opts *o, double a_ms, double b_ms_per_byte,
                                double eta_ms_per_byte) {
-  static const char *fn = "ns_sim_opts_set_contention";
+  static const char fn[] = "ns_sim_opts_set_contention";
   NSI_TRY(nsi_check_ptr(o, fn, "o"));
   NSI_TRY(nsi_check_finite_ge0(a_ms, fn, "a_ms"));
   NSI_TRY(nsi_check_finite_ge0(b_ms_per_byte, fn, "b_ms_per_byte"));
@@ -236,7 +236,7 @@ int ns_sim_opts_set_seed(ns_sim_opts *o, uint64_t seed) {
 }
 
 int ns_sim_opts_set_dally(ns_sim_opts *o, double machine_ms, double rack_ms, double history_ms) {
-  static const char *fn = "ns_sim_opts_set_dally";
+  static const char fn[] = "ns_sim_opts_set_dally";
   NSI_TRY(nsi_check_ptr(o, fn, "o"));
   NSI_TRY(nsi_check_finite_ge0(machine_ms, fn, "machine_ms"));
   NSI_TRY(nsi_check_finite_ge0(rack_ms, fn, "rack_ms"));

@@ -39,7 +39,7 @@ typedef struct nsi_reader {
   double t0; /* Philly: earliest timestamp (s) */
 } nsi_reader;
 
-static const char *fn = "ns_sim_load_trace";
+static const char fn[] = "ns_sim_load_trace";
 
 static int bad(nsi_reader *r, const char *what, const char *val) {
   if (r->rc == NS_OK)

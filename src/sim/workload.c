@@ -128,7 +128,7 @@ static int append_job(ns_sim *s, const char *fn, const nsi_simjob *proto) {
 
 int ns_sim_add_job(ns_sim *s, const char *name, double arrival_ms, int gpus, uint64_t iterations,
                    double compute_ms, uint64_t model_bytes, double mem_mb) {
-  static const char *fn = "ns_sim_add_job";
+  static const char fn[] = "ns_sim_add_job";
   NSI_TRY(check_job(s, fn, name, arrival_ms, gpus, iterations));
   NSI_TRY(nsi_check_finite_gt0(compute_ms, fn, "compute_ms"));
   NSI_TRY(nsi_check_finite_ge0(mem_mb, fn, "mem_mb"));
@@ -141,7 +141,7 @@ int ns_sim_add_job(ns_sim *s, const char *name, double arrival_ms, int gpus, uin
 
 int ns_sim_add_model_job(ns_sim *s, const char *name, double arrival_ms, int gpus,
                          uint64_t iterations, ns_sim_model model) {
-  static const char *fn = "ns_sim_add_model_job";
+  static const char fn[] = "ns_sim_add_model_job";
   NSI_TRY(check_job(s, fn, name, arrival_ms, gpus, iterations));
   NSI_TRY(nsi_check_int((long long)model, 0, NS_SIM_MODEL_LSTM_PTB, fn, "model"));
   const nsi_profile *p = &profiles[model];
