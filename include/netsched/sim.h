@@ -195,7 +195,7 @@ typedef int (*ns_sim_place_fn)(const ns_cluster *c, const ns_job *job, ns_placem
    leaf-spine pair (one uplink per GPU port, and l x s = 4 x 8 vClos shapes
    for the 32-GPU jobs), 10 Gbps; nic_gbps = link_gbps; intra_gbps 100;
    MAXMIN network; kappa 1; SRSF(n) n = 1; CASSINI 10 candidates; seed 1;
-   Tiresias skew threshold 100 MB (VGG-16 and LSTM-PTB are "skewed");
+   Tiresias skew threshold 200 MB (VGG-16 and LSTM-PTB are "skewed");
    Dally timers 12 h / 12 h (§4.3.2), history 7 days. NULL on ENOMEM. */
 NS_API ns_sim_opts *ns_sim_opts_new(void);
 NS_API void ns_sim_opts_free(ns_sim_opts *o);

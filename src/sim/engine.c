@@ -29,6 +29,9 @@
  *    0.235 ms/MB) scaled to the link rate, a = 0 (the published a does not
  *    reproduce their own 10 MB measurements; set it with
  *    ns_sim_opts_set_contention).
+ *  - Tiresias-style "skewed" models: model size >= 200 MB, i.e. VGG-16 and
+ *    LSTM-PTB (large, skewed tensors) but not ResNet-50 or Inception-V3
+ *    (~100 MB), matching Tiresias' examples of consolidation-sensitive models.
  *  - Tiresias trace: the profiles come from its model_name; its duration
  *    column is not used (iterations x profile times set the work).
  *  - Philly trace: no model or iterations; a model is drawn per row from the

@@ -103,7 +103,7 @@ ns_sim_opts *ns_sim_opts_new(void) {
   o->seed = 1;
   o->dally_machine_ms = o->dally_rack_ms = 12 * 3600e3; /* Dally §4.3 defaults */
   o->dally_history_ms = 7 * 24 * 3600e3;
-  o->skew_bytes = 100000000ull;
+  o->skew_bytes = 200000000ull; /* VGG-16, LSTM-PTB skewed; ResNet-50, Inception-V3 not */
   return o;
 }
 
