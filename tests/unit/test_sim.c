@@ -186,6 +186,50 @@ static void test_two_jobs_cassini(void **state) {
   ns_sim_opts_free(o);
 }
 
+
+/* One GPU on leaf 0 and one on leaf 1 (lowest free of each). */
+static int place_cross(const ns_cluster *c, const ns_job *job, ns_placement *out, void *user) {
+  (void)user;
+  ns_placement_clear(out);
+  ns_placement_bind(out, c);
+  int per_leaf = ns_cluster_gpu_count(c) / ns_cluster_leaf_count(c);
+  for (int leaf = 0; leaf < 2 && ns_job_gpus(job) == 2; leaf++)
+    for (int g = leaf * per_leaf; g < (leaf + 1) * per_leaf; g++)
+      if (ns_cluster_gpu_is_free(c, g) == 1) {
+        ns_placement_add_gpu(out, g);
+        break;
+      }
+  if (ns_placement_gpu_count(out) != 2) {
+    ns_placement_clear(out);
+    return NS_ENOSPACE;
+  }
+  return NS_OK;
+}
+
+/* The 2-job case across leaves: 2 leaves x 2 servers x 1 GPU, one spine,
+   one 10 Gbps link per pair, 20 Gbps NICs. A on servers 0 and 2, B on 1
+   and 3: no NIC is shared, but both rings cross the only uplink and
+   downlink of each leaf, which then bottleneck at 5 Gbps each - the same
+   15 s / 25 s as the NIC case. */
+static void test_two_jobs_uplink(void **state) {
+  (void)state;
+  ns_sim_opts *o = opts_custom(place_cross);
+  assert_int_equal(ns_sim_opts_set_cluster(o, 2, 1, 2, 1, 1, 10.0), NS_OK);
+  assert_int_equal(ns_sim_opts_set_bandwidth(o, 20.0, 100.0), NS_OK);
+  ns_sim *s = ns_sim_new(o);
+  assert_int_equal(ns_sim_add_job(s, "A", 0, 2, 100, 100.0, 125000000ull, 0), 0);
+  assert_int_equal(ns_sim_add_job(s, "B", 0, 2, 50, 100.0, 125000000ull, 0), 1);
+  assert_int_equal(ns_sim_run(s), NS_OK);
+  assert_near(jct(s, 1), 15000.0, 1e-6);
+  assert_near(jct(s, 0), 25000.0, 1e-6);
+  assert_near(metric(s, NS_SIM_METRIC_LINKS_SHARED), 4, 0); /* 2 uplinks + 2 downlinks */
+  int servers = 0;
+  assert_int_equal(ns_sim_job_result(s, 0, NULL, NULL, NULL, &servers), NS_OK);
+  assert_int_equal(servers, 2);
+  ns_sim_free(s);
+  ns_sim_opts_free(o);
+}
+
 /* Separate servers: no shared link, iteration = 100 + 100 ms. */
 static void test_two_jobs_no_sharing(void **state) {
   (void)state;
@@ -551,6 +595,7 @@ int main(void) {
       cmocka_unit_test(test_two_jobs_srsf1),
       cmocka_unit_test(test_two_jobs_contention),
       cmocka_unit_test(test_two_jobs_cassini),
+      cmocka_unit_test(test_two_jobs_uplink),
       cmocka_unit_test(test_two_jobs_no_sharing),
       cmocka_unit_test(test_gpu_sharing),
       cmocka_unit_test(test_queueing_and_fragmentation),
