@@ -363,6 +363,7 @@ int main(int argc, char **argv) {
   print_header();
   for (int i = 0; i < c.npolicies; i++)
     print_row(c.policies[i], &res[i]);
+  fflush(stdout); /* the table before gnuplot's messages */
   if (c.plot)
     plot(&c, res);
   for (int i = 0; i < c.npolicies; i++)
