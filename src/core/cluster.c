@@ -84,6 +84,7 @@ void ns_cluster_free(ns_cluster *c) {
   free(c->jobs_on_gpu);
   free(c->background);
   free(c->link_owner);
+  nsi_ocs_free(c);
   free(c);
 }
 
@@ -100,6 +101,7 @@ int ns_cluster_enable_ocs(ns_cluster *c, int ocs_count) {
   if (c->ncommits > 0)
     return nsi_fail(NS_ESTATE, "%s: %zu jobs are committed; enable the OCS layer first", fn,
                     c->ncommits);
+  NSI_TRY(nsi_ocs_init(c, ocs_count));
   c->ocs_count = ocs_count;
   return NS_OK;
 }
@@ -152,10 +154,17 @@ static int check_leaf(const ns_cluster *c, int leaf, const char *fn) {
   return nsi_check_int(leaf, 0, c->leaves - 1, fn, "leaf");
 }
 
+/* Static leaf-spine link queries; in OCS mode links are circuits through
+   OCS ports (ns_cluster_ocs_free_leaf_ports), so these refuse to answer. */
 static int check_leaf_spine(const ns_cluster *c, int leaf, int spine, const char *fn) {
   NSI_TRY(check_leaf(c, leaf, fn));
   if (c->spines == 0)
     return nsi_fail(NS_EINVAL, "%s: the cluster has no spines (spine %d)", fn, spine);
+  if (c->ocs_count > 0)
+    return nsi_fail(NS_EUNSUPPORTED,
+                    "%s: the cluster has an OCS layer; query its ports with "
+                    "ns_cluster_ocs_free_leaf_ports / ns_cluster_ocs_free_spine_ports",
+                    fn);
   return nsi_check_int(spine, 0, c->spines - 1, fn, "spine");
 }
 
@@ -231,6 +240,15 @@ int ns_cluster_link_is_reserved(const ns_cluster *c, int leaf, int spine, int k)
   NSI_TRY(check_leaf_spine(c, leaf, spine, fn));
   NSI_TRY(nsi_check_int(k, 0, c->links_per_pair - 1, fn, "k"));
   return c->link_owner[nsi_link_index(c, leaf, spine, k)] != NULL;
+}
+
+int nsi_leaf_free_uplinks(const ns_cluster *c, int leaf) {
+  int ports = c->spines * c->links_per_pair, n = 0;
+  for (int i = 0; i < ports; i++) {
+    size_t at = (size_t)leaf * (size_t)ports + (size_t)i; /* == nsi_link_index order */
+    n += (c->ocs_count > 0 ? c->ocs_leaf_port[at] : c->link_owner[at]) == NULL;
+  }
+  return n;
 }
 
 int nsi_gpu_can_host(const ns_cluster *c, int gpu, double mem_mb) {
@@ -392,7 +410,7 @@ int ns_cluster_commit(ns_cluster *c, const ns_job *job, const ns_placement *p) {
       return nsi_fail(NS_ENOSPACE, "%s: GPU %d has %.1f MB free but job '%s' needs %.1f MB", fn,
                       g, c->gpu_mem_mb - c->mem_used_mb[g], job->name, job->mem_mb);
   }
-  NSI_TRY(check_links(c, p, fn));
+  NSI_TRY(c->ocs_count > 0 ? nsi_ocs_check_links(c, p, fn) : check_links(c, p, fn));
 
   /* Everything is valid: allocate, then apply (no failure after this). */
   NSI_TRY(nsi_reserve(&c->commits, &c->cap_commits, c->ncommits + 1, sizeof *c->commits));
@@ -419,8 +437,11 @@ int ns_cluster_commit(ns_cluster *c, const ns_job *job, const ns_placement *p) {
     c->mem_used_mb[g] += r.mem_mb;
     c->workload_ms[g] += r.workload_ms; /* LWF-kappa Alg. 1 lines 6/18 */
   }
-  for (size_t i = 0; i < r.nlinks; i++)
-    c->link_owner[nsi_link_index(c, r.links[i].leaf, r.links[i].spine, r.links[i].k)] = job;
+  if (c->ocs_count > 0)
+    nsi_ocs_apply(c, r.links, r.nlinks, job);
+  else
+    for (size_t i = 0; i < r.nlinks; i++)
+      c->link_owner[nsi_link_index(c, r.links[i].leaf, r.links[i].spine, r.links[i].k)] = job;
   c->commits[c->ncommits++] = r;
   return NS_OK;
 }
@@ -441,8 +462,11 @@ int ns_cluster_release(ns_cluster *c, const ns_job *job) {
       c->mem_used_mb[g] = 0; /* no floating-point residue on an empty GPU */
     c->workload_ms[g] = fmax(0, c->workload_ms[g] - r->workload_ms);
   }
-  for (size_t i = 0; i < r->nlinks; i++)
-    c->link_owner[nsi_link_index(c, r->links[i].leaf, r->links[i].spine, r->links[i].k)] = NULL;
+  if (c->ocs_count > 0)
+    nsi_ocs_apply(c, r->links, r->nlinks, NULL);
+  else
+    for (size_t i = 0; i < r->nlinks; i++)
+      c->link_owner[nsi_link_index(c, r->links[i].leaf, r->links[i].spine, r->links[i].k)] = NULL;
   commit_free(r);
   c->commits[idx] = c->commits[--c->ncommits];
   return NS_OK;
