@@ -10,22 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench_util.h"
 #include "netsched.h"
 
 #define REPS 21
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 /* One policy: REPS timed runs of the same loaded workload. */
 static int bench_policy(int p, double *med_ms, double *p99_ms, double *jct_s) {
@@ -37,14 +26,14 @@ static int bench_policy(int p, double *med_ms, double *p99_ms, double *jct_s) {
   double t[REPS];
   int rc = NS_OK;
   for (int r = 0; r < REPS && rc == NS_OK; r++) {
-    double t0 = now_s();
+    double t0 = bench_now_ms();
     rc = ns_sim_run(s);
-    t[r] = (now_s() - t0) * 1e3;
+    t[r] = bench_now_ms() - t0;
   }
   if (rc == NS_OK) {
-    qsort(t, REPS, sizeof t[0], cmp_double);
-    *med_ms = t[REPS / 2];
-    *p99_ms = t[(int)ceil(0.99 * REPS) - 1];
+    bench_stats st = bench_summarize(t, REPS);
+    *med_ms = st.median;
+    *p99_ms = st.p99;
     ns_sim_metric(s, NS_SIM_METRIC_AVG_JCT_MS, jct_s);
     *jct_s /= 1e3;
   }
@@ -82,16 +71,16 @@ static void bench_philly(void) {
   ns_sim_opts_set_cluster(o, 32, 8, 8, 8, 8, 10.0);
   ns_sim *s = ns_sim_new(o);
   ns_sim_opts_free(o);
-  double t0 = now_s();
+  double t0 = bench_now_ms() / 1e3;
   int n = ns_sim_load_trace(s, path, NS_SIM_TRACE_PHILLY);
-  double t1 = now_s();
+  double t1 = bench_now_ms() / 1e3;
   if (n < 0) {
     printf("philly: skipped (%s)\n", ns_last_error());
     ns_sim_free(s);
     return;
   }
   int rc = ns_sim_run(s);
-  double t2 = now_s(), jct = 0;
+  double t2 = bench_now_ms() / 1e3, jct = 0;
   if (rc == NS_OK)
     ns_sim_metric(s, NS_SIM_METRIC_AVG_JCT_MS, &jct);
   printf("philly: %d jobs (%d skipped) on 2048 GPUs, ff: load %.2f s, run %.2f s (target <= 60 s) %s;"
