@@ -484,7 +484,10 @@ START_TEST(test_policies_job_without_traffic) {
     snap *s = snap_take(c);
     int rc = pol[i].place(c, j, p);
     ck_assert_unchanged(c, s, pol[i].fn);
-    ck_assert_msg(rc == NS_OK || rc == NS_ENOSPACE || unsupported(&pol[i], rc),
+    /* vclos.h: NS_EINVAL when no l x s shape of the fabric holds the job */
+    int no_shape = rc == NS_EINVAL && strcmp(pol[i].name, "vclos") == 0 &&
+                   strstr(ns_last_error(), "ns_vclos_place") != NULL;
+    ck_assert_msg(rc == NS_OK || rc == NS_ENOSPACE || no_shape || unsupported(&pol[i], rc),
                   "%s: status %d (%s)", pol[i].name, rc, ns_last_error());
     if (rc == NS_OK) {
       ck_assert_valid_placement(c, j, p, pol[i].name);
