@@ -35,18 +35,22 @@ def _array(ctype, values, conv, where, arg):
     return (ctype * max(len(vals), 1))(*vals), len(vals)
 
 
-def decide(b_ms_per_byte, eta_ms_per_byte, new_bytes, tasks_per_server, remaining_bytes):
+def decide(b_ms_per_byte, eta_ms_per_byte, new_bytes, tasks_per_server, remaining_bytes=None):
     """Algorithm 2: True to start the new all-reduce now, False to wait.
 
     tasks_per_server[i] is the number of running communication tasks on the
     i-th server the new task uses; remaining_bytes[i] the remaining size of
-    the one task there (read only where tasks_per_server[i] == 1)."""
+    the one task there (read only where tasks_per_server[i] == 1; None when
+    no server has exactly one task)."""
     w = "adadual.decide"
     b = as_real(b_ms_per_byte, w, "b_ms_per_byte")
     eta = as_real(eta_ms_per_byte, w, "eta_ms_per_byte")
     m = as_u64(new_bytes, w, "new_bytes")
     tasks, n = _array(c_int, tasks_per_server, as_int, w, "tasks_per_server")
-    rem, n2 = _array(c_uint64, remaining_bytes, as_u64, w, "remaining_bytes")
+    if remaining_bytes is None:
+        rem, n2 = None, n
+    else:
+        rem, n2 = _array(c_uint64, remaining_bytes, as_u64, w, "remaining_bytes")
     if n != n2:
         raise InvalidArgumentError("%s: tasks_per_server and remaining_bytes must have the same "
                                    "length (got %d and %d)" % (w, n, n2))
