@@ -73,6 +73,35 @@ class TestDecide(unittest.TestCase):
             adadual.decide(B_PUB, ETA_PUB, 1, [1], ["5"])
 
 
+@support.requires("ns_adadual_threshold")
+class TestThreshold(unittest.TestCase):
+    def test_published_0_3923(self):
+        self.assertAlmostEqual(adadual.threshold(B_PUB, ETA_PUB), 0.3923, delta=5e-5)
+        self.assertAlmostEqual(adadual.threshold(0.856, 0.235), 0.39230064, places=8)
+        self.assertEqual(adadual.threshold(1, 0), 0.5)
+        with self.assertRaises(netsched.InvalidArgumentError) as cm:
+            adadual.threshold(0, 1)
+        self.assertIn("b_ms_per_byte", str(cm.exception))
+
+
+@support.requires("ns_allreduce_algo_cost")
+class TestTableIRows(unittest.TestCase):
+    def test_rows(self):
+        alpha, beta, gamma = 0.5, 1e-3, 2e-4
+        Algo = adadual.AllreduceAlgo
+        cases = [(Algo.BINARY_TREE, 3.0, 6.6e-3), (Algo.RECURSIVE_DOUBLING, 1.5, 3.6e-3),
+                 (Algo.HALVING_DOUBLING, 3.0, 1.925e-3), (3, 7.0, 1.925e-3)]
+        for algo, want_a, want_b in cases:
+            with self.subTest(algo=algo):
+                a, b = adadual.allreduce_algo_cost(algo, 8, alpha, beta, gamma)
+                self.assertAlmostEqual(a, want_a, places=12)
+                self.assertAlmostEqual(b, want_b, places=15)
+        with self.assertRaises(netsched.InvalidArgumentError):
+            adadual.allreduce_algo_cost(4, 8, alpha, beta, gamma)
+        with self.assertRaises(netsched.InvalidArgumentError):
+            adadual.allreduce_algo_cost(Algo.BINARY_TREE, 6, alpha, beta, gamma)  # not 2^k
+
+
 @support.requires("ns_allreduce_cost")
 class TestTableI(unittest.TestCase):
     def test_costs(self):
@@ -111,6 +140,25 @@ class TestFit(unittest.TestCase):
         self.assertAlmostEqual(fit.b_ms_per_byte / b, 1.0, places=6)
         self.assertAlmostEqual(fit.eta_ms_per_byte / eta, 1.0, places=6)
         self.assertLess(fit.rms_residual_ms, 1e-6)
+
+    def test_measured_10gbe_contention(self):
+        # The HKBU 10 GbE measurements (k <= 2), expected values from
+        # tests/unit/test_adadual.c (exact rational least squares).
+        path = support.data_path("contention", "allreduce-latency-vs-concurrency.csv")
+        if path is None:
+            self.skipTest("shared data not found (set NS_DATA_DIR)")
+        with open(path) as f:
+            rows = [r.split(",") for r in f.read().split()[1:]]
+        rows = [(int(k), int(m), float(us) / 1000.0) for k, m, us in rows if int(k) <= 2]
+        self.assertEqual(len(rows), 6)
+        self.assertEqual(rows[0][:2], (1, 10485760))
+        self.assertAlmostEqual(rows[0][2], 144.8, delta=0.05)  # 10 MiB alone
+        self.assertAlmostEqual(rows[1][2], 253.0, delta=0.05)  # k = 2
+        fit = adadual.contention_fit(*zip(*rows))
+        self.assertAlmostEqual(fit.a_ms, 10.59737596, delta=1e-5)
+        self.assertAlmostEqual(fit.b_ms_per_byte / 9.912224945e-06, 1.0, delta=1e-6)
+        self.assertAlmostEqual(fit.eta_ms_per_byte / 6.450263963e-06, 1.0, delta=1e-6)
+        self.assertAlmostEqual(fit.rms_residual_ms, 19.21792223, delta=1e-4)
 
     def test_bad_input(self):
         with self.assertRaises(netsched.InvalidArgumentError):

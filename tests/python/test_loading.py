@@ -112,7 +112,7 @@ class TestSignatureTable(unittest.TestCase):
                 with open(os.path.join(pkg, name)) as f:
                     src += f.read()
         unwrapped = [n for n in _clib.table()
-                     if "lib.%s(" % n not in src and '"%s"' % n not in src]
+                     if not re.search(r'\blib\.%s\b|"%s"' % (n, n), src)]
         self.assertEqual(unwrapped, [])
 
     def test_missing_symbol_raises(self):

@@ -191,7 +191,10 @@ _TABLE = {
     "ns_comm_time_ms": (c_double, [c_double, c_double, c_double, c_int, c_uint64]),
     "ns_adadual_decide": (c_int, [c_double, c_double, c_uint64, _int_p, _u64_p, c_size_t,
                                   _int_p]),
+    "ns_adadual_threshold": (c_double, [c_double, c_double]),
     "ns_allreduce_cost": (c_int, [c_int, c_int, c_double, c_double, c_double, _dbl_p, _dbl_p]),
+    "ns_allreduce_algo_cost": (c_int, [c_int, c_int, c_double, c_double, c_double, _dbl_p,
+                                       _dbl_p]),
     "ns_contention_fit": (c_int, [_int_p, _u64_p, _dbl_p, c_size_t, _dbl_p, _dbl_p, _dbl_p,
                                   _dbl_p]),
     # lwf.h

@@ -3,12 +3,21 @@ admission (adadual.h). Sizes in bytes, times in ms."""
 
 import collections
 import ctypes
+import enum
 from ctypes import c_double, c_int, c_uint64
 
 from ._clib import lib
 from ._handle import as_enum, as_int, as_real, as_u64, check_nan
 from .core import Collective
 from .errors import InvalidArgumentError, check
+
+class AllreduceAlgo(enum.IntEnum):
+    """ns_allreduce_algo: the four rows of Table I."""
+    BINARY_TREE = 0
+    RECURSIVE_DOUBLING = 1
+    HALVING_DOUBLING = 2
+    RING = 3
+
 
 Fit = collections.namedtuple("Fit", "a_ms b_ms_per_byte eta_ms_per_byte rms_residual_ms")
 Fit.__doc__ = "Least-squares fit of T = a + k*b*M + (k-1)*eta*M and its RMS residual."
@@ -59,17 +68,35 @@ def decide(b_ms_per_byte, eta_ms_per_byte, new_bytes, tasks_per_server, remainin
     return bool(start.value)
 
 
+def threshold(b_ms_per_byte, eta_ms_per_byte):
+    """Theorem 2's threshold b / (2(b+eta)) on M_new / M_old."""
+    w = "adadual.threshold"
+    return check_nan(lib.ns_adadual_threshold(as_real(b_ms_per_byte, w, "b_ms_per_byte"),
+                                              as_real(eta_ms_per_byte, w, "eta_ms_per_byte")))
+
+
+def _cost(fn, w, algo, nodes, alpha_ms, beta_ms_per_byte, gamma_ms_per_byte):
+    a, b = c_double(), c_double()
+    check(fn(algo, as_int(nodes, w, "nodes"), as_real(alpha_ms, w, "alpha_ms"),
+             as_real(beta_ms_per_byte, w, "beta_ms_per_byte"),
+             as_real(gamma_ms_per_byte, w, "gamma_ms_per_byte"),
+             ctypes.byref(a), ctypes.byref(b)))
+    return (a.value, b.value)
+
+
 def allreduce_cost(collective, nodes, alpha_ms, beta_ms_per_byte, gamma_ms_per_byte):
     """Table I: (a_ms, b_ms_per_byte) of T = a + b*M for `collective` on
-    `nodes` nodes."""
+    `nodes` nodes (ALL_TO_ALL is not an all-reduce: UnsupportedError)."""
     w = "adadual.allreduce_cost"
-    a, b = c_double(), c_double()
-    check(lib.ns_allreduce_cost(as_enum(collective, Collective, w, "collective"),
-                                as_int(nodes, w, "nodes"), as_real(alpha_ms, w, "alpha_ms"),
-                                as_real(beta_ms_per_byte, w, "beta_ms_per_byte"),
-                                as_real(gamma_ms_per_byte, w, "gamma_ms_per_byte"),
-                                ctypes.byref(a), ctypes.byref(b)))
-    return (a.value, b.value)
+    return _cost(lib.ns_allreduce_cost, w, as_enum(collective, Collective, w, "collective"),
+                 nodes, alpha_ms, beta_ms_per_byte, gamma_ms_per_byte)
+
+
+def allreduce_algo_cost(algo, nodes, alpha_ms, beta_ms_per_byte, gamma_ms_per_byte):
+    """Table I by row (AllreduceAlgo, which includes recursive doubling)."""
+    w = "adadual.allreduce_algo_cost"
+    return _cost(lib.ns_allreduce_algo_cost, w, as_enum(algo, AllreduceAlgo, w, "algo"),
+                 nodes, alpha_ms, beta_ms_per_byte, gamma_ms_per_byte)
 
 
 def contention_fit(k, nbytes, time_ms):
