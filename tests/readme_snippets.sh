@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Compiles and runs every ```c block of README.md that has a main() against
+# the freshly built library, so the README's usage example stays true.
+# Usage: tests/readme_snippets.sh [build-output-dir] [sanitize 0|1]
+set -u
+out=${1:-lib}
+san_flags=
+[ "${2:-0}" = 1 ] && san_flags="-fsanitize=address,undefined"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+awk -v dir="$tmp" '
+  /^```c$/ { n++; inblk = 1; file = dir "/snippet" n ".c"; next }
+  /^```/ && inblk { inblk = 0; close(file); next }
+  inblk { print > file }' README.md
+pass=0 fail=0
+for f in "$tmp"/snippet*.c; do
+  [ -e "$f" ] || continue
+  grep -q 'int main' "$f" || continue
+  # shellcheck disable=SC2086
+  if cc -std=c11 -Wall -Werror $san_flags -Iinclude "$f" -o "${f%.c}" -L"$out" -lnetsched \
+       -Wl,-rpath,"$(cd "$out" && pwd)" && "${f%.c}" >"${f%.c}.out"; then
+    pass=$((pass + 1))
+  else
+    echo "FAILED: README snippet $(basename "$f")"; cat "${f%.c}.out" 2>/dev/null
+    fail=$((fail + 1))
+  fi
+done
+echo "readme: $pass passed, $fail failed"
+[ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
