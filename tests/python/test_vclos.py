@@ -50,10 +50,15 @@ class TestPlace(unittest.TestCase):
             a = next(g for g in p if c.leaf_of_server(c.server_of_gpu(g)) == leaves[0])
             b = next(g for g in p if c.leaf_of_server(c.server_of_gpu(g)) == leaves[1])
             self.assertIn(vclos.route(c, a, b), range(4))
-            # a second job cannot share those links
-            with Job("k", 8) as k:
-                with self.assertRaises(netsched.NoSpaceError):
-                    vclos.place(c, k, o)
+            # a second job gets the two other leaves and links of its own
+            with Job("k", 8) as k, Job("m", 8) as m:
+                q = vclos.place(c, k, o)
+                self.assertEqual(set(q.links) & set(p.links), set())
+                self.assertEqual(set(q) & set(p), set())
+                c.commit(k, q)
+                with self.assertRaises(netsched.NoSpaceError):  # no idle server left
+                    vclos.place(c, m, o)
+                c.release(k)
             c.release(j)
 
     def test_bad_input(self):

@@ -71,6 +71,14 @@ class _DelayTuner(_Opaque):
     pass
 
 
+class _SimOpts(_Opaque):
+    pass
+
+
+class _Sim(_Opaque):
+    pass
+
+
 JOB = POINTER(_Job)
 LINK = POINTER(_Link)
 CLUSTER = POINTER(_Cluster)
@@ -81,11 +89,17 @@ CANDIDATE = POINTER(_Candidate)
 TITAN_OPTS = POINTER(_TitanOpts)
 VCLOS_OPTS = POINTER(_VclosOpts)
 DELAY_TUNER = POINTER(_DelayTuner)
+SIM_OPTS = POINTER(_SimOpts)
+SIM = POINTER(_Sim)
 
 _int_p = POINTER(c_int)
 _dbl_p = POINTER(c_double)
 _u64_p = POINTER(c_uint64)
 _size_p = POINTER(c_size_t)
+
+# Callback types of sim.h (ns_sim_place_fn, ns_sim_progress_fn).
+SIM_PLACE_FN = ctypes.CFUNCTYPE(c_int, CLUSTER, JOB, PLACEMENT, c_void_p)
+SIM_PROGRESS_FN = ctypes.CFUNCTYPE(None, c_size_t, c_size_t, c_void_p)
 
 # name: (restype, [argtypes]) -- in the order of the public headers.
 # ns_tier / ns_collective / ns_status are C enums: passed and returned as int.

@@ -100,6 +100,15 @@ def check_nan(value):
     return value
 
 
+def _noop():
+    pass
+
+
+def view(cls, ptr):
+    """See Handle._view."""
+    return cls._view(ptr)
+
+
 class Handle:
     """Owns one C handle: close() frees it once; so does the garbage
     collector (weakref.finalize) or the end of a `with` block.
@@ -121,6 +130,21 @@ class Handle:
         self._raw = ptr  # valid while the C object lives, even after close()
         self._borrowers = weakref.WeakSet()
         self._finalizer = weakref.finalize(self, getattr(lib, self._free_fn), ptr)
+
+    @classmethod
+    def _view(cls, ptr):
+        """A non-owning handle on a C object the library lends for the
+        duration of a callback; close() only detaches it."""
+        obj = cls.__new__(cls)
+        obj.__ptr = ptr
+        obj._raw = ptr
+        obj._borrowers = weakref.WeakSet()
+        obj._finalizer = weakref.finalize(obj, _noop)
+        obj._init_view()
+        return obj
+
+    def _init_view(self):
+        """Hook: per-class state of a view."""
 
     @property
     def _ptr(self):

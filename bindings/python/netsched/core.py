@@ -230,6 +230,9 @@ class Link(Handle):
             self.close()
             raise
 
+    def _init_view(self):
+        self._jobs = []
+
     def __repr__(self):
         if self.closed:
             return "<Link closed>"
@@ -436,6 +439,9 @@ class Cluster(Handle):
             return "<Cluster closed>"
         return "<Cluster %d leaves x %d servers x %d GPUs, %d spines>" % (
             self.leaf_count, self.servers_per_leaf, self.gpus_per_server, self.spine_count)
+
+    def _init_view(self):
+        self._committed = {}
 
     def _borrows(self, job):
         return self._finalizer.alive and job._address in self._committed
