@@ -1,13 +1,11 @@
 """Round-trips of every core call: jobs, links, cluster, placements,
 commit/release (core.h)."""
 
-import math
 import unittest
 
 import netsched
 from netsched import Cluster, Collective, Job, Link, Placement, Tier
 
-from . import support
 
 
 class TestJob(unittest.TestCase):

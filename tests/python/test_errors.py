@@ -10,7 +10,6 @@ import netsched
 from netsched import Cluster, Job, Link, Placement, errors
 from netsched.errors import Status
 
-from . import support
 
 _CLASSES = {
     Status.EINVAL: netsched.InvalidArgumentError, Status.ENOMEM: netsched.OutOfMemoryError,

@@ -4,7 +4,7 @@ link isolation after commit, source routing (ALGORITHMS.md)."""
 import unittest
 
 import netsched
-from netsched import Cluster, Job, Placement, vclos
+from netsched import Cluster, Job, vclos
 
 from . import support
 
