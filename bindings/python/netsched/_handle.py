@@ -8,6 +8,7 @@ Values that fit are passed through unchanged, so the library's own checks
 (NaN, infinity, ranges) and messages apply.
 """
 
+import enum
 import math
 import numbers
 import operator
@@ -67,9 +68,13 @@ def as_str(v, where, arg, allow_none=False):
 
 
 def as_enum(v, enum_cls, where, arg):
-    """An enum member or a plain int (the library rejects unknown values)."""
+    """A member of enum_cls or a plain int (the library rejects unknown
+    values); a member of another enum is a TypeError."""
     if isinstance(v, enum_cls):
         return int(v)
+    if isinstance(v, enum.Enum):
+        raise TypeError("%s: %s must be a %s or an int (got %s)"
+                        % (where, arg, enum_cls.__name__, _type_name(v)))
     return as_int(v, where, arg)
 
 
