@@ -111,7 +111,7 @@ class TestBaselines(unittest.TestCase):
                 Job("j19", 19) as j19:
             self.assertEqual(dally.best_fit(c, j2).gpus, [14, 15])
             p = dally.best_fit(c, j6)
-            self.assertEqual(p.gpus, [8, 9, 10, 11, 14, 15])
+            self.assertEqual(p.gpus, [1, 2, 3, 21, 22, 23])  # none left idle, 4-GPU servers kept
             self.assertEqual(p.server_count, 2)
             with self.assertRaises(netsched.NoSpaceError) as cm:
                 dally.best_fit(c, j19)
@@ -148,6 +148,46 @@ class TestPriority(unittest.TestCase):
         self.assertIn("iters_total", str(cm.exception))
         with self.assertRaises(TypeError):
             dally.priority("1", 2, 1, 1)
+
+
+@support.requires("ns_dally_offer_order", "ns_dally_job_priority", "ns_delay_tuner_sample_count",
+                  "ns_delay_tuner_set_manual", "ns_dally_timers")
+class TestExtensions(unittest.TestCase):
+    def test_offer_order_table1(self):
+        # Table 1 slowdowns: VGG11 7 %, MobileNetV3 19592 %, ResNet50 38 %:
+        # the most slowed-down job is offered GPUs first.
+        nw = [1 / 1.07, 1 / 196.92, 1 / 1.38]
+        self.assertEqual(dally.offer_order(nw), [1, 2, 0])
+        self.assertEqual(dally.offer_order([]), [])
+        with self.assertRaises(netsched.InvalidArgumentError):
+            dally.offer_order([0.5, math.nan])
+
+    def test_job_priority(self):
+        with Job("j", 4, compute_ms=(40, 60), iterations=(1000, 500)) as j:
+            # ideal = 100 ms x 1000 = 100 s; half done in 100 s -> 0.5
+            self.assertAlmostEqual(dally.job_priority(j, 100e3), 0.5, places=12)
+
+    def test_cluster_aware_timers(self):
+        # small_cluster: 4-GPU machines, 8-GPU racks
+        with small_cluster() as c, dally.DelayTuner(WEEK, 12 * H, 12 * H) as t:
+            self.assertEqual(t.timers_for(c, 2, 0), (12 * H, 24 * H))
+            self.assertEqual(t.timers_for(c, 6, 0), (0.0, 12 * H))  # > a machine
+            self.assertEqual(t.timers_for(c, 12, 0), (0.0, 0.0))    # > a rack
+            with self.assertRaises(TypeError):
+                t.timers_for(None, 2, 0)
+
+    def test_samples_and_manual(self):
+        with small_cluster([4, 5]) as c, dally.DelayTuner(WEEK, 12 * H, 12 * H) as t, \
+                Job("j", 2) as j:
+            t.offer(c, j, 5.0, 0)
+            self.assertEqual(t.sample_count(Tier.MACHINE, 2, 0), 1)  # recorded once
+            self.assertEqual(t.sample_count(Tier.RACK, 2, 0), 0)
+            t.record(Tier.MACHINE, 2, 7.0, 0)
+            self.assertNotEqual(t.timers(2, 0)[0], 12 * H)
+            t.set_manual(True)
+            self.assertEqual(t.timers(2, 0), (12 * H, 24 * H))
+            with self.assertRaises(netsched.InvalidArgumentError):
+                t.set_manual(2)
 
 
 if __name__ == "__main__":

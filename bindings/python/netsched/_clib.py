@@ -240,11 +240,16 @@ _TABLE = {
     "ns_delay_tuner_free": (None, [DELAY_TUNER]),
     "ns_delay_tuner_record": (c_int, [DELAY_TUNER, c_int, c_int, c_double, c_double]),
     "ns_delay_tuner_timers": (c_int, [DELAY_TUNER, c_int, c_double, _dbl_p, _dbl_p]),
+    "ns_delay_tuner_set_manual": (c_int, [DELAY_TUNER, c_int]),
+    "ns_delay_tuner_sample_count": (c_int, [DELAY_TUNER, c_int, c_int, c_double, _size_p]),
+    "ns_dally_timers": (c_int, [DELAY_TUNER, CLUSTER, c_int, c_double, _dbl_p, _dbl_p]),
     "ns_dally_offer": (c_int, [DELAY_TUNER, CLUSTER, JOB, c_double, c_double, PLACEMENT,
                                _int_p]),
     "ns_place_best_fit": (c_int, [CLUSTER, JOB, PLACEMENT]),
     "ns_place_tiresias": (c_int, [CLUSTER, JOB, c_uint64, PLACEMENT]),
     "ns_dally_priority": (c_double, [c_uint64, c_uint64, c_double, c_double]),
+    "ns_dally_job_priority": (c_double, [JOB, c_double]),
+    "ns_dally_offer_order": (c_int, [_dbl_p, c_size_t, _size_p]),
 }
 
 

@@ -2,10 +2,10 @@
 priority (dally.h)."""
 
 import ctypes
-from ctypes import c_double, c_int
+from ctypes import c_double, c_int, c_size_t
 
 from ._clib import lib
-from ._handle import Handle, as_enum, as_handle, as_int, as_real, as_u64, check_nan
+from ._handle import Handle, as_enum, as_flag, as_handle, as_int, as_real, as_u64, check_nan
 from .core import Cluster, Job, Tier, fill_placement
 from .errors import check
 
@@ -41,6 +41,33 @@ class DelayTuner(Handle):
         check(lib.ns_delay_tuner_timers(self._ptr, as_int(gpus, w, "gpus"),
                                         as_real(now_ms, w, "now_ms"), ctypes.byref(m),
                                         ctypes.byref(r)))
+        return (m.value, r.value)
+
+    def set_manual(self, manual):
+        """True fixes the timers to the defaults (Dally-manual); waits are
+        still recorded so False resumes tuning with the history."""
+        check(lib.ns_delay_tuner_set_manual(self._ptr, as_flag(manual,
+                                                               "dally.DelayTuner.set_manual",
+                                                               "manual")))
+
+    def sample_count(self, tier, gpus, now_ms):
+        """Live waits in the (tier, gpus) list at now_ms."""
+        w = "dally.DelayTuner.sample_count"
+        n = c_size_t()
+        check(lib.ns_delay_tuner_sample_count(self._ptr, as_enum(tier, Tier, w, "tier"),
+                                              as_int(gpus, w, "gpus"),
+                                              as_real(now_ms, w, "now_ms"), ctypes.byref(n)))
+        return n.value
+
+    def timers_for(self, cluster, gpus, now_ms):
+        """(machine_ms, rack_ms) that offer() would use now on `cluster`:
+        timers() plus the zero-timer rules for jobs larger than a machine
+        or a rack of the cluster."""
+        w = "dally.DelayTuner.timers_for"
+        m, r = c_double(), c_double()
+        check(lib.ns_dally_timers(self._ptr, as_handle(cluster, Cluster, w, "cluster"),
+                                  as_int(gpus, w, "gpus"), as_real(now_ms, w, "now_ms"),
+                                  ctypes.byref(m), ctypes.byref(r)))
         return (m.value, r.value)
 
     def offer(self, cluster, job, starvation_ms, now_ms, out=None):
@@ -85,4 +112,28 @@ def priority(iters_done, iters_total, run_ms, ideal_run_ms):
                                            as_real(ideal_run_ms, w, "ideal_run_ms")))
 
 
-__all__ = ["DelayTuner", "DEFAULT_TIMER_MS", "best_fit", "tiresias", "priority"]
+def job_priority(job, run_ms):
+    """Nw_sens of a job from its iterations and compute times."""
+    w = "dally.job_priority"
+    return check_nan(lib.ns_dally_job_priority(as_handle(job, Job, w, "job"),
+                                               as_real(run_ms, w, "run_ms")))
+
+
+def offer_order(nw_sens):
+    """Indices of the jobs in the order they get offers: increasing Nw_sens,
+    ties in input order."""
+    w = "dally.offer_order"
+    try:
+        vals = [as_real(v, w, "nw_sens") for v in nw_sens]
+    except TypeError:
+        if not hasattr(nw_sens, "__iter__"):
+            raise TypeError("%s: nw_sens must be a sequence of numbers" % w)
+        raise
+    n = len(vals)
+    order = (c_size_t * max(n, 1))()
+    check(lib.ns_dally_offer_order((c_double * max(n, 1))(*vals), n, order))
+    return list(order[:n])
+
+
+__all__ = ["DelayTuner", "DEFAULT_TIMER_MS", "best_fit", "tiresias", "priority",
+           "job_priority", "offer_order"]
