@@ -1,0 +1,354 @@
+/*
+ * src/titan/greedy.c - Titan Algorithms 1 and 2: grow feasible worker sets
+ * machine by machine, each round merging onto the machine whose feasible set
+ * saves the most machines (the largest marginal gain of H, Eq. 4).
+ *
+ * Worker sets are contiguous runs of the traffic-aware worker order
+ * (nsi_coll_order), so the workers merged onto one machine are those that
+ * exchange the largest flows (Fig. 1(c): {W1,W3} and {W2,W4}).
+ *
+ * The bandwidth check is incremental (the paper's Alg. 1 only looks at the
+ * new worker's flows to placed workers, lines 6-9): per merged phase, the
+ * load on every used machine's NIC ports and every used leaf's uplinks is
+ * kept; a candidate run adds only its own flows, checks the entries it
+ * touched and is undone from a log.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "titan/titan_internal.h"
+
+/* Per-phase loads of the placed workers, in slots (one per used machine or
+   leaf), laid out [slot * P + phase] so that new slots append. */
+typedef struct acc {
+  int *mslot, *lslot;  /* machine / leaf -> slot or -1 */
+  int nm, nl, cm, cl;  /* slots used and allocated */
+  double *mo, *mi;     /* machine slot x phase: weight sent / received */
+  double *lo, *li;     /* leaf slot x phase: weight leaving / entering */
+  double **uptr;       /* undo log: where, old value, capacity */
+  double *uold, *ucap;
+  size_t nlog, cap_uptr, cap_uold, cap_ucap;
+} acc;
+
+static int oom(void) { return nsi_fail(NS_ENOMEM, "ns_titan_place: out of memory"); }
+
+static void acc_free(acc *x) {
+  void *b[] = {x->mslot, x->lslot, x->mo, x->mi, x->lo, x->li, x->uptr, x->uold, x->ucap};
+  for (size_t i = 0; i < sizeof b / sizeof b[0]; i++)
+    free(b[i]);
+}
+
+static int acc_init(acc *x, const tn_prob *p) {
+  memset(x, 0, sizeof *x);
+  x->mslot = malloc((size_t)p->M * sizeof *x->mslot);
+  x->lslot = malloc((size_t)p->L * sizeof *x->lslot);
+  if (!x->mslot || !x->lslot)
+    return oom();
+  memset(x->mslot, 0xff, (size_t)p->M * sizeof *x->mslot);
+  memset(x->lslot, 0xff, (size_t)p->L * sizeof *x->lslot);
+  return NS_OK;
+}
+
+/* Grows a pair of slot x phase tables to hold `need` slots (zeroed). */
+static int grow(double **a, double **b, int *cap, int need, int P) {
+  if (need <= *cap)
+    return NS_OK;
+  int ncap = *cap ? *cap * 2 : 16;
+  while (ncap < need)
+    ncap *= 2;
+  size_t n = (size_t)ncap * (size_t)P, old = (size_t)*cap * (size_t)P;
+  double *na = realloc(*a, n * sizeof *na);
+  if (na == NULL)
+    return oom();
+  *a = na;
+  double *nb = realloc(*b, n * sizeof *nb);
+  if (nb == NULL)
+    return oom();
+  *b = nb;
+  memset(na + old, 0, (n - old) * sizeof *na);
+  memset(nb + old, 0, (n - old) * sizeof *nb);
+  *cap = ncap;
+  return NS_OK;
+}
+
+static int slot(int *map, int key, int *n, int *cap, double **a, double **b, int P) {
+  if (map[key] < 0) {
+    NSI_TRY(grow(a, b, cap, *n + 1, P));
+    map[key] = (*n)++;
+  }
+  return map[key];
+}
+
+static int add(acc *x, double *where, double w, double cap) {
+  size_t n = x->nlog + 1;
+  NSI_TRY(nsi_reserve(&x->uptr, &x->cap_uptr, n, sizeof *x->uptr));
+  NSI_TRY(nsi_reserve(&x->uold, &x->cap_uold, n, sizeof *x->uold));
+  NSI_TRY(nsi_reserve(&x->ucap, &x->cap_ucap, n, sizeof *x->ucap));
+  x->uptr[x->nlog] = where;
+  x->uold[x->nlog] = *where;
+  x->ucap[x->nlog++] = cap;
+  *where += w;
+  return NS_OK;
+}
+
+/* Adds one crossing flow: `s` sends (out = 1) or receives it, `o` is the
+   other machine. */
+static int add_flow(acc *x, const tn_prob *p, int s, int o, int ph, double w, int out) {
+  int P = p->P, ss = x->mslot[s], so = x->mslot[o];
+  double *ms = out ? x->mo : x->mi, *mo = out ? x->mi : x->mo;
+  NSI_TRY(add(x, &ms[(size_t)ss * P + ph], w, p->R[s]));
+  NSI_TRY(add(x, &mo[(size_t)so * P + ph], w, p->R[o]));
+  int ls = s / p->spl, lo = o / p->spl;
+  if (ls == lo)
+    return NS_OK;
+  int xs = x->lslot[ls], xo = x->lslot[lo];
+  double *as = out ? x->lo : x->li, *ao = out ? x->li : x->lo;
+  NSI_TRY(add(x, &as[(size_t)xs * P + ph], w, p->up[ls]));
+  return add(x, &ao[(size_t)xo * P + ph], w, p->up[lo]);
+}
+
+static void undo(acc *x) {
+  while (x->nlog > 0) {
+    x->nlog--;
+    *x->uptr[x->nlog] = x->uold[x->nlog];
+  }
+}
+
+static int log_ok(const acc *x) {
+  for (size_t i = 0; i < x->nlog; i++)
+    if (*x->uptr[i] > x->ucap[i] + TN_EPS)
+      return 0;
+  return 1;
+}
+
+/* Alg. 1 lines 6-11 for the run order[pos, pos+g) on machine s: adds the
+   run's flows to workers already placed on other machines and checks every
+   load it touched. Kept if `commit` and feasible, else undone. Returns 1
+   if feasible, 0 if not, <0 on error. */
+static int try_run(tn_prob *p, tn_asg *a, acc *x, int s, int pos, int g, int commit) {
+  int nm0 = x->nm, nl0 = x->nl, rc = NS_OK;
+  for (int i = pos; i < pos + g; i++)
+    a->mach[p->order[i]] = s;
+  if (slot(x->mslot, s, &x->nm, &x->cm, &x->mo, &x->mi, p->P) < 0 ||
+      slot(x->lslot, s / p->spl, &x->nl, &x->cl, &x->lo, &x->li, p->P) < 0)
+    rc = NS_ENOMEM;
+  for (int i = pos; i < pos + g && rc == NS_OK; i++) {
+    int w = p->order[i];
+    for (int k = p->istart[w]; k < p->istart[w + 1] && rc == NS_OK; k++) {
+      int f = p->iflow[k], out = p->fsrc[f] == w, o = out ? p->fdst[f] : p->fsrc[f];
+      int mo = a->mach[o];
+      if (mo >= 0 && mo != s)
+        rc = add_flow(x, p, s, mo, p->fph[f], p->fw[f], out);
+    }
+  }
+  int ok = rc == NS_OK && log_ok(x);
+  if (!(commit && ok)) {
+    undo(x);
+    for (int i = pos; i < pos + g; i++)
+      a->mach[p->order[i]] = -1;
+    if (x->nm > nm0) { /* drop the slots this try opened */
+      x->mslot[s] = -1;
+      x->nm = nm0;
+    }
+    if (x->nl > nl0) {
+      x->lslot[s / p->spl] = -1;
+      x->nl = nl0;
+    }
+  } else {
+    x->nlog = 0;
+    a->cnt[s] += g;
+  }
+  return rc != NS_OK ? rc : ok;
+}
+
+/* The largest feasible run (<= ub) machine s can take: feasibility is
+   monotone in the run length (flows only add), so binary search. */
+static int feasible_run(tn_prob *p, tn_asg *a, acc *x, int s, int pos, int ub) {
+  int rc = try_run(p, a, x, s, pos, ub, 0);
+  if (rc != 0)
+    return rc < 0 ? rc : ub;
+  int lo = 0, hi = ub - 1;
+  while (lo < hi) {
+    int mid = lo + (hi - lo + 1) / 2;
+    rc = try_run(p, a, x, s, pos, mid, 0);
+    if (rc < 0)
+      return rc;
+    if (rc)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
+typedef struct cand {
+  int s, cls, ub, loc, r;
+  uint64_t tie;
+} cand;
+
+/* Rank: class (non-idle first in Alg. 3 step 1), then the gain's upper
+   bound, then locality (workers of the job already under the machine's
+   leaf: fewer cross-leaf flows), then best fit (smallest R_s: keeps large
+   holes for later jobs), then the seeded tie-break, then the id. */
+static int cand_cmp(const void *x, const void *y) {
+  const cand *a = x, *b = y;
+  if (a->cls != b->cls)
+    return a->cls - b->cls;
+  if (a->ub != b->ub)
+    return b->ub - a->ub;
+  if (a->loc != b->loc)
+    return b->loc - a->loc;
+  if (a->r != b->r)
+    return a->r - b->r;
+  if (a->tie != b->tie)
+    return a->tie < b->tie ? -1 : 1;
+  return a->s - b->s;
+}
+
+/* Equivalent machines within one round. Two unused machines with the same
+   R_s and class face the same constraints if they share a leaf; under
+   leaves without workers yet they differ only in the leaf's uplink share,
+   and a larger share allows at least as long a run. So a candidate is
+   skipped when an evaluated one dominates it. */
+typedef struct memo {
+  int n, cap;
+  int *leaf, *cls, *r, *g; /* leaf = -1: a fresh leaf, with share up[] */
+  double *up;
+} memo;
+
+/* 1 if an evaluated candidate dominates c (and *g gets its run length). */
+static int memo_find(const memo *m, const tn_prob *p, const cand *c, int fresh, int *g) {
+  int l = c->s / p->spl;
+  for (int i = 0; i < m->n; i++) {
+    if (m->cls[i] != c->cls || m->r[i] != c->r)
+      continue;
+    if ((fresh && m->leaf[i] < 0 && m->up[i] >= p->up[l]) || (!fresh && m->leaf[i] == l)) {
+      *g = m->g[i];
+      return 1;
+    }
+  }
+  return 0;
+}
+
+static void memo_add(memo *m, const tn_prob *p, const cand *c, int fresh, int g) {
+  if (m->n == m->cap)
+    return; /* full: later candidates are simply evaluated */
+  m->leaf[m->n] = fresh ? -1 : c->s / p->spl;
+  m->cls[m->n] = c->cls;
+  m->r[m->n] = c->r;
+  m->up[m->n] = p->up[c->s / p->spl];
+  m->g[m->n++] = g;
+}
+
+/* Evaluates candidate i: its feasible run, recorded in the memo. */
+static int evaluate(tn_prob *p, tn_asg *a, acc *x, memo *m, const cand *c, int pos) {
+  int g = feasible_run(p, a, x, c->s, pos, c->ub);
+  if (g >= 0) {
+    p->bw_limited |= g < c->ub;
+    memo_add(m, p, c, c->loc == 0, g);
+  }
+  return g;
+}
+
+/* One round of Alg. 2 (lines 6-15): the machine with the largest feasible
+   run. Candidates are evaluated lazily in rank order (Minoux's accelerated
+   greedy): one whose run reaches its upper bound cannot be beaten by a
+   later one. The top-ranked candidate is found by a scan; only when
+   bandwidth shortens its run are the candidates sorted and walked.
+   Returns the index in cands or -1; *err gets a failure. */
+static int best_round(tn_prob *p, tn_asg *a, acc *x, memo *m, cand *cands, int nc, int pos,
+                      int *gain, int *err) {
+  m->n = 0;
+  *gain = 0;
+  if (nc == 0)
+    return -1;
+  int top = 0;
+  for (int i = 1; i < nc; i++)
+    top = cand_cmp(&cands[i], &cands[top]) < 0 ? i : top;
+  int g = evaluate(p, a, x, m, &cands[top], pos);
+  if (g < 0 || g == cands[top].ub) {
+    *err = g < 0 ? g : 0;
+    *gain = g;
+    return g < 0 ? -1 : top;
+  }
+  qsort(cands, (size_t)nc, sizeof *cands, cand_cmp); /* top is now cands[0] */
+  int best = g > 0 ? 0 : -1, bestg = g;
+  for (int i = 1; i < nc; i++) {
+    const cand *c = &cands[i];
+    if (best >= 0 && !(c->cls < cands[best].cls || (c->cls == cands[best].cls && c->ub > bestg)))
+      break;
+    if (memo_find(m, p, c, c->loc == 0, &g))
+      continue; /* dominated by one already evaluated */
+    if ((g = evaluate(p, a, x, m, c, pos)) < 0) {
+      *err = g;
+      return -1;
+    }
+    if (g > 0 && (best < 0 || c->cls < cands[best].cls || g > bestg)) {
+      best = i;
+      bestg = g;
+    }
+    if (g == c->ub)
+      break;
+  }
+  *gain = bestg;
+  return best;
+}
+
+static int fill_cands(const tn_prob *p, const tn_asg *a, const unsigned char *allow,
+                      int nonidle_first, const int *leafcnt, int rem, cand *cands) {
+  int nc = 0;
+  for (int s = 0; s < p->M; s++) {
+    if (!allow[s] || p->R[s] == 0 || a->cnt[s] > 0)
+      continue;
+    cand *c = &cands[nc++];
+    c->s = s;
+    c->cls = nonidle_first ? p->idle[s] : 0;
+    c->ub = p->R[s] < rem ? p->R[s] : rem;
+    c->loc = leafcnt[s / p->spl];
+    c->r = p->R[s];
+    c->tie = p->tie[s];
+  }
+  return nc;
+}
+
+static int run(tn_prob *p, const unsigned char *allow, int nonidle_first, tn_asg *a, acc *x,
+               memo *m, cand *cands, int *leafcnt) {
+  int pos = 0;
+  while (pos < p->W) { /* Alg. 2 line 5: until every worker is merged */
+    int nc = fill_cands(p, a, allow, nonidle_first, leafcnt, p->W - pos, cands), g, err = 0;
+    int b = best_round(p, a, x, m, cands, nc, pos, &g, &err);
+    if (err < 0)
+      return err;
+    if (b < 0)
+      return 0;
+    int rc = try_run(p, a, x, cands[b].s, pos, g, 1);
+    if (rc <= 0)
+      return rc < 0 ? rc : nsi_fail(NS_ESTATE, "ns_titan_place: internal check disagreed");
+    leafcnt[cands[b].s / p->spl] += g;
+    pos += g;
+  }
+  return 1;
+}
+
+#define TN_MEMO 256
+
+int tn_greedy(tn_prob *p, const unsigned char *allow, int nonidle_first, tn_asg *a) {
+  tn_asg_reset(a, p);
+  cand *cands = malloc((size_t)p->M * sizeof *cands);
+  int *leafcnt = calloc((size_t)p->L, sizeof *leafcnt);
+  int mi[4][TN_MEMO];
+  double mup[TN_MEMO];
+  memo m = {0, TN_MEMO, mi[0], mi[1], mi[2], mi[3], mup};
+  acc x;
+  int rc = acc_init(&x, p);
+  if (rc == NS_OK && (!cands || !leafcnt))
+    rc = oom();
+  if (rc == NS_OK)
+    rc = run(p, allow, nonidle_first, a, &x, &m, cands, leafcnt);
+  acc_free(&x);
+  free(cands);
+  free(leafcnt);
+  if (rc >= 0)
+    tn_asg_score(a, p);
+  return rc;
+}

@@ -1,0 +1,355 @@
+/*
+ * src/titan/problem.c - the NIMP instance (Titan Eq. 1): a snapshot of the
+ * cluster's free GPUs and bandwidth, the job's per-phase flows, the worker
+ * affinity used to count cross-machine traffic, and the bandwidth check.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "titan/titan_internal.h"
+
+/* Work limits (documented in titan.h): phases x workers walked and
+   flows kept after merging. */
+#define TN_MAX_WALK (1LL << 26)
+#define TN_MAX_FLOWS (1 << 22)
+
+static uint64_t splitmix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+
+static int oom(void) { return nsi_fail(NS_ENOMEM, "ns_titan_place: out of memory"); }
+
+/* R_s, S_n, and each leaf's usable uplink ports. A GPU is usable when it is
+   free (no job, no background load: one worker per GPU, §III-B) and has the
+   job's memory. A leaf's uplinks not reserved by vClos jobs are shared in
+   proportion to its free GPUs: busy GPUs' jobs keep their share. */
+static int snapshot(tn_prob *p, const ns_cluster *c, const ns_job *job, uint64_t seed) {
+  p->R = calloc((size_t)p->M, sizeof *p->R);
+  p->idle = calloc((size_t)p->M, 1);
+  p->up = calloc((size_t)p->L, sizeof *p->up);
+  p->tie = malloc((size_t)p->M * sizeof *p->tie);
+  if (!p->R || !p->idle || !p->up || !p->tie)
+    return oom();
+  int *leaf_free = calloc((size_t)p->L, sizeof *leaf_free);
+  if (leaf_free == NULL)
+    return oom();
+  for (int s = 0; s < p->M; s++) {
+    int nfree = 0, usable = 0;
+    for (int g = s * p->G; g < (s + 1) * p->G; g++) {
+      int f = nsi_gpu_free(c, g);
+      nfree += f;
+      usable += f && job->mem_mb <= c->gpu_mem_mb;
+    }
+    p->R[s] = usable;
+    p->idle[s] = nfree == p->G;
+    leaf_free[s / p->spl] += nfree;
+    p->tie[s] = splitmix64(seed ^ splitmix64((uint64_t)s));
+  }
+  for (int l = 0; l < p->L; l++) {
+    int links = 0;
+    for (int sp = 0; sp < c->spines; sp++)
+      for (int k = 0; k < c->links_per_pair; k++)
+        links += c->link_owner[nsi_link_index(c, l, sp, k)] == NULL;
+    p->up[l] = (double)links * leaf_free[l] / ((double)p->spl * p->G);
+  }
+  free(leaf_free);
+  return NS_OK;
+}
+
+/* ---- flows per merged phase ------------------------------------------- */
+
+typedef struct flowbuf {
+  int *src, *dst;
+  double *w, *bytes;
+  size_t n, cap_src, cap_dst, cap_w, cap_bytes;
+} flowbuf;
+
+static int fb_push(flowbuf *f, int s, int d, double bytes) {
+  if (f->n >= TN_MAX_FLOWS)
+    return nsi_fail(NS_EUNSUPPORTED, "ns_titan_place: job has more than %d distinct flows",
+                    TN_MAX_FLOWS);
+  NSI_TRY(nsi_reserve(&f->src, &f->cap_src, f->n + 1, sizeof *f->src));
+  NSI_TRY(nsi_reserve(&f->dst, &f->cap_dst, f->n + 1, sizeof *f->dst));
+  NSI_TRY(nsi_reserve(&f->w, &f->cap_w, f->n + 1, sizeof *f->w));
+  NSI_TRY(nsi_reserve(&f->bytes, &f->cap_bytes, f->n + 1, sizeof *f->bytes));
+  f->src[f->n] = s;
+  f->dst[f->n] = d;
+  f->w[f->n] = bytes;
+  f->bytes[f->n++] = bytes;
+  return NS_OK;
+}
+
+/* 1 if the flows [a0, a0+n) and [b0, b0+n) join the same worker pairs. */
+static int same_pattern(const flowbuf *f, size_t a0, size_t b0, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (f->src[a0 + i] != f->src[b0 + i] || f->dst[a0 + i] != f->dst[b0 + i])
+      return 0;
+  return 1;
+}
+
+/* Appends phase t's flows (weights C / B_t). Consecutive phases joining the
+   same pairs (the ring's 2(N-1) phases, HD's two middle phases) merge into
+   one, keeping each flow's larger weight: checking the merged phase is
+   then at least as strict as checking each of them. */
+static int add_phase(tn_prob *p, flowbuf *f, int **psp, size_t *cap_ps, ns_collective coll,
+                     uint64_t bytes, int t) {
+  size_t start = f->n;
+  double bmax = 0;
+  for (int n = 0; n < p->W; n++) {
+    nsi_flow fl[NSI_COLL_MAX_SENDS];
+    int nf = nsi_coll_sends(coll, p->W, bytes, t, n, fl);
+    for (int i = 0; i < nf; i++) {
+      NSI_TRY(fb_push(f, n, fl[i].to, (double)fl[i].bytes));
+      bmax = fl[i].bytes > bmax ? (double)fl[i].bytes : bmax;
+    }
+  }
+  size_t nflows = f->n - start;
+  if (nflows == 0)
+    return NS_OK;
+  for (size_t i = start; i < f->n; i++)
+    f->w[i] /= bmax;
+  size_t prev = p->P > 0 ? (size_t)(*psp)[p->P - 1] : 0;
+  if (p->P > 0 && start - prev == nflows && same_pattern(f, prev, start, nflows)) {
+    for (size_t i = 0; i < nflows; i++) {
+      f->w[prev + i] = f->w[prev + i] > f->w[start + i] ? f->w[prev + i] : f->w[start + i];
+      f->bytes[prev + i] += f->bytes[start + i];
+    }
+    f->n = start;
+    return NS_OK;
+  }
+  NSI_TRY(nsi_reserve(psp, cap_ps, (size_t)p->P + 2, sizeof **psp));
+  (*psp)[p->P++] = (int)start;
+  return NS_OK;
+}
+
+static int build_flows(tn_prob *p, const ns_job *job) {
+  ns_collective coll = job->collective;
+  int T = nsi_coll_phases(coll, p->W);
+  if ((long long)T * p->W > TN_MAX_WALK)
+    return nsi_fail(NS_EUNSUPPORTED,
+                    "ns_titan_place: job too large (%d phases x %d workers exceeds %lld)", T,
+                    p->W, TN_MAX_WALK);
+  flowbuf f = {0};
+  size_t cap_ps = (size_t)T + 2;
+  int *ps = malloc(cap_ps * sizeof *ps), rc = ps ? NS_OK : oom();
+  for (int t = 0; t < T && rc == NS_OK; t++)
+    rc = add_phase(p, &f, &ps, &cap_ps, coll, job->model_bytes, t);
+  if (ps)
+    ps[p->P] = (int)f.n;
+  p->pstart = ps;
+  p->fsrc = f.src;
+  p->fdst = f.dst;
+  p->fw = f.w;
+  p->fbytes = f.bytes;
+  return rc;
+}
+
+/* Per-worker incident flows (CSR) and each flow's phase, for the greedy's
+   incremental bandwidth check. */
+static int build_incidence(tn_prob *p) {
+  int nf = p->pstart[p->P];
+  p->fph = malloc(((size_t)nf + 1) * sizeof *p->fph);
+  p->istart = calloc((size_t)p->W + 1, sizeof *p->istart);
+  p->iflow = malloc((2 * (size_t)nf + 1) * sizeof *p->iflow);
+  int *fill = calloc((size_t)p->W, sizeof *fill);
+  if (!p->fph || !p->istart || !p->iflow || !fill) {
+    free(fill);
+    return oom();
+  }
+  for (int ph = 0; ph < p->P; ph++)
+    for (int i = p->pstart[ph]; i < p->pstart[ph + 1]; i++) {
+      p->fph[i] = ph;
+      p->istart[p->fsrc[i] + 1]++;
+      p->istart[p->fdst[i] + 1]++;
+    }
+  for (int w = 0; w < p->W; w++)
+    p->istart[w + 1] += p->istart[w];
+  for (int i = 0; i < nf; i++) {
+    p->iflow[p->istart[p->fsrc[i]] + fill[p->fsrc[i]]++] = i;
+    p->iflow[p->istart[p->fdst[i]] + fill[p->fdst[i]]++] = i;
+  }
+  free(fill);
+  return NS_OK;
+}
+
+/* Affinity CSR: per worker, each peer once with the bytes the pair
+   exchanges over all phases in both directions (from the incident flows,
+   deduplicated with a dense scratch row). */
+static int build_affinity(tn_prob *p) {
+  int nf = p->pstart[p->P];
+  p->astart = calloc((size_t)p->W + 1, sizeof *p->astart);
+  p->apeer = malloc((2 * (size_t)nf + 1) * sizeof *p->apeer);
+  p->abytes = malloc((2 * (size_t)nf + 1) * sizeof *p->abytes);
+  int *at = malloc((size_t)p->W * sizeof *at);
+  if (!p->astart || !p->apeer || !p->abytes || !at) {
+    free(at);
+    return oom();
+  }
+  for (int w = 0; w < p->W; w++)
+    at[w] = -1;
+  int n = 0;
+  for (int w = 0; w < p->W; w++) {
+    int first = n;
+    for (int k = p->istart[w]; k < p->istart[w + 1]; k++) {
+      int f = p->iflow[k], o = p->fsrc[f] == w ? p->fdst[f] : p->fsrc[f];
+      if (at[o] < first) {
+        at[o] = n;
+        p->apeer[n] = o;
+        p->abytes[n++] = 0;
+      }
+      p->abytes[at[o]] += p->fbytes[f];
+    }
+    p->astart[w + 1] = n;
+  }
+  free(at);
+  return NS_OK;
+}
+
+static int alloc_scratch(tn_prob *p) {
+  NSI_TRY(build_incidence(p));
+  NSI_TRY(build_affinity(p));
+  p->mout = calloc((size_t)p->M, sizeof *p->mout);
+  p->min = calloc((size_t)p->M, sizeof *p->min);
+  p->lout = calloc((size_t)p->L, sizeof *p->lout);
+  p->lin = calloc((size_t)p->L, sizeof *p->lin);
+  p->order = malloc((size_t)p->W * sizeof *p->order);
+  size_t nt = (size_t)p->pstart[p->P] * 2 + 1;
+  p->touched = malloc(nt * sizeof *p->touched);
+  if (!p->mout || !p->min || !p->lout || !p->lin || !p->order || !p->touched)
+    return oom();
+  return NS_OK;
+}
+
+int tn_prob_init(tn_prob *p, const ns_cluster *c, const ns_job *job, uint64_t seed) {
+  memset(p, 0, sizeof *p);
+  p->W = job->gpus;
+  p->M = c->nservers;
+  p->G = c->gpus_per_server;
+  p->L = c->leaves;
+  p->spl = c->servers_per_leaf;
+  int rc = snapshot(p, c, job, seed);
+  if (rc == NS_OK)
+    rc = build_flows(p, job);
+  if (rc == NS_OK)
+    rc = alloc_scratch(p);
+  if (rc == NS_OK)
+    nsi_coll_order(job->collective, p->W, p->order);
+  if (rc != NS_OK)
+    tn_prob_free(p);
+  return rc;
+}
+
+void tn_prob_free(tn_prob *p) {
+  void *bufs[] = {p->R,      p->idle,   p->up,  p->pstart, p->fsrc, p->fdst, p->fw,
+                  p->astart, p->apeer,  p->abytes, p->order, p->tie, p->mout, p->min,
+                  p->lout,   p->lin,    p->touched, p->fph, p->istart, p->iflow, p->fbytes};
+  for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+    free(bufs[i]);
+  memset(p, 0, sizeof *p);
+}
+
+/* ---- assignments ---------------------------------------------------------- */
+
+int tn_asg_init(tn_asg *a, const tn_prob *p) {
+  a->mach = malloc((size_t)p->W * sizeof *a->mach);
+  a->cnt = calloc((size_t)p->M, sizeof *a->cnt);
+  if (!a->mach || !a->cnt) {
+    tn_asg_free(a);
+    return oom();
+  }
+  tn_asg_reset(a, p);
+  return NS_OK;
+}
+
+void tn_asg_free(tn_asg *a) {
+  free(a->mach);
+  free(a->cnt);
+  a->mach = NULL;
+  a->cnt = NULL;
+}
+
+void tn_asg_reset(tn_asg *a, const tn_prob *p) {
+  for (int w = 0; w < p->W; w++)
+    a->mach[w] = -1;
+  memset(a->cnt, 0, (size_t)p->M * sizeof *a->cnt);
+  a->used = a->idle_used = 0;
+  a->cross = 0;
+}
+
+int tn_asg_copy(tn_asg *dst, const tn_asg *src, const tn_prob *p) {
+  memcpy(dst->mach, src->mach, (size_t)p->W * sizeof *dst->mach);
+  memcpy(dst->cnt, src->cnt, (size_t)p->M * sizeof *dst->cnt);
+  dst->used = src->used;
+  dst->idle_used = src->idle_used;
+  dst->cross = src->cross;
+  return NS_OK;
+}
+
+void tn_asg_score(tn_asg *a, const tn_prob *p) {
+  a->used = a->idle_used = 0;
+  for (int s = 0; s < p->M; s++) {
+    a->used += a->cnt[s] > 0;
+    a->idle_used += a->cnt[s] > 0 && p->idle[s];
+  }
+  double cross = 0;
+  for (int w = 0; w < p->W; w++)
+    for (int i = p->astart[w]; i < p->astart[w + 1]; i++)
+      if (a->mach[w] != a->mach[p->apeer[i]])
+        cross += p->abytes[i];
+  a->cross = cross / 2; /* each pair was visited from both ends */
+}
+
+int tn_asg_cmp(const tn_asg *a, const tn_asg *b) {
+  if (a->idle_used != b->idle_used)
+    return a->idle_used < b->idle_used ? -1 : 1;
+  if (a->used != b->used)
+    return a->used < b->used ? -1 : 1;
+  if (a->cross != b->cross)
+    return a->cross < b->cross ? -1 : 1;
+  return 0;
+}
+
+/* ---- the bandwidth constraint -------------------------------------------- */
+
+/* One merged phase: every machine's NIC ports (R_s, one per usable GPU,
+   pooled) bound the weight it sends and receives; every leaf's uplink
+   share bounds the weight leaving and entering it. */
+static int phase_ok(tn_prob *p, const tn_asg *a, int ph) {
+  int nt = 0, ok = 1;
+  for (int i = p->pstart[ph]; i < p->pstart[ph + 1]; i++) {
+    int ms = a->mach[p->fsrc[i]], md = a->mach[p->fdst[i]];
+    if (ms < 0 || md < 0 || ms == md)
+      continue;
+    p->mout[ms] += p->fw[i];
+    p->min[md] += p->fw[i];
+    p->touched[nt++] = ms;
+    p->touched[nt++] = md;
+    int ls = ms / p->spl, ld = md / p->spl;
+    if (ls != ld) {
+      p->lout[ls] += p->fw[i];
+      p->lin[ld] += p->fw[i];
+    }
+  }
+  for (int i = 0; i < nt; i++) {
+    int s = p->touched[i], l = s / p->spl;
+    if (p->mout[s] > p->R[s] + TN_EPS || p->min[s] > p->R[s] + TN_EPS ||
+        p->lout[l] > p->up[l] + TN_EPS || p->lin[l] > p->up[l] + TN_EPS)
+      ok = 0;
+  }
+  for (int i = 0; i < nt; i++) {
+    int s = p->touched[i];
+    p->mout[s] = p->min[s] = 0;
+    p->lout[s / p->spl] = p->lin[s / p->spl] = 0;
+  }
+  return ok;
+}
+
+int tn_feasible(tn_prob *p, const tn_asg *a) {
+  for (int ph = 0; ph < p->P; ph++)
+    if (!phase_ok(p, a, ph))
+      return 0;
+  return 1;
+}
