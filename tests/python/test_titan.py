@@ -4,7 +4,7 @@ Fig. 1 placement (ALGORITHMS.md)."""
 import unittest
 
 import netsched
-from netsched import Cluster, Collective, Job, titan
+from netsched import Cluster, Collective, Job, Placement, titan
 
 from . import support
 
@@ -57,6 +57,13 @@ class TestPlace(unittest.TestCase):
             self.assertEqual(servers[0], servers[2])
             self.assertEqual(servers[1], servers[3])
             self.assertTrue(all(c.gpu_is_free(g) for g in p))
+            if netsched.has_symbol("ns_collective_cross_machine_bytes"):
+                # Fig. 1 counts each exchanging pair once: Titan K, HiveD 3K/2;
+                # the library counts both directions.
+                K = 100_000_000
+                self.assertEqual(titan.cross_machine_bytes(j, p), 2 * K)
+                with Placement([5, 6, 7, 15], c) as hived:
+                    self.assertEqual(titan.cross_machine_bytes(j, hived), 3 * K)
             c.commit(j, p)
             self.assertEqual(c.free_gpus_on_server(0), 4)  # the idle machine stays idle
             c.release(j)

@@ -225,6 +225,7 @@ _TABLE = {
     "ns_titan_place": (c_int, [CLUSTER, JOB, TITAN_OPTS, PLACEMENT]),
     "ns_collective_traffic": (c_int, [c_int, c_int, c_uint64, c_int, c_int, c_int, _u64_p]),
     "ns_collective_phase_count": (c_int, [c_int, c_int]),
+    "ns_collective_cross_machine_bytes": (c_int, [JOB, PLACEMENT, _u64_p]),
     # vclos.h
     "ns_vclos_opts_new": (VCLOS_OPTS, []),
     "ns_vclos_opts_free": (None, [VCLOS_OPTS]),

@@ -6,7 +6,7 @@ from ctypes import c_uint64
 
 from ._clib import lib
 from ._handle import Handle, as_enum, as_handle, as_int, as_u64
-from .core import Cluster, Collective, Job, fill_placement
+from .core import Cluster, Collective, Job, Placement, fill_placement
 from .errors import check
 
 
@@ -50,6 +50,17 @@ def collective_traffic(collective, workers, nbytes, phase, src, dst):
                                     as_int(workers, w, "workers"), as_u64(nbytes, w, "bytes"),
                                     as_int(phase, w, "phase"), as_int(src, w, "from"),
                                     as_int(dst, w, "to"), ctypes.byref(out)))
+    return out.value
+
+
+def cross_machine_bytes(job, placement):
+    """Bytes the job's collective sends between workers on different
+    servers (all phases, both directions), worker i on placement GPU i."""
+    w = "titan.cross_machine_bytes"
+    out = c_uint64()
+    check(lib.ns_collective_cross_machine_bytes(as_handle(job, Job, w, "job"),
+                                                as_handle(placement, Placement, w, "placement"),
+                                                ctypes.byref(out)))
     return out.value
 
 
