@@ -1,0 +1,78 @@
+/*
+ * src/cassini/ptrmap.c - open-addressing map from a nonzero 64-bit key (a
+ * borrowed handle's address, or a packed (job, link) vertex pair) to an
+ * index, so that building an Affinity graph or a candidate stays linear in
+ * its size.
+ */
+#include <stdlib.h>
+
+#include "cassini/cassini_internal.h"
+
+static size_t slot_of(uint64_t x, size_t cap) {
+  /* murmur3 finalizer */
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  return (size_t)x & (cap - 1);
+}
+
+size_t nsc_ptrmap_get(const nsc_ptrmap *m, uint64_t key) {
+  if (m->cap == 0)
+    return SIZE_MAX;
+  for (size_t i = slot_of(key, m->cap); m->keys[i] != 0; i = (i + 1) & (m->cap - 1))
+    if (m->keys[i] == key)
+      return m->vals[i];
+  return SIZE_MAX;
+}
+
+static void insert(uint64_t *keys, size_t *vals, size_t cap, uint64_t key, size_t val) {
+  size_t i = slot_of(key, cap);
+  while (keys[i] != 0)
+    i = (i + 1) & (cap - 1);
+  keys[i] = key;
+  vals[i] = val;
+}
+
+/* Keeps the load factor <= 1/2. */
+static int grow(nsc_ptrmap *m) {
+  size_t cap = m->cap ? m->cap * 2 : 16;
+  uint64_t *keys = calloc(cap, sizeof *keys);
+  size_t *vals = malloc(cap * sizeof *vals);
+  if (keys == NULL || vals == NULL) {
+    free(keys);
+    free(vals);
+    return NS_ENOMEM;
+  }
+  for (size_t i = 0; i < m->cap; i++)
+    if (m->keys[i] != 0)
+      insert(keys, vals, cap, m->keys[i], m->vals[i]);
+  free(m->keys);
+  free(m->vals);
+  m->keys = keys;
+  m->vals = vals;
+  m->cap = cap;
+  return NS_OK;
+}
+
+int nsc_ptrmap_reserve(nsc_ptrmap *m, size_t extra) {
+  while ((m->count + extra) * 2 > m->cap)
+    if (grow(m) != NS_OK)
+      return NS_ENOMEM;
+  return NS_OK;
+}
+
+int nsc_ptrmap_put(nsc_ptrmap *m, uint64_t key, size_t val) {
+  if (nsc_ptrmap_reserve(m, 1) != NS_OK)
+    return NS_ENOMEM;
+  insert(m->keys, m->vals, m->cap, key, val);
+  m->count++;
+  return NS_OK;
+}
+
+void nsc_ptrmap_free(nsc_ptrmap *m) {
+  free(m->keys);
+  free(m->vals);
+  m->keys = NULL;
+  m->vals = NULL;
+  m->cap = m->count = 0;
+}
