@@ -90,6 +90,34 @@ def _chain():
     return jobs, links
 
 
+@support.requires("ns_cassini_score_at", "ns_cassini_link_perimeter",
+                  "ns_cassini_opts_threads")
+class TestExtensions(unittest.TestCase):
+    def test_unrotated_score_is_half(self):
+        # Worked example 1 again: both Up phases together score 0.5, shifted 1.0.
+        with updown("a", 100, 50, C) as a, updown("b", 100, 50, C) as b, \
+                Link("l", C, [a, b]) as link:
+            self.assertAlmostEqual(cassini.score_at(link, [0, 0]), 0.5, places=9)
+            self.assertAlmostEqual(cassini.score_at(link, [0, 50]), 1.0, places=9)
+            with self.assertRaises(netsched.InvalidArgumentError):
+                cassini.score_at(link, [0, math.inf])
+            with self.assertRaises(TypeError):
+                cassini.score_at(link, 5)
+
+    def test_perimeter_fig5(self):
+        # Worked example 4 (paper Fig. 5): 40 ms and 60 ms -> perimeter 120.
+        with updown("a", 40, 10, C) as a, updown("b", 60, 10, C) as b, \
+                Link("l", C, [a, b]) as link:
+            self.assertEqual(cassini.perimeter(link), (120.0, 1.0))
+
+    def test_option_getters(self):
+        with cassini.Options() as o:
+            self.assertEqual((o.angle_step_deg, o.time_quantum_ms, o.threads), (5.0, 1.0, 1))
+            o.set_angle_step_deg(2.5)
+            o.set_threads(3)
+            self.assertEqual((o.angle_step_deg, o.threads), (2.5, 3))
+
+
 @support.requires("ns_affinity_new", "ns_affinity_solve")
 class TestAffinity(unittest.TestCase):
     def test_chain_bfs(self):

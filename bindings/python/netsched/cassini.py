@@ -12,7 +12,7 @@ import ctypes
 from ctypes import c_double, c_size_t
 
 from ._clib import CANDIDATE, lib
-from ._handle import Handle, as_handle, as_int, as_real
+from ._handle import Handle, as_handle, as_int, as_real, check_nan
 from .core import Job, Link
 from .errors import check
 
@@ -56,6 +56,18 @@ class Options(Handle):
         t = as_int(threads, "cassini.Options.set_threads", "threads")
         check(lib.ns_cassini_opts_set_threads(self._ptr, t))
 
+    @property
+    def angle_step_deg(self):
+        return check_nan(lib.ns_cassini_opts_angle_step_deg(self._ptr))
+
+    @property
+    def time_quantum_ms(self):
+        return check_nan(lib.ns_cassini_opts_time_quantum_ms(self._ptr))
+
+    @property
+    def threads(self):
+        return check(lib.ns_cassini_opts_threads(self._ptr))
+
 
 def score(link, opts=None):
     """Compatibility score of the jobs on `link` and their time-shifts."""
@@ -69,6 +81,41 @@ def score(link, opts=None):
     shifts = (c_double * max(n, 1))()
     check(lib.ns_cassini_score(lp, op, ctypes.byref(s), shifts, n))
     return Score(s.value, list(shifts[:n]))
+
+
+def score_at(link, shifts_ms, opts=None):
+    """Eq. 2 in continuous time when the i-th job of the link is delayed by
+    shifts_ms[i] (e.g. to check shifts from Affinity.solve on a link)."""
+    w = "cassini.score_at"
+    lp = as_handle(link, Link, w, "link")
+    if opts is None:
+        with Options() as defaults:
+            return score_at(link, shifts_ms, defaults)
+    op = as_handle(opts, Options, w, "opts")
+    try:
+        shifts = [as_real(s, w, "shifts_ms") for s in shifts_ms]
+    except TypeError:
+        if not hasattr(shifts_ms, "__iter__"):
+            raise TypeError("%s: shifts_ms must be a sequence of numbers" % w)
+        raise
+    arr = (c_double * max(len(shifts), 1))(*shifts)
+    s = c_double()
+    check(lib.ns_cassini_score_at(lp, op, arr, len(shifts), ctypes.byref(s)))
+    return s.value
+
+
+def perimeter(link, opts=None):
+    """(perimeter_ms, quantum_ms): the unified circle of the link's jobs and
+    the time quantum actually used after coarsening."""
+    w = "cassini.perimeter"
+    lp = as_handle(link, Link, w, "link")
+    if opts is None:
+        with Options() as defaults:
+            return perimeter(link, defaults)
+    op = as_handle(opts, Options, w, "opts")
+    p, q = c_double(), c_double()
+    check(lib.ns_cassini_link_perimeter(lp, op, ctypes.byref(p), ctypes.byref(q)))
+    return (p.value, q.value)
 
 
 class _Borrower(Handle):
