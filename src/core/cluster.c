@@ -84,6 +84,7 @@ void ns_cluster_free(ns_cluster *c) {
   free(c->jobs_on_gpu);
   free(c->background);
   free(c->link_owner);
+  nsi_ocs_free(c);
   free(c);
 }
 
@@ -100,6 +101,7 @@ int ns_cluster_enable_ocs(ns_cluster *c, int ocs_count) {
   if (c->ncommits > 0)
     return nsi_fail(NS_ESTATE, "%s: %zu jobs are committed; enable the OCS layer first", fn,
                     c->ncommits);
+  NSI_TRY(nsi_ocs_init(c, ocs_count));
   c->ocs_count = ocs_count;
   return NS_OK;
 }
@@ -392,7 +394,7 @@ int ns_cluster_commit(ns_cluster *c, const ns_job *job, const ns_placement *p) {
       return nsi_fail(NS_ENOSPACE, "%s: GPU %d has %.1f MB free but job '%s' needs %.1f MB", fn,
                       g, c->gpu_mem_mb - c->mem_used_mb[g], job->name, job->mem_mb);
   }
-  NSI_TRY(check_links(c, p, fn));
+  NSI_TRY(c->ocs_count > 0 ? nsi_ocs_check_links(c, p, fn) : check_links(c, p, fn));
 
   /* Everything is valid: allocate, then apply (no failure after this). */
   NSI_TRY(nsi_reserve(&c->commits, &c->cap_commits, c->ncommits + 1, sizeof *c->commits));
@@ -419,8 +421,11 @@ int ns_cluster_commit(ns_cluster *c, const ns_job *job, const ns_placement *p) {
     c->mem_used_mb[g] += r.mem_mb;
     c->workload_ms[g] += r.workload_ms; /* LWF-kappa Alg. 1 lines 6/18 */
   }
-  for (size_t i = 0; i < r.nlinks; i++)
-    c->link_owner[nsi_link_index(c, r.links[i].leaf, r.links[i].spine, r.links[i].k)] = job;
+  if (c->ocs_count > 0)
+    nsi_ocs_apply(c, r.links, r.nlinks, job);
+  else
+    for (size_t i = 0; i < r.nlinks; i++)
+      c->link_owner[nsi_link_index(c, r.links[i].leaf, r.links[i].spine, r.links[i].k)] = job;
   c->commits[c->ncommits++] = r;
   return NS_OK;
 }
@@ -441,8 +446,11 @@ int ns_cluster_release(ns_cluster *c, const ns_job *job) {
       c->mem_used_mb[g] = 0; /* no floating-point residue on an empty GPU */
     c->workload_ms[g] = fmax(0, c->workload_ms[g] - r->workload_ms);
   }
-  for (size_t i = 0; i < r->nlinks; i++)
-    c->link_owner[nsi_link_index(c, r->links[i].leaf, r->links[i].spine, r->links[i].k)] = NULL;
+  if (c->ocs_count > 0)
+    nsi_ocs_apply(c, r->links, r->nlinks, NULL);
+  else
+    for (size_t i = 0; i < r->nlinks; i++)
+      c->link_owner[nsi_link_index(c, r->links[i].leaf, r->links[i].spine, r->links[i].k)] = NULL;
   commit_free(r);
   c->commits[idx] = c->commits[--c->ncommits];
   return NS_OK;

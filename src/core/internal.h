@@ -134,6 +134,12 @@ struct ns_cluster {
   /* per leaf-spine link, index nsi_link_index() */
   const ns_job **link_owner;
   size_t nlinks;
+  /* OCS layer (ocs_count > 0, see ocs.c): owner of each leaf uplink port
+     (leaves * spines * links_per_pair) and circuits in use per (spine, OCS)
+     (spines * ocs_count). In OCS mode a placement link (leaf, spine, k)
+     is a circuit from leaf port k to `spine`, and link_owner is unused. */
+  const ns_job **ocs_leaf_port;
+  int *ocs_spine_used;
   /* committed jobs */
   nsi_commit *commits;
   size_t ncommits, cap_commits;
@@ -161,5 +167,22 @@ static inline int nsi_gpu_free(const ns_cluster *c, int gpu) {
 int nsi_gpu_can_host(const ns_cluster *c, int gpu, double mem_mb);
 /* Index of the job's commit record, or -1. */
 long nsi_find_commit(const ns_cluster *c, const ns_job *job);
+
+/* ---- OCS layer (ocs.c) ------------------------------------------------ */
+
+/* Allocates the port state for `ocs_count` OCSes (replacing any). */
+int nsi_ocs_init(ns_cluster *c, int ocs_count);
+void nsi_ocs_free(ns_cluster *c);
+/* The OCS that leaf port `port` (0 <= port < spines * links_per_pair) of
+   `leaf` attaches to. */
+static inline int nsi_ocs_of_leaf_port(const ns_cluster *c, int leaf, int port) {
+  return (int)(((long long)leaf * c->links_per_pair + port) % c->ocs_count);
+}
+/* Spine ports of `spine` attached to OCS `ocs` (static wiring). */
+int nsi_ocs_spine_ports(const ns_cluster *c, int spine, int ocs);
+/* Commit-time validation of p's circuits (NS_EINVAL / NS_ENOSPACE / NS_ENOMEM). */
+int nsi_ocs_check_links(const ns_cluster *c, const ns_placement *p, const char *fn);
+/* Marks circuits as used by `job`, or frees them when job == NULL. */
+void nsi_ocs_apply(ns_cluster *c, const nsi_uplink *links, size_t n, const ns_job *job);
 
 #endif /* NS_CORE_INTERNAL_H */

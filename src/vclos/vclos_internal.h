@@ -1,0 +1,72 @@
+/*
+ * src/vclos/vclos_internal.h - private pieces shared by the vClos files:
+ * the opts struct, a snapshot of the fabric state the stage-2 solvers read
+ * (Table 1's R_n, C_{n,m}, RPN, RSN), and the solver entry points.
+ */
+#ifndef NS_VCLOS_INTERNAL_H
+#define NS_VCLOS_INTERNAL_H
+
+#include <stdint.h>
+
+#include "core/internal.h"
+
+#define VC_DEFAULT_TIME_LIMIT_S 10.0
+
+struct ns_vclos_opts {
+  int use_milp;        /* 1 = CBC ILP, 0 = exact search */
+  double time_limit_s; /* CBC wall-clock limit per ILP */
+};
+
+/* Fabric state before scheduling. Spine sets are bitsets of `words`
+   64-bit words; bit m of leaf n is set iff C_{n,m} >= 1. */
+typedef struct vc_fabric {
+  int L, S, T, P, K, words;
+  int *idle;       /* R_n = RSN(L_n): idle servers under leaf n */
+  int64_t *rpn;    /* RPN(S_m): free ports (free leaf links) of spine m */
+  uint64_t *bits;  /* L * words */
+} vc_fabric;
+
+/* A stage-2 solution for one (l, s): chosen leaves and spines (ascending)
+   and objective (6). */
+typedef struct vc_choice {
+  int *leaves, *spines; /* l and s entries, caller-allocated */
+  int64_t cost;
+} vc_choice;
+
+int vc_fabric_build(vc_fabric *f, const ns_cluster *c, const char *fn);
+void vc_fabric_free(vc_fabric *f);
+
+static inline int vc_bit(const uint64_t *b, int m) { return (int)((b[m >> 6] >> (m & 63)) & 1u); }
+
+/* Objective (6) of choosing these leaves and spines. */
+int64_t vc_cost(const vc_fabric *f, const int *leaves, int l, const int *spines, int s);
+
+/* Stage 2 for a fixed shape l x s (s a multiple of T): NS_OK with *ch
+   filled (minimum of objective (6)), NS_ENOSPACE if no l leaves with s/T
+   idle servers share s spines with a free link each, or another negative
+   status. vc_search is the exact combinatorial search, vc_ilp the
+   Appendix A.2 ILP solved by CBC. */
+int vc_search(const vc_fabric *f, int l, int s, vc_choice *ch, const char *fn);
+int vc_ilp(const vc_fabric *f, int l, int s, double time_limit_s, vc_choice *ch, const char *fn);
+
+/* Shape rule (see vclos.c): first l of the doubling sequence and the
+   rounded virtual-spine count s for a given l (0 if no multiple of T
+   works). */
+int vc_first_l(int n, int spines);
+int vc_spines_for(int n, int l, int T);
+/* 1 if the l x s shape is admissible for an N-GPU job on cluster c. */
+int vc_shape_ok(int l, int s, int n, const ns_cluster *c);
+
+/* Cluster helpers of vclos.c: free GPUs on a server, idle servers on a
+   leaf, and appending the GPUs of the lowest `servers` idle servers of a
+   leaf (at most `gpus` GPUs). */
+int vc_free_on_server(const ns_cluster *c, int server);
+int vc_idle_on_leaf(const ns_cluster *c, int leaf);
+int vc_take_idle_servers(const ns_cluster *c, int leaf, int servers, int gpus, ns_placement *p);
+
+/* OCS-vClos Stages 2-3 (ocs.c) into the empty placement p, after Stages
+   0-1 failed; *stage = 2 or 3. */
+int vc_place_ocs(const ns_cluster *c, const ns_job *job, const ns_vclos_opts *o, ns_placement *p,
+                 int *stage, const char *fn);
+
+#endif /* NS_VCLOS_INTERNAL_H */
