@@ -88,5 +88,37 @@ class TestSolversAgree(unittest.TestCase):
                              (b.virtual_leaves, b.virtual_spines, b.link_count))
 
 
+@support.requires("ns_vclos_place_ex", "ns_vclos_route_links", "ns_cluster_ocs_free_leaf_ports",
+                  "ns_vclos_opts_set_time_limit_ms")
+class TestExtensions(unittest.TestCase):
+    def test_stages_and_route_links(self):
+        with stage2_cluster() as c, Job("small", 2) as s, Job("big", 8) as j, \
+                vclos.Options(time_limit_ms=5000) as o:
+            self.assertEqual(vclos.place_ex(c, s, o)[1], 0)
+            p, stage = vclos.place_ex(c, j, o)
+            self.assertEqual(stage, 2)
+            c.commit(j, p)
+            a, b = p[0], p[-1]
+            spine, up, down = vclos.route_links(c, a, b)
+            links = p.links
+            self.assertEqual(spine, vclos.route(c, a, b))
+            self.assertEqual(links[up], (c.leaf_of_server(c.server_of_gpu(a)), spine))
+            self.assertEqual(links[down], (c.leaf_of_server(c.server_of_gpu(b)), spine))
+            self.assertEqual(vclos.route_links(c, a, a + 1)[1:], (-1, -1))  # same leaf
+            c.release(j)
+            with self.assertRaises(netsched.InvalidArgumentError):
+                o.set_time_limit_ms(0)
+
+    def test_ocs_ports(self):
+        with Cluster.leaf_spine(2, 2, 2, 4, 2, 100.0) as c:
+            with self.assertRaises(netsched.StateError):
+                vclos.ocs_free_leaf_ports(c, 0, 0)
+            c.enable_ocs(2)  # 4 uplinks per leaf over 2 OCSes
+            self.assertEqual(vclos.ocs_free_leaf_ports(c, 0, 1), 2)
+            self.assertEqual(vclos.ocs_free_spine_ports(c, 1, 0), 2)
+            with self.assertRaises(netsched.InvalidArgumentError):
+                vclos.ocs_free_leaf_ports(c, 0, 2)
+
+
 if __name__ == "__main__":
     unittest.main()

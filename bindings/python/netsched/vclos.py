@@ -6,7 +6,7 @@ import ctypes
 from ctypes import c_int
 
 from ._clib import lib
-from ._handle import Handle, as_flag, as_handle, as_int
+from ._handle import Handle, as_flag, as_handle, as_int, as_real
 from .core import Cluster, Job, fill_placement
 from .errors import check
 
@@ -17,11 +17,13 @@ class Options(Handle):
 
     _free_fn = "ns_vclos_opts_free"
 
-    def __init__(self, use_milp=None):
+    def __init__(self, use_milp=None, time_limit_ms=None):
         super().__init__(lib.ns_vclos_opts_new())
         try:
             if use_milp is not None:
                 self.set_solver(use_milp)
+            if time_limit_ms is not None:
+                self.set_time_limit_ms(time_limit_ms)
         except BaseException:
             self.close()
             raise
@@ -30,6 +32,12 @@ class Options(Handle):
         check(lib.ns_vclos_opts_set_solver(self._ptr, as_flag(use_milp,
                                                               "vclos.Options.set_solver",
                                                               "use_milp")))
+
+
+    def set_time_limit_ms(self, ms):
+        """Wall-clock limit per CBC solve (SolverError when hit)."""
+        check(lib.ns_vclos_opts_set_time_limit_ms(
+            self._ptr, as_real(ms, "vclos.Options.set_time_limit_ms", "ms")))
 
 
 def place(cluster, job, opts=None, out=None):
@@ -43,6 +51,48 @@ def place(cluster, job, opts=None, out=None):
             return place(cluster, job, defaults, out)
     op = as_handle(opts, Options, w, "opts")
     return fill_placement(w, out, lambda pp: lib.ns_vclos_place(cp, jp, op, pp))
+
+
+def place_ex(cluster, job, opts=None, out=None):
+    """As place(), returning (placement, stage that decided: 0-3)."""
+    w = "vclos.place_ex"
+    cp, jp = as_handle(cluster, Cluster, w, "cluster"), as_handle(job, Job, w, "job")
+    if opts is None:
+        with Options() as defaults:
+            return place_ex(cluster, job, defaults, out)
+    op = as_handle(opts, Options, w, "opts")
+    stage = c_int(-1)
+    p = fill_placement(w, out, lambda pp: lib.ns_vclos_place_ex(cp, jp, op, pp,
+                                                                ctypes.byref(stage)))
+    return p, stage.value
+
+
+def route_links(cluster, src_gpu, dst_gpu):
+    """(spine, up_link, down_link): as route(), plus the indexes of the
+    uplink and downlink in the committed job's placement links (-1 when no
+    spine is crossed)."""
+    w = "vclos.route_links"
+    spine, up, down = c_int(-1), c_int(-1), c_int(-1)
+    check(lib.ns_vclos_route_links(as_handle(cluster, Cluster, w, "cluster"),
+                                   as_int(src_gpu, w, "src_gpu"), as_int(dst_gpu, w, "dst_gpu"),
+                                   ctypes.byref(spine), ctypes.byref(up), ctypes.byref(down)))
+    return (spine.value, up.value, down.value)
+
+
+def ocs_free_leaf_ports(cluster, leaf, ocs):
+    """Free leaf ports of `leaf` on OCS `ocs` (StateError without OCS)."""
+    w = "vclos.ocs_free_leaf_ports"
+    return check(lib.ns_cluster_ocs_free_leaf_ports(as_handle(cluster, Cluster, w, "cluster"),
+                                                    as_int(leaf, w, "leaf"),
+                                                    as_int(ocs, w, "ocs")))
+
+
+def ocs_free_spine_ports(cluster, spine, ocs):
+    """Free spine ports of `spine` on OCS `ocs` (StateError without OCS)."""
+    w = "vclos.ocs_free_spine_ports"
+    return check(lib.ns_cluster_ocs_free_spine_ports(as_handle(cluster, Cluster, w, "cluster"),
+                                                     as_int(spine, w, "spine"),
+                                                     as_int(ocs, w, "ocs")))
 
 
 def route(cluster, src_gpu, dst_gpu):
