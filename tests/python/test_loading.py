@@ -9,7 +9,7 @@ import shutil
 import subprocess
 import sys
 import unittest
-from ctypes import POINTER, c_char_p, c_double, c_int, c_size_t, c_uint64
+from ctypes import POINTER, c_char_p, c_double, c_int, c_size_t, c_uint64, c_void_p
 
 import netsched
 from netsched import _clib
@@ -20,8 +20,10 @@ _HANDLES = {"ns_job": _clib.JOB, "ns_link": _clib.LINK, "ns_cluster": _clib.CLUS
             "ns_placement": _clib.PLACEMENT, "ns_cassini_opts": _clib.CASSINI_OPTS,
             "ns_affinity": _clib.AFFINITY, "ns_candidate": _clib.CANDIDATE,
             "ns_titan_opts": _clib.TITAN_OPTS, "ns_vclos_opts": _clib.VCLOS_OPTS,
-            "ns_delay_tuner": _clib.DELAY_TUNER}
-_SCALARS = {"void": None, "int": c_int, "double": c_double, "size_t": c_size_t, "uint64_t": c_uint64,
+            "ns_delay_tuner": _clib.DELAY_TUNER, "ns_sim_opts": _clib.SIM_OPTS,
+            "ns_sim": _clib.SIM}
+_SCALARS = {"void": None, "void*": c_void_p, "ns_sim_place_fn": _clib.SIM_PLACE_FN,
+            "ns_sim_progress_fn": _clib.SIM_PROGRESS_FN, "int": c_int, "double": c_double, "size_t": c_size_t, "uint64_t": c_uint64,
             "char*": c_char_p}
 
 
