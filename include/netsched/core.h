@@ -203,7 +203,10 @@ NS_API int ns_cluster_gpu_is_free(const ns_cluster *c, int gpu);
 NS_API int ns_cluster_gpu_job_count(const ns_cluster *c, int gpu);
 /* Memory still free on `gpu` in MB (NAN on error; 0 if background-busy). */
 NS_API double ns_cluster_gpu_free_memory_mb(const ns_cluster *c, int gpu);
-/* Unreserved parallel links between `leaf` and `spine`. */
+/* Unreserved parallel links between `leaf` and `spine`. With an OCS layer
+   leaf-spine links are circuits through OCS ports: these two queries then
+   return NS_EUNSUPPORTED (use ns_cluster_ocs_free_leaf_ports and
+   ns_cluster_ocs_free_spine_ports in netsched/vclos.h). */
 NS_API int ns_cluster_free_links_between(const ns_cluster *c, int leaf, int spine);
 /* 1 if the k-th parallel link between leaf and spine is reserved, else 0. */
 NS_API int ns_cluster_link_is_reserved(const ns_cluster *c, int leaf, int spine, int k);

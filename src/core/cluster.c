@@ -154,10 +154,17 @@ static int check_leaf(const ns_cluster *c, int leaf, const char *fn) {
   return nsi_check_int(leaf, 0, c->leaves - 1, fn, "leaf");
 }
 
+/* Static leaf-spine link queries; in OCS mode links are circuits through
+   OCS ports (ns_cluster_ocs_free_leaf_ports), so these refuse to answer. */
 static int check_leaf_spine(const ns_cluster *c, int leaf, int spine, const char *fn) {
   NSI_TRY(check_leaf(c, leaf, fn));
   if (c->spines == 0)
     return nsi_fail(NS_EINVAL, "%s: the cluster has no spines (spine %d)", fn, spine);
+  if (c->ocs_count > 0)
+    return nsi_fail(NS_EUNSUPPORTED,
+                    "%s: the cluster has an OCS layer; query its ports with "
+                    "ns_cluster_ocs_free_leaf_ports / ns_cluster_ocs_free_spine_ports",
+                    fn);
   return nsi_check_int(spine, 0, c->spines - 1, fn, "spine");
 }
 
@@ -233,6 +240,15 @@ int ns_cluster_link_is_reserved(const ns_cluster *c, int leaf, int spine, int k)
   NSI_TRY(check_leaf_spine(c, leaf, spine, fn));
   NSI_TRY(nsi_check_int(k, 0, c->links_per_pair - 1, fn, "k"));
   return c->link_owner[nsi_link_index(c, leaf, spine, k)] != NULL;
+}
+
+int nsi_leaf_free_uplinks(const ns_cluster *c, int leaf) {
+  int ports = c->spines * c->links_per_pair, n = 0;
+  for (int i = 0; i < ports; i++) {
+    size_t at = (size_t)leaf * (size_t)ports + (size_t)i; /* == nsi_link_index order */
+    n += (c->ocs_count > 0 ? c->ocs_leaf_port[at] : c->link_owner[at]) == NULL;
+  }
+  return n;
 }
 
 int nsi_gpu_can_host(const ns_cluster *c, int gpu, double mem_mb) {

@@ -165,6 +165,9 @@ static inline int nsi_gpu_free(const ns_cluster *c, int gpu) {
 /* 1 if a job needing `mem_mb` per GPU could be added to `gpu` now
    (exclusive: free; sharing: not background-busy and memory fits). */
 int nsi_gpu_can_host(const ns_cluster *c, int gpu, double mem_mb);
+/* Uplinks of `leaf` not reserved by any job: static leaf-spine links, or
+   with an OCS layer the leaf's unused OCS ports. */
+int nsi_leaf_free_uplinks(const ns_cluster *c, int leaf);
 /* Index of the job's commit record, or -1. */
 long nsi_find_commit(const ns_cluster *c, const ns_job *job);
 

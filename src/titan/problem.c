@@ -49,10 +49,7 @@ static int snapshot(tn_prob *p, const ns_cluster *c, const ns_job *job, uint64_t
     p->tie[s] = splitmix64(seed ^ splitmix64((uint64_t)s));
   }
   for (int l = 0; l < p->L; l++) {
-    int links = 0;
-    for (int sp = 0; sp < c->spines; sp++)
-      for (int k = 0; k < c->links_per_pair; k++)
-        links += c->link_owner[nsi_link_index(c, l, sp, k)] == NULL;
+    int links = nsi_leaf_free_uplinks(c, l);
     p->up[l] = (double)links * leaf_free[l] / ((double)p->spl * p->G);
   }
   free(leaf_free);

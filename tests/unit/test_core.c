@@ -185,8 +185,12 @@ static void test_cluster_ocs(void **state) {
   ns_cluster *c = ns_cluster_new_leaf_spine(4, 4, 2, 2, 1, 100); /* 4 uplinks per leaf */
   assert_fails_with(ns_cluster_enable_ocs(c, 3), NS_EINVAL, "must divide");
   assert_int_equal(ns_cluster_ocs_count(c), 0);
+  assert_int_equal(ns_cluster_free_links_between(c, 0, 0), 1);
   assert_int_equal(ns_cluster_enable_ocs(c, 2), NS_OK);
   assert_int_equal(ns_cluster_ocs_count(c), 2);
+  /* static-link queries refuse to answer once links are OCS circuits */
+  assert_fails_with(ns_cluster_free_links_between(c, 0, 0), NS_EUNSUPPORTED, "OCS");
+  assert_fails_with(ns_cluster_link_is_reserved(c, 0, 0, 0), NS_EUNSUPPORTED, "OCS");
   ns_cluster_free(c);
 }
 
@@ -342,7 +346,11 @@ static void test_commit_links(void **state) {
   assert_int_equal(ns_cluster_free_links_between(c, 0, 1), 1);
   assert_fails_with(ns_cluster_commit(c, b, pb), NS_ENOSPACE, "already reserved");
   assert_int_equal(ns_cluster_gpu_is_free(c, 1), 1);
+  /* 2 spines x 1 link per leaf; a holds (0,0) and (1,0) */
+  assert_int_equal(nsi_leaf_free_uplinks(c, 0), 1);
+  assert_int_equal(nsi_leaf_free_uplinks(c, 1), 1);
   assert_int_equal(ns_cluster_release(c, a), NS_OK);
+  assert_int_equal(nsi_leaf_free_uplinks(c, 1), 2);
   assert_int_equal(ns_cluster_link_is_reserved(c, 1, 0, 0), 0);
   assert_int_equal(ns_cluster_commit(c, b, pb), NS_OK);
   ns_placement_free(pa);
