@@ -168,7 +168,7 @@ demo: examples
 BENCH_SRCS := $(sort $(wildcard bench/*.c))
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(OBJ)/bench/%)
 
-$(OBJ)/bench/%: bench/%.c $(LIB_A)
+$(OBJ)/bench/%: bench/%.c bench/bench_util.h $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CPPFLAGS) $(TEST_CFLAGS) $< -o $@ $(LDFLAGS) $(LIB_A) $(LIB_LIBS)
 

@@ -17,15 +17,7 @@
 
 #include "cassini/cassini_internal.h"
 
-static double clock_ms(clockid_t id) {
-  struct timespec ts;
-  clock_gettime(id, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-static double now_ms(void) { return clock_ms(CLOCK_MONOTONIC); }
-/* CPU time of the calling thread: on the shared, loaded bench machine the
-   wall clock includes time the thread spent preempted. */
-static double cpu_ms(void) { return clock_ms(CLOCK_THREAD_CPUTIME_ID); }
+#include "bench_util.h"
 
 static uint64_t rng(uint64_t *s) {
   *s ^= *s >> 12;
@@ -49,24 +41,9 @@ static ns_job *bench_job(uint64_t *s, double iter, double gscale) {
   return j;
 }
 
-static int cmp_d(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-typedef struct stats {
-  double median, p99;
-} stats;
-
-static stats summarize(double *t, size_t n) {
-  qsort(t, n, sizeof *t, cmp_d);
-  size_t i99 = (size_t)(0.99 * (double)(n - 1) + 0.5);
-  return (stats){t[n / 2], t[i99]};
-}
-
 /* ---- 1. link score --------------------------------------------------------- */
 
-static stats time_link(size_t n, double step, int mixed, size_t reps, uint64_t seed,
+static bench_stats time_link(size_t n, double step, int mixed, size_t reps, uint64_t seed,
                        enum nsc_method *used) {
   static const double mix[] = {40, 60, 120};
   ns_job *jobs[6];
@@ -79,12 +56,12 @@ static stats time_link(size_t n, double step, int mixed, size_t reps, uint64_t s
   ns_cassini_opts_set_angle_step_deg(o, step);
   double *t = malloc(reps * sizeof *t), score, sh[6];
   for (size_t r = 0; r < reps; r++) {
-    double t0 = now_ms();
+    double t0 = bench_now_ms();
     if (ns_cassini_score(l, o, &score, sh, 6) != NS_OK) {
       fprintf(stderr, "score failed: %s\n", ns_last_error());
       exit(1);
     }
-    t[r] = now_ms() - t0;
+    t[r] = bench_now_ms() - t0;
   }
   nsc_circle c;
   nsc_circle_build(&c, (const ns_job *const *)jobs, n, 50, o, "bench");
@@ -93,7 +70,7 @@ static stats time_link(size_t n, double step, int mixed, size_t reps, uint64_t s
               ? NSC_EXACT
               : NSC_HEURISTIC;
   nsc_circle_free(&c);
-  stats st = summarize(t, reps);
+  bench_stats st = bench_summarize(t, reps);
   free(t);
   ns_cassini_opts_free(o);
   ns_link_free(l);
@@ -110,8 +87,8 @@ static void bench_link_scores(void) {
   for (int mixed = 0; mixed < 2; mixed++)
     for (size_t i = 0; i < 4; i++) {
       enum nsc_method m5, m1;
-      stats a = time_link(ns[i], 5, mixed, 101, 11 + i, &m5);
-      stats b = time_link(ns[i], 1, mixed, ns[i] == 3 ? 11 : 31, 11 + i, &m1);
+      bench_stats a = time_link(ns[i], 5, mixed, 101, 11 + i, &m5);
+      bench_stats b = time_link(ns[i], 1, mixed, ns[i] == 3 ? 11 : 31, 11 + i, &m1);
       printf("   %-5zu %-6s | %8.4f / %8.4f %-9s | %8.4f / %8.4f %-9s | %6.1fx%s\n", ns[i],
              mixed ? "mixed" : "100ms", a.median, a.p99, m5 == NSC_EXACT ? "exact" : "heur.",
              b.median, b.p99, m1 == NSC_EXACT ? "exact" : "heur.", b.median / a.median,
@@ -125,22 +102,22 @@ static void bench_link_scores(void) {
 #define R_LINKS 100
 #define R_JOBS 250 /* 100 links x 2.5 jobs */
 
-static stats time_rank(ns_candidate **c, int threads, size_t reps, size_t *best,
-                       stats *cpu) {
+static bench_stats time_rank(ns_candidate **c, int threads, size_t reps, size_t *best,
+                       bench_stats *cpu) {
   ns_cassini_opts *o = ns_cassini_opts_new();
   ns_cassini_opts_set_threads(o, threads);
   double *t = malloc(reps * sizeof *t), *u = malloc(reps * sizeof *u), scores[R_CANDS];
   for (size_t r = 0; r < reps; r++) {
-    double t0 = now_ms(), u0 = cpu_ms();
+    double t0 = bench_now_ms(), u0 = bench_cpu_ms();
     if (ns_cassini_rank(c, R_CANDS, o, best, scores) != NS_OK) {
       fprintf(stderr, "rank failed: %s\n", ns_last_error());
       exit(1);
     }
-    t[r] = now_ms() - t0;
-    u[r] = cpu_ms() - u0;
+    t[r] = bench_now_ms() - t0;
+    u[r] = bench_cpu_ms() - u0;
   }
-  stats st = summarize(t, reps);
-  *cpu = summarize(u, reps);
+  bench_stats st = bench_summarize(t, reps);
+  *cpu = bench_summarize(u, reps);
   free(t);
   free(u);
   ns_cassini_opts_free(o);
@@ -172,9 +149,9 @@ static void bench_rank(void) {
       ns_candidate_add(c[i], jobs[perm[j]], links[j < 200 ? j / 2 : (j - 200) * 2]);
   }
   size_t b1 = 0, b2 = 0;
-  stats u1, u2;
+  bench_stats u1, u2;
   time_rank(c, 1, 1, &b1, &u1); /* warm-up */
-  stats t1 = time_rank(c, 1, 15, &b1, &u1), t2 = time_rank(c, 2, 15, &b2, &u2);
+  bench_stats t1 = time_rank(c, 1, 15, &b1, &u1), t2 = time_rank(c, 2, 15, &b2, &u2);
   printf("\n2. ns_cassini_rank, %d candidates x %d shared links (50 with 3 jobs, 50 with 2; "
          "100/200 ms iterations; 5 deg)\n",
          R_CANDS, R_LINKS);
@@ -206,11 +183,11 @@ static void gap_case(size_t n, double step, size_t trials) {
     nsc_circle c;
     nsc_circle_build(&c, (const ns_job *const *)jobs, n, 50, o, "bench");
     size_t rot[6];
-    double eh, ex, t0 = now_ms();
+    double eh, ex, t0 = bench_now_ms();
     nsc_optimize(&c, NSC_HEURISTIC, "bench", rot, &eh, NULL);
-    double t1 = now_ms();
+    double t1 = bench_now_ms();
     nsc_optimize(&c, NSC_EXACT, "bench", rot, &ex, NULL);
-    double t2 = now_ms();
+    double t2 = bench_now_ms();
     double gap = nsc_score_of(&c, ex) - nsc_score_of(&c, eh);
     sum += gap;
     worst = gap > worst ? gap : worst;

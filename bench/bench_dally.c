@@ -17,6 +17,8 @@
 
 #include "netsched.h"
 
+#include "bench_util.h"
+
 #define H 3600e3
 #define ROUNDS 200
 #define OFFERS_PER_ROUND 100
@@ -26,27 +28,6 @@ static unsigned rng = 12345;
 static unsigned next_rand(void) {
   rng = rng * 1103515245u + 12345u;
   return (rng >> 8) & 0xffffff;
-}
-
-static double now_us(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-typedef struct stats {
-  double median, p99, max;
-} stats;
-
-static stats summarize(double *v, size_t n) {
-  qsort(v, n, sizeof *v, cmp_double);
-  stats s = {v[n / 2], v[(size_t)(0.99 * (double)(n - 1))], v[n - 1]};
-  return s;
 }
 
 static void randomize_load(ns_cluster *c, int ngpus) {
@@ -90,9 +71,9 @@ int main(void) {
       double starv = (next_rand() % 30000) * 1e-3 * H;
       clock_ms += 60e3 / OFFERS_PER_ROUND; /* a minute of wall clock per round */
       int acc;
-      double t0 = now_us();
+      double t0 = bench_now_us();
       int rc = ns_dally_offer(t, c, j, starv, clock_ms, p, &acc);
-      double t1 = now_us();
+      double t1 = bench_now_us();
       if (rc != NS_OK) {
         fprintf(stderr, "ns_dally_offer: %s\n", ns_last_error());
         return 1;
@@ -102,15 +83,15 @@ int main(void) {
       else
         declined++;
       ns_place_best_fit(c, j, p);
-      double t2 = now_us();
+      double t2 = bench_now_us();
       ns_place_tiresias(c, j, 0, p); /* every job skewed: strict consolidation */
-      double t3 = now_us();
+      double t3 = bench_now_us();
       offer[i] = t1 - t0;
       bestfit[i] = t2 - t1;
       tiresias[i] = t3 - t2;
     }
   }
-  stats so = summarize(offer, N), sb = summarize(bestfit, N), st = summarize(tiresias, N);
+  bench_stats so = bench_summarize(offer, N), sb = bench_summarize(bestfit, N), st = bench_summarize(tiresias, N);
   printf("Dally offers, 16 racks x 8 machines x 8 GPUs, 1-64-GPU jobs, %d offers "
          "(accepted machine %d / rack %d / network %d, declined %d)\n",
          N, accepted_n[0], accepted_n[1], accepted_n[2], declined);

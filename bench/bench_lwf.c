@@ -16,6 +16,8 @@
 
 #include "netsched.h"
 
+#include "bench_util.h"
+
 #define SERVERS 512
 #define GPUS_PER 8
 #define NGPUS (SERVERS * GPUS_PER)
@@ -28,17 +30,6 @@ static uint64_t lcg = 0x2545F4914F6CDD1DULL;
 static double urand(void) { /* benchmark-local generator: the state is this program's */
   lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
   return (double)(lcg >> 11) / 9007199254740992.0;
-}
-
-static double now_us(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
 }
 
 static ns_cluster *make_cluster(int busy) {
@@ -67,11 +58,7 @@ static int run(ns_cluster *c, ns_job *j, policy pol, int kappa, uint64_t seed, n
   }
 }
 
-typedef struct stats {
-  double median, p99;
-} stats;
-
-static int measure(ns_cluster *c, int gpus, policy pol, int kappa, stats *out) {
+static int measure(ns_cluster *c, int gpus, policy pol, int kappa, bench_stats *out) {
   static double t[REPS];
   ns_job *j = ns_job_new("bench", gpus);
   ns_placement *p = ns_placement_new();
@@ -80,17 +67,15 @@ static int measure(ns_cluster *c, int gpus, policy pol, int kappa, stats *out) {
   for (int r = 0; r < REPS; r++) {
     for (int i = 0; i < 4; i++) /* untimed: perturb the state */
       ns_cluster_set_gpu_workload_ms(c, (int)(urand() * NGPUS), urand() * 1e7);
-    double t0 = now_us();
+    double t0 = bench_now_us();
     int rc = run(c, j, pol, kappa, (uint64_t)r, p);
-    t[r] = now_us() - t0;
+    t[r] = bench_now_us() - t0;
     if (rc != NS_OK) {
       fprintf(stderr, "placement failed: %s\n", ns_last_error());
       return -1;
     }
   }
-  qsort(t, REPS, sizeof *t, cmp_double);
-  out->median = t[REPS / 2];
-  out->p99 = t[REPS * 99 / 100];
+  *out = bench_summarize(t, REPS);
   ns_job_free(j);
   ns_placement_free(p);
   return 0;
@@ -114,7 +99,7 @@ int main(void) {
     if (c == NULL)
       return 1;
     for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
-      stats st[5];
+      bench_stats st[5];
       for (size_t r = 0; r < 5; r++)
         if (measure(c, sizes[s], rows[r].pol, rows[r].kappa, &st[r]) != 0)
           return 1;

@@ -13,21 +13,12 @@
 
 #include "netsched.h"
 
+#include "bench_util.h"
+
 static uint64_t rng = 2024;
 static uint32_t rnd(uint32_t n) {
   rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
   return (uint32_t)(rng >> 33) % n;
-}
-
-static double clock_ms(clockid_t id) {
-  struct timespec ts;
-  clock_gettime(id, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int cmp_d(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
 }
 
 /* 64 leaves x 8 servers x 8 GPUs; 8 spines x 8 links = 64 uplinks per
@@ -83,10 +74,10 @@ static void bench_scale(void) {
       for (int r = 0; r < REPS; r++) {
         ns_cluster *c = paper_cluster(loads[li], links[li]);
         ns_titan_opts_set_seed(o, (uint64_t)r);
-        double t0 = clock_ms(CLOCK_MONOTONIC), c0 = clock_ms(CLOCK_THREAD_CPUTIME_ID);
+        double t0 = bench_now_ms(), c0 = bench_cpu_ms();
         int rc = ns_titan_place(c, j, o, p);
-        cpu[r] = clock_ms(CLOCK_THREAD_CPUTIME_ID) - c0;
-        t[r] = clock_ms(CLOCK_MONOTONIC) - t0;
+        cpu[r] = bench_cpu_ms() - c0;
+        t[r] = bench_now_ms() - t0;
         if (rc == NS_ENOSPACE) {
           nospace++;
           ns_cluster_free(c);
@@ -107,13 +98,11 @@ static void bench_scale(void) {
         }
         ns_cluster_free(c);
       }
-      qsort(t, REPS, sizeof t[0], cmp_d);
-      qsort(cpu, REPS, sizeof cpu[0], cmp_d);
-      int k99 = (int)(0.99 * (REPS - 1));
+      bench_stats ts = bench_summarize(t, REPS), cs = bench_summarize(cpu, REPS);
       int np = placed > 0 ? placed : 1;
       printf("%-4.1f %-3s %-3d %8.3f %8.3f %8.3f %8.3f %7.2f %7.3f %6.2f %6.2f %6.2f %6.2f %7.2f "
-             "%7d\n", loads[li], links[li] == 8 ? "1:1" : "4:1", sizes[si], t[REPS / 2], t[k99],
-             cpu[REPS / 2], cpu[k99], cpu[k99] / cpu[REPS / 2], cpu[k99] / 5.0, idle_sum / np,
+             "%7d\n", loads[li], links[li] == 8 ? "1:1" : "4:1", sizes[si], ts.median, ts.p99,
+             cs.median, cs.p99, cs.p99 / cs.median, cs.p99 / 5.0, idle_sum / np,
              used_sum / np, c_idle / np, c_used / np, c_used > 0 ? used_sum / c_used : 0,
              nospace);
       ns_job_free(j);

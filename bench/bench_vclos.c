@@ -14,24 +14,9 @@
 #include "core/internal.h"
 #include "netsched.h"
 
+#include "bench_util.h"
+
 enum { EXACT_REPS = 40, NPROBE = 8 };
-
-static double now_ms(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double quantile(double *v, int n, double q) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  int i = (int)(q * (n - 1) + 0.5);
-  return v[i];
-}
 
 /* Objective (6) of p on c's current (pre-commit) state. */
 static long long objective(const ns_cluster *c, const ns_placement *p) {
@@ -92,13 +77,13 @@ static void run_load(double load) {
     ns_job *j = ns_job_new("probe", probe_sizes[k]);
     int re = NS_OK, st = -1;
     for (int r = 0; r < EXACT_REPS; r++) {
-      double t0 = now_ms();
+      double t0 = bench_now_ms();
       re = ns_vclos_place_ex(c, j, exact, pe, &st);
-      te[ne++] = now_ms() - t0;
+      te[ne++] = bench_now_ms() - t0;
     }
-    double t0 = now_ms();
+    double t0 = bench_now_ms();
     int ri = ns_vclos_place(c, j, ilp, pi);
-    ti[ni++] = now_ms() - t0;
+    ti[ni++] = bench_now_ms() - t0;
     if (ri != re && ri == NS_ESOLVER)
       ilp_fail++;
     placed += re == NS_OK;
@@ -106,8 +91,8 @@ static void run_load(double load) {
     ns_job_free(j);
   }
   double used = 1.0 - (double)ns_cluster_free_gpu_count(c) / ns_cluster_gpu_count(c);
-  double e50 = quantile(te, ne, 0.5), e99 = quantile(te, ne, 0.99);
-  double i50 = quantile(ti, ni, 0.5), i99 = quantile(ti, ni, 0.99);
+  double e50 = bench_quantile(te, (size_t)ne, 0.5), e99 = bench_quantile(te, (size_t)ne, 0.99);
+  double i50 = bench_quantile(ti, (size_t)ni, 0.5), i99 = bench_quantile(ti, (size_t)ni, 0.99);
   printf("| %3.0f %% (%.0f %% actual, %d jobs) | %.3f | %.3f | %.1f | %.1f | %.0fx | %.0fx | "
          "%d/%d | %d/%d |\n",
          load * 100, used * 100, njobs, e50, e99, i50, i99, i50 / e50, i99 / e99, agree, NPROBE,
