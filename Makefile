@@ -55,7 +55,7 @@ STD_FLAGS := -std=c11 -Wall -Wextra -Wpedantic -Werror -D_POSIX_C_SOURCE=200809L
 LIB_PKGS := cbc
 LIB_PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(LIB_PKGS) 2>/dev/null)
 LIB_PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(LIB_PKGS) 2>/dev/null)
-LIBS_PRIVATE := -lm -pthread
+LIBS_PRIVATE := -lcsv -lm -pthread
 LIB_LIBS := $(LIB_PKG_LIBS) $(LIBS_PRIVATE)
 
 LIB_CPPFLAGS := -DNS_BUILDING -Iinclude -Isrc
@@ -162,8 +162,11 @@ $(OBJ)/examples/%: examples/%.c $(OUT)/libnetsched.so
 
 examples: $(EXAMPLE_BINS)
 
+# The demo ends with the README's main job: every policy on the default workload.
+SIM_CLI := $(OBJ)/examples/netsched-sim
 demo: examples
-	@for e in $(EXAMPLE_BINS); do echo "== $$e"; $$e || exit 1; done
+	@for e in $(filter-out $(SIM_CLI),$(EXAMPLE_BINS)); do echo "== $$e"; $$e || exit 1; done
+	@echo "== $(SIM_CLI) --all"; $(SIM_CLI) --all
 
 BENCH_SRCS := $(sort $(wildcard bench/*.c))
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(OBJ)/bench/%)

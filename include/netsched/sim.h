@@ -1,6 +1,92 @@
 /*
- * netsched/sim.h - trace-driven discrete-event cluster simulator (designed in its issue).
+ * netsched/sim.h - trace-driven discrete-event cluster simulator.
  * Included by <netsched.h>; do not include directly.
+ *
+ * The simulator is a loop of exactly the calls a cluster manager makes
+ * (policy entry point -> ns_cluster_commit ... ns_cluster_release) plus a
+ * clock and a network model. It compares every policy of the library on the
+ * same workload: an embedded default, jobs added one by one, or a trace file.
+ *
+ * Usage:
+ *   ns_sim_opts *o = ns_sim_opts_new();
+ *   ns_sim_opts_set_policy_name(o, "lwf-1");        // or set_policy(o, NS_SIM_POLICY_LWF1)
+ *   ns_sim *s = ns_sim_new(o);                       // copies o; o may be freed
+ *   ns_sim_load_default_workload(s);                 // or ns_sim_load_trace / ns_sim_add_job
+ *   if (ns_sim_run(s) == NS_OK) ns_sim_metric(s, NS_SIM_METRIC_AVG_JCT_MS, &jct);
+ *
+ * NETWORK MODEL (fluid, event-driven; rates change only when the set of
+ * running jobs, or a job's time-shift, changes):
+ *  - A job's iteration = compute (fwd + bwd ms of its model) + communication
+ *    (one all-reduce of its model bytes) [+ waiting for the link, see below].
+ *    Iterations progress at 1 / iteration_ms; a job finishes when all its
+ *    iterations are done. GPUs are exclusive (one job per GPU) unless GPU
+ *    sharing is on (ns_sim_opts_set_gpu_sharing: jobs on a GPU take turns).
+ *  - A job on one server all-reduces over the server's internal fabric at
+ *    intra_gbps (default 100 Gbps, PCIe-class): 2(N-1)/N * M bytes, no
+ *    contention. A job spanning servers runs a ring over its servers (in
+ *    GPU-id order): one flow per consecutive server pair. Each flow traverses
+ *    the sending server's NIC (tx), the receiving server's NIC (rx) - each of
+ *    nic_gbps, default = link_gbps (one NIC per server, as in the Ada-SRSF
+ *    testbed) - and, across leaves, one leaf->spine uplink and one
+ *    spine->leaf downlink of link_gbps. The parallel uplink is chosen by a
+ *    deterministic ECMP hash of (job, flow), except for vClos placements,
+ *    which use their reserved links and ns_vclos_route (source routing).
+ *    Alone, the communication takes t = 2(N-1)/N * M * 8 / d, d = min(nic, link).
+ *  - NS_SIM_NET_MAXMIN (default): concurrent demand on a link shares its
+ *    capacity max-min fairly (progressive filling, a job's flows move at one
+ *    rate x_j <= d). A job "colliding" on a link counts with weight 1 (its
+ *    communication phases are assumed to overlap the others' - the
+ *    uncoordinated case CASSINI measures); a "coordinated" job (time-shifted
+ *    by CASSINI, or serialised by communication admission) counts with its
+ *    duty cycle f = t / (compute + t): interleaved phases only slow each
+ *    other once the link's utilisation exceeds 1. Communication then takes
+ *    t * d / x_j.
+ *  - NS_SIM_NET_CONTENTION: the server-level model of Eq. 5 of the
+ *    AdaDUAL paper, ns_comm_time_ms(a, b, eta, k, M), with k = number of
+ *    colliding multi-server jobs on the job's busiest server (itself
+ *    included); coordinated jobs use k = 1 (time-shifted ones stretched by
+ *    the NIC's summed duty cycle when it exceeds 1). Default a = 0, b = 0.856 ms/MB,
+ *    eta = 0.235 ms/MB (the authors' 10 GbE fit), scaled by 10 / link_gbps.
+ *  - Communication admission: ALL lets every job collide; SRSF(n) lets a job
+ *    collide while at most n multi-server jobs share each of its links, and
+ *    serialises it otherwise (re-decided whenever the running set changes;
+ *    with n = 1 a job alone on its links is unaffected); AdaDUAL calls
+ *    ns_adadual_decide once when the job starts (per server: multi-server
+ *    jobs there, and for a single one M/2 as its expected remaining bytes)
+ *    and collides on "start", serialises on "wait". A serialised job that is
+ *    not time-shifted waits, per iteration, for the expected residual
+ *    transfer of the other serialised jobs sharing its links:
+ *    sum_k f_k * t_k / 2 (random phases).
+ *  - CASSINI: the base placement policy proposes up to max_candidates
+ *    placements (the base placement; then the base policy asked again with
+ *    the first server of every previous candidate temporarily marked busy
+ *    through ns_cluster_occupy / ns_cluster_vacate). Each is described to
+ *    ns_cassini_rank as the (job, link) pairs of the links it would share
+ *    (one link per distinct set of jobs: a ring's NIC tx and rx links carry
+ *    the same jobs and would otherwise always form an Affinity-graph loop);
+ *    a candidate sharing no link wins at once; if every candidate has a
+ *    loop, the base placement is used unshifted. The winner's time-shifts
+ *    (ns_candidate_shift_ms) are applied: each job on its shared links pauses
+ *    once for its shift and becomes coordinated.
+ *  - Time-shifts delay a job's iteration start (the new job starts shift ms
+ *    after its placement; a running job pauses for its shift).
+ *  - Not modelled: preemption (Dally's network-sensitive preemption), job
+ *    migration, failures.
+ *
+ * SCHEDULING: at every event time, queued jobs are offered the cluster in
+ * their order (ns_sim_order) and each is placed if its policy finds GPUs;
+ * one that cannot be placed does not block later ones (backfilling).
+ *
+ * METRICS: JCT = finish - arrival; queueing delay = start - arrival; makespan
+ * = last finish - first arrival; GPU utilisation = compute GPU-time /
+ * (GPUs * makespan); communication overhead = mean over jobs of
+ * (run time - compute time alone) / compute time alone (Dally's "% of
+ * compute time"; with GPU sharing it includes the turns taken); machine fragmentation (Titan §V: idle GPUs / GPUs of a
+ * machine, averaged over the machines that hold at least one worker,
+ * time-averaged while any machine is used); links shared = distinct network
+ * links (NICs, uplinks) that carried two or more jobs at the same time;
+ * GPU-ms allocated = the integral of (job, GPU) holdings over time (equal to
+ * the sum over jobs of GPUs held x run time: the conservation check).
  */
 #ifndef NETSCHED_SIM_H
 #define NETSCHED_SIM_H
@@ -11,7 +97,238 @@
 extern "C" {
 #endif
 
-/* The ns_sim_* API is added by the simulator issue. */
+typedef struct ns_sim_opts ns_sim_opts;
+typedef struct ns_sim ns_sim;
+
+/* Order in which waiting jobs are offered resources. Keys are fixed while a
+   job waits (no preemption): FIFO = arrival; SRSF = gpus * iterations *
+   ideal iteration ms; SJF = iterations * ideal iteration ms; NW_SENS =
+   ns_dally_priority(0, total, 0, ideal) (Dally: increasing Nw_sens). Ties
+   keep arrival order. */
+typedef enum ns_sim_order {
+  NS_SIM_ORDER_FIFO = 0,
+  NS_SIM_ORDER_SRSF = 1,
+  NS_SIM_ORDER_SJF = 2,
+  NS_SIM_ORDER_NW_SENS = 3
+} ns_sim_order;
+
+/* Placement policy: the public entry point the simulator calls. */
+typedef enum ns_sim_placement {
+  NS_SIM_PLACE_FIRST_FIT = 0,       /* ns_place_first_fit */
+  NS_SIM_PLACE_LIST_SCHEDULING = 1, /* ns_place_list_scheduling */
+  NS_SIM_PLACE_RANDOM = 2,          /* ns_place_random (seed + job index) */
+  NS_SIM_PLACE_BEST_FIT = 3,        /* ns_place_best_fit */
+  NS_SIM_PLACE_TIRESIAS = 4,        /* ns_place_tiresias (skew threshold) */
+  NS_SIM_PLACE_LWF = 5,             /* ns_lwf_place (kappa) */
+  NS_SIM_PLACE_TITAN = 6,           /* ns_titan_place */
+  NS_SIM_PLACE_VCLOS = 7,           /* ns_vclos_place */
+  NS_SIM_PLACE_OCS_VCLOS = 8,       /* ns_vclos_place on an OCS cluster */
+  NS_SIM_PLACE_DALLY = 9,           /* ns_dally_offer, auto-tuned timers */
+  NS_SIM_PLACE_DALLY_MANUAL = 10,   /* ns_dally_offer, fixed timers */
+  NS_SIM_PLACE_CUSTOM = 11          /* the callback of ns_sim_opts_set_place_fn */
+} ns_sim_placement;
+
+/* Communication admission (see the model above). */
+typedef enum ns_sim_admission {
+  NS_SIM_ADMIT_ALL = 0,
+  NS_SIM_ADMIT_SRSF = 1,   /* SRSF(n) */
+  NS_SIM_ADMIT_ADADUAL = 2 /* AdaDUAL (Ada-SRSF with SRSF ordering) */
+} ns_sim_admission;
+
+typedef enum ns_sim_network {
+  NS_SIM_NET_MAXMIN = 0,
+  NS_SIM_NET_CONTENTION = 1 /* Eq. 5, server level */
+} ns_sim_network;
+
+/* Embedded model profiles (AdaDUAL paper Table III, V100, batch 16/64). */
+typedef enum ns_sim_model {
+  NS_SIM_MODEL_VGG16 = 0,       /* 526.4 MB, fwd 35.8 ms, bwd 53.7 ms, 4527 MB */
+  NS_SIM_MODEL_RESNET50 = 1,    /*  99.2 MB, fwd 25.0 ms, bwd 37.4 ms, 3213 MB */
+  NS_SIM_MODEL_INCEPTION_V3 = 2,/* 103.0 MB, fwd 34.9 ms, bwd 52.4 ms, 3291 MB */
+  NS_SIM_MODEL_LSTM_PTB = 3     /* 251.8 MB, fwd 31.5 ms, bwd 47.3 ms, 2751 MB */
+} ns_sim_model;
+
+/* Trace file formats (columns documented at ns_sim_load_trace). */
+typedef enum ns_sim_trace_format {
+  NS_SIM_TRACE_TIRESIAS = 0,
+  NS_SIM_TRACE_PHILLY = 1
+} ns_sim_trace_format;
+
+/* Named policy presets: an ordering, a placement, an admission rule and the
+   CASSINI flag. Names (ns_sim_policy_name) are what the CLI accepts. */
+typedef enum ns_sim_policy {
+  NS_SIM_POLICY_FF = 0,           /* "ff":          FIFO, first-fit */
+  NS_SIM_POLICY_LS = 1,           /* "ls":          FIFO, list scheduling */
+  NS_SIM_POLICY_RAND = 2,         /* "rand":        FIFO, random */
+  NS_SIM_POLICY_BEST_FIT = 3,     /* "best-fit":    FIFO, best-fit consolidation */
+  NS_SIM_POLICY_TIRESIAS = 4,     /* "tiresias":    FIFO, skew consolidation */
+  NS_SIM_POLICY_LWF1 = 5,         /* "lwf-1":       FIFO, LWF-kappa, kappa 1 */
+  NS_SIM_POLICY_SRSF_FF = 6,      /* "srsf-ff":     SRSF, first-fit */
+  NS_SIM_POLICY_SJF_FF = 7,       /* "sjf-ff":      SJF, first-fit */
+  NS_SIM_POLICY_SRSF1 = 8,        /* "srsf-1":      SRSF, LWF-1, SRSF(1) */
+  NS_SIM_POLICY_SRSF2 = 9,        /* "srsf-2":      SRSF, LWF-1, SRSF(2) */
+  NS_SIM_POLICY_ADA_SRSF = 10,    /* "ada-srsf":    SRSF, LWF-1, AdaDUAL */
+  NS_SIM_POLICY_TITAN = 11,       /* "titan":       FIFO, Titan */
+  NS_SIM_POLICY_VCLOS = 12,       /* "vclos":       FIFO, vClos */
+  NS_SIM_POLICY_OCS_VCLOS = 13,   /* "ocs-vclos":   FIFO, vClos on an OCS cluster */
+  NS_SIM_POLICY_DALLY = 14,       /* "dally":       Nw_sens, Dally auto timers */
+  NS_SIM_POLICY_DALLY_MANUAL = 15,/* "dally-manual": Nw_sens, Dally fixed timers */
+  NS_SIM_POLICY_CASSINI_FF = 16,  /* "cassini-ff":  FIFO, first-fit + CASSINI */
+  NS_SIM_POLICY_CASSINI_LWF1 = 17 /* "cassini-lwf-1": FIFO, LWF-1 + CASSINI */
+} ns_sim_policy;
+
+/* Number of presets; name ("" if out of range) and one-line description. */
+NS_API int ns_sim_policy_count(void);
+NS_API const char *ns_sim_policy_name(int policy);
+NS_API const char *ns_sim_policy_description(int policy);
+
+/* A placement callback for NS_SIM_PLACE_CUSTOM: same contract as the
+   library's policies (fill `out`, never mutate `c`; NS_ENOSPACE = wait;
+   another negative status aborts the run with it). */
+typedef int (*ns_sim_place_fn)(const ns_cluster *c, const ns_job *job, ns_placement *out,
+                               void *user);
+
+/* ---- options ----------------------------------------------------------- */
+
+/* Defaults: policy "ff"; cluster 4 leaves x 4 servers x 4 GPUs (the
+   16 x 4-GPU V100 cluster of the AdaDUAL paper), 8 spines, 2 links per
+   leaf-spine pair (one uplink per GPU port, and l x s = 4 x 8 vClos shapes
+   for the 32-GPU jobs), 10 Gbps; nic_gbps = link_gbps; intra_gbps 100;
+   MAXMIN network; kappa 1; SRSF(n) n = 1; CASSINI 10 candidates; seed 1;
+   Tiresias skew threshold 200 MB (VGG-16 and LSTM-PTB are "skewed");
+   Dally timers 12 h / 12 h (§4.3.2), history 7 days. NULL on ENOMEM. */
+NS_API ns_sim_opts *ns_sim_opts_new(void);
+NS_API void ns_sim_opts_free(ns_sim_opts *o);
+/* Applies a preset (ordering, placement, kappa, admission, CASSINI flag). */
+NS_API int ns_sim_opts_set_policy(ns_sim_opts *o, ns_sim_policy policy);
+/* Same by name; unknown name: NS_EINVAL whose message lists the valid names. */
+NS_API int ns_sim_opts_set_policy_name(ns_sim_opts *o, const char *name);
+/* Name of the preset last applied ("custom" once a part was changed). */
+NS_API const char *ns_sim_opts_policy_name(const ns_sim_opts *o);
+NS_API int ns_sim_opts_set_order(ns_sim_opts *o, ns_sim_order order);
+NS_API int ns_sim_opts_set_placement(ns_sim_opts *o, ns_sim_placement placement);
+/* 1 <= kappa <= 1<<20. */
+NS_API int ns_sim_opts_set_kappa(ns_sim_opts *o, int kappa);
+/* n (1..64) is SRSF(n)'s limit, ignored for the other rules. */
+NS_API int ns_sim_opts_set_admission(ns_sim_opts *o, ns_sim_admission admission, int n);
+/* enabled 0/1; 1 <= max_candidates <= 10. */
+NS_API int ns_sim_opts_set_cassini(ns_sim_opts *o, int enabled, int max_candidates);
+NS_API int ns_sim_opts_set_network(ns_sim_opts *o, ns_sim_network model);
+/* Leaf-spine shape, as ns_cluster_new_leaf_spine (spines may be 0). */
+NS_API int ns_sim_opts_set_cluster(ns_sim_opts *o, int leaves, int spines, int servers_per_leaf,
+                                   int gpus_per_server, int links_per_pair, double link_gbps);
+/* Server NIC (finite > 0; 0 = link_gbps) and intra-server fabric (> 0) Gbps. */
+NS_API int ns_sim_opts_set_bandwidth(ns_sim_opts *o, double nic_gbps, double intra_gbps);
+/* Eq. 5 parameters (finite, >= 0) for NS_SIM_NET_CONTENTION. */
+NS_API int ns_sim_opts_set_contention(ns_sim_opts *o, double a_ms, double b_ms_per_byte,
+                                      double eta_ms_per_byte);
+NS_API int ns_sim_opts_set_seed(ns_sim_opts *o, uint64_t seed);
+/* Dally: the tuner's default machine and rack timers (finite, >= 0, ms;
+   ns_delay_tuner_new's defaults) and its history limit (finite, > 0).
+   A declined job's starvation is the time since its arrival. */
+NS_API int ns_sim_opts_set_dally(ns_sim_opts *o, double machine_ms, double rack_ms,
+                                 double history_ms);
+NS_API int ns_sim_opts_set_skew_threshold(ns_sim_opts *o, uint64_t bytes);
+/* 0 (default): one job per GPU. 1: the cluster shares GPUs while memory
+   fits (ns_cluster_set_gpu_sharing; the LWF-kappa / Ada-SRSF model): jobs
+   on a GPU take turns, so a job's compute time is multiplied by the job
+   count of its most shared GPU. */
+NS_API int ns_sim_opts_set_gpu_sharing(ns_sim_opts *o, int shared);
+/* Sets the custom placement (fn non-NULL; user is passed back) and selects
+   NS_SIM_PLACE_CUSTOM. */
+NS_API int ns_sim_opts_set_place_fn(ns_sim_opts *o, ns_sim_place_fn fn, void *user);
+
+/* ---- simulator ---------------------------------------------------------- */
+
+/* A simulator with a copy of `o` and its own cluster. NULL on error. */
+NS_API ns_sim *ns_sim_new(const ns_sim_opts *o);
+NS_API void ns_sim_free(ns_sim *s);
+
+/* Adds one job arriving at arrival_ms (finite, >= 0) asking for gpus
+   (>= 1) for `iterations` (>= 1) iterations of compute_ms (finite, > 0) and
+   an all-reduce of model_bytes; mem_mb per GPU (finite, >= 0). name copied
+   (1..255 bytes). Returns the job's index (>= 0). A job larger than the
+   cluster is not added: NS_ENOSPACE, counted by ns_sim_skipped_count. */
+NS_API int ns_sim_add_job(ns_sim *s, const char *name, double arrival_ms, int gpus,
+                          uint64_t iterations, double compute_ms, uint64_t model_bytes,
+                          double mem_mb);
+/* Same with an embedded model profile. */
+NS_API int ns_sim_add_model_job(ns_sim *s, const char *name, double arrival_ms, int gpus,
+                                uint64_t iterations, ns_sim_model model);
+/* The embedded default workload (AdaDUAL §V-A), deterministic for the
+   options' seed: 160 jobs arriving uniformly over 20 minutes, sizes 80 x 1,
+   14 x 2, 26 x 4, 30 x 8, 8 x 16, 2 x 32 GPUs (50 / 8.75 / 16.25 / 18.75 /
+   5 / 1.25 %), 1000-6000 iterations, models drawn uniformly from the four
+   profiles. Returns the number of jobs added. */
+NS_API int ns_sim_load_default_workload(ns_sim *s);
+/* Reads a trace (libcsv). Tiresias: header job_id,num_gpu,submit_time,
+   iterations,model_name[,duration,interval] (seconds); model names map to
+   profiles by prefix: vgg/alexnet -> VGG-16, resnet -> ResNet-50,
+   inception/googlenet -> Inception-V3, lstm -> LSTM-PTB, else NS_EINVAL.
+   Philly: header timestamp,duration,num_gpus[,gpu_time,cluster]; arrival =
+   timestamp - earliest timestamp; a model is drawn per job from the seed;
+   iterations = max(1, round(duration / the model's compute ms)). All or nothing:
+   a malformed row fails with NS_EINVAL naming the file and line, and no job
+   is added. Rows larger than the cluster are skipped and counted. Returns
+   the number of jobs added. */
+NS_API int ns_sim_load_trace(ns_sim *s, const char *path, ns_sim_trace_format format);
+
+/* Progress callback, called with done/total jobs at most ~200 times per run. */
+typedef void (*ns_sim_progress_fn)(size_t done, size_t total, void *user);
+NS_API int ns_sim_set_progress(ns_sim *s, ns_sim_progress_fn fn, void *user);
+
+/* Runs the whole workload from a fresh cluster (a second call reruns it).
+   NS_EINVAL without jobs; NS_EUNSUPPORTED if the policy's module is not
+   available in this build (message names the policy); a policy error
+   aborts the run with its status, except NS_EINVAL from a library policy,
+   which means "this job can never be placed here" (e.g. no vClos shape of
+   the fabric holds it): the job is dropped from the queue. Dropped jobs and
+   jobs still waiting when nothing can happen any more end the run
+   unfinished (NS_SIM_METRIC_UNFINISHED). A failed run discards the previous
+   run's results (accessors return NS_ESTATE); the jobs stay loaded. */
+NS_API int ns_sim_run(ns_sim *s);
+
+/* ---- results ------------------------------------------------------------ */
+
+typedef enum ns_sim_metric_id {
+  NS_SIM_METRIC_AVG_JCT_MS = 0,
+  NS_SIM_METRIC_MEDIAN_JCT_MS = 1,
+  NS_SIM_METRIC_P95_JCT_MS = 2,
+  NS_SIM_METRIC_P99_JCT_MS = 3,
+  NS_SIM_METRIC_MAKESPAN_MS = 4,
+  NS_SIM_METRIC_AVG_QUEUE_MS = 5,
+  NS_SIM_METRIC_P95_QUEUE_MS = 6,
+  NS_SIM_METRIC_GPU_UTIL = 7,        /* fraction 0..1 */
+  NS_SIM_METRIC_COMM_OVERHEAD = 8,   /* fraction of compute time */
+  NS_SIM_METRIC_FRAGMENTATION = 9,   /* fraction 0..1 */
+  NS_SIM_METRIC_LINKS_SHARED = 10,
+  NS_SIM_METRIC_JOBS_DONE = 11,
+  NS_SIM_METRIC_UNFINISHED = 12,
+  NS_SIM_METRIC_SKIPPED = 13,
+  NS_SIM_METRIC_GPU_MS_ALLOCATED = 14 /* integral of held GPUs over time */
+} ns_sim_metric_id;
+#define NS_SIM_METRIC_COUNT 15
+
+/* Name of a metric ("" if out of range). */
+NS_API const char *ns_sim_metric_name(int metric);
+/* A metric of the last run; NS_ESTATE before a successful run. Percentiles
+   use the nearest-rank definition; NAN-free: empty sets give 0. */
+NS_API int ns_sim_metric(const ns_sim *s, ns_sim_metric_id metric, double *value);
+/* Jobs added (accepted) and jobs skipped as larger than the cluster. */
+NS_API int ns_sim_job_count(const ns_sim *s);
+NS_API int ns_sim_skipped_count(const ns_sim *s);
+/* Per-job row of the last run: arrival, start (NAN if never started),
+   finish (NAN if unfinished) in ms; servers spanned (0 if never placed).
+   Any output pointer may be NULL. NS_ESTATE before a run. */
+NS_API int ns_sim_job_result(const ns_sim *s, int job, double *arrival_ms, double *start_ms,
+                             double *finish_ms, int *servers);
+/* Job name ("" if out of range) and GPU demand (NS_EINVAL if out of range). */
+NS_API const char *ns_sim_job_name(const ns_sim *s, int job);
+NS_API int ns_sim_job_gpus(const ns_sim *s, int job);
+/* Writes one CSV row per job (header: job,name,gpus,iterations,arrival_ms,
+   start_ms,finish_ms,jct_ms,queue_ms,servers,comm_overhead). NS_ESTATE
+   before a run; NS_EINVAL if the file cannot be written (names the path). */
+NS_API int ns_sim_write_jobs_csv(const ns_sim *s, const char *path);
 
 #ifdef __cplusplus
 }

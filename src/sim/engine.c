@@ -1,0 +1,414 @@
+/*
+ * src/sim/engine.c - the discrete-event loop: an event heap (arrivals,
+ * completions, time-shift ends, Dally timer wake-ups), one scheduling pass
+ * per event time, and network rates recomputed only when the running set
+ * changes. Completion events carry a version so that a rate change simply
+ * pushes a new event and the stale one is skipped when popped.
+ *
+ * Readings of passages the papers leave open (the model itself is in
+ * include/netsched/sim.h):
+ *  - Machine fragmentation (Titan §V-A): the paper defines it once as idle /
+ *    total GPUs of a machine and once as occupied / equipped for machines
+ *    holding a worker. We use idle / total over machines holding at least
+ *    one worker (a full machine is not fragmented, an empty one is not
+ *    "used"), averaged over those machines and over time while any is used.
+ *  - Default workload (AdaDUAL §V-A): "uniform" arrivals over 20 minutes are
+ *    drawn per job uniformly in [0, 1200] s; iterations uniform in
+ *    [1000, 6000]; the four Table III models equally likely.
+ *  - SRSF key: remaining service = GPUs x iterations x ideal iteration time;
+ *    the paper sets the unknown communication E_J = 0, we use the
+ *    consolidated all-reduce time, which is known before placement.
+ *  - Nw_sens (Dally §4.3.1) of a job that never ran: ns_dally_priority with
+ *    no progress (0 done, 0 ms run); all waiting jobs then tie and keep
+ *    arrival order - preemption, which would give them progress, is not
+ *    modelled.
+ *  - Dally starvation: time since arrival (no preemption: never reassigned).
+ *  - AdaDUAL M_old: the fluid model has no per-all-reduce state, so the one
+ *    running task on a server is taken half done (M / 2 remaining).
+ *  - Eq. 5 defaults: b and eta from the authors' 10 GbE fit (0.856 and
+ *    0.235 ms/MB) scaled to the link rate, a = 0 (the published a does not
+ *    reproduce their own 10 MB measurements; set it with
+ *    ns_sim_opts_set_contention).
+ *  - Tiresias-style "skewed" models: model size >= 200 MB, i.e. VGG-16 and
+ *    LSTM-PTB (large, skewed tensors) but not ResNet-50 or Inception-V3
+ *    (~100 MB), matching Tiresias' examples of consolidation-sensitive models.
+ *  - Tiresias trace: the profiles come from its model_name; its duration
+ *    column is not used (iterations x profile times set the work).
+ *  - Philly trace: no model or iterations; a model is drawn per row from the
+ *    seed and iterations = duration / the model's compute time.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/sim_internal.h"
+
+/* ---- binary min-heap on (t, job) ------------------------------------------ */
+
+static int ev_less(const nsi_event *a, const nsi_event *b) {
+  return a->t < b->t || (a->t == b->t && a->job < b->job);
+}
+
+int nsi_sim_heap_push(nsi_heap *h, double t, int job, unsigned ver) {
+  NSI_TRY(nsi_reserve(&h->ev, &h->cap, h->n + 1, sizeof *h->ev));
+  size_t i = h->n++;
+  nsi_event e = {t, job, ver};
+  while (i > 0 && ev_less(&e, &h->ev[(i - 1) / 2])) {
+    h->ev[i] = h->ev[(i - 1) / 2];
+    i = (i - 1) / 2;
+  }
+  h->ev[i] = e;
+  return NS_OK;
+}
+
+int nsi_sim_heap_pop(nsi_heap *h, nsi_event *out) {
+  if (h->n == 0)
+    return 0;
+  *out = h->ev[0];
+  nsi_event last = h->ev[--h->n];
+  size_t i = 0;
+  for (;;) {
+    size_t c = 2 * i + 1;
+    if (c >= h->n)
+      break;
+    if (c + 1 < h->n && ev_less(&h->ev[c + 1], &h->ev[c]))
+      c++;
+    if (!ev_less(&h->ev[c], &last))
+      break;
+    h->ev[i] = h->ev[c];
+    i = c;
+  }
+  if (h->n > 0)
+    h->ev[i] = last;
+  return 1;
+}
+
+/* ---- job progress ------------------------------------------------------ */
+
+void nsi_sim_advance(ns_sim *s, nsi_simjob *j) {
+  double from = j->t_upd > j->paused_until ? j->t_upd : j->paused_until;
+  if (s->now > from && j->rate > 0) {
+    j->rem -= j->rate * (s->now - from);
+    if (j->rem < 0)
+      j->rem = 0;
+  }
+  j->t_upd = s->now;
+}
+
+static double finish_time(const ns_sim *s, const nsi_simjob *j) {
+  double from = s->now > j->paused_until ? s->now : j->paused_until;
+  return from + j->rem / j->rate;
+}
+
+/* Metric integrals over [s->now, t): allocated GPUs, compute rate (busy
+   GPU fraction), machine fragmentation over used machines (Titan §V). */
+static void integrate(ns_sim *s, double t) {
+  double dt = t - s->now;
+  if (dt <= 0)
+    return;
+  s->alloc_int += dt * s->alloc_gpus;
+  s->util_int += dt * s->compute_rate;
+  if (s->used_servers > 0) {
+    s->frag_int += dt * (double)s->idle_on_used / ((double)s->used_servers * s->o.gpus_per_server);
+    s->frag_time += dt;
+  }
+}
+
+/* Call after a commit (+1) or a release (-1): a GPU turns busy when its
+   first job arrives and idle when its last leaves (GPU sharing). */
+static void server_delta(ns_sim *s, const ns_placement *p, int sign) {
+  int gps = s->o.gpus_per_server;
+  for (size_t i = 0; i < p->ngpus; i++) {
+    int g = p->gpus[i], sv = g / gps;
+    if (ns_cluster_gpu_job_count(s->cluster, g) != (sign > 0 ? 1 : 0))
+      continue; /* still shared: no change of busy/idle */
+    int before = s->srv_busy[sv];
+    s->srv_busy[sv] += sign;
+    if (before == 0 && sign > 0)
+      s->used_servers++, s->idle_on_used += gps;
+    s->idle_on_used -= sign;
+    if (s->srv_busy[sv] == 0 && sign < 0)
+      s->used_servers--, s->idle_on_used -= gps;
+  }
+}
+
+/* Rates from the network model; pushes completion events that changed. */
+static int refresh_rates(ns_sim *s) {
+  NSI_TRY(nsi_sim_net_update(s));
+  s->compute_rate = 0.0;
+  for (size_t r = 0; r < s->nrunning; r++) {
+    nsi_simjob *j = &s->jobs[s->running[r]];
+    double rate = 1.0 / j->iter_ms;
+    s->compute_rate += j->gpus * j->compute_ms / j->iter_ms;
+    if (rate == j->rate && j->ver > 0)
+      continue;
+    nsi_sim_advance(s, j);
+    j->rate = rate;
+    j->ver++;
+    NSI_TRY(nsi_sim_heap_push(&s->heap, finish_time(s, j), (int)(j - s->jobs), j->ver));
+  }
+  return NS_OK;
+}
+
+static int start_job(ns_sim *s, int ji) {
+  nsi_simjob *j = &s->jobs[ji];
+  int rc = ns_cluster_commit(s->cluster, j->job, s->pl);
+  if (rc < 0)
+    return nsi_fail(rc, "ns_sim_run: policy '%s' proposed a placement for '%s' that does not "
+                        "commit: %s", ns_sim_opts_policy_name(&s->o), j->name, NSI_SIM_LASTERR());
+  free(j->links);
+  j->links = NULL;
+  NSI_TRY(nsi_sim_job_links(s, j, s->pl, &j->links, &j->nlinks));
+  j->servers = (int)j->nsrv;
+  free(j->gpu);
+  j->gpu = malloc(s->pl->ngpus * sizeof *j->gpu);
+  if (j->gpu == NULL)
+    return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
+  memcpy(j->gpu, s->pl->gpus, s->pl->ngpus * sizeof *j->gpu);
+  j->ngpu = s->pl->ngpus;
+  j->slow = 1.0;
+  j->comm_alone_ms = nsi_sim_comm_alone_ms(s, j, j->nsrv >= 2);
+  int mode = nsi_sim_admission_mode(s, j);
+  NSI_TRY(mode);
+  j->mode = mode;
+  j->state = NSI_RUNNING;
+  j->start_ms = s->now;
+  j->t_upd = s->now;
+  if (j->paused_until < s->now)
+    j->paused_until = s->now;
+  j->rem = (double)j->iterations;
+  j->rate = 0.0;
+  j->ver = 0;
+  server_delta(s, s->pl, +1);
+  s->alloc_gpus += (int)s->pl->ngpus;
+  NSI_TRY(nsi_reserve(&s->running, &s->cap_running, s->nrunning + 1, sizeof *s->running));
+  NSI_TRY(nsi_reserve(&s->net, &s->cap_net, s->nrunning + 1, sizeof *s->net));
+  s->running[s->nrunning++] = ji;
+  if (j->nsrv >= 2 || s->o.gpu_sharing)
+    s->net_dirty = 1;
+  return NS_OK;
+}
+
+static int finish_job(ns_sim *s, int ji) {
+  nsi_simjob *j = &s->jobs[ji];
+  NSI_TRY(ns_cluster_job_placement(s->cluster, j->job, s->pl));
+  NSI_TRY(ns_cluster_release(s->cluster, j->job));
+  server_delta(s, s->pl, -1);
+  s->alloc_gpus -= (int)s->pl->ngpus;
+  if (s->o.gpu_sharing)
+    s->net_dirty = 1; /* the jobs left on its GPUs speed up */
+  j->state = NSI_DONE;
+  j->finish_ms = s->now;
+  if (j->nsrv >= 2)
+    s->net_dirty = 1;
+  for (size_t r = 0; r < s->nrunning; r++)
+    if (s->running[r] == ji) {
+      s->running[r] = s->running[--s->nrunning];
+      break;
+    }
+  ns_job_free(j->job);
+  j->job = NULL;
+  return NS_OK;
+}
+
+/* ---- the queue ------------------------------------------------------------ */
+
+static int queue_before(const ns_sim *s, int a, int b) {
+  const nsi_simjob *x = &s->jobs[a], *y = &s->jobs[b];
+  if (x->key != y->key)
+    return x->key < y->key;
+  if (x->arrival_ms != y->arrival_ms)
+    return x->arrival_ms < y->arrival_ms;
+  return a < b;
+}
+
+/* The job's ns_job: what policies see (phases for CASSINI: compute, then
+   the all-reduce at the flow rate). */
+static int make_job(ns_sim *s, nsi_simjob *j) {
+  ns_job *job = ns_job_new(j->name, j->gpus);
+  if (job == NULL)
+    return nsi_fail(NS_ENOMEM, "ns_sim_run: cannot create job '%s': %s", j->name, NSI_SIM_LASTERR());
+  double t = nsi_sim_comm_alone_ms(s, j, 1);
+  int rc = ns_job_set_compute_ms(job, j->compute_ms / 3.0, j->compute_ms * 2.0 / 3.0);
+  if (rc == NS_OK)
+    rc = ns_job_set_model_bytes(job, j->model_bytes);
+  if (rc == NS_OK)
+    rc = ns_job_set_iterations(job, j->iterations, 0);
+  if (rc == NS_OK)
+    rc = ns_job_set_gpu_memory_mb(job, j->mem_mb);
+  if (rc == NS_OK)
+    rc = ns_job_set_iteration_ms(job, j->compute_ms + t);
+  if (rc == NS_OK)
+    rc = ns_job_add_phase(job, j->compute_ms, 0.0);
+  if (rc == NS_OK && t > 0)
+    rc = ns_job_add_phase(job, t, nsi_sim_nic_gbps(&s->o));
+  if (rc < 0) {
+    ns_job_free(job);
+    return rc;
+  }
+  j->job = job;
+  return NS_OK;
+}
+
+static int enqueue(ns_sim *s, int ji) {
+  nsi_simjob *j = &s->jobs[ji];
+  NSI_TRY(make_job(s, j));
+  j->state = NSI_QUEUED;
+  j->key = nsi_sim_order_key(s, j);
+  NSI_TRY(nsi_reserve(&s->queue, &s->cap_queue, s->nqueue + 1, sizeof *s->queue));
+  size_t lo = 0, hi = s->nqueue; /* binary search: keys are fixed while queued */
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (queue_before(s, s->queue[mid], ji))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  memmove(s->queue + lo + 1, s->queue + lo, (s->nqueue - lo) * sizeof *s->queue);
+  s->queue[lo] = ji;
+  s->nqueue++;
+  return NS_OK;
+}
+
+/* Offers the free GPUs to queued jobs in order (with backfilling). */
+static int schedule(ns_sim *s, int *changed) {
+  int free_gpus = ns_cluster_free_gpu_count(s->cluster);
+  size_t w = 0;
+  for (size_t i = 0; i < s->nqueue; i++) {
+    int ji = s->queue[i];
+    int placed = 0;
+    /* cheap filter; with GPU sharing, busy GPUs may still host the job */
+    if (s->o.gpu_sharing || (free_gpus > 0 && s->jobs[ji].gpus <= free_gpus))
+      NSI_TRY(nsi_sim_place(s, ji, &placed));
+    if (placed > 0) {
+      NSI_TRY(start_job(s, ji));
+      free_gpus = ns_cluster_free_gpu_count(s->cluster);
+      *changed = 1;
+    } else if (placed < 0) {
+      s->jobs[ji].state = NSI_REJECTED; /* stays unfinished, leaves the queue */
+      s->rejected++;
+    } else {
+      s->queue[w++] = ji;
+    }
+  }
+  s->nqueue = w;
+  return NS_OK;
+}
+
+/* ---- the run ---------------------------------------------------------------- */
+
+typedef struct nsi_arrival {
+  double t;
+  int job;
+} nsi_arrival;
+
+static int by_arrival(const void *a, const void *b) {
+  const nsi_arrival *x = a, *y = b;
+  if (x->t != y->t)
+    return x->t < y->t ? -1 : 1;
+  return (x->job > y->job) - (x->job < y->job);
+}
+
+/* Fresh cluster, queues and integrals for a run. */
+static int setup_run(ns_sim *s) {
+  nsi_sim_reset(s);
+  const ns_sim_opts *o = &s->o;
+  s->cluster = ns_cluster_new_leaf_spine(o->leaves, o->spines, o->servers_per_leaf,
+                                         o->gpus_per_server, o->links_per_pair, o->link_gbps);
+  if (s->cluster != NULL && o->gpu_sharing)
+    NSI_TRY(ns_cluster_set_gpu_sharing(s->cluster, 1));
+  s->pl = ns_placement_new();
+  s->scratch = ns_placement_new();
+  s->order = malloc(s->njobs * sizeof *s->order);
+  if (s->cluster == NULL || s->pl == NULL || s->scratch == NULL || s->order == NULL)
+    return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory setting up the run");
+  NSI_TRY(nsi_sim_net_init(s));
+  nsi_arrival *arr = malloc(s->njobs * sizeof *arr);
+  if (arr == NULL)
+    return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
+  for (size_t i = 0; i < s->njobs; i++) {
+    nsi_simjob *j = &s->jobs[i];
+    arr[i].t = j->arrival_ms, arr[i].job = (int)i;
+    j->state = NSI_WAITING, j->job = NULL;
+    j->start_ms = j->finish_ms = NAN;
+    j->servers = 0, j->mode = NSI_COLLIDE, j->paused_until = 0, j->wake_ms = -1;
+    j->rate = 0, j->ver = 0;
+  }
+  qsort(arr, s->njobs, sizeof *arr, by_arrival);
+  for (size_t i = 0; i < s->njobs; i++)
+    s->order[i] = arr[i].job;
+  free(arr);
+  s->util_int = s->frag_int = s->frag_time = s->alloc_int = s->compute_rate = 0;
+  s->alloc_gpus = s->used_servers = s->idle_on_used = 0;
+  s->now = 0;
+  s->net_dirty = 0;
+  s->rejected = 0;
+  return nsi_sim_policy_prepare(s);
+}
+
+/* Handles every event at time s->now; *changed if the running set moved. */
+static int handle_event(ns_sim *s, const nsi_event *e, size_t *done, int *changed) {
+  if (e->job < 0)
+    return NS_OK; /* wake-up: just rerun the scheduling pass */
+  nsi_simjob *j = &s->jobs[e->job];
+  if (j->state != NSI_RUNNING || e->ver != j->ver)
+    return NS_OK; /* stale completion */
+  nsi_sim_advance(s, j);
+  double ft = finish_time(s, j);
+  if (j->rem > 1e-9 * (double)j->iterations && ft > s->now) /* work left: not yet */
+    return nsi_sim_heap_push(&s->heap, ft, e->job, j->ver);
+  NSI_TRY(finish_job(s, e->job));
+  (*done)++;
+  *changed = 1;
+  return NS_OK;
+}
+
+static void report(ns_sim *s, size_t done, size_t *next_report) {
+  if (s->progress && done >= *next_report) {
+    s->progress(done, s->njobs, s->progress_user);
+    *next_report = done + (s->njobs / 200 > 0 ? s->njobs / 200 : 1);
+  }
+}
+
+static int loop(ns_sim *s) {
+  size_t next_arrival = 0, done = 0, next_report = 0;
+  for (;;) {
+    double ta = next_arrival < s->njobs ? s->jobs[s->order[next_arrival]].arrival_ms : INFINITY;
+    double te = s->heap.n > 0 ? s->heap.ev[0].t : INFINITY;
+    double t = ta < te ? ta : te;
+    if (!isfinite(t))
+      break; /* nothing can happen any more */
+    integrate(s, t);
+    s->now = t;
+    int changed = 0;
+    while (next_arrival < s->njobs && s->jobs[s->order[next_arrival]].arrival_ms <= t)
+      NSI_TRY(enqueue(s, s->order[next_arrival++]));
+    nsi_event e;
+    while (s->heap.n > 0 && s->heap.ev[0].t <= t && nsi_sim_heap_pop(&s->heap, &e))
+      NSI_TRY(handle_event(s, &e, &done, &changed));
+    NSI_TRY(schedule(s, &changed));
+    if (changed)
+      NSI_TRY(refresh_rates(s));
+    report(s, done, &next_report);
+  }
+  if (s->progress)
+    s->progress(done, s->njobs, s->progress_user);
+  return NS_OK;
+}
+
+int ns_sim_run(ns_sim *s) {
+  NSI_TRY(nsi_check_ptr(s, "ns_sim_run", "s"));
+  if (s->njobs == 0)
+    return nsi_fail(NS_EINVAL, "ns_sim_run: s has no jobs (add some or load a workload)");
+  s->ran = 0;
+  int rc = setup_run(s);
+  if (rc == NS_OK)
+    rc = loop(s);
+  if (rc == NS_OK)
+    nsi_sim_compute_metrics(s);
+  /* Free the policy state and handles now; results stay in s->jobs. */
+  nsi_sim_reset(s);
+  if (rc == NS_OK)
+    s->ran = 1;
+  return rc;
+}

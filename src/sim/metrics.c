@@ -1,0 +1,190 @@
+/*
+ * src/sim/metrics.c - per-run metrics, per-job rows and the jobs CSV.
+ * Definitions are in sim.h's header comment. Percentiles: nearest rank
+ * (the smallest value with at least p % of the samples at or below it).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/sim_internal.h"
+
+static const char *metric_names[NS_SIM_METRIC_COUNT] = {
+    "avg_jct_ms",   "median_jct_ms", "p95_jct_ms",    "p99_jct_ms",    "makespan_ms",
+    "avg_queue_ms", "p95_queue_ms",  "gpu_util",      "comm_overhead", "fragmentation",
+    "links_shared", "jobs_done",     "unfinished",    "skipped",       "gpu_ms_allocated",
+};
+
+const char *ns_sim_metric_name(int metric) {
+  return (metric >= 0 && metric < NS_SIM_METRIC_COUNT) ? metric_names[metric] : "";
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double percentile(const double *v, size_t n, double p) {
+  if (n == 0)
+    return 0.0;
+  size_t rank = (size_t)ceil(p / 100.0 * (double)n);
+  if (rank < 1)
+    rank = 1;
+  return v[rank - 1];
+}
+
+static double mean(const double *v, size_t n) {
+  double sum = 0;
+  for (size_t i = 0; i < n; i++)
+    sum += v[i];
+  return n ? sum / (double)n : 0.0;
+}
+
+static double job_overhead(const nsi_simjob *j) {
+  double ideal = j->compute_ms * (double)j->iterations;
+  double v = (j->finish_ms - j->start_ms - ideal) / ideal;
+  return v > 0 ? v : 0.0; /* never below the compute time; clamp rounding */
+}
+
+static void fill(ns_sim *s, double *jct, double *queue, size_t n, double first, double last,
+                 double overhead) {
+  double *m = s->metrics;
+  qsort(jct, n, sizeof *jct, cmp_double);
+  qsort(queue, n, sizeof *queue, cmp_double);
+  m[NS_SIM_METRIC_AVG_JCT_MS] = mean(jct, n);
+  m[NS_SIM_METRIC_MEDIAN_JCT_MS] = percentile(jct, n, 50);
+  m[NS_SIM_METRIC_P95_JCT_MS] = percentile(jct, n, 95);
+  m[NS_SIM_METRIC_P99_JCT_MS] = percentile(jct, n, 99);
+  double span = n ? last - first : 0.0;
+  m[NS_SIM_METRIC_MAKESPAN_MS] = span;
+  m[NS_SIM_METRIC_AVG_QUEUE_MS] = mean(queue, n);
+  m[NS_SIM_METRIC_P95_QUEUE_MS] = percentile(queue, n, 95);
+  int gpus = s->o.leaves * s->o.servers_per_leaf * s->o.gpus_per_server;
+  m[NS_SIM_METRIC_GPU_UTIL] = span > 0 ? s->util_int / ((double)gpus * span) : 0.0;
+  m[NS_SIM_METRIC_COMM_OVERHEAD] = n ? overhead / (double)n : 0.0;
+  m[NS_SIM_METRIC_FRAGMENTATION] = s->frag_time > 0 ? s->frag_int / s->frag_time : 0.0;
+  size_t shared = 0;
+  for (int l = 0; l < s->nnet_links; l++)
+    shared += s->shared_ever[l];
+  m[NS_SIM_METRIC_LINKS_SHARED] = (double)shared;
+  m[NS_SIM_METRIC_JOBS_DONE] = (double)n;
+  m[NS_SIM_METRIC_UNFINISHED] = (double)(s->njobs - n);
+  m[NS_SIM_METRIC_SKIPPED] = (double)s->skipped;
+  m[NS_SIM_METRIC_GPU_MS_ALLOCATED] = s->alloc_int;
+}
+
+void nsi_sim_compute_metrics(ns_sim *s) {
+  double *jct = malloc((s->njobs + 1) * sizeof *jct);
+  double *queue = malloc((s->njobs + 1) * sizeof *queue);
+  size_t n = 0;
+  double first = INFINITY, last = 0, overhead = 0;
+  for (size_t i = 0; i < s->njobs && jct && queue; i++) {
+    const nsi_simjob *j = &s->jobs[i];
+    first = j->arrival_ms < first ? j->arrival_ms : first;
+    if (j->state != NSI_DONE)
+      continue;
+    jct[n] = j->finish_ms - j->arrival_ms;
+    queue[n] = j->start_ms - j->arrival_ms;
+    last = j->finish_ms > last ? j->finish_ms : last;
+    overhead += job_overhead(j);
+    n++;
+  }
+  if (jct && queue)
+    fill(s, jct, queue, n, first, last, overhead);
+  else
+    memset(s->metrics, 0, sizeof s->metrics); /* allocation failed: zeros, not garbage */
+  free(jct), free(queue);
+}
+
+int ns_sim_metric(const ns_sim *s, ns_sim_metric_id metric, double *value) {
+  NSI_TRY(nsi_check_ptr(s, "ns_sim_metric", "s"));
+  NSI_TRY(nsi_check_int((long long)metric, 0, NS_SIM_METRIC_COUNT - 1, "ns_sim_metric", "metric"));
+  NSI_TRY(nsi_check_ptr(value, "ns_sim_metric", "value"));
+  if (!s->ran)
+    return nsi_fail(NS_ESTATE, "ns_sim_metric: s has no results (call ns_sim_run first)");
+  *value = s->metrics[metric];
+  return NS_OK;
+}
+
+int ns_sim_job_count(const ns_sim *s) {
+  NSI_TRY(nsi_check_ptr(s, "ns_sim_job_count", "s"));
+  return (int)s->njobs;
+}
+
+int ns_sim_skipped_count(const ns_sim *s) {
+  NSI_TRY(nsi_check_ptr(s, "ns_sim_skipped_count", "s"));
+  return s->skipped;
+}
+
+int ns_sim_job_result(const ns_sim *s, int job, double *arrival_ms, double *start_ms,
+                      double *finish_ms, int *servers) {
+  NSI_TRY(nsi_check_ptr(s, "ns_sim_job_result", "s"));
+  NSI_TRY(nsi_check_int(job, 0, (long long)s->njobs - 1, "ns_sim_job_result", "job"));
+  if (!s->ran)
+    return nsi_fail(NS_ESTATE, "ns_sim_job_result: s has no results (call ns_sim_run first)");
+  const nsi_simjob *j = &s->jobs[job];
+  if (arrival_ms)
+    *arrival_ms = j->arrival_ms;
+  if (start_ms)
+    *start_ms = j->start_ms;
+  if (finish_ms)
+    *finish_ms = j->finish_ms;
+  if (servers)
+    *servers = j->servers;
+  return NS_OK;
+}
+
+const char *ns_sim_job_name(const ns_sim *s, int job) {
+  if (s == NULL || job < 0 || (size_t)job >= s->njobs)
+    return "";
+  return s->jobs[job].name;
+}
+
+int ns_sim_job_gpus(const ns_sim *s, int job) {
+  NSI_TRY(nsi_check_ptr(s, "ns_sim_job_gpus", "s"));
+  NSI_TRY(nsi_check_int(job, 0, (long long)s->njobs - 1, "ns_sim_job_gpus", "job"));
+  return s->jobs[job].gpus;
+}
+
+/* Job names come from traces: quote them for CSV. */
+static void put_name(FILE *f, const char *name) {
+  fputc('"', f);
+  for (const char *c = name; *c; c++) {
+    if (*c == '"')
+      fputc('"', f);
+    fputc(*c, f);
+  }
+  fputc('"', f);
+}
+
+int ns_sim_write_jobs_csv(const ns_sim *s, const char *path) {
+  NSI_TRY(nsi_check_ptr(s, "ns_sim_write_jobs_csv", "s"));
+  NSI_TRY(nsi_check_ptr(path, "ns_sim_write_jobs_csv", "path"));
+  if (!s->ran)
+    return nsi_fail(NS_ESTATE, "ns_sim_write_jobs_csv: s has no results (call ns_sim_run first)");
+  FILE *f = fopen(path, "w");
+  if (f == NULL)
+    return nsi_fail(NS_EINVAL, "ns_sim_write_jobs_csv: path '%.200s' cannot be written: %s", path,
+                    strerror(errno));
+  fprintf(f, "job,name,gpus,iterations,arrival_ms,start_ms,finish_ms,jct_ms,queue_ms,servers,"
+             "comm_overhead\n");
+  for (size_t i = 0; i < s->njobs; i++) {
+    const nsi_simjob *j = &s->jobs[i];
+    fprintf(f, "%zu,", i);
+    put_name(f, j->name);
+    int done = j->state == NSI_DONE;
+    fprintf(f, ",%d,%llu,%.3f,", j->gpus, (unsigned long long)j->iterations, j->arrival_ms);
+    if (done)
+      fprintf(f, "%.3f,%.3f,%.3f,%.3f,%d,%.6f\n", j->start_ms, j->finish_ms,
+              j->finish_ms - j->arrival_ms, j->start_ms - j->arrival_ms, j->servers,
+              job_overhead(j));
+    else
+      fprintf(f, ",,,,%d,\n", j->servers);
+  }
+  if (fclose(f) != 0)
+    return nsi_fail(NS_EINVAL, "ns_sim_write_jobs_csv: path '%.200s' write failed: %s", path,
+                    strerror(errno));
+  return NS_OK;
+}

@@ -1,0 +1,268 @@
+/*
+ * src/sim/opts.c - simulator options and the named policy presets.
+ *
+ * Presets pair each paper's policy with the baselines it is compared
+ * against: placement comparisons (ff, ls, rand, lwf-1) under FIFO as in the
+ * LWF-kappa paper's Table IV setting, communication admission (srsf-1,
+ * srsf-2, ada-srsf) under SRSF ordering with LWF-1 placement as in its
+ * Table V, Dally against Tiresias-style consolidation and best-fit, vClos
+ * and Titan against the network-agnostic first-fit, CASSINI against its base.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/sim_internal.h"
+
+const char *nsi_sim_lasterr(char *buf512) {
+  snprintf(buf512, 512, "%s", ns_last_error());
+  return buf512;
+}
+
+typedef struct nsi_preset {
+  const char *name, *desc;
+  ns_sim_order order;
+  ns_sim_placement placement;
+  int kappa;
+  ns_sim_admission admission;
+  int n, cassini;
+} nsi_preset;
+
+static const nsi_preset presets[] = {
+    {"ff", "FIFO, first-fit", NS_SIM_ORDER_FIFO, NS_SIM_PLACE_FIRST_FIT, 1, NS_SIM_ADMIT_ALL, 1, 0},
+    {"ls", "FIFO, list scheduling (least workload)", NS_SIM_ORDER_FIFO,
+     NS_SIM_PLACE_LIST_SCHEDULING, 1, NS_SIM_ADMIT_ALL, 1, 0},
+    {"rand", "FIFO, random GPUs", NS_SIM_ORDER_FIFO, NS_SIM_PLACE_RANDOM, 1, NS_SIM_ADMIT_ALL, 1, 0},
+    {"best-fit", "FIFO, best-fit consolidation (Elasticflow-style)", NS_SIM_ORDER_FIFO,
+     NS_SIM_PLACE_BEST_FIT, 1, NS_SIM_ADMIT_ALL, 1, 0},
+    {"tiresias", "FIFO, Tiresias-style skew consolidation", NS_SIM_ORDER_FIFO,
+     NS_SIM_PLACE_TIRESIAS, 1, NS_SIM_ADMIT_ALL, 1, 0},
+    {"lwf-1", "FIFO, LWF-kappa with kappa = 1", NS_SIM_ORDER_FIFO, NS_SIM_PLACE_LWF, 1,
+     NS_SIM_ADMIT_ALL, 1, 0},
+    {"srsf-ff", "SRSF order, first-fit", NS_SIM_ORDER_SRSF, NS_SIM_PLACE_FIRST_FIT, 1,
+     NS_SIM_ADMIT_ALL, 1, 0},
+    {"sjf-ff", "SJF order, first-fit", NS_SIM_ORDER_SJF, NS_SIM_PLACE_FIRST_FIT, 1,
+     NS_SIM_ADMIT_ALL, 1, 0},
+    {"srsf-1", "SRSF order, LWF-1, SRSF(1) admission", NS_SIM_ORDER_SRSF, NS_SIM_PLACE_LWF, 1,
+     NS_SIM_ADMIT_SRSF, 1, 0},
+    {"srsf-2", "SRSF order, LWF-1, SRSF(2) admission", NS_SIM_ORDER_SRSF, NS_SIM_PLACE_LWF, 1,
+     NS_SIM_ADMIT_SRSF, 2, 0},
+    {"ada-srsf", "SRSF order, LWF-1, AdaDUAL admission", NS_SIM_ORDER_SRSF, NS_SIM_PLACE_LWF, 1,
+     NS_SIM_ADMIT_ADADUAL, 1, 0},
+    {"titan", "FIFO, Titan non-idle-machine placement", NS_SIM_ORDER_FIFO, NS_SIM_PLACE_TITAN, 1,
+     NS_SIM_ADMIT_ALL, 1, 0},
+    {"vclos", "FIFO, vClos isolated virtual Clos", NS_SIM_ORDER_FIFO, NS_SIM_PLACE_VCLOS, 1,
+     NS_SIM_ADMIT_ALL, 1, 0},
+    {"ocs-vclos", "FIFO, OCS-vClos (OCS layer enabled)", NS_SIM_ORDER_FIFO,
+     NS_SIM_PLACE_OCS_VCLOS, 1, NS_SIM_ADMIT_ALL, 1, 0},
+    {"dally", "Nw_sens order, Dally delay scheduling, auto-tuned timers", NS_SIM_ORDER_NW_SENS,
+     NS_SIM_PLACE_DALLY, 1, NS_SIM_ADMIT_ALL, 1, 0},
+    {"dally-manual", "Nw_sens order, Dally delay scheduling, fixed timers",
+     NS_SIM_ORDER_NW_SENS, NS_SIM_PLACE_DALLY_MANUAL, 1, NS_SIM_ADMIT_ALL, 1, 0},
+    {"cassini-ff", "FIFO, first-fit + CASSINI ranking and time-shifts", NS_SIM_ORDER_FIFO,
+     NS_SIM_PLACE_FIRST_FIT, 1, NS_SIM_ADMIT_ALL, 1, 1},
+    {"cassini-lwf-1", "FIFO, LWF-1 + CASSINI ranking and time-shifts", NS_SIM_ORDER_FIFO,
+     NS_SIM_PLACE_LWF, 1, NS_SIM_ADMIT_ALL, 1, 1},
+};
+#define NPRESETS ((int)(sizeof presets / sizeof presets[0]))
+
+int ns_sim_policy_count(void) { return NPRESETS; }
+
+const char *ns_sim_policy_name(int policy) {
+  return (policy >= 0 && policy < NPRESETS) ? presets[policy].name : "";
+}
+
+const char *ns_sim_policy_description(int policy) {
+  return (policy >= 0 && policy < NPRESETS) ? presets[policy].desc : "";
+}
+
+static void apply_preset(ns_sim_opts *o, int p) {
+  o->policy = p;
+  o->order = presets[p].order;
+  o->placement = presets[p].placement;
+  o->kappa = presets[p].kappa;
+  o->admission = presets[p].admission;
+  o->admit_n = presets[p].n;
+  o->cassini = presets[p].cassini;
+}
+
+ns_sim_opts *ns_sim_opts_new(void) {
+  ns_sim_opts *o = calloc(1, sizeof *o);
+  if (o == NULL) {
+    nsi_fail(NS_ENOMEM, "ns_sim_opts_new: out of memory");
+    return NULL;
+  }
+  apply_preset(o, NS_SIM_POLICY_FF);
+  o->max_candidates = NSI_SIM_MAX_CANDIDATES;
+  o->network = NS_SIM_NET_MAXMIN;
+  o->leaves = 4, o->spines = 8, o->servers_per_leaf = 4, o->gpus_per_server = 4;
+  o->links_per_pair = 2, o->link_gbps = 10.0; /* one uplink per GPU port (vClos) */
+  o->nic_gbps = 0.0, o->intra_gbps = 100.0;
+  o->eq5_a = 0.0, o->eq5_b = -1.0, o->eq5_eta = -1.0;
+  o->seed = 1;
+  o->dally_machine_ms = o->dally_rack_ms = 12 * 3600e3; /* Dally §4.3 defaults */
+  o->dally_history_ms = 7 * 24 * 3600e3;
+  o->skew_bytes = 200000000ull; /* VGG-16, LSTM-PTB skewed; ResNet-50, Inception-V3 not */
+  return o;
+}
+
+void ns_sim_opts_free(ns_sim_opts *o) { free(o); }
+
+int ns_sim_opts_set_policy(ns_sim_opts *o, ns_sim_policy policy) {
+  NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_policy", "o"));
+  NSI_TRY(nsi_check_int((long long)policy, 0, NPRESETS - 1, "ns_sim_opts_set_policy", "policy"));
+  apply_preset(o, (int)policy);
+  return NS_OK;
+}
+
+static int unknown_policy(const char *name) {
+  char list[512];
+  size_t at = 0;
+  list[0] = '\0';
+  for (int i = 0; i < NPRESETS && at < sizeof list; i++)
+    at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", i ? ", " : "", presets[i].name);
+  return nsi_fail(NS_EINVAL, "ns_sim_opts_set_policy_name: name '%.64s' is not a policy; valid: %s",
+                  name, list);
+}
+
+int ns_sim_opts_set_policy_name(ns_sim_opts *o, const char *name) {
+  NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_policy_name", "o"));
+  NSI_TRY(nsi_check_ptr(name, "ns_sim_opts_set_policy_name", "name"));
+  for (int i = 0; i < NPRESETS; i++)
+    if (strcmp(name, presets[i].name) == 0) {
+      apply_preset(o, i);
+      return NS_OK;
+    }
+  return unknown_policy(name);
+}
+
+const char *ns_sim_opts_policy_name(const ns_sim_opts *o) {
+  if (o == NULL)
+    return "";
+  return o->policy >= 0 ? presets[o->policy].name : "custom";
+}
+
+int ns_sim_opts_set_order(ns_sim_opts *o, ns_sim_order order) {
+  NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_order", "o"));
+  NSI_TRY(nsi_check_int((long long)order, 0, NS_SIM_ORDER_NW_SENS, "ns_sim_opts_set_order", "order"));
+  o->order = order, o->policy = -1;
+  return NS_OK;
+}
+
+int ns_sim_opts_set_placement(ns_sim_opts *o, ns_sim_placement placement) {
+  NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_placement", "o"));
+  NSI_TRY(nsi_check_int((long long)placement, 0, NS_SIM_PLACE_CUSTOM, "ns_sim_opts_set_placement",
+                        "placement"));
+  if (placement == NS_SIM_PLACE_CUSTOM && o->place_fn == NULL)
+    return nsi_fail(NS_EINVAL, "ns_sim_opts_set_placement: placement CUSTOM needs "
+                               "ns_sim_opts_set_place_fn first");
+  o->placement = placement, o->policy = -1;
+  return NS_OK;
+}
+
+int ns_sim_opts_set_kappa(ns_sim_opts *o, int kappa) {
+  NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_kappa", "o"));
+  NSI_TRY(nsi_check_int(kappa, 1, 1 << 20, "ns_sim_opts_set_kappa", "kappa"));
+  o->kappa = kappa, o->policy = -1;
+  return NS_OK;
+}
+
+int ns_sim_opts_set_admission(ns_sim_opts *o, ns_sim_admission admission, int n) {
+  NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_admission", "o"));
+  NSI_TRY(nsi_check_int((long long)admission, 0, NS_SIM_ADMIT_ADADUAL, "ns_sim_opts_set_admission",
+                        "admission"));
+  NSI_TRY(nsi_check_int(n, 1, 64, "ns_sim_opts_set_admission", "n"));
+  o->admission = admission, o->admit_n = n, o->policy = -1;
+  return NS_OK;
+}
+
+int ns_sim_opts_set_cassini(ns_sim_opts *o, int enabled, int max_candidates) {
+  NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_cassini", "o"));
+  NSI_TRY(nsi_check_int(enabled, 0, 1, "ns_sim_opts_set_cassini", "enabled"));
+  NSI_TRY(nsi_check_int(max_candidates, 1, NSI_SIM_MAX_CANDIDATES, "ns_sim_opts_set_cassini",
+                        "max_candidates"));
+  o->cassini = enabled, o->max_candidates = max_candidates, o->policy = -1;
+  return NS_OK;
+}
+
+int ns_sim_opts_set_network(ns_sim_opts *o, ns_sim_network model) {
+  NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_network", "o"));
+  NSI_TRY(nsi_check_int((long long)model, 0, NS_SIM_NET_CONTENTION, "ns_sim_opts_set_network",
+                        "model"));
+  o->network = model;
+  return NS_OK;
+}
+
+int ns_sim_opts_set_cluster(ns_sim_opts *o, int leaves, int spines, int servers_per_leaf,
+                            int gpus_per_server, int links_per_pair, double link_gbps) {
+  static const char fn[] = "ns_sim_opts_set_cluster";
+  NSI_TRY(nsi_check_ptr(o, fn, "o"));
+  /* Validate by building the cluster once: the core owns the limits. */
+  ns_cluster *c = ns_cluster_new_leaf_spine(leaves, spines, servers_per_leaf, gpus_per_server,
+                                            links_per_pair, link_gbps);
+  if (c == NULL)
+    return nsi_fail(NS_EINVAL, "%s: %s", fn, NSI_SIM_LASTERR());
+  ns_cluster_free(c);
+  o->leaves = leaves, o->spines = spines, o->servers_per_leaf = servers_per_leaf;
+  o->gpus_per_server = gpus_per_server, o->links_per_pair = links_per_pair;
+  o->link_gbps = link_gbps;
+  return NS_OK;
+}
+
+int ns_sim_opts_set_bandwidth(ns_sim_opts *o, double nic_gbps, double intra_gbps) {
+  NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_bandwidth", "o"));
+  NSI_TRY(nsi_check_finite_ge0(nic_gbps, "ns_sim_opts_set_bandwidth", "nic_gbps"));
+  NSI_TRY(nsi_check_finite_gt0(intra_gbps, "ns_sim_opts_set_bandwidth", "intra_gbps"));
+  o->nic_gbps = nic_gbps, o->intra_gbps = intra_gbps;
+  return NS_OK;
+}
+
+int ns_sim_opts_set_contention(ns_sim_opts *o, double a_ms, double b_ms_per_byte,
+                               double eta_ms_per_byte) {
+  static const char fn[] = "ns_sim_opts_set_contention";
+  NSI_TRY(nsi_check_ptr(o, fn, "o"));
+  NSI_TRY(nsi_check_finite_ge0(a_ms, fn, "a_ms"));
+  NSI_TRY(nsi_check_finite_ge0(b_ms_per_byte, fn, "b_ms_per_byte"));
+  NSI_TRY(nsi_check_finite_ge0(eta_ms_per_byte, fn, "eta_ms_per_byte"));
+  o->eq5_a = a_ms, o->eq5_b = b_ms_per_byte, o->eq5_eta = eta_ms_per_byte;
+  return NS_OK;
+}
+
+int ns_sim_opts_set_seed(ns_sim_opts *o, uint64_t seed) {
+  NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_seed", "o"));
+  o->seed = seed;
+  return NS_OK;
+}
+
+int ns_sim_opts_set_dally(ns_sim_opts *o, double machine_ms, double rack_ms, double history_ms) {
+  static const char fn[] = "ns_sim_opts_set_dally";
+  NSI_TRY(nsi_check_ptr(o, fn, "o"));
+  NSI_TRY(nsi_check_finite_ge0(machine_ms, fn, "machine_ms"));
+  NSI_TRY(nsi_check_finite_ge0(rack_ms, fn, "rack_ms"));
+  NSI_TRY(nsi_check_finite_gt0(history_ms, fn, "history_ms"));
+  o->dally_machine_ms = machine_ms, o->dally_rack_ms = rack_ms, o->dally_history_ms = history_ms;
+  return NS_OK;
+}
+
+int ns_sim_opts_set_skew_threshold(ns_sim_opts *o, uint64_t bytes) {
+  NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_skew_threshold", "o"));
+  o->skew_bytes = bytes;
+  return NS_OK;
+}
+
+int ns_sim_opts_set_place_fn(ns_sim_opts *o, ns_sim_place_fn fn, void *user) {
+  NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_place_fn", "o"));
+  if (fn == NULL)
+    return nsi_fail(NS_EINVAL, "ns_sim_opts_set_place_fn: fn is NULL");
+  o->place_fn = fn, o->place_user = user;
+  o->placement = NS_SIM_PLACE_CUSTOM, o->policy = -1;
+  return NS_OK;
+}
+
+int ns_sim_opts_set_gpu_sharing(ns_sim_opts *o, int shared) {
+  NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_gpu_sharing", "o"));
+  NSI_TRY(nsi_check_int(shared, 0, 1, "ns_sim_opts_set_gpu_sharing", "shared"));
+  o->gpu_sharing = shared;
+  return NS_OK;
+}

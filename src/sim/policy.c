@@ -1,0 +1,393 @@
+/*
+ * src/sim/policy.c - calls the library's PUBLIC policy entry points, exactly
+ * as a cluster manager would: ordering keys, placement dispatch, Dally
+ * offers, AdaDUAL admission and CASSINI candidate ranking.
+ *
+ * CASSINI candidates (§4.2 leaves their source to the base scheduler): the
+ * base policy's placement first; then the base policy asked again with the
+ * free GPUs of the first server of every earlier candidate temporarily
+ * marked busy (ns_cluster_occupy, undone with ns_cluster_vacate), until
+ * max_candidates or NS_ENOSPACE. This yields distinct placements the base
+ * policy itself would consider good, in its own preference order.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/sim_internal.h"
+
+static const char *pname(const ns_sim *s) { return ns_sim_opts_policy_name(&s->o); }
+
+static int unavailable(const ns_sim *s, const char *what) {
+  return nsi_fail(NS_EUNSUPPORTED, "ns_sim_run: policy '%s' unavailable: %s (%s)", pname(s), what,
+                  NSI_SIM_LASTERR());
+}
+
+int nsi_sim_policy_prepare(ns_sim *s) {
+  const ns_sim_opts *o = &s->o;
+  if (o->order == NS_SIM_ORDER_NW_SENS && !isfinite(ns_dally_priority(1, 2, 1.0, 1.0)))
+    return unavailable(s, "ns_dally_priority");
+  if (o->placement == NS_SIM_PLACE_TITAN) {
+    ns_titan_opts *t = ns_titan_opts_new();
+    if (t == NULL)
+      return unavailable(s, "ns_titan_opts_new");
+    s->titan_opts = t;
+    NSI_TRY(ns_titan_opts_set_seed(t, o->seed));
+  }
+  if (o->placement == NS_SIM_PLACE_VCLOS || o->placement == NS_SIM_PLACE_OCS_VCLOS) {
+    s->vclos_opts = ns_vclos_opts_new();
+    if (s->vclos_opts == NULL)
+      return unavailable(s, "ns_vclos_opts_new");
+  }
+  if (o->placement == NS_SIM_PLACE_OCS_VCLOS) {
+    int rc = ns_cluster_enable_ocs(s->cluster, o->spines > 0 ? o->spines : 1);
+    if (rc < 0)
+      return nsi_fail(rc, "ns_sim_run: OCS-vClos needs an OCS layer: %s", NSI_SIM_LASTERR());
+  }
+  if (o->placement == NS_SIM_PLACE_DALLY || o->placement == NS_SIM_PLACE_DALLY_MANUAL) {
+    ns_delay_tuner *t = ns_delay_tuner_new(o->dally_history_ms, o->dally_machine_ms, o->dally_rack_ms);
+    if (t == NULL)
+      return unavailable(s, "ns_delay_tuner_new");
+    s->tuner = t;
+    if (o->placement == NS_SIM_PLACE_DALLY_MANUAL && ns_delay_tuner_set_manual(t, 1) < 0)
+      return unavailable(s, "ns_delay_tuner_set_manual");
+  }
+  if (o->cassini && (o->placement == NS_SIM_PLACE_DALLY || o->placement == NS_SIM_PLACE_DALLY_MANUAL))
+    return nsi_fail(NS_EINVAL, "ns_sim_run: CASSINI cannot augment Dally (every offer records a "
+                               "wait in the tuner); choose another base placement");
+  if (o->cassini) {
+    s->cassini_opts = ns_cassini_opts_new();
+    if (s->cassini_opts == NULL)
+      return unavailable(s, "ns_cassini_opts_new");
+    for (int i = 0; i < NSI_SIM_MAX_CANDIDATES; i++)
+      if ((s->cand[i] = ns_placement_new()) == NULL)
+        return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
+  }
+  return NS_OK;
+}
+
+void nsi_sim_policy_release(ns_sim *s) {
+  ns_titan_opts_free(s->titan_opts);
+  ns_vclos_opts_free(s->vclos_opts);
+  ns_delay_tuner_free(s->tuner);
+  ns_cassini_opts_free(s->cassini_opts);
+  s->titan_opts = s->vclos_opts = s->tuner = s->cassini_opts = NULL;
+  for (int i = 0; i < NSI_SIM_MAX_CANDIDATES; i++) {
+    ns_placement_free(s->cand[i]);
+    s->cand[i] = NULL;
+  }
+}
+
+double nsi_sim_order_key(const ns_sim *s, const nsi_simjob *j) {
+  double ideal = nsi_sim_ideal_iter_ms(&s->o, j) * (double)j->iterations;
+  switch (s->o.order) {
+  case NS_SIM_ORDER_SRSF: return ideal * j->gpus; /* remaining service = GPU-time */
+  case NS_SIM_ORDER_SJF: return ideal;
+  case NS_SIM_ORDER_NW_SENS: {
+    /* Dally §4.3.1: offers in increasing Nw_sens; a job that has not run
+       has no progress: its priority is ns_dally_priority(0, I, 0, T_ideal). */
+    double p = ns_dally_priority(0, j->iterations, 0.0, ideal);
+    return isfinite(p) ? p : 0.0;
+  }
+  default: return j->arrival_ms;
+  }
+}
+
+/* One call of the base placement policy into `out`. */
+static int base_place(ns_sim *s, int ji, ns_placement *out) {
+  const ns_sim_opts *o = &s->o;
+  const ns_cluster *c = s->cluster;
+  const ns_job *job = s->jobs[ji].job;
+  switch (o->placement) {
+  case NS_SIM_PLACE_FIRST_FIT: return ns_place_first_fit(c, job, out);
+  case NS_SIM_PLACE_LIST_SCHEDULING: return ns_place_list_scheduling(c, job, out);
+  case NS_SIM_PLACE_RANDOM:
+    return ns_place_random(c, job, o->seed * 0x9e3779b97f4a7c15ull + (uint64_t)ji, out);
+  case NS_SIM_PLACE_BEST_FIT: return ns_place_best_fit(c, job, out);
+  case NS_SIM_PLACE_TIRESIAS: return ns_place_tiresias(c, job, o->skew_bytes, out);
+  case NS_SIM_PLACE_LWF: return ns_lwf_place(c, job, o->kappa, out);
+  case NS_SIM_PLACE_TITAN: return ns_titan_place(c, job, s->titan_opts, out);
+  case NS_SIM_PLACE_VCLOS:
+  case NS_SIM_PLACE_OCS_VCLOS: return ns_vclos_place(c, job, s->vclos_opts, out);
+  case NS_SIM_PLACE_CUSTOM: return o->place_fn(c, job, out, o->place_user);
+  default: break;
+  }
+  int accepted = 0; /* Dally: Algorithm 1 on the offer of the free GPUs */
+  /* Algorithm 1 lines 1-2: starvation = time since the job was last assigned GPUs */
+  double starvation = s->now - s->jobs[ji].arrival_ms;
+  int rc = ns_dally_offer(s->tuner, c, job, starvation, s->now, out, &accepted);
+  if (rc < 0)
+    return rc;
+  return accepted ? NS_OK : NS_ENOSPACE;
+}
+
+/* Dally: a declined job must be offered again when one of its timers
+   expires, even if nothing else happens then. Timers count from its
+   arrival (it has never been assigned GPUs; no preemption); the rack timer
+   is a total (dally.h). One pending wake per job and timer value. */
+static int dally_wake(ns_sim *s, int ji) {
+  nsi_simjob *j = &s->jobs[ji];
+  double m = 0, r = 0;
+  if (ns_delay_tuner_timers(s->tuner, j->gpus, s->now, &m, &r) < 0)
+    return nsi_fail(NS_EUNSUPPORTED, "ns_sim_run: ns_delay_tuner_timers failed: %s",
+                    NSI_SIM_LASTERR());
+  double at[2] = {j->arrival_ms + m, j->arrival_ms + r}, next = INFINITY;
+  for (int i = 0; i < 2; i++)
+    if (isfinite(at[i]) && at[i] > s->now && at[i] < next)
+      next = at[i];
+  if (isfinite(next) && next != j->wake_ms) {
+    j->wake_ms = next;
+    NSI_TRY(nsi_sim_heap_push(&s->heap, next, -1, 0));
+  }
+  return NS_OK;
+}
+
+int nsi_sim_place(ns_sim *s, int ji, int *placed) {
+  *placed = 0;
+  if (s->o.cassini)
+    return nsi_sim_cassini(s, ji, placed);
+  int rc = base_place(s, ji, s->pl);
+  if (rc == NS_ENOSPACE) {
+    if (s->tuner != NULL)
+      return dally_wake(s, ji);
+    return NS_OK;
+  }
+  if (rc == NS_EINVAL && s->o.placement != NS_SIM_PLACE_CUSTOM) {
+    *placed = -1; /* the policy can never host this job here (e.g. no vClos shape) */
+    return NS_OK;
+  }
+  if (rc < 0) {
+    if (rc == NS_EUNSUPPORTED)
+      return unavailable(s, "placement");
+    return nsi_fail(rc, "ns_sim_run: policy '%s' failed on job '%s': %s", pname(s),
+                    s->jobs[ji].name, NSI_SIM_LASTERR());
+  }
+  *placed = 1;
+  return NS_OK;
+}
+
+/* AdaDUAL Algorithm 2 once, when the job starts (see sim.h). */
+int nsi_sim_admission_mode(ns_sim *s, nsi_simjob *j) {
+  if (j->nsrv < 2)
+    return NSI_COLLIDE;
+  if (s->o.admission != NS_SIM_ADMIT_ADADUAL)
+    return j->mode == NSI_SHIFTED ? NSI_SHIFTED : NSI_COLLIDE;
+  int *tasks = calloc(j->nsrv, sizeof *tasks);
+  uint64_t *rem = calloc(j->nsrv, sizeof *rem);
+  if (tasks == NULL || rem == NULL) {
+    free(tasks), free(rem);
+    return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
+  }
+  for (size_t r = 0; r < s->nrunning; r++) {
+    const nsi_simjob *k = &s->jobs[s->running[r]];
+    if (k == j || k->nsrv < 2)
+      continue;
+    for (size_t a = 0; a < j->nsrv; a++)
+      for (size_t b = 0; b < k->nsrv; b++)
+        if (j->srv[a] == k->srv[b]) {
+          tasks[a]++;
+          rem[a] = k->model_bytes / 2; /* expected remainder of an in-flight all-reduce */
+        }
+  }
+  double b = s->o.eq5_b >= 0 ? s->o.eq5_b : 0.856e-6 * 10.0 / s->o.link_gbps;
+  double eta = s->o.eq5_eta >= 0 ? s->o.eq5_eta : 0.235e-6 * 10.0 / s->o.link_gbps;
+  int start = 0;
+  int rc = ns_adadual_decide(b, eta, j->model_bytes ? j->model_bytes : 1, tasks, rem, j->nsrv,
+                             &start);
+  free(tasks), free(rem);
+  if (rc < 0)
+    return rc == NS_EUNSUPPORTED ? unavailable(s, "ns_adadual_decide") : rc;
+  return start ? NSI_COLLIDE : NSI_SERIAL;
+}
+
+/* ---- CASSINI ------------------------------------------------------------ */
+
+static int same_gpus(const ns_placement *a, const ns_placement *b) {
+  return a->ngpus == b->ngpus && memcmp(a->gpus, b->gpus, a->ngpus * sizeof *a->gpus) == 0;
+}
+
+/* Candidates from the base policy (see the file comment). */
+static int make_candidates(ns_sim *s, int ji, size_t *ncand) {
+  int gps = s->o.gpus_per_server;
+  int *occ = malloc((size_t)NSI_SIM_MAX_CANDIDATES * (size_t)gps * sizeof *occ);
+  if (occ == NULL)
+    return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
+  size_t nocc = 0, n = 0;
+  int rc = NS_OK;
+  while (n < (size_t)s->o.max_candidates) {
+    rc = base_place(s, ji, s->cand[n]);
+    if (rc < 0 || (n > 0 && same_gpus(s->cand[n], s->cand[n - 1])))
+      break; /* no placement left, or the policy repeats itself (GPU sharing) */
+    int server = ns_placement_gpu(s->cand[n], 0) / gps;
+    n++;
+    int fresh[64], nf = 0;
+    for (int g = server * gps; g < (server + 1) * gps && nf < 64; g++)
+      if (ns_cluster_gpu_is_free(s->cluster, g) == 1)
+        fresh[nf++] = g;
+    if (nf == 0 || ns_cluster_occupy(s->cluster, fresh, (size_t)nf) < 0)
+      break;
+    memcpy(occ + nocc, fresh, (size_t)nf * sizeof *occ);
+    nocc += (size_t)nf;
+  }
+  if (nocc > 0)
+    ns_cluster_vacate(s->cluster, occ, nocc);
+  free(occ);
+  *ncand = n;
+  if (n == 0)
+    return rc;
+  return NS_OK;
+}
+
+typedef struct nsi_cand_links {
+  ns_candidate *cand;
+  ns_link **links;
+  size_t nlinks;
+  int *members; /* sim job indices on the shared links (with repeats) */
+  size_t nmembers;
+} nsi_cand_links;
+
+static void free_cand(nsi_cand_links *cl) {
+  ns_candidate_free(cl->cand);
+  for (size_t i = 0; i < cl->nlinks; i++)
+    ns_link_free(cl->links[i]);
+  free(cl->links), free(cl->members);
+  memset(cl, 0, sizeof *cl);
+}
+
+/* 1 if the jobs just appended (members[from..]) repeat an earlier link's
+   set: links carrying the same jobs are one CASSINI constraint. */
+static int repeats_set(const nsi_cand_links *cl, const size_t *starts, size_t from) {
+  size_t n = cl->nmembers - from;
+  for (size_t i = 0; i < cl->nlinks; i++) {
+    size_t b = starts[i], e = i + 1 < cl->nlinks ? starts[i + 1] : from;
+    if (e - b == n && memcmp(cl->members + b, cl->members + from, n * sizeof *cl->members) == 0)
+      return 1;
+  }
+  return 0;
+}
+
+/* Appends the running jobs on link l to cl->members. */
+static void link_members(ns_sim *s, int l, nsi_cand_links *cl) {
+  for (size_t r = 0; r < s->nrunning; r++) {
+    nsi_simjob *k = &s->jobs[s->running[r]];
+    if (k->nlinks > 0 && bsearch(&l, k->links, k->nlinks, sizeof *k->links, nsi_sim_cmp_int))
+      cl->members[cl->nmembers++] = s->running[r];
+  }
+}
+
+/* Describes one candidate to CASSINI: one ns_link per distinct set of
+   running jobs its links would share (a ring's NIC tx/rx links carry the
+   same jobs: described once, else any two jobs sharing a ring would form an
+   Affinity-graph loop), holding those jobs and the new one. */
+static int describe(ns_sim *s, int ji, const ns_placement *p, nsi_cand_links *cl) {
+  nsi_simjob *j = &s->jobs[ji];
+  int *links = NULL;
+  size_t nl = 0;
+  NSI_TRY(nsi_sim_job_links(s, j, p, &links, &nl));
+  size_t *starts = malloc((nl + 1) * sizeof *starts);
+  cl->cand = ns_candidate_new();
+  cl->links = calloc(nl + 1, sizeof *cl->links);
+  cl->members = malloc((nl * (s->nrunning + 1) + 1) * sizeof *cl->members);
+  int rc = (starts && cl->cand && cl->links && cl->members) ? NS_OK : NS_ENOMEM;
+  for (size_t i = 0; i < nl && rc == NS_OK; i++) {
+    if (i > 0 && links[i] == links[i - 1])
+      continue;
+    size_t from = cl->nmembers;
+    link_members(s, links[i], cl);
+    if (cl->nmembers == from || repeats_set(cl, starts, from)) {
+      cl->nmembers = from;
+      continue;
+    }
+    ns_link *lk = ns_link_new(NULL, s->cap[links[i]]);
+    if (lk == NULL) {
+      rc = NS_ENOMEM;
+      break;
+    }
+    starts[cl->nlinks] = from;
+    cl->links[cl->nlinks++] = lk;
+    for (size_t m = from; m <= cl->nmembers && rc == NS_OK; m++) {
+      const ns_job *job = m < cl->nmembers ? s->jobs[cl->members[m]].job : j->job;
+      rc = ns_link_add_job(lk, job);
+      if (rc == NS_OK)
+        rc = ns_candidate_add(cl->cand, job, lk);
+    }
+  }
+  free(links), free(starts);
+  if (rc == NS_ENOMEM)
+    return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory describing a CASSINI candidate");
+  return rc;
+}
+
+/* Pauses each job of the winning candidate for its time-shift (Eq. 5 t_j). */
+static int apply_shifts(ns_sim *s, int ji, const nsi_cand_links *cl) {
+  double sh = 0;
+  int rc = ns_candidate_shift_ms(cl->cand, s->jobs[ji].job, &sh);
+  if (rc < 0)
+    return rc;
+  s->jobs[ji].mode = NSI_SHIFTED;
+  s->jobs[ji].paused_until = s->now + sh;
+  s->net_dirty = 1;
+  for (size_t i = 0; i < cl->nmembers; i++) {
+    nsi_simjob *k = &s->jobs[cl->members[i]];
+    if (ns_candidate_shift_ms(cl->cand, k->job, &sh) < 0)
+      continue;
+    if (k->mode != NSI_SHIFTED) { /* first coordination: shift once */
+      nsi_sim_advance(s, k);
+      k->paused_until = s->now + sh;
+      k->mode = NSI_SHIFTED;
+      k->rate = -1.0; /* its completion moves: refresh_rates pushes a new event */
+    }
+  }
+  return NS_OK;
+}
+
+static int rank_and_pick(ns_sim *s, int ji, size_t n, int *placed) {
+  nsi_cand_links cl[NSI_SIM_MAX_CANDIDATES];
+  memset(cl, 0, sizeof cl);
+  int rc = NS_OK;
+  size_t free_pick = n;
+  for (size_t i = 0; i < n && rc == NS_OK; i++) {
+    rc = describe(s, ji, s->cand[i], &cl[i]);
+    if (rc == NS_OK && cl[i].nlinks == 0 && free_pick == n)
+      free_pick = i; /* shares no link: fully compatible */
+  }
+  size_t best = 0;
+  if (rc == NS_OK && free_pick < n)
+    best = free_pick;
+  else if (rc == NS_OK) {
+    double scores[NSI_SIM_MAX_CANDIDATES];
+    ns_candidate *cands[NSI_SIM_MAX_CANDIDATES];
+    for (size_t i = 0; i < n; i++)
+      cands[i] = cl[i].cand;
+    rc = ns_cassini_rank(cands, n, s->cassini_opts, &best, scores);
+    if (rc == NS_ELOOP || rc == NS_ERANGE) /* no loop-free candidate: base placement */
+      rc = NS_OK, best = 0;
+    else if (rc == NS_OK)
+      rc = apply_shifts(s, ji, &cl[best]);
+  }
+  if (rc == NS_OK)
+    rc = nsi_placement_copy(s->pl, s->cand[best]);
+  for (size_t i = 0; i < n; i++)
+    free_cand(&cl[i]);
+  if (rc == NS_EUNSUPPORTED)
+    return unavailable(s, "CASSINI");
+  if (rc < 0)
+    return nsi_fail(rc, "ns_sim_run: CASSINI failed on job '%s': %s", s->jobs[ji].name,
+                    NSI_SIM_LASTERR());
+  *placed = 1;
+  return NS_OK;
+}
+
+int nsi_sim_cassini(ns_sim *s, int ji, int *placed) {
+  size_t n = 0;
+  int rc = make_candidates(s, ji, &n);
+  if (rc == NS_ENOSPACE)
+    return NS_OK;
+  if (rc == NS_EINVAL && s->o.placement != NS_SIM_PLACE_CUSTOM) {
+    *placed = -1; /* never placeable, as in nsi_sim_place */
+    return NS_OK;
+  }
+  if (rc < 0)
+    return rc == NS_EUNSUPPORTED ? unavailable(s, "placement") : rc;
+  return rank_and_pick(s, ji, n, placed);
+}

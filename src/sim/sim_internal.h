@@ -1,0 +1,160 @@
+/*
+ * src/sim/sim_internal.h - private structures of the simulator.
+ *
+ * The simulator uses only public policy entry points; it includes
+ * core/internal.h for the core structs and error helpers only.
+ */
+#ifndef NS_SIM_INTERNAL_H
+#define NS_SIM_INTERNAL_H
+
+#include "core/internal.h"
+
+#define NSI_SIM_MAX_CANDIDATES 10
+
+struct ns_sim_opts {
+  int policy; /* preset last applied, -1 = custom */
+  ns_sim_order order;
+  ns_sim_placement placement;
+  int kappa;
+  ns_sim_admission admission;
+  int admit_n;
+  int cassini, max_candidates;
+  ns_sim_network network;
+  int leaves, spines, servers_per_leaf, gpus_per_server, links_per_pair;
+  double link_gbps, nic_gbps, intra_gbps;
+  double eq5_a, eq5_b, eq5_eta; /* eq5_b < 0: derive from link_gbps */
+  uint64_t seed;
+  double dally_machine_ms, dally_rack_ms, dally_history_ms;
+  uint64_t skew_bytes;
+  int gpu_sharing;
+  ns_sim_place_fn place_fn;
+  void *place_user;
+};
+
+/* How a multi-server job's communication meets the others' on a link. */
+enum { NSI_COLLIDE = 0, NSI_SERIAL = 1, NSI_SHIFTED = 2 };
+enum { NSI_WAITING = 0, NSI_QUEUED = 1, NSI_RUNNING = 2, NSI_DONE = 3, NSI_REJECTED = 4 };
+
+typedef struct nsi_simjob {
+  char *name;
+  int gpus;
+  uint64_t iterations;
+  double arrival_ms, compute_ms, mem_mb;
+  uint64_t model_bytes;
+  /* run state */
+  int state;
+  ns_job *job; /* live while queued/running */
+  double key;  /* queue order key */
+  double start_ms, finish_ms;
+  int servers;
+  double comm_alone_ms; /* t of the model */
+  int mode;             /* NSI_COLLIDE ... */
+  double rem;           /* iterations left at t_upd */
+  double t_upd, rate;   /* iterations per ms since t_upd */
+  double paused_until;  /* time-shift: no progress before this */
+  double iter_ms;       /* current iteration time */
+  unsigned ver;         /* completion-event version */
+  int *links;           /* network links used (index), with multiplicity */
+  size_t nlinks;
+  int *srv;             /* distinct servers */
+  int *gpu;             /* GPUs held (sharing: slowdown) */
+  size_t ngpu;
+  double slow;          /* compute slowdown from GPU sharing (>= 1) */
+  size_t nsrv;
+  double wake_ms;       /* Dally: last wake-up pushed (-1 = none) */
+} nsi_simjob;
+
+typedef struct nsi_event {
+  double t;
+  int job;      /* -1: wake-up only */
+  unsigned ver;
+} nsi_event;
+
+typedef struct nsi_heap {
+  nsi_event *ev;
+  size_t n, cap;
+} nsi_heap;
+
+struct ns_sim {
+  ns_sim_opts o;
+  nsi_simjob *jobs;
+  size_t njobs, cap_jobs;
+  int skipped;
+  int rejected; /* jobs a policy refused as never placeable (NS_EINVAL) */
+  ns_sim_progress_fn progress;
+  void *progress_user;
+  /* run state */
+  int ran;
+  ns_cluster *cluster;
+  ns_placement *pl, *scratch;
+  void *tuner; /* ns_delay_tuner*, typed void to keep dally.h optional here */
+  void *titan_opts, *vclos_opts, *cassini_opts;
+  ns_placement *cand[NSI_SIM_MAX_CANDIDATES];
+  int *order; /* job indices by arrival */
+  int *queue;
+  size_t nqueue, cap_queue;
+  int *running;
+  size_t nrunning, cap_running;
+  int *net; /* running multi-server jobs (network.c scratch, cap_running) */
+  size_t nnet, cap_net;
+  int net_dirty;
+  nsi_heap heap;
+  double now;
+  /* network */
+  int nnet_links;
+  double *cap;      /* capacity per link */
+  double *load;     /* scratch per link */
+  double *fuse;     /* scratch per link: frozen use */
+  double *sum;      /* scratch per link */
+  int *cnt;         /* jobs per link (scratch) */
+  unsigned char *shared_ever;
+  int *srv_busy;    /* busy GPUs per server */
+  int used_servers, idle_on_used;
+  /* metric integrals */
+  double util_int, frag_int, frag_time, alloc_int, compute_rate;
+  int alloc_gpus;
+  double metrics[NS_SIM_METRIC_COUNT];
+};
+
+/* engine.c */
+int nsi_sim_heap_push(nsi_heap *h, double t, int job, unsigned ver);
+int nsi_sim_heap_pop(nsi_heap *h, nsi_event *out);
+
+/* A copy of ns_last_error() to format into a new message (nsi_fail
+   writes the very buffer ns_last_error() returns). */
+const char *nsi_sim_lasterr(char *buf512);
+#define NSI_SIM_LASTERR() nsi_sim_lasterr((char[512]){0})
+
+/* engine.c: brings j->rem up to s->now */
+void nsi_sim_advance(ns_sim *s, nsi_simjob *j);
+
+/* network.c */
+int nsi_sim_cmp_int(const void *a, const void *b);
+int nsi_sim_net_init(ns_sim *s);
+int nsi_sim_job_links(ns_sim *s, nsi_simjob *j, const ns_placement *p, int **links,
+                      size_t *nlinks);
+int nsi_sim_net_update(ns_sim *s);
+double nsi_sim_comm_alone_ms(const ns_sim *s, const nsi_simjob *j, int multi_server);
+
+/* policy.c */
+int nsi_sim_policy_prepare(ns_sim *s);
+void nsi_sim_policy_release(ns_sim *s);
+int nsi_sim_place(ns_sim *s, int ji, int *placed);
+double nsi_sim_order_key(const ns_sim *s, const nsi_simjob *j);
+int nsi_sim_admission_mode(ns_sim *s, nsi_simjob *j);
+
+/* cassini glue (policy.c) */
+int nsi_sim_cassini(ns_sim *s, int ji, int *placed);
+
+/* metrics.c */
+void nsi_sim_compute_metrics(ns_sim *s);
+
+/* workload.c */
+double nsi_sim_ideal_iter_ms(const ns_sim_opts *o, const nsi_simjob *j);
+int nsi_sim_model_of_name(const char *model_name);
+double nsi_sim_model_compute_ms(int model);
+void nsi_sim_reset(ns_sim *s);
+double nsi_sim_nic_gbps(const ns_sim_opts *o);
+uint64_t nsi_sim_rng(uint64_t *state);
+
+#endif

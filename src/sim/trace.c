@@ -1,0 +1,243 @@
+/*
+ * src/sim/trace.c - trace readers (libcsv): the Tiresias and Philly CSV
+ * formats of shared/data/traces (see sim.h). All or nothing: rows are
+ * parsed and validated into a staging array first; the first malformed row
+ * fails the load with the file name and line number, and nothing is added.
+ * Line numbers count records (header = line 1); the traces have no
+ * multi-line quoted fields.
+ */
+#include <csv.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/sim_internal.h"
+
+#define NSI_MAX_FIELDS 16
+
+typedef struct nsi_row {
+  char *name;
+  double arrival_ms;
+  int gpus, model;
+  uint64_t iterations;
+  double duration_s; /* Philly: iterations derived later */
+} nsi_row;
+
+typedef struct nsi_reader {
+  ns_sim *s;
+  const char *path;
+  ns_sim_trace_format fmt;
+  long line;
+  char *field[NSI_MAX_FIELDS];
+  size_t nfield;
+  int col[4]; /* format columns -> field index */
+  int rc;     /* first error */
+  nsi_row *rows;
+  size_t nrows, cap_rows;
+  double t0; /* Philly: earliest timestamp (s) */
+} nsi_reader;
+
+static const char fn[] = "ns_sim_load_trace";
+
+static int bad(nsi_reader *r, const char *what, const char *val) {
+  if (r->rc == NS_OK)
+    r->rc = nsi_fail(NS_EINVAL, "%s: path '%.160s' line %ld: %s (got '%.40s')", fn, r->path, r->line,
+                     what, val ? val : "");
+  return r->rc;
+}
+
+static void on_field(void *data, size_t len, void *vr) {
+  nsi_reader *r = vr;
+  if (r->rc != NS_OK)
+    return;
+  if (r->nfield >= NSI_MAX_FIELDS) {
+    bad(r, "too many columns", "");
+    return;
+  }
+  char *f = malloc(len + 1);
+  if (f == NULL) {
+    r->rc = nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
+    return;
+  }
+  memcpy(f, data, len);
+  f[len] = '\0';
+  r->field[r->nfield++] = f;
+}
+
+static int parse_double(nsi_reader *r, int idx, const char *what, double *out) {
+  const char *v = r->field[idx];
+  char *end;
+  errno = 0;
+  double d = strtod(v, &end);
+  if (end == v || *end != '\0' || errno != 0 || !isfinite(d) || d < 0)
+    return bad(r, what, v);
+  *out = d;
+  return NS_OK;
+}
+
+static int parse_count(nsi_reader *r, int idx, const char *what, double max, double *out) {
+  NSI_TRY(parse_double(r, idx, what, out));
+  if (*out < 1 || *out > max || *out != floor(*out))
+    return bad(r, what, r->field[idx]);
+  return NS_OK;
+}
+
+/* Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm). */
+static long days_from_civil(long y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  long era = (y >= 0 ? y : y - 399) / 400;
+  unsigned yoe = (unsigned)(y - era * 400);
+  unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + (long)doe - 719468;
+}
+
+static int parse_timestamp(nsi_reader *r, int idx, double *out) {
+  int y, mo, d, h, mi, sec, n = 0;
+  const char *v = r->field[idx];
+  if (sscanf(v, "%4d-%2d-%2d %2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &sec, &n) != 6 ||
+      v[n] != '\0' || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60 ||
+      h < 0 || mi < 0 || sec < 0)
+    return bad(r, "timestamp must be YYYY-MM-DD HH:MM:SS", v);
+  *out = (double)days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400.0 + h * 3600.0 + mi * 60.0 + sec;
+  return NS_OK;
+}
+
+static int header(nsi_reader *r) {
+  static const char *cols[2][4] = {{"num_gpu", "submit_time", "iterations", "model_name"},
+                                   {"timestamp", "duration", "num_gpus", NULL}};
+  for (int c = 0; c < 4; c++) {
+    const char *want = cols[r->fmt][c];
+    r->col[c] = -1;
+    for (size_t i = 0; want && i < r->nfield; i++)
+      if (strcmp(r->field[i], want) == 0)
+        r->col[c] = (int)i;
+    if (want && r->col[c] < 0)
+      return bad(r, r->fmt == NS_SIM_TRACE_TIRESIAS
+                        ? "Tiresias header needs num_gpu,submit_time,iterations,model_name"
+                        : "Philly header needs timestamp,duration,num_gpus",
+                 r->field[0]);
+  }
+  return NS_OK;
+}
+
+static int row_tiresias(nsi_reader *r, nsi_row *row) {
+  double g = 0, t = 0, it = 0;
+  NSI_TRY(parse_count(r, r->col[0], "num_gpu must be an integer >= 1", 1 << 20, &g));
+  NSI_TRY(parse_double(r, r->col[1], "submit_time must be seconds >= 0", &t));
+  NSI_TRY(parse_count(r, r->col[2], "iterations must be an integer >= 1", 9007199254740992.0, &it));
+  row->model = nsi_sim_model_of_name(r->field[r->col[3]]);
+  if (row->model < 0)
+    return bad(r, "model_name has no profile (vgg*, alexnet, resnet*, inception*, googlenet, lstm*)",
+               r->field[r->col[3]]);
+  row->gpus = (int)g, row->arrival_ms = t * 1000.0, row->iterations = (uint64_t)it;
+  return NS_OK;
+}
+
+static int row_philly(nsi_reader *r, nsi_row *row) {
+  double ts = 0, dur = 0, g = 0;
+  NSI_TRY(parse_timestamp(r, r->col[0], &ts));
+  NSI_TRY(parse_double(r, r->col[1], "duration must be seconds >= 0", &dur));
+  NSI_TRY(parse_count(r, r->col[2], "num_gpus must be an integer >= 1", 1 << 20, &g));
+  uint64_t st = r->s->o.seed ^ ((uint64_t)r->line * 0x9e3779b97f4a7c15ull);
+  row->model = (int)(nsi_sim_rng(&st) % 4ull);
+  row->gpus = (int)g, row->arrival_ms = ts, row->duration_s = dur;
+  if (ts < r->t0)
+    r->t0 = ts;
+  return NS_OK;
+}
+
+static void on_row(int c, void *vr) {
+  (void)c;
+  nsi_reader *r = vr;
+  r->line++;
+  if (r->rc == NS_OK && r->line == 1)
+    header(r);
+  else if (r->rc == NS_OK) {
+    int need = r->fmt == NS_SIM_TRACE_TIRESIAS ? 4 : 3;
+    int maxcol = 0;
+    for (int k = 0; k < need; k++)
+      maxcol = r->col[k] > maxcol ? r->col[k] : maxcol;
+    nsi_row row = {0};
+    if ((size_t)maxcol >= r->nfield)
+      bad(r, "too few columns", r->nfield ? r->field[0] : "");
+    else if ((r->fmt == NS_SIM_TRACE_TIRESIAS ? row_tiresias(r, &row) : row_philly(r, &row)) == NS_OK) {
+      if (nsi_reserve(&r->rows, &r->cap_rows, r->nrows + 1, sizeof *r->rows) < 0)
+        r->rc = NS_ENOMEM;
+      else
+        r->rows[r->nrows++] = row;
+    }
+  }
+  for (size_t i = 0; i < r->nfield; i++)
+    free(r->field[i]);
+  r->nfield = 0;
+}
+
+static int parse_file(nsi_reader *r, FILE *f) {
+  struct csv_parser p;
+  if (csv_init(&p, CSV_APPEND_NULL) != 0)
+    return nsi_fail(NS_ENOMEM, "%s: csv_init failed", fn);
+  char buf[65536];
+  size_t n;
+  while (r->rc == NS_OK && (n = fread(buf, 1, sizeof buf, f)) > 0)
+    if (csv_parse(&p, buf, n, on_field, on_row, r) != n && r->rc == NS_OK)
+      bad(r, csv_strerror(csv_error(&p)), "");
+  if (r->rc == NS_OK && ferror(f))
+    r->rc = nsi_fail(NS_EINVAL, "%s: path '%.200s' read error", fn, r->path);
+  csv_fini(&p, on_field, on_row, r);
+  csv_free(&p);
+  for (size_t i = 0; i < r->nfield; i++)
+    free(r->field[i]);
+  r->nfield = 0;
+  return r->rc;
+}
+
+/* Adds the staged rows; rolls back on failure. */
+static int commit_rows(nsi_reader *r) {
+  ns_sim *s = r->s;
+  size_t before = s->njobs;
+  int skipped_before = s->skipped, added = 0;
+  for (size_t i = 0; i < r->nrows; i++) {
+    nsi_row *row = &r->rows[i];
+    double arrival = row->arrival_ms;
+    uint64_t iters = row->iterations;
+    if (r->fmt == NS_SIM_TRACE_PHILLY) {
+      double it = row->duration_s * 1000.0 / nsi_sim_model_compute_ms(row->model);
+      iters = it < 1 ? 1 : (uint64_t)llround(it);
+      arrival = (row->arrival_ms - r->t0) * 1000.0;
+    }
+    char name[48];
+    snprintf(name, sizeof name, "%s%zu", r->fmt == NS_SIM_TRACE_PHILLY ? "philly" : "tiresias", i);
+    int rc = ns_sim_add_model_job(s, name, arrival, row->gpus, iters, (ns_sim_model)row->model);
+    if (rc >= 0)
+      added++;
+    else if (rc != NS_ENOSPACE) {
+      while (s->njobs > before)
+        free(s->jobs[--s->njobs].name);
+      s->skipped = skipped_before;
+      return rc;
+    }
+  }
+  return added;
+}
+
+int ns_sim_load_trace(ns_sim *s, const char *path, ns_sim_trace_format format) {
+  NSI_TRY(nsi_check_ptr(s, fn, "s"));
+  NSI_TRY(nsi_check_ptr(path, fn, "path"));
+  NSI_TRY(nsi_check_int((long long)format, 0, NS_SIM_TRACE_PHILLY, fn, "format"));
+  FILE *f = fopen(path, "rb");
+  if (f == NULL)
+    return nsi_fail(NS_EINVAL, "%s: path '%.200s' cannot be opened: %s", fn, path, strerror(errno));
+  nsi_reader r = {0};
+  r.s = s, r.path = path, r.fmt = format, r.t0 = INFINITY;
+  int rc = parse_file(&r, f);
+  fclose(f);
+  if (rc == NS_OK && r.line < 1)
+    rc = nsi_fail(NS_EINVAL, "%s: path '%.200s' is empty (no header)", fn, path);
+  if (rc == NS_OK)
+    rc = commit_rows(&r);
+  free(r.rows);
+  return rc;
+}

@@ -1,0 +1,225 @@
+/*
+ * src/sim/workload.c - simulator handle, jobs, model profiles and the
+ * embedded default workload.
+ *
+ * Default workload (AdaDUAL/LWF-kappa paper §V-A): 160 jobs scaled down from
+ * the Microsoft trace - 80 x 1 GPU, 14 x 2, 26 x 4, 30 x 8, 8 x 16, 2 x 32 -
+ * arriving over 20 minutes ("uniform" in the paper: we draw each arrival
+ * uniformly in [0, 1200] s), 1000-6000 iterations (uniform integers), models
+ * drawn uniformly from Table III's four profiles. All draws come from one
+ * splitmix64 stream seeded by the options' seed, so a seed fixes the
+ * workload.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/sim_internal.h"
+
+typedef struct nsi_profile {
+  const char *name;
+  double model_mb, fwd_ms, bwd_ms, mem_mb;
+} nsi_profile;
+
+/* AdaDUAL paper Table III (Tesla V100). */
+static const nsi_profile profiles[] = {
+    {"vgg16", 526.4, 35.8, 53.7, 4527},
+    {"resnet50", 99.2, 25.0, 37.4, 3213},
+    {"inception3", 103.0, 34.9, 52.4, 3291},
+    {"lstm-ptb", 251.8, 31.5, 47.3, 2751},
+};
+
+uint64_t nsi_sim_rng(uint64_t *state) { /* splitmix64 */
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+ns_sim *ns_sim_new(const ns_sim_opts *o) {
+  if (o == NULL) {
+    nsi_fail(NS_EINVAL, "ns_sim_new: o is NULL");
+    return NULL;
+  }
+  ns_sim *s = calloc(1, sizeof *s);
+  if (s == NULL) {
+    nsi_fail(NS_ENOMEM, "ns_sim_new: out of memory");
+    return NULL;
+  }
+  s->o = *o;
+  return s;
+}
+
+static void free_run_state(ns_sim *s);
+
+void ns_sim_free(ns_sim *s) {
+  if (s == NULL)
+    return;
+  free_run_state(s);
+  for (size_t i = 0; i < s->njobs; i++)
+    free(s->jobs[i].name);
+  free(s->jobs);
+  free(s);
+}
+
+/* Releases what one run allocated (jobs keep their static description). */
+static void free_run_state(ns_sim *s) {
+  ns_cluster_free(s->cluster); /* first: it refers to committed jobs */
+  s->cluster = NULL;
+  for (size_t i = 0; i < s->njobs; i++) {
+    nsi_simjob *j = &s->jobs[i];
+    ns_job_free(j->job);
+    j->job = NULL;
+    free(j->links), free(j->srv), free(j->gpu);
+    j->links = NULL, j->srv = NULL, j->gpu = NULL, j->nlinks = j->nsrv = j->ngpu = 0;
+  }
+  nsi_sim_policy_release(s);
+  ns_placement_free(s->pl), ns_placement_free(s->scratch);
+  s->pl = s->scratch = NULL;
+  free(s->order), free(s->queue), free(s->running), free(s->net), free(s->heap.ev);
+  s->order = s->queue = s->running = s->net = NULL;
+  s->nnet = s->cap_net = 0;
+  s->heap.ev = NULL, s->heap.n = s->heap.cap = 0;
+  s->nqueue = s->cap_queue = s->nrunning = s->cap_running = 0;
+  free(s->cap), free(s->load), free(s->fuse), free(s->sum), free(s->cnt), free(s->shared_ever), free(s->srv_busy);
+  s->cap = s->load = s->fuse = s->sum = NULL, s->cnt = NULL, s->shared_ever = NULL, s->srv_busy = NULL;
+}
+
+void nsi_sim_reset(ns_sim *s) { free_run_state(s); }
+
+static int cluster_gpus(const ns_sim_opts *o) {
+  return o->leaves * o->servers_per_leaf * o->gpus_per_server;
+}
+
+static int check_job(const ns_sim *s, const char *fn, const char *name, double arrival_ms,
+                     int gpus, uint64_t iterations) {
+  NSI_TRY(nsi_check_ptr(s, fn, "s"));
+  NSI_TRY(nsi_check_ptr(name, fn, "name"));
+  size_t len = strlen(name);
+  if (len == 0 || len > 255)
+    return nsi_fail(NS_EINVAL, "%s: name must be 1..255 bytes (got %zu)", fn, len);
+  NSI_TRY(nsi_check_finite_ge0(arrival_ms, fn, "arrival_ms"));
+  NSI_TRY(nsi_check_int(gpus, 1, 1 << 20, fn, "gpus"));
+  if (iterations < 1 || iterations > (1ull << 53))
+    return nsi_fail(NS_EINVAL, "%s: iterations must be in [1, 2^53] (got %llu)", fn,
+                    (unsigned long long)iterations);
+  return NS_OK;
+}
+
+/* Appends a validated job; NS_ENOSPACE (counted) if it can never fit. */
+static int append_job(ns_sim *s, const char *fn, const nsi_simjob *proto) {
+  if (proto->gpus > cluster_gpus(&s->o)) {
+    s->skipped++;
+    return nsi_fail(NS_ENOSPACE, "%s: job '%s' asks for %d GPUs, the cluster has %d (skipped)", fn,
+                    proto->name, proto->gpus, cluster_gpus(&s->o));
+  }
+  if (s->njobs >= (size_t)(1 << 30))
+    return nsi_fail(NS_ENOMEM, "%s: too many jobs", fn);
+  NSI_TRY(nsi_reserve(&s->jobs, &s->cap_jobs, s->njobs + 1, sizeof *s->jobs));
+  nsi_simjob *j = &s->jobs[s->njobs];
+  *j = *proto;
+  j->name = nsi_strdup(proto->name);
+  if (j->name == NULL)
+    return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
+  s->ran = 0;
+  return (int)s->njobs++;
+}
+
+int ns_sim_add_job(ns_sim *s, const char *name, double arrival_ms, int gpus, uint64_t iterations,
+                   double compute_ms, uint64_t model_bytes, double mem_mb) {
+  static const char fn[] = "ns_sim_add_job";
+  NSI_TRY(check_job(s, fn, name, arrival_ms, gpus, iterations));
+  NSI_TRY(nsi_check_finite_gt0(compute_ms, fn, "compute_ms"));
+  NSI_TRY(nsi_check_finite_ge0(mem_mb, fn, "mem_mb"));
+  nsi_simjob proto = {0};
+  proto.name = (char *)name;
+  proto.gpus = gpus, proto.iterations = iterations, proto.arrival_ms = arrival_ms;
+  proto.compute_ms = compute_ms, proto.model_bytes = model_bytes, proto.mem_mb = mem_mb;
+  return append_job(s, fn, &proto);
+}
+
+int ns_sim_add_model_job(ns_sim *s, const char *name, double arrival_ms, int gpus,
+                         uint64_t iterations, ns_sim_model model) {
+  static const char fn[] = "ns_sim_add_model_job";
+  NSI_TRY(check_job(s, fn, name, arrival_ms, gpus, iterations));
+  NSI_TRY(nsi_check_int((long long)model, 0, NS_SIM_MODEL_LSTM_PTB, fn, "model"));
+  const nsi_profile *p = &profiles[model];
+  nsi_simjob proto = {0};
+  proto.name = (char *)name;
+  proto.gpus = gpus, proto.iterations = iterations, proto.arrival_ms = arrival_ms;
+  proto.compute_ms = p->fwd_ms + p->bwd_ms;
+  proto.model_bytes = (uint64_t)llround(p->model_mb * 1e6);
+  proto.mem_mb = p->mem_mb;
+  return append_job(s, fn, &proto);
+}
+
+int nsi_sim_model_of_name(const char *model_name) {
+  static const struct { const char *prefix; int model; } map[] = {
+      {"vgg", NS_SIM_MODEL_VGG16},         {"alexnet", NS_SIM_MODEL_VGG16},
+      {"resnet", NS_SIM_MODEL_RESNET50},   {"inception", NS_SIM_MODEL_INCEPTION_V3},
+      {"googlenet", NS_SIM_MODEL_INCEPTION_V3}, {"lstm", NS_SIM_MODEL_LSTM_PTB},
+  };
+  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+    if (strncmp(model_name, map[i].prefix, strlen(map[i].prefix)) == 0)
+      return map[i].model;
+  return -1;
+}
+
+double nsi_sim_model_compute_ms(int model) { return profiles[model].fwd_ms + profiles[model].bwd_ms; }
+
+int ns_sim_load_default_workload(ns_sim *s) {
+  static const int sizes[6] = {1, 2, 4, 8, 16, 32};
+  static const int counts[6] = {80, 14, 26, 30, 8, 2}; /* §V-A: 160 jobs */
+  NSI_TRY(nsi_check_ptr(s, "ns_sim_load_default_workload", "s"));
+  int gpus[160], n = 0;
+  for (int k = 0; k < 6; k++)
+    for (int i = 0; i < counts[k]; i++)
+      gpus[n++] = sizes[k];
+  uint64_t st = s->o.seed;
+  for (int i = n - 1; i > 0; i--) { /* Fisher-Yates: sizes in random order */
+    int r = (int)(nsi_sim_rng(&st) % (uint64_t)(i + 1));
+    int t = gpus[i];
+    gpus[i] = gpus[r], gpus[r] = t;
+  }
+  size_t before = s->njobs;
+  int added = 0, skipped_before = s->skipped;
+  for (int i = 0; i < n; i++) {
+    double arrival = (double)(nsi_sim_rng(&st) % 1200001ull); /* ms in [0, 1200 s] */
+    uint64_t iters = 1000 + nsi_sim_rng(&st) % 5001ull;
+    ns_sim_model m = (ns_sim_model)(nsi_sim_rng(&st) % 4ull);
+    char name[64];
+    snprintf(name, sizeof name, "job%03d-%s", i, profiles[m].name);
+    int rc = ns_sim_add_model_job(s, name, arrival, gpus[i], iters, m);
+    if (rc >= 0)
+      added++;
+    else if (rc != NS_ENOSPACE) {
+      while (s->njobs > before) /* all or nothing */
+        free(s->jobs[--s->njobs].name);
+      s->skipped = skipped_before;
+      return rc;
+    }
+  }
+  return added;
+}
+
+double nsi_sim_ideal_iter_ms(const ns_sim_opts *o, const nsi_simjob *j) {
+  /* Alone and consolidated on as few servers as possible: compute plus an
+     all-reduce inside one server (multi-server jobs: over the NIC). */
+  int n = j->gpus;
+  double frac = n > 1 ? 2.0 * (n - 1) / n : 0.0;
+  double gbps = n <= o->gpus_per_server ? o->intra_gbps : nsi_sim_nic_gbps(o);
+  return j->compute_ms + frac * (double)j->model_bytes * 8.0 / (gbps * 1e6);
+}
+
+/* Bandwidth of one inter-server flow: the NIC, capped by the fabric links. */
+double nsi_sim_nic_gbps(const ns_sim_opts *o) {
+  double nic = o->nic_gbps > 0 ? o->nic_gbps : o->link_gbps;
+  return nic < o->link_gbps ? nic : o->link_gbps;
+}
+
+int ns_sim_set_progress(ns_sim *s, ns_sim_progress_fn fn, void *user) {
+  NSI_TRY(nsi_check_ptr(s, "ns_sim_set_progress", "s"));
+  s->progress = fn, s->progress_user = user;
+  return NS_OK;
+}

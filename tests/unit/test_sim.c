@@ -1,0 +1,617 @@
+/*
+ * tests/unit/test_sim.c - the simulator engine, network models, metrics,
+ * trace readers and bad input (src/sim). Engine tests drive the simulator
+ * with a placement callback written here (the policy modules are tested in
+ * their own suites), so every expected number below is computed by hand
+ * from the model in sim.h.
+ */
+#include "helpers/ns_test.h"
+
+#include <stdlib.h>
+
+/* ---- placement callbacks -------------------------------------------------- */
+
+/* First free GPUs by id. */
+static int place_ff(const ns_cluster *c, const ns_job *job, ns_placement *out, void *user) {
+  (void)user;
+  ns_placement_clear(out);
+  ns_placement_bind(out, c);
+  int need = ns_job_gpus(job);
+  for (int g = 0; g < ns_cluster_gpu_count(c) && need > 0; g++)
+    if (ns_cluster_gpu_is_free(c, g) == 1)
+      ns_placement_add_gpu(out, g), need--;
+  if (need > 0) {
+    ns_placement_clear(out);
+    return NS_ENOSPACE;
+  }
+  return NS_OK;
+}
+
+/* Spread: one GPU per server, round robin, so jobs share server NICs. */
+static int place_spread(const ns_cluster *c, const ns_job *job, ns_placement *out, void *user) {
+  (void)user;
+  ns_placement_clear(out);
+  ns_placement_bind(out, c);
+  int need = ns_job_gpus(job), gps = ns_cluster_gpus_per_server(c);
+  int servers = ns_cluster_server_count(c);
+  for (int k = 0; k < gps && need > 0; k++)
+    for (int sv = 0; sv < servers && need > 0; sv++) {
+      int g = sv * gps + k;
+      if (ns_cluster_gpu_is_free(c, g) == 1)
+        ns_placement_add_gpu(out, g), need--;
+    }
+  if (need > 0) {
+    ns_placement_clear(out);
+    return NS_ENOSPACE;
+  }
+  return NS_OK;
+}
+
+/* First GPUs that can host the job (sharing: memory permitting). */
+static int place_ff_shared(const ns_cluster *c, const ns_job *job, ns_placement *out, void *user) {
+  (void)user;
+  ns_placement_clear(out);
+  ns_placement_bind(out, c);
+  int need = ns_job_gpus(job);
+  for (int g = 0; g < ns_cluster_gpu_count(c) && need > 0; g++)
+    if (ns_cluster_gpu_free_memory_mb(c, g) >= ns_job_gpu_memory_mb(job))
+      ns_placement_add_gpu(out, g), need--;
+  if (need > 0) {
+    ns_placement_clear(out);
+    return NS_ENOSPACE;
+  }
+  return NS_OK;
+}
+
+static int place_broken(const ns_cluster *c, const ns_job *job, ns_placement *out, void *user) {
+  (void)c, (void)job, (void)out, (void)user;
+  return NS_ESOLVER;
+}
+
+static ns_sim_opts *opts_custom(ns_sim_place_fn fn) {
+  ns_sim_opts *o = ns_sim_opts_new();
+  assert_non_null(o);
+  assert_int_equal(ns_sim_opts_set_place_fn(o, fn, NULL), NS_OK);
+  return o;
+}
+
+static double metric(const ns_sim *s, ns_sim_metric_id m) {
+  double v = NAN;
+  assert_int_equal(ns_sim_metric(s, m, &v), NS_OK);
+  return v;
+}
+
+static double jct(const ns_sim *s, int job) {
+  double a, st, f;
+  assert_int_equal(ns_sim_job_result(s, job, &a, &st, &f, NULL), NS_OK);
+  return f - a;
+}
+
+/* ---- the 2-job hand-computed case ----------------------------------------- */
+
+/* 1 leaf, 2 servers x 2 GPUs, 10 Gbps NICs. Two 2-GPU jobs placed one GPU
+   per server share both servers' NICs (tx and rx). Model 125 MB: alone, the
+   ring's all-reduce moves 2(N-1)/N * M = 125 MB at 10 Gbps = 100 ms; compute
+   100 ms. Job A: 100 iterations, job B: 50, both arrive at 0. */
+static ns_sim *two_jobs(ns_sim_opts *o) {
+  assert_int_equal(ns_sim_opts_set_cluster(o, 1, 0, 2, 2, 0, 10.0), NS_OK);
+  ns_sim *s = ns_sim_new(o);
+  assert_non_null(s);
+  assert_int_equal(ns_sim_add_job(s, "A", 0, 2, 100, 100.0, 125000000ull, 0), 0);
+  assert_int_equal(ns_sim_add_job(s, "B", 0, 2, 50, 100.0, 125000000ull, 0), 1);
+  return s;
+}
+
+static void test_two_jobs_maxmin(void **state) {
+  (void)state;
+  ns_sim_opts *o = opts_custom(place_spread);
+  ns_sim *s = two_jobs(o);
+  assert_int_equal(ns_sim_run(s), NS_OK);
+  /* Both collide on every NIC link: 5 Gbps each -> comm 200 ms, iteration
+     300 ms. B: 50 x 300 = 15 s. A: 50 done by then, 50 more alone at 200 ms
+     = 10 s -> 25 s. */
+  assert_near(jct(s, 1), 15000.0, 1e-6);
+  assert_near(jct(s, 0), 25000.0, 1e-6);
+  assert_near(metric(s, NS_SIM_METRIC_MAKESPAN_MS), 25000.0, 1e-6);
+  assert_near(metric(s, NS_SIM_METRIC_AVG_JCT_MS), 20000.0, 1e-6);
+  assert_near(metric(s, NS_SIM_METRIC_LINKS_SHARED), 4, 0); /* tx0 tx1 rx0 rx1 */
+  /* comm overhead: A (25 s - 10 s)/10 s = 1.5, B (15 - 5)/5 = 2 -> 1.75 */
+  assert_near(metric(s, NS_SIM_METRIC_COMM_OVERHEAD), 1.75, 1e-9);
+  /* utilisation: compute GPU-ms = 2*100*100 + 2*50*100 = 30000 of 4 GPUs x 25 s */
+  assert_near(metric(s, NS_SIM_METRIC_GPU_UTIL), 30000.0 / (4 * 25000.0), 1e-9);
+  ns_sim_free(s);
+  ns_sim_opts_free(o);
+}
+
+static void test_two_jobs_srsf1(void **state) {
+  (void)state;
+  ns_sim_opts *o = opts_custom(place_spread);
+  assert_int_equal(ns_sim_opts_set_admission(o, NS_SIM_ADMIT_SRSF, 1), NS_OK);
+  ns_sim *s = two_jobs(o);
+  assert_int_equal(ns_sim_run(s), NS_OK);
+  /* Serialised: duty f = 100/200 = 0.5 each, link load 0.5x + 0.5x <= 10
+     Gbps never binds, so comm stays 100 ms; each waits half the other's
+     expected transfer 0.5 * 0.5 * 100 = 25 ms -> iteration 225 ms.
+     B: 50 x 225 = 11.25 s; A: 50 more alone at 200 ms -> 21.25 s. */
+  assert_near(jct(s, 1), 11250.0, 1e-6);
+  assert_near(jct(s, 0), 21250.0, 1e-6);
+  ns_sim_free(s);
+  ns_sim_opts_free(o);
+}
+
+static void test_two_jobs_contention(void **state) {
+  (void)state;
+  if (!isfinite(ns_comm_time_ms(10.0, 1e-6, 0.5e-6, 2, 100000000ull))) {
+    printf("skipped: ns_comm_time_ms (adadual) is not in this build\n");
+    skip();
+  }
+  ns_sim_opts *o = opts_custom(place_spread);
+  assert_int_equal(ns_sim_opts_set_network(o, NS_SIM_NET_CONTENTION), NS_OK);
+  /* Eq. 5 with a = 10 ms, b = 1e-6 ms/B, eta = 0.5e-6 ms/B, M = 125 MB:
+     T(1) = 10 + 125 = 135 ms; T(2) = 10 + 250 + 62.5 = 322.5 ms. */
+  assert_int_equal(ns_sim_opts_set_contention(o, 10.0, 1e-6, 0.5e-6), NS_OK);
+  ns_sim *s = two_jobs(o);
+  assert_int_equal(ns_sim_run(s), NS_OK);
+  /* B: 50 x (100 + 322.5) = 21125 ms; A: +50 x (100 + 135) = 11750 ms. */
+  assert_near(jct(s, 1), 21125.0, 1e-6);
+  assert_near(jct(s, 0), 32875.0, 1e-6);
+  ns_sim_free(s);
+  ns_sim_opts_free(o);
+}
+
+
+/* CASSINI on the 2-job case: the only candidate shares both NICs; equal
+   200 ms iterations with 100 ms of communication interleave perfectly
+   (score 1), so after the time-shifts each communicates alone: iteration
+   200 ms, each job delayed once by its shift. Without
+   CASSINI: 15 s and 25 s (test_two_jobs_maxmin). */
+static void test_two_jobs_cassini(void **state) {
+  (void)state;
+  ns_cassini_opts *probe = ns_cassini_opts_new();
+  if (probe == NULL) {
+    printf("skipped: CASSINI is not in this build\n");
+    skip();
+  }
+  ns_cassini_opts_free(probe);
+  ns_sim_opts *o = opts_custom(place_spread);
+  assert_int_equal(ns_sim_opts_set_cassini(o, 1, 10), NS_OK);
+  ns_sim *s = two_jobs(o);
+  assert_int_equal(ns_sim_run(s), NS_OK);
+  /* A (running, added first) is the Affinity BFS reference: shift 0.
+     B's optimal rotation puts its Up phase in A's Down: shift 100 ms
+     (ALGORITHMS.md worked example 1 at 200 ms). */
+  assert_near(jct(s, 0), 20000.0, 1e-6);
+  assert_near(jct(s, 1), 100.0 + 50 * 200.0, 1e-6);
+  ns_sim_free(s);
+  ns_sim_opts_free(o);
+}
+
+
+/* One GPU on leaf 0 and one on leaf 1 (lowest free of each). */
+static int place_cross(const ns_cluster *c, const ns_job *job, ns_placement *out, void *user) {
+  (void)user;
+  ns_placement_clear(out);
+  ns_placement_bind(out, c);
+  int per_leaf = ns_cluster_gpu_count(c) / ns_cluster_leaf_count(c);
+  for (int leaf = 0; leaf < 2 && ns_job_gpus(job) == 2; leaf++)
+    for (int g = leaf * per_leaf; g < (leaf + 1) * per_leaf; g++)
+      if (ns_cluster_gpu_is_free(c, g) == 1) {
+        ns_placement_add_gpu(out, g);
+        break;
+      }
+  if (ns_placement_gpu_count(out) != 2) {
+    ns_placement_clear(out);
+    return NS_ENOSPACE;
+  }
+  return NS_OK;
+}
+
+/* The 2-job case across leaves: 2 leaves x 2 servers x 1 GPU, one spine,
+   one 10 Gbps link per pair, 20 Gbps NICs. A on servers 0 and 2, B on 1
+   and 3: no NIC is shared, but both rings cross the only uplink and
+   downlink of each leaf, which then bottleneck at 5 Gbps each - the same
+   15 s / 25 s as the NIC case. */
+static void test_two_jobs_uplink(void **state) {
+  (void)state;
+  ns_sim_opts *o = opts_custom(place_cross);
+  assert_int_equal(ns_sim_opts_set_cluster(o, 2, 1, 2, 1, 1, 10.0), NS_OK);
+  assert_int_equal(ns_sim_opts_set_bandwidth(o, 20.0, 100.0), NS_OK);
+  ns_sim *s = ns_sim_new(o);
+  assert_int_equal(ns_sim_add_job(s, "A", 0, 2, 100, 100.0, 125000000ull, 0), 0);
+  assert_int_equal(ns_sim_add_job(s, "B", 0, 2, 50, 100.0, 125000000ull, 0), 1);
+  assert_int_equal(ns_sim_run(s), NS_OK);
+  assert_near(jct(s, 1), 15000.0, 1e-6);
+  assert_near(jct(s, 0), 25000.0, 1e-6);
+  assert_near(metric(s, NS_SIM_METRIC_LINKS_SHARED), 4, 0); /* 2 uplinks + 2 downlinks */
+  int servers = 0;
+  assert_int_equal(ns_sim_job_result(s, 0, NULL, NULL, NULL, &servers), NS_OK);
+  assert_int_equal(servers, 2);
+  ns_sim_free(s);
+  ns_sim_opts_free(o);
+}
+
+/* Separate servers: no shared link, iteration = 100 + 100 ms. */
+static void test_two_jobs_no_sharing(void **state) {
+  (void)state;
+  ns_sim_opts *o = opts_custom(place_ff);
+  ns_sim *s = two_jobs(o); /* FF: A on GPUs 0,1 (server 0), B on 2,3 (server 1) */
+  assert_int_equal(ns_sim_run(s), NS_OK);
+  /* one server each: intra-server all-reduce at 100 Gbps: 125 MB -> 10 ms */
+  assert_near(jct(s, 0), 100 * 110.0, 1e-6);
+  assert_near(jct(s, 1), 50 * 110.0, 1e-6);
+  assert_near(metric(s, NS_SIM_METRIC_LINKS_SHARED), 0, 0);
+  ns_sim_free(s);
+  ns_sim_opts_free(o);
+}
+
+
+/* GPU sharing: two 1-GPU jobs on the one GPU take turns. A: 10 x 100 ms,
+   B: 5 x 100 ms. Together each iteration takes 200 ms: B ends at 1 s with
+   A half done; A's last 5 iterations alone take 0.5 s -> 1.5 s. */
+static void test_gpu_sharing(void **state) {
+  (void)state;
+  ns_sim_opts *o = opts_custom(place_ff_shared);
+  assert_int_equal(ns_sim_opts_set_cluster(o, 1, 0, 1, 1, 0, 10.0), NS_OK);
+  assert_int_equal(ns_sim_opts_set_gpu_sharing(o, 1), NS_OK);
+  ns_sim *s = ns_sim_new(o);
+  assert_int_equal(ns_sim_add_job(s, "A", 0, 1, 10, 100.0, 0, 1000), 0);
+  assert_int_equal(ns_sim_add_job(s, "B", 0, 1, 5, 100.0, 0, 1000), 1);
+  assert_int_equal(ns_sim_run(s), NS_OK);
+  assert_near(jct(s, 1), 1000.0, 1e-9);
+  assert_near(jct(s, 0), 1500.0, 1e-9);
+  /* the GPU computes all the time: utilisation 1, never fragmented */
+  assert_near(metric(s, NS_SIM_METRIC_GPU_UTIL), 1.0, 1e-9);
+  assert_near(metric(s, NS_SIM_METRIC_FRAGMENTATION), 0.0, 1e-12);
+  ns_sim_free(s);
+  /* exclusive GPUs: B waits for A (FIFO by arrival, then index) */
+  assert_int_equal(ns_sim_opts_set_gpu_sharing(o, 0), NS_OK);
+  s = ns_sim_new(o);
+  assert_int_equal(ns_sim_add_job(s, "A", 0, 1, 10, 100.0, 0, 1000), 0);
+  assert_int_equal(ns_sim_add_job(s, "B", 0, 1, 5, 100.0, 0, 1000), 1);
+  assert_int_equal(ns_sim_run(s), NS_OK);
+  assert_near(jct(s, 0), 1000.0, 1e-9);
+  assert_near(jct(s, 1), 1500.0, 1e-9);
+  ns_sim_free(s);
+  ns_sim_opts_free(o);
+}
+
+/* ---- queueing, fragmentation, percentiles --------------------------------- */
+
+static void test_queueing_and_fragmentation(void **state) {
+  (void)state;
+  ns_sim_opts *o = opts_custom(place_ff);
+  assert_int_equal(ns_sim_opts_set_cluster(o, 1, 0, 1, 4, 0, 10.0), NS_OK);
+  ns_sim *s = ns_sim_new(o);
+  /* 1-GPU jobs of 10 x 100 ms = 1 s; a 4-GPU job (no model) at t = 0 takes
+     the whole server for 2 s; the 1-GPU jobs arriving at 0.5 s queue. */
+  assert_int_equal(ns_sim_add_job(s, "big", 0, 4, 20, 100.0, 0, 0), 0);
+  assert_int_equal(ns_sim_add_job(s, "s1", 500, 1, 10, 100.0, 0, 0), 1);
+  assert_int_equal(ns_sim_add_job(s, "s2", 500, 1, 10, 100.0, 0, 0), 2);
+  assert_int_equal(ns_sim_run(s), NS_OK);
+  double a, st, f;
+  assert_int_equal(ns_sim_job_result(s, 1, &a, &st, &f, NULL), NS_OK);
+  assert_near(st, 2000.0, 1e-9);
+  assert_near(f, 3000.0, 1e-9);
+  assert_near(metric(s, NS_SIM_METRIC_AVG_QUEUE_MS), (0 + 1500 + 1500) / 3.0, 1e-9);
+  /* nearest rank: p95 of {0, 1500, 1500} = 1500 */
+  assert_near(metric(s, NS_SIM_METRIC_P95_QUEUE_MS), 1500.0, 1e-9);
+  /* JCTs {2000, 2500, 2500}: median = 2nd = 2500 */
+  assert_near(metric(s, NS_SIM_METRIC_MEDIAN_JCT_MS), 2500.0, 1e-9);
+  /* Fragmentation: 0 idle of 4 for 2 s, then 2 idle of 4 for 1 s. */
+  assert_near(metric(s, NS_SIM_METRIC_FRAGMENTATION), (0 * 2 + 0.5 * 1) / 3.0, 1e-9);
+  /* GPU-ms held: 4 x 2000 + 2 x 1000 */
+  assert_near(metric(s, NS_SIM_METRIC_GPU_MS_ALLOCATED), 10000.0, 1e-6);
+  ns_sim_free(s);
+  ns_sim_opts_free(o);
+}
+
+/* ---- conservation and determinism on the default workload ----------------- */
+
+static ns_sim *default_run(uint64_t seed) {
+  ns_sim_opts *o = opts_custom(place_ff);
+  assert_int_equal(ns_sim_opts_set_seed(o, seed), NS_OK);
+  ns_sim *s = ns_sim_new(o);
+  ns_sim_opts_free(o);
+  assert_int_equal(ns_sim_load_default_workload(s), 160);
+  assert_int_equal(ns_sim_run(s), NS_OK);
+  return s;
+}
+
+static void test_default_workload_shape(void **state) {
+  (void)state;
+  ns_sim_opts *o = ns_sim_opts_new();
+  ns_sim *s = ns_sim_new(o);
+  assert_int_equal(ns_sim_load_default_workload(s), 160);
+  int count[33] = {0};
+  for (int i = 0; i < 160; i++)
+    count[ns_sim_job_gpus(s, i)]++;
+  /* AdaDUAL §V-A: 80 x 1, 14 x 2, 26 x 4, 30 x 8, 8 x 16, 2 x 32 */
+  assert_int_equal(count[1], 80);
+  assert_int_equal(count[2], 14);
+  assert_int_equal(count[4], 26);
+  assert_int_equal(count[8], 30);
+  assert_int_equal(count[16], 8);
+  assert_int_equal(count[32], 2);
+  ns_sim_free(s);
+  ns_sim_opts_free(o);
+}
+
+static void test_conservation(void **state) {
+  (void)state;
+  ns_sim *s = default_run(7);
+  double held = 0;
+  for (int i = 0; i < ns_sim_job_count(s); i++) {
+    double a, st, f;
+    int servers;
+    assert_int_equal(ns_sim_job_result(s, i, &a, &st, &f, &servers), NS_OK);
+    assert_true(isfinite(st) && isfinite(f)); /* finished exactly once */
+    assert_true(a <= st && st < f);
+    assert_true(servers >= 1);
+    held += ns_sim_job_gpus(s, i) * (f - st);
+  }
+  assert_near(metric(s, NS_SIM_METRIC_JOBS_DONE), 160, 0);
+  assert_near(metric(s, NS_SIM_METRIC_UNFINISHED), 0, 0);
+  /* GPU-seconds add up: the engine's integral equals the per-job sum */
+  assert_near(metric(s, NS_SIM_METRIC_GPU_MS_ALLOCATED), held, held * 1e-9);
+  double util = metric(s, NS_SIM_METRIC_GPU_UTIL);
+  assert_true(util > 0 && util <= 1);
+  double frag = metric(s, NS_SIM_METRIC_FRAGMENTATION);
+  assert_true(frag >= 0 && frag < 1);
+  ns_sim_free(s);
+}
+
+static void test_determinism(void **state) {
+  (void)state;
+  ns_sim *a = default_run(3), *b = default_run(3), *c = default_run(4);
+  for (int m = 0; m < NS_SIM_METRIC_COUNT; m++)
+    assert_true(metric(a, (ns_sim_metric_id)m) == metric(b, (ns_sim_metric_id)m));
+  assert_true(metric(a, NS_SIM_METRIC_AVG_JCT_MS) != metric(c, NS_SIM_METRIC_AVG_JCT_MS));
+  /* rerunning the same handle gives the same results */
+  double before = metric(a, NS_SIM_METRIC_AVG_JCT_MS);
+  assert_int_equal(ns_sim_run(a), NS_OK);
+  assert_true(metric(a, NS_SIM_METRIC_AVG_JCT_MS) == before);
+  ns_sim_free(a), ns_sim_free(b), ns_sim_free(c);
+}
+
+/* ---- traces ---------------------------------------------------------------- */
+
+static void test_tiresias_fixture(void **state) {
+  (void)state;
+  ns_sim_opts *o = opts_custom(place_ff);
+  ns_sim *s = ns_sim_new(o);
+  /* 5 rows; the 64-GPU row fits the default 64-GPU cluster */
+  assert_int_equal(ns_sim_load_trace(s, "tests/fixtures/tiresias-small.csv", NS_SIM_TRACE_TIRESIAS), 5);
+  assert_int_equal(ns_sim_job_gpus(s, 1), 8);
+  assert_int_equal(ns_sim_run(s), NS_OK);
+  double a;
+  assert_int_equal(ns_sim_job_result(s, 2, &a, NULL, NULL, NULL), NS_OK);
+  assert_near(a, 53000.0, 0); /* submit_time 53 s */
+  /* job 0: vgg19 -> VGG-16 profile, 1 GPU alone: 606 x (35.8 + 53.7) ms */
+  assert_near(jct(s, 0), 606 * 89.5, 1e-6);
+  ns_sim_free(s);
+  ns_sim_opts_free(o);
+}
+
+static void test_trace_skips_large_jobs(void **state) {
+  (void)state;
+  ns_sim_opts *o = opts_custom(place_ff);
+  assert_int_equal(ns_sim_opts_set_cluster(o, 1, 0, 4, 4, 0, 10.0), NS_OK); /* 16 GPUs */
+  ns_sim *s = ns_sim_new(o);
+  assert_int_equal(ns_sim_load_trace(s, "tests/fixtures/tiresias-small.csv", NS_SIM_TRACE_TIRESIAS), 4);
+  assert_int_equal(ns_sim_skipped_count(s), 1);
+  assert_int_equal(ns_sim_run(s), NS_OK);
+  assert_near(metric(s, NS_SIM_METRIC_SKIPPED), 1, 0);
+  assert_fails_with(ns_sim_add_job(s, "huge", 0, 17, 1, 1.0, 0, 0), NS_ENOSPACE, "huge");
+  assert_int_equal(ns_sim_skipped_count(s), 2);
+  ns_sim_free(s);
+  ns_sim_opts_free(o);
+}
+
+static void test_philly_fixture(void **state) {
+  (void)state;
+  ns_sim_opts *o = opts_custom(place_ff);
+  ns_sim *s = ns_sim_new(o);
+  assert_int_equal(ns_sim_load_trace(s, "tests/fixtures/philly-small.csv", NS_SIM_TRACE_PHILLY), 3);
+  double a0, a1, a2;
+  assert_int_equal(ns_sim_run(s), NS_OK);
+  ns_sim_job_result(s, 0, &a0, NULL, NULL, NULL);
+  ns_sim_job_result(s, 1, &a1, NULL, NULL, NULL);
+  ns_sim_job_result(s, 2, &a2, NULL, NULL, NULL);
+  /* earliest timestamp 06:13:03 -> 0; 07:01:55 -> 2932 s; 06:13:36 -> 33 s */
+  assert_near(a1, 0, 0);
+  assert_near(a0, 2932000.0, 0);
+  assert_near(a2, 33000.0, 0);
+  assert_int_equal(ns_sim_job_gpus(s, 2), 4);
+  ns_sim_free(s);
+  ns_sim_opts_free(o);
+}
+
+static void test_malformed_rows(void **state) {
+  (void)state;
+  ns_sim_opts *o = ns_sim_opts_new();
+  ns_sim *s = ns_sim_new(o);
+  assert_fails_with(ns_sim_load_trace(s, "tests/fixtures/tiresias-bad-gpus.csv", NS_SIM_TRACE_TIRESIAS),
+                    NS_EINVAL, "line 3");
+  assert_non_null(strstr(ns_last_error(), "num_gpu"));
+  assert_int_equal(ns_sim_job_count(s), 0); /* all or nothing */
+  assert_fails_with(ns_sim_load_trace(s, "tests/fixtures/tiresias-bad-model.csv", NS_SIM_TRACE_TIRESIAS),
+                    NS_EINVAL, "line 4");
+  assert_non_null(strstr(ns_last_error(), "transformer"));
+  assert_int_equal(ns_sim_job_count(s), 0);
+  assert_fails_with(ns_sim_load_trace(s, "tests/fixtures/philly-bad-date.csv", NS_SIM_TRACE_PHILLY),
+                    NS_EINVAL, "line 4");
+  /* the wrong format: header check */
+  assert_fails_with(ns_sim_load_trace(s, "tests/fixtures/philly-small.csv", NS_SIM_TRACE_TIRESIAS),
+                    NS_EINVAL, "line 1");
+  assert_fails_with(ns_sim_load_trace(s, "tests/fixtures/no-such-file.csv", NS_SIM_TRACE_PHILLY),
+                    NS_EINVAL, "no-such-file");
+  assert_fails_with(ns_sim_run(s), NS_EINVAL, "no jobs"); /* refused: nothing loaded */
+  ns_sim_free(s);
+  ns_sim_opts_free(o);
+}
+
+static void test_shared_traces(void **state) {
+  (void)state;
+  const char *t60 = ns_test_data_path("traces/tiresias-60-jobs.csv");
+  if (t60 == NULL) {
+    printf("skipped: shared traces absent (set NS_DATA_DIR)\n");
+    skip();
+  }
+  ns_sim_opts *o = opts_custom(place_ff);
+  assert_int_equal(ns_sim_opts_set_cluster(o, 1, 0, 32, 4, 0, 10.0), NS_OK); /* n32g4 */
+  ns_sim *s = ns_sim_new(o);
+  assert_int_equal(ns_sim_load_trace(s, t60, NS_SIM_TRACE_TIRESIAS), 60);
+  assert_int_equal(ns_sim_run(s), NS_OK);
+  assert_near(metric(s, NS_SIM_METRIC_JOBS_DONE), 60, 0);
+  ns_sim_free(s);
+  const char *ph = ns_test_data_path("traces/philly-adaptdl.csv");
+  assert_non_null(ph);
+  s = ns_sim_new(o);
+  int n = ns_sim_load_trace(s, ph, NS_SIM_TRACE_PHILLY);
+  assert_true(n > 0);
+  /* 82,248 non-empty lines = header + 82,247 jobs: every row read */
+  assert_int_equal(n + ns_sim_skipped_count(s), 82247);
+  ns_sim_free(s);
+  ns_sim_opts_free(o);
+}
+
+/* ---- options and bad input -------------------------------------------------- */
+
+static void test_policy_names(void **state) {
+  (void)state;
+  ns_sim_opts *o = ns_sim_opts_new();
+  assert_fails_with(ns_sim_opts_set_policy_name(o, "lwf-9"), NS_EINVAL, "lwf-9");
+  assert_non_null(strstr(ns_last_error(), "ff, ls, rand"));
+  assert_non_null(strstr(ns_last_error(), "ada-srsf"));
+  for (int i = 0; i < ns_sim_policy_count(); i++) {
+    assert_int_equal(ns_sim_opts_set_policy_name(o, ns_sim_policy_name(i)), NS_OK);
+    assert_string_equal(ns_sim_opts_policy_name(o), ns_sim_policy_name(i));
+    assert_true(strlen(ns_sim_policy_description(i)) > 0);
+  }
+  assert_string_equal(ns_sim_policy_name(ns_sim_policy_count()), "");
+  assert_int_equal(ns_sim_opts_set_kappa(o, 2), NS_OK);
+  assert_string_equal(ns_sim_opts_policy_name(o), "custom");
+  ns_sim_opts_free(o);
+}
+
+static void test_policy_error_aborts(void **state) {
+  (void)state;
+  ns_sim_opts *o = opts_custom(place_broken);
+  ns_sim *s = ns_sim_new(o);
+  assert_int_equal(ns_sim_add_job(s, "j", 0, 1, 1, 1.0, 0, 0), 0);
+  assert_fails_with(ns_sim_run(s), NS_ESOLVER, "'j'");
+  double v;
+  assert_fails_with(ns_sim_metric(s, NS_SIM_METRIC_AVG_JCT_MS, &v), NS_ESTATE, "ns_sim_run");
+  ns_sim_free(s);
+  ns_sim_opts_free(o);
+}
+
+static void test_csv_output(void **state) {
+  (void)state;
+  ns_sim_opts *o = opts_custom(place_ff);
+  ns_sim *s = ns_sim_new(o);
+  assert_int_equal(ns_sim_add_job(s, "a \"quoted\" name", 0, 1, 10, 100.0, 0, 0), 0);
+  assert_int_equal(ns_sim_add_job(s, "b", 0, 2, 10, 100.0, 0, 0), 1);
+  assert_fails_with(ns_sim_write_jobs_csv(s, "/tmp/x.csv"), NS_ESTATE, "ns_sim_run");
+  assert_int_equal(ns_sim_run(s), NS_OK);
+  char path[] = "/tmp/ns_sim_csv_XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  assert_int_equal(ns_sim_write_jobs_csv(s, path), NS_OK);
+  FILE *f = fopen(path, "r");
+  char line[512];
+  assert_non_null(fgets(line, sizeof line, f));
+  assert_int_equal(strncmp(line, "job,name,gpus,iterations,arrival_ms", 35), 0);
+  assert_non_null(fgets(line, sizeof line, f));
+  assert_non_null(strstr(line, "\"a \"\"quoted\"\" name\",1,10,0.000,0.000,1000.000,1000.000"));
+  assert_non_null(fgets(line, sizeof line, f));
+  assert_null(fgets(line, sizeof line, f));
+  fclose(f);
+  remove(path);
+  assert_fails_with(ns_sim_write_jobs_csv(s, "/nonexistent-dir/x.csv"), NS_EINVAL, "nonexistent-dir");
+  ns_sim_free(s);
+  ns_sim_opts_free(o);
+}
+
+static void test_bad_arguments(void **state) {
+  (void)state;
+  ns_sim_opts *o = ns_sim_opts_new();
+  ns_sim *s = ns_sim_new(o);
+  assert_fails_with(ns_sim_add_job(s, "x", NAN, 1, 1, 1.0, 0, 0), NS_EINVAL, "arrival_ms");
+  assert_fails_with(ns_sim_add_job(s, "x", 0, 0, 1, 1.0, 0, 0), NS_EINVAL, "gpus");
+  assert_fails_with(ns_sim_add_job(s, "x", 0, 1, 0, 1.0, 0, 0), NS_EINVAL, "iterations");
+  assert_fails_with(ns_sim_add_job(s, "x", 0, 1, 1, INFINITY, 0, 0), NS_EINVAL, "compute_ms");
+  assert_fails_with(ns_sim_add_job(s, "x", 0, 1, 1, 1.0, 0, -1), NS_EINVAL, "mem_mb");
+  assert_fails_with(ns_sim_add_job(s, "", 0, 1, 1, 1.0, 0, 0), NS_EINVAL, "name");
+  assert_fails_with(ns_sim_add_model_job(s, "x", 0, 1, 1, (ns_sim_model)9), NS_EINVAL, "model");
+  assert_fails_with(ns_sim_opts_set_cluster(o, 0, 1, 1, 1, 1, 10), NS_EINVAL, "leaves");
+  assert_fails_with(ns_sim_opts_set_bandwidth(o, 10, 0), NS_EINVAL, "intra_gbps");
+  assert_fails_with(ns_sim_opts_set_cassini(o, 1, 11), NS_EINVAL, "max_candidates");
+  assert_fails_with(ns_sim_opts_set_admission(o, NS_SIM_ADMIT_SRSF, 0), NS_EINVAL, "n");
+  assert_int_equal(ns_sim_job_count(s), 0);
+  ns_sim_free(s);
+  ns_sim_opts_free(o);
+}
+
+/* ---- every preset on the same workload ------------------------------------ */
+
+/* Each preset either runs to completion with the invariants intact, or (its
+   module missing from this build) fails cleanly with NS_EUNSUPPORTED naming
+   the policy. */
+static void test_every_preset(void **state) {
+  (void)state;
+  for (int p = 0; p < ns_sim_policy_count(); p++) {
+    ns_sim_opts *o = ns_sim_opts_new();
+    assert_int_equal(ns_sim_opts_set_policy(o, (ns_sim_policy)p), NS_OK);
+    ns_sim *s = ns_sim_new(o);
+    assert_int_equal(ns_sim_load_default_workload(s), 160);
+    int rc = ns_sim_run(s);
+    if (rc == NS_EUNSUPPORTED) {
+      assert_non_null(strstr(ns_last_error(), ns_sim_policy_name(p)));
+      printf("  %-14s unavailable in this build\n", ns_sim_policy_name(p));
+    } else {
+      assert_int_equal(rc, NS_OK);
+      double held = 0;
+      for (int i = 0; i < 160; i++) {
+        double a, st, f;
+        assert_int_equal(ns_sim_job_result(s, i, &a, &st, &f, NULL), NS_OK);
+        assert_true(isfinite(f) && a <= st && st < f);
+        held += ns_sim_job_gpus(s, i) * (f - st);
+      }
+      /* vClos may round a job up (more GPUs held than asked): >= */
+      assert_true(metric(s, NS_SIM_METRIC_GPU_MS_ALLOCATED) >= held * (1 - 1e-9));
+      assert_near(metric(s, NS_SIM_METRIC_UNFINISHED), 0, 0);
+      for (int m = 0; m < NS_SIM_METRIC_COUNT; m++)
+        assert_true(isfinite(metric(s, (ns_sim_metric_id)m)));
+    }
+    ns_sim_free(s);
+    ns_sim_opts_free(o);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_two_jobs_maxmin),
+      cmocka_unit_test(test_two_jobs_srsf1),
+      cmocka_unit_test(test_two_jobs_contention),
+      cmocka_unit_test(test_two_jobs_cassini),
+      cmocka_unit_test(test_two_jobs_uplink),
+      cmocka_unit_test(test_two_jobs_no_sharing),
+      cmocka_unit_test(test_gpu_sharing),
+      cmocka_unit_test(test_queueing_and_fragmentation),
+      cmocka_unit_test(test_default_workload_shape),
+      cmocka_unit_test(test_conservation),
+      cmocka_unit_test(test_determinism),
+      cmocka_unit_test(test_tiresias_fixture),
+      cmocka_unit_test(test_trace_skips_large_jobs),
+      cmocka_unit_test(test_philly_fixture),
+      cmocka_unit_test(test_malformed_rows),
+      cmocka_unit_test(test_shared_traces),
+      cmocka_unit_test(test_policy_names),
+      cmocka_unit_test(test_policy_error_aborts),
+      cmocka_unit_test(test_csv_output),
+      cmocka_unit_test(test_bad_arguments),
+      cmocka_unit_test(test_every_preset),
+  };
+  return cmocka_run_group_tests_name("sim", tests, NULL, NULL);
+}
