@@ -15,6 +15,7 @@ EXAMPLES = os.path.join(support.REPO, "examples", "python")
 NEEDS = {
     "cassini_link.py": ("ns_cassini_score", "ns_cassini_rank", "ns_candidate_shift_ms"),
     "vclos_cluster.py": ("ns_vclos_place", "ns_vclos_route"),
+    "simulate.py": ("ns_sim_new", "ns_sim_run", "ns_sim_opts_set_place_fn"),
 }
 
 
@@ -44,6 +45,10 @@ class TestExamples(unittest.TestCase):
     def test_cassini_example(self):
         out = self.run_example("cassini_link.py")
         self.assertIn("score", out)
+
+    def test_simulator_example(self):
+        out = self.run_example("simulate.py")
+        self.assertIn("python spread", out)
 
     def test_vclos_example(self):
         out = self.run_example("vclos_cluster.py")

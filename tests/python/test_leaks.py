@@ -8,7 +8,7 @@ import os
 import unittest
 
 import netsched
-from netsched import Cluster, Job, Link, Placement
+from netsched import Cluster, Job, Link, Placement, cassini, dally, sim, titan, vclos
 
 from . import support
 
@@ -44,17 +44,36 @@ def one_cycle(i, close):
     # else: dropped here, freed by their finalizers
 
 
+POLICY_SYMBOLS = ("ns_cassini_opts_new", "ns_affinity_new", "ns_candidate_new",
+                  "ns_titan_opts_new", "ns_vclos_opts_new", "ns_delay_tuner_new", "ns_sim_new")
+
+
+def policy_cycle(i, close):
+    """Every policy handle once, with the borrowing ones actually borrowing."""
+    with Job("a%d" % i, 1, iteration_ms=10, phases=[(5, 1), (5, 0)]) as a, \
+            Job("b", 1, iteration_ms=10, phases=[(5, 1), (5, 0)]) as b, Link("l", 1) as link:
+        handles = [cassini.Options(threads=1), cassini.Affinity(), cassini.Candidate([(a, link)]),
+                   titan.Options(seed=i), vclos.Options(use_milp=False), dally.DelayTuner(1e3),
+                   sim.Options(policy="ff")]
+        handles[1].add_edge(b, link, 0.0)
+        handles.append(sim.Simulator(handles[-1]))
+        handles[-1].add_job("j", 0, 1, 1, 1.0, 0)
+        if close:
+            for h in reversed(handles):
+                h.close()
+
+
 @unittest.skipUnless(os.path.exists("/proc/self/statm"), "needs /proc/self/statm")
 @unittest.skipIf(support.under_asan(), "ASan's quarantine keeps freed memory resident; "
                  "leaks are covered by ASan and valgrind there")
 class TestNoLeaks(unittest.TestCase):
-    def run_cycles(self, close):
+    def run_cycles(self, close, cycle=one_cycle):
         for i in range(500):  # warm up allocator pools and caches
-            one_cycle(i, close)
+            cycle(i, close)
         gc.collect()
         before = rss_bytes()
         for i in range(CYCLES):
-            one_cycle(i, close)
+            cycle(i, close)
         gc.collect()
         grown = rss_bytes() - before
         self.assertLess(grown, SLACK_BYTES, "RSS grew by %d bytes over %d cycles" % (grown, CYCLES))
@@ -64,6 +83,14 @@ class TestNoLeaks(unittest.TestCase):
 
     def test_finalizers(self):
         self.run_cycles(close=False)
+
+    @support.requires(*POLICY_SYMBOLS)
+    def test_policy_handles_explicit_close(self):
+        self.run_cycles(close=True, cycle=policy_cycle)
+
+    @support.requires(*POLICY_SYMBOLS)
+    def test_policy_handles_finalizers(self):
+        self.run_cycles(close=False, cycle=policy_cycle)
 
     def test_detector_sees_the_smallest_leak(self):
         # The measurement must be able to fail: bare C jobs never freed (no

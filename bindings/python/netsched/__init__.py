@@ -8,6 +8,8 @@ network-aware scheduling policies for GPU clusters.
         p = lwf.place(c, j, kappa=1)
         c.commit(j, p)
 
+The simulator is netsched.sim (sim.Simulator, sim.Options).
+
 Handles (Job, Link, Cluster, Placement, and the policies' Options) free
 their C object on close(), at the end of a `with` block, or when collected.
 Failures raise a NetschedError subclass carrying the library's message.
@@ -22,7 +24,8 @@ from .errors import (ClosedHandleError, InvalidArgumentError, LoopError, Missing
                      NetschedError, NoSpaceError, NotFoundError, OutOfMemoryError,
                      RangeError, SolverError, StateError, Status, UnsupportedError,
                      last_error, strerror)
-from . import adadual, cassini, dally, lwf, titan, vclos  # noqa: E402
+from . import adadual, cassini, dally, lwf, sim, titan, vclos  # noqa: E402
+from .sim import Simulator  # noqa: E402
 
 __version__ = "0.1.0"
 
@@ -32,10 +35,12 @@ missing_symbols = _clib.missing_symbols
 has_symbol = _clib.has
 
 __all__ = [
-    "Cluster", "Collective", "Job", "Link", "Placement", "Tier", "version", "version_number",
+    "Cluster", "Collective", "Job", "Link", "Placement", "Simulator", "Tier", "version",
+    "version_number",
     "NetschedError", "InvalidArgumentError", "OutOfMemoryError", "NotFoundError",
     "NoSpaceError", "StateError", "LoopError", "RangeError", "SolverError",
     "UnsupportedError", "ClosedHandleError", "MissingSymbolError", "Status", "strerror",
-    "last_error", "adadual", "cassini", "dally", "lwf", "titan", "vclos", "library_path",
+    "last_error", "adadual", "cassini", "dally", "lwf", "sim", "titan", "vclos",
+    "library_path",
     "missing_symbols", "has_symbol",
 ]
