@@ -58,6 +58,24 @@ class TestSimulator(unittest.TestCase):
             self.assertAlmostEqual(s.metric(sim.Metric.GPU_UTIL), 30000 / (4 * 25000), places=9)
             self.assertEqual(len(s), 2)
 
+    @support.requires("ns_lwf_place")
+    def test_python_policy_matches_the_preset(self):
+        # A Python callback that calls lwf.place is the "lwf-1" preset's
+        # placement (FIFO, LWF-1, admit all): the runs must agree exactly.
+        calls = []
+
+        def lwf1(cluster, job, out):
+            calls.append(job.name)
+            netsched.lwf.place(cluster, job, 1, out=out)
+        results = []
+        for settings in ({"policy": "lwf-1"}, {"place_fn": lwf1}):
+            with sim.Simulator(**settings) as s:
+                self.assertEqual(s.load_default_workload(), 160)
+                s.run()
+                results.append((s.metrics(), s.results()))
+        self.assertGreaterEqual(len(calls), 160)
+        self.assertEqual(results[0], results[1])
+
     def test_callback_errors_are_reraised(self):
         def broken(cluster, job, out):
             raise KeyError("policy bug")
