@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Compiles and runs every ```c block of README.md that has a main() against
-# the freshly built library, so the README's usage example stays true.
+# Compiles and runs every ```c block of README.md that has a main(), and runs
+# every ```python block, against the freshly built library, so the README's
+# usage examples stay true. (Python blocks are skipped in sanitized builds,
+# where ctypes would need the sanitizer runtimes preloaded.)
 # Usage: tests/readme_snippets.sh [build-output-dir] [sanitize 0|1]
 set -u
 out=${1:-lib}
@@ -10,6 +12,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 awk -v dir="$tmp" '
   /^```c$/ { n++; inblk = 1; file = dir "/snippet" n ".c"; next }
+  /^```python$/ { n++; inblk = 1; file = dir "/snippet" n ".py"; next }
   /^```/ && inblk { inblk = 0; close(file); next }
   inblk { print > file }' README.md
 pass=0 fail=0
@@ -22,6 +25,17 @@ for f in "$tmp"/snippet*.c; do
     pass=$((pass + 1))
   else
     echo "FAILED: README snippet $(basename "$f")"; cat "${f%.c}.out" 2>/dev/null
+    fail=$((fail + 1))
+  fi
+done
+for f in "$tmp"/snippet*.py; do
+  [ -e "$f" ] || continue
+  [ "${2:-0}" = 1 ] && continue
+  if PYTHONPATH=bindings/python NETSCHED_LIBRARY="$(cd "$out" && pwd)/libnetsched.so.0" \
+       python3 "$f" >"${f%.py}.out" 2>&1; then
+    pass=$((pass + 1))
+  else
+    echo "FAILED: README snippet $(basename "$f")"; cat "${f%.py}.out"
     fail=$((fail + 1))
   fi
 done

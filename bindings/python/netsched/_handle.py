@@ -1,0 +1,211 @@
+"""Handle base class and the argument converters every wrapper uses.
+
+Converters run before any C call: a wrong Python type raises TypeError, a
+value the C parameter cannot represent (an int beyond 32 bits, a negative
+uint64, a string with an embedded NUL) raises InvalidArgumentError naming the
+Python method and argument -- ctypes would otherwise truncate it silently.
+Values that fit are passed through unchanged, so the library's own checks
+(NaN, infinity, ranges) and messages apply.
+"""
+
+import enum
+import math
+import numbers
+import operator
+import weakref
+
+from ._clib import address, lib
+from .errors import ClosedHandleError, InvalidArgumentError, error_for, last_error
+
+INT_MIN, INT_MAX = -(1 << 31), (1 << 31) - 1
+U64_MAX = (1 << 64) - 1
+
+
+def _type_name(v):
+    return type(v).__name__
+
+
+def as_int(v, where, arg, lo=INT_MIN, hi=INT_MAX):
+    """A C int (or another integer type with bounds lo..hi)."""
+    if isinstance(v, bool) or not hasattr(v, "__index__"):
+        raise TypeError("%s: %s must be an int (got %s)" % (where, arg, _type_name(v)))
+    v = operator.index(v)
+    if v < lo or v > hi:
+        raise InvalidArgumentError("%s: %s must be in [%d, %d] (got %d)" % (where, arg, lo, hi, v))
+    return v
+
+
+def as_u64(v, where, arg):
+    return as_int(v, where, arg, 0, U64_MAX)
+
+
+def as_size(v, where, arg):
+    return as_int(v, where, arg, 0, U64_MAX)
+
+
+def as_flag(v, where, arg):
+    """A C int used as a boolean: bool, or an int the library validates."""
+    if isinstance(v, bool):
+        return int(v)
+    return as_int(v, where, arg)
+
+
+def as_real(v, where, arg):
+    """A C double. NaN and infinities pass through: the library rejects them."""
+    if isinstance(v, bool) or not isinstance(v, numbers.Real):
+        raise TypeError("%s: %s must be a real number (got %s)" % (where, arg, _type_name(v)))
+    return float(v)
+
+
+def as_str(v, where, arg, allow_none=False):
+    if v is None and allow_none:
+        return None
+    if not isinstance(v, str):
+        raise TypeError("%s: %s must be a str (got %s)" % (where, arg, _type_name(v)))
+    if "\0" in v:
+        raise InvalidArgumentError("%s: %s must not contain NUL characters" % (where, arg))
+    return v.encode("utf-8")
+
+
+def as_enum(v, enum_cls, where, arg):
+    """A member of enum_cls or a plain int (the library rejects unknown
+    values); a member of another enum is a TypeError."""
+    if isinstance(v, enum_cls):
+        return int(v)
+    if isinstance(v, enum.Enum):
+        raise TypeError("%s: %s must be a %s or an int (got %s)"
+                        % (where, arg, enum_cls.__name__, _type_name(v)))
+    return as_int(v, where, arg)
+
+
+def as_handle(obj, cls, where, arg):
+    """The C pointer of a live handle of class `cls`."""
+    if not isinstance(obj, cls):
+        raise TypeError("%s: %s must be a %s (got %s)" % (where, arg, cls.__name__,
+                                                         _type_name(obj)))
+    return obj._ptr
+
+
+def as_opt_handle(obj, cls, where, arg):
+    """As as_handle, None giving a NULL pointer of the right type."""
+    return None if obj is None else as_handle(obj, cls, where, arg)
+
+
+def constructor_error():
+    """The exception for a constructor that returned NULL: the C API gives
+    no status then, only ns_last_error(); allocation failures say so."""
+    msg = last_error()
+    return error_for(-2 if "memory" in msg.lower() else -1, msg or None)
+
+
+def check_nan(value):
+    """For C functions documented to return NAN on error."""
+    if math.isnan(value):
+        raise error_for(-1)
+    return value
+
+
+def _noop():
+    pass
+
+
+def view(cls, ptr):
+    """See Handle._view."""
+    return cls._view(ptr)
+
+
+class Handle:
+    """Owns one C handle: close() frees it once; so does the garbage
+    collector (weakref.finalize) or the end of a `with` block.
+
+    Some C objects borrow others (a link keeps pointers to its jobs, a
+    cluster to its committed jobs, an Affinity graph to jobs and links). The
+    borrower keeps the Python objects alive, and close() on a borrowed handle
+    only detaches it from Python: the C object is freed when its last
+    borrower is closed, releases it, or is collected -- never while a C
+    pointer to it may still be used.
+    """
+
+    _free_fn = None  # name of the ns_*_free function
+
+    def __init__(self, ptr):
+        if not ptr:
+            raise constructor_error()
+        self.__ptr = ptr
+        self._raw = ptr  # valid while the C object lives, even after close()
+        self._borrowers = weakref.WeakSet()
+        self._finalizer = weakref.finalize(self, getattr(lib, self._free_fn), ptr)
+
+    @classmethod
+    def _view(cls, ptr):
+        """A non-owning handle on a C object the library lends for the
+        duration of a callback; close() only detaches it."""
+        obj = cls.__new__(cls)
+        obj.__ptr = ptr
+        obj._raw = ptr
+        obj._borrowers = weakref.WeakSet()
+        obj._finalizer = weakref.finalize(obj, _noop)
+        obj._init_view()
+        return obj
+
+    def _init_view(self):
+        """Hook: per-class state of a view."""
+
+    @property
+    def _ptr(self):
+        if self.__ptr is None:
+            raise ClosedHandleError("%s is closed" % type(self).__name__)
+        return self.__ptr
+
+    @property
+    def _address(self):
+        return address(self._raw)
+
+    @property
+    def closed(self):
+        """True once close() has run."""
+        return self.__ptr is None
+
+    def _borrows(self, other):
+        """Does this handle's C object still point at `other`?"""
+        return self._finalizer.alive
+
+    def _lend_to(self, borrower):
+        self._borrowers.add(borrower)
+
+    def _unlend(self, borrower):
+        """`borrower` no longer points at this handle: free it if it was
+        closed while borrowed and nobody else borrows it."""
+        self._borrowers.discard(borrower)
+        self._free_if_unused()
+
+    def _free_if_unused(self):
+        if self.__ptr is None and not any(b._borrows(self) for b in self._borrowers):
+            self._free_now()
+
+    def _free_now(self):
+        if self._finalizer.alive:
+            self._finalizer()
+            self._release_borrowed()
+
+    def _release_borrowed(self):
+        """Hook: a closing borrower lets go of what it borrowed."""
+
+    def close(self):
+        """Detaches the handle from Python and frees the C object (at once,
+        or when the last borrower lets go of it). Idempotent."""
+        if self.__ptr is None:
+            return
+        self.__ptr = None
+        self._free_if_unused()
+
+    def __enter__(self):
+        self._ptr  # a closed handle cannot be entered
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __repr__(self):
+        return "<%s%s>" % (type(self).__name__, " closed" if self.closed else "")

@@ -1,0 +1,114 @@
+"""AdaDUAL (Wang et al.): all-reduce contention model and communication
+admission (adadual.h). Sizes in bytes, times in ms."""
+
+import collections
+import ctypes
+import enum
+from ctypes import c_double, c_int, c_uint64
+
+from ._clib import lib
+from ._handle import as_enum, as_int, as_real, as_u64, check_nan
+from .core import Collective
+from .errors import InvalidArgumentError, check
+
+class AllreduceAlgo(enum.IntEnum):
+    """ns_allreduce_algo: the four rows of Table I."""
+    BINARY_TREE = 0
+    RECURSIVE_DOUBLING = 1
+    HALVING_DOUBLING = 2
+    RING = 3
+
+
+Fit = collections.namedtuple("Fit", "a_ms b_ms_per_byte eta_ms_per_byte rms_residual_ms")
+Fit.__doc__ = "Least-squares fit of T = a + k*b*M + (k-1)*eta*M and its RMS residual."
+
+
+def comm_time_ms(a_ms, b_ms_per_byte, eta_ms_per_byte, k, nbytes):
+    """Eq. 5: time of an all-reduce of `nbytes` under k-way contention,
+    a + k*b*M + (k-1)*eta*M."""
+    w = "adadual.comm_time_ms"
+    return check_nan(lib.ns_comm_time_ms(as_real(a_ms, w, "a_ms"),
+                                         as_real(b_ms_per_byte, w, "b_ms_per_byte"),
+                                         as_real(eta_ms_per_byte, w, "eta_ms_per_byte"),
+                                         as_int(k, w, "k"), as_u64(nbytes, w, "bytes")))
+
+
+def _array(ctype, values, conv, where, arg):
+    try:
+        vals = [conv(v, where, arg) for v in values]
+    except TypeError:
+        if not hasattr(values, "__iter__"):
+            raise TypeError("%s: %s must be a sequence (got %s)"
+                            % (where, arg, type(values).__name__))
+        raise
+    return (ctype * max(len(vals), 1))(*vals), len(vals)
+
+
+def decide(b_ms_per_byte, eta_ms_per_byte, new_bytes, tasks_per_server, remaining_bytes=None):
+    """Algorithm 2: True to start the new all-reduce now, False to wait.
+
+    tasks_per_server[i] is the number of running communication tasks on the
+    i-th server the new task uses; remaining_bytes[i] the remaining size of
+    the one task there (read only where tasks_per_server[i] == 1; None when
+    no server has exactly one task)."""
+    w = "adadual.decide"
+    b = as_real(b_ms_per_byte, w, "b_ms_per_byte")
+    eta = as_real(eta_ms_per_byte, w, "eta_ms_per_byte")
+    m = as_u64(new_bytes, w, "new_bytes")
+    tasks, n = _array(c_int, tasks_per_server, as_int, w, "tasks_per_server")
+    if remaining_bytes is None:
+        rem, n2 = None, n
+    else:
+        rem, n2 = _array(c_uint64, remaining_bytes, as_u64, w, "remaining_bytes")
+    if n != n2:
+        raise InvalidArgumentError("%s: tasks_per_server and remaining_bytes must have the same "
+                                   "length (got %d and %d)" % (w, n, n2))
+    start = c_int(-1)
+    check(lib.ns_adadual_decide(b, eta, m, tasks, rem, n, ctypes.byref(start)))
+    return bool(start.value)
+
+
+def threshold(b_ms_per_byte, eta_ms_per_byte):
+    """Theorem 2's threshold b / (2(b+eta)) on M_new / M_old."""
+    w = "adadual.threshold"
+    return check_nan(lib.ns_adadual_threshold(as_real(b_ms_per_byte, w, "b_ms_per_byte"),
+                                              as_real(eta_ms_per_byte, w, "eta_ms_per_byte")))
+
+
+def _cost(fn, w, algo, nodes, alpha_ms, beta_ms_per_byte, gamma_ms_per_byte):
+    a, b = c_double(), c_double()
+    check(fn(algo, as_int(nodes, w, "nodes"), as_real(alpha_ms, w, "alpha_ms"),
+             as_real(beta_ms_per_byte, w, "beta_ms_per_byte"),
+             as_real(gamma_ms_per_byte, w, "gamma_ms_per_byte"),
+             ctypes.byref(a), ctypes.byref(b)))
+    return (a.value, b.value)
+
+
+def allreduce_cost(collective, nodes, alpha_ms, beta_ms_per_byte, gamma_ms_per_byte):
+    """Table I: (a_ms, b_ms_per_byte) of T = a + b*M for `collective` on
+    `nodes` nodes (ALL_TO_ALL is not an all-reduce: UnsupportedError)."""
+    w = "adadual.allreduce_cost"
+    return _cost(lib.ns_allreduce_cost, w, as_enum(collective, Collective, w, "collective"),
+                 nodes, alpha_ms, beta_ms_per_byte, gamma_ms_per_byte)
+
+
+def allreduce_algo_cost(algo, nodes, alpha_ms, beta_ms_per_byte, gamma_ms_per_byte):
+    """Table I by row (AllreduceAlgo, which includes recursive doubling)."""
+    w = "adadual.allreduce_algo_cost"
+    return _cost(lib.ns_allreduce_algo_cost, w, as_enum(algo, AllreduceAlgo, w, "algo"),
+                 nodes, alpha_ms, beta_ms_per_byte, gamma_ms_per_byte)
+
+
+def contention_fit(k, nbytes, time_ms):
+    """Fit (a, b, eta) from measured samples: k[i]-way contention, message
+    nbytes[i], measured time_ms[i]. Returns a Fit."""
+    w = "adadual.contention_fit"
+    ks, n = _array(c_int, k, as_int, w, "k")
+    bs, n2 = _array(c_uint64, nbytes, as_u64, w, "bytes")
+    ts, n3 = _array(c_double, time_ms, as_real, w, "time_ms")
+    if not n == n2 == n3:
+        raise InvalidArgumentError("%s: k, bytes and time_ms must have the same length "
+                                   "(got %d, %d, %d)" % (w, n, n2, n3))
+    out = [c_double() for _ in range(4)]
+    check(lib.ns_contention_fit(ks, bs, ts, n, *[ctypes.byref(o) for o in out]))
+    return Fit(*(o.value for o in out))

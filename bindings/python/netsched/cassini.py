@@ -1,0 +1,209 @@
+"""CASSINI (NSDI'24): link compatibility score, Affinity-graph time-shifts,
+candidate ranking (cassini.h).
+
+    with Job("a", 2, iteration_ms=100, phases=[(50, 100), (50, 0)]) as a, \\
+         Job("b", 2, iteration_ms=100, phases=[(50, 100), (50, 0)]) as b, \\
+         Link("l0", 100, [a, b]) as link:
+        s, shifts = cassini.score(link)     # 1.0, [0.0, 50.0]
+"""
+
+import collections
+import ctypes
+from ctypes import c_double, c_size_t
+
+from ._clib import CANDIDATE, lib
+from ._handle import Handle, as_handle, as_int, as_real, check_nan
+from .core import Job, Link
+from .errors import check
+
+Score = collections.namedtuple("Score", "score shifts_ms")
+Score.__doc__ = """Table 1 optimum for one link: score in [0, 1] and the
+time-shift t_j^l (ms, Eq. 5) of each job in the order added to the link."""
+
+Ranking = collections.namedtuple("Ranking", "best scores")
+Ranking.__doc__ = """Algorithm 2: index of the best candidate and every
+candidate's score (NaN for a candidate whose Affinity graph has a loop)."""
+
+
+class Options(Handle):
+    """Solver options (paper defaults: 5 degree angle step, 1 ms time
+    quantum, 1 thread)."""
+
+    _free_fn = "ns_cassini_opts_free"
+
+    def __init__(self, angle_step_deg=None, time_quantum_ms=None, threads=None):
+        super().__init__(lib.ns_cassini_opts_new())
+        try:
+            if angle_step_deg is not None:
+                self.set_angle_step_deg(angle_step_deg)
+            if time_quantum_ms is not None:
+                self.set_time_quantum_ms(time_quantum_ms)
+            if threads is not None:
+                self.set_threads(threads)
+        except BaseException:
+            self.close()
+            raise
+
+    def set_angle_step_deg(self, deg):
+        d = as_real(deg, "cassini.Options.set_angle_step_deg", "deg")
+        check(lib.ns_cassini_opts_set_angle_step_deg(self._ptr, d))
+
+    def set_time_quantum_ms(self, ms):
+        m = as_real(ms, "cassini.Options.set_time_quantum_ms", "ms")
+        check(lib.ns_cassini_opts_set_time_quantum_ms(self._ptr, m))
+
+    def set_threads(self, threads):
+        t = as_int(threads, "cassini.Options.set_threads", "threads")
+        check(lib.ns_cassini_opts_set_threads(self._ptr, t))
+
+    @property
+    def angle_step_deg(self):
+        return check_nan(lib.ns_cassini_opts_angle_step_deg(self._ptr))
+
+    @property
+    def time_quantum_ms(self):
+        return check_nan(lib.ns_cassini_opts_time_quantum_ms(self._ptr))
+
+    @property
+    def threads(self):
+        return check(lib.ns_cassini_opts_threads(self._ptr))
+
+
+def score(link, opts=None):
+    """Compatibility score of the jobs on `link` and their time-shifts."""
+    lp = as_handle(link, Link, "cassini.score", "link")
+    if opts is None:
+        with Options() as defaults:
+            return score(link, defaults)
+    op = as_handle(opts, Options, "cassini.score", "opts")
+    n = len(link)
+    s = c_double()
+    shifts = (c_double * max(n, 1))()
+    check(lib.ns_cassini_score(lp, op, ctypes.byref(s), shifts, n))
+    return Score(s.value, list(shifts[:n]))
+
+
+def score_at(link, shifts_ms, opts=None):
+    """Eq. 2 in continuous time when the i-th job of the link is delayed by
+    shifts_ms[i] (e.g. to check shifts from Affinity.solve on a link)."""
+    w = "cassini.score_at"
+    lp = as_handle(link, Link, w, "link")
+    if opts is None:
+        with Options() as defaults:
+            return score_at(link, shifts_ms, defaults)
+    op = as_handle(opts, Options, w, "opts")
+    try:
+        shifts = [as_real(s, w, "shifts_ms") for s in shifts_ms]
+    except TypeError:
+        if not hasattr(shifts_ms, "__iter__"):
+            raise TypeError("%s: shifts_ms must be a sequence of numbers" % w)
+        raise
+    arr = (c_double * max(len(shifts), 1))(*shifts)
+    s = c_double()
+    check(lib.ns_cassini_score_at(lp, op, arr, len(shifts), ctypes.byref(s)))
+    return s.value
+
+
+def perimeter(link, opts=None):
+    """(perimeter_ms, quantum_ms): the unified circle of the link's jobs and
+    the time quantum actually used after coarsening."""
+    w = "cassini.perimeter"
+    lp = as_handle(link, Link, w, "link")
+    if opts is None:
+        with Options() as defaults:
+            return perimeter(link, defaults)
+    op = as_handle(opts, Options, w, "opts")
+    p, q = c_double(), c_double()
+    check(lib.ns_cassini_link_perimeter(lp, op, ctypes.byref(p), ctypes.byref(q)))
+    return (p.value, q.value)
+
+
+class _Borrower(Handle):
+    """A handle whose C object keeps pointers to jobs and links."""
+
+    def _keep(self, *objs):
+        self._refs.extend(objs)
+        for o in objs:
+            o._lend_to(self)
+
+    def _release_borrowed(self):
+        refs, self._refs = self._refs, []
+        for o in refs:
+            o._unlend(self)
+
+
+class Affinity(_Borrower):
+    """The bipartite Affinity graph of jobs and shared links (Section 4.1)."""
+
+    _free_fn = "ns_affinity_free"
+
+    def __init__(self):
+        super().__init__(lib.ns_affinity_new())
+        self._refs = []
+
+    def add_edge(self, job, link, shift_ms):
+        """Edge (job, link) of weight w = t_j^l."""
+        w = "cassini.Affinity.add_edge"
+        jp, lp = as_handle(job, Job, w, "job"), as_handle(link, Link, w, "link")
+        check(lib.ns_affinity_add_edge(self._ptr, jp, lp, as_real(shift_ms, w, "shift_ms")))
+        self._keep(job, link)
+
+    def has_loop(self):
+        return bool(check(lib.ns_affinity_has_loop(self._ptr)))
+
+    def solve(self):
+        """Algorithm 1: unique per-job shifts (LoopError on a cycle)."""
+        check(lib.ns_affinity_solve(self._ptr))
+
+    def shift_ms(self, job):
+        out = c_double()
+        jp = as_handle(job, Job, "cassini.Affinity.shift_ms", "job")
+        check(lib.ns_affinity_shift_ms(self._ptr, jp, ctypes.byref(out)))
+        return out.value
+
+
+class Candidate(_Borrower):
+    """One candidate placement: the (job, link) pairs it would create."""
+
+    _free_fn = "ns_candidate_free"
+
+    def __init__(self, pairs=()):
+        super().__init__(lib.ns_candidate_new())
+        self._refs = []
+        try:
+            for job, link in pairs:
+                self.add(job, link)
+        except BaseException:
+            self.close()
+            raise
+
+    def add(self, job, link):
+        w = "cassini.Candidate.add"
+        jp, lp = as_handle(job, Job, w, "job"), as_handle(link, Link, w, "link")
+        check(lib.ns_candidate_add(self._ptr, jp, lp))
+        self._keep(job, link)
+
+    def shift_ms(self, job):
+        """The job's time-shift in this candidate, once rank() picked it."""
+        out = c_double()
+        jp = as_handle(job, Job, "cassini.Candidate.shift_ms", "job")
+        check(lib.ns_candidate_shift_ms(self._ptr, jp, ctypes.byref(out)))
+        return out.value
+
+
+def rank(candidates, opts=None):
+    """Algorithm 2 over a sequence of Candidate: Ranking(best, scores)."""
+    cands = list(candidates) if not isinstance(candidates, Candidate) else None
+    if cands is None:
+        raise TypeError("cassini.rank: candidates must be a sequence of Candidate")
+    ptrs = (CANDIDATE * max(len(cands), 1))()
+    for i, c in enumerate(cands):
+        ptrs[i] = as_handle(c, Candidate, "cassini.rank", "candidates[%d]" % i)
+    if opts is None:
+        with Options() as defaults:
+            return rank(cands, defaults)
+    op = as_handle(opts, Options, "cassini.rank", "opts")
+    best = c_size_t()
+    scores = (c_double * max(len(cands), 1))()
+    check(lib.ns_cassini_rank(ptrs, len(cands), op, ctypes.byref(best), scores))
+    return Ranking(best.value, list(scores[:len(cands)]))

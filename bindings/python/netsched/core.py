@@ -1,0 +1,585 @@
+"""Core handles: Job, Link, Cluster, Placement; version; enums (core.h)."""
+
+import ctypes
+import enum
+from ctypes import c_double, c_int, c_uint64
+
+from ._clib import address, lib
+from ._handle import (Handle, as_enum, as_flag, as_handle, as_int, as_real, as_size,
+                      as_str, as_u64, check_nan)
+from .errors import NetschedError, check
+
+
+class Collective(enum.IntEnum):
+    """ns_collective: a job's all-reduce / exchange algorithm."""
+    RING = 0
+    HALVING_DOUBLING = 1
+    TREE = 2
+    ALL_TO_ALL = 3
+
+
+class Tier(enum.IntEnum):
+    """ns_tier: locality of a placement."""
+    MACHINE = 0
+    RACK = 1
+    NETWORK = 2
+
+
+def version():
+    """Version string of the loaded library, e.g. "0.1.0"."""
+    return lib.ns_version().decode()
+
+
+def version_number():
+    """MAJOR*10000 + MINOR*100 + PATCH of the loaded library."""
+    return lib.ns_version_number()
+
+
+def _enum_or_int(enum_cls, v):
+    try:
+        return enum_cls(v)
+    except ValueError:
+        return v
+
+
+# ---------------------------------------------------------------- jobs
+
+
+class Job(Handle):
+    """A training job asking for `gpus` GPUs (ns_job).
+
+    Keyword arguments set the optional fields in one go::
+
+        Job("vgg16", 4, iteration_ms=255, phases=[(141, 0), (114, 50)],
+            compute_ms=(35.8, 53.7), model_bytes=526_400_000,
+            collective=Collective.RING, iterations=(1000, 0), gpu_memory_mb=8000)
+    """
+
+    _free_fn = "ns_job_free"
+
+    def __init__(self, name, gpus, *, iteration_ms=None, phases=None, compute_ms=None,
+                 model_bytes=None, collective=None, iterations=None, gpu_memory_mb=None):
+        cname = as_str(name, "Job", "name")
+        cgpus = as_int(gpus, "Job", "gpus")
+        super().__init__(lib.ns_job_new(cname, cgpus))
+        try:
+            if iteration_ms is not None:
+                self.iteration_ms = iteration_ms
+            if phases is not None:
+                self.phases = phases
+            if compute_ms is not None:
+                self.compute_ms = compute_ms
+            if model_bytes is not None:
+                self.model_bytes = model_bytes
+            if collective is not None:
+                self.collective = collective
+            if iterations is not None:
+                self.iterations = iterations
+            if gpu_memory_mb is not None:
+                self.gpu_memory_mb = gpu_memory_mb
+        except BaseException:
+            self.close()
+            raise
+
+    def __repr__(self):
+        if self.closed:
+            return "<Job closed>"
+        return "<Job %r gpus=%d>" % (self.name, self.gpus)
+
+    @property
+    def name(self):
+        return lib.ns_job_name(self._ptr).decode("utf-8", "replace")
+
+    @property
+    def gpus(self):
+        return check(lib.ns_job_gpus(self._ptr))
+
+    @property
+    def iteration_ms(self):
+        """Iteration time in ms (0.0 while unset)."""
+        return check_nan(lib.ns_job_iteration_ms(self._ptr))
+
+    @iteration_ms.setter
+    def iteration_ms(self, ms):
+        check(lib.ns_job_set_iteration_ms(self._ptr, as_real(ms, "Job.iteration_ms", "ms")))
+
+    def add_phase(self, duration_ms, gbps):
+        """Appends a communication phase (phases tile one iteration from t=0)."""
+        d = as_real(duration_ms, "Job.add_phase", "duration_ms")
+        g = as_real(gbps, "Job.add_phase", "gbps")
+        check(lib.ns_job_add_phase(self._ptr, d, g))
+
+    def clear_phases(self):
+        check(lib.ns_job_clear_phases(self._ptr))
+
+    def phase(self, i):
+        """The i-th phase as (duration_ms, gbps)."""
+        d, g = c_double(), c_double()
+        check(lib.ns_job_phase(self._ptr, as_size(i, "Job.phase", "i"),
+                               ctypes.byref(d), ctypes.byref(g)))
+        return (d.value, g.value)
+
+    @property
+    def phase_count(self):
+        return lib.ns_job_phase_count(self._ptr)
+
+    @property
+    def phases(self):
+        """List of (duration_ms, gbps). Assigning replaces them all, or none
+        if one is rejected."""
+        return [self.phase(i) for i in range(self.phase_count)]
+
+    @phases.setter
+    def phases(self, phases):
+        try:
+            new = [tuple(p) for p in phases]
+        except TypeError:
+            raise TypeError("Job.phases: must be an iterable of (duration_ms, gbps) pairs")
+        for p in new:
+            if len(p) != 2:
+                raise TypeError("Job.phases: each phase must be a (duration_ms, gbps) pair")
+            as_real(p[0], "Job.phases", "duration_ms")
+            as_real(p[1], "Job.phases", "gbps")
+        old = self.phases
+        self.clear_phases()
+        try:
+            for d, g in new:
+                self.add_phase(d, g)
+        except NetschedError:
+            self.clear_phases()
+            for d, g in old:
+                lib.ns_job_add_phase(self._ptr, d, g)
+            raise
+
+    @property
+    def compute_ms(self):
+        """(forward_ms, backward_ms) of one iteration."""
+        f, b = c_double(), c_double()
+        check(lib.ns_job_compute_ms(self._ptr, ctypes.byref(f), ctypes.byref(b)))
+        return (f.value, b.value)
+
+    @compute_ms.setter
+    def compute_ms(self, fb):
+        self.set_compute_ms(*fb)
+
+    def set_compute_ms(self, forward_ms, backward_ms):
+        f = as_real(forward_ms, "Job.set_compute_ms", "forward_ms")
+        b = as_real(backward_ms, "Job.set_compute_ms", "backward_ms")
+        check(lib.ns_job_set_compute_ms(self._ptr, f, b))
+
+    @property
+    def model_bytes(self):
+        return lib.ns_job_model_bytes(self._ptr)
+
+    @model_bytes.setter
+    def model_bytes(self, n):
+        check(lib.ns_job_set_model_bytes(self._ptr, as_u64(n, "Job.model_bytes", "bytes")))
+
+    @property
+    def collective(self):
+        return _enum_or_int(Collective, check(lib.ns_job_collective(self._ptr)))
+
+    @collective.setter
+    def collective(self, c):
+        check(lib.ns_job_set_collective(self._ptr, as_enum(c, Collective, "Job.collective", "c")))
+
+    @property
+    def iterations(self):
+        """(total, completed)."""
+        t, d = c_uint64(), c_uint64()
+        check(lib.ns_job_iterations(self._ptr, ctypes.byref(t), ctypes.byref(d)))
+        return (t.value, d.value)
+
+    @iterations.setter
+    def iterations(self, tc):
+        self.set_iterations(*tc)
+
+    def set_iterations(self, total, completed=0):
+        t = as_u64(total, "Job.set_iterations", "total")
+        d = as_u64(completed, "Job.set_iterations", "completed")
+        check(lib.ns_job_set_iterations(self._ptr, t, d))
+
+    @property
+    def gpu_memory_mb(self):
+        return check_nan(lib.ns_job_gpu_memory_mb(self._ptr))
+
+    @gpu_memory_mb.setter
+    def gpu_memory_mb(self, mb):
+        check(lib.ns_job_set_gpu_memory_mb(self._ptr, as_real(mb, "Job.gpu_memory_mb", "mb")))
+
+
+# ---------------------------------------------------------------- links
+
+
+class Link(Handle):
+    """A standalone link of `capacity_gbps` and the jobs that traverse it.
+
+    The link borrows its jobs (as in C): they stay open while it is."""
+
+    _free_fn = "ns_link_free"
+
+    def __init__(self, name, capacity_gbps, jobs=()):
+        cname = as_str(name, "Link", "name", allow_none=True)
+        cap = as_real(capacity_gbps, "Link", "capacity_gbps")
+        super().__init__(lib.ns_link_new(cname, cap))
+        self._jobs = []
+        try:
+            for j in jobs:
+                self.add_job(j)
+        except BaseException:
+            self.close()
+            raise
+
+    def _init_view(self):
+        self._jobs = []
+
+    def __repr__(self):
+        if self.closed:
+            return "<Link closed>"
+        return "<Link %r %g Gbps, %d jobs>" % (self.name, self.capacity_gbps, len(self))
+
+    @property
+    def name(self):
+        return lib.ns_link_name(self._ptr).decode("utf-8", "replace")
+
+    @property
+    def capacity_gbps(self):
+        return check_nan(lib.ns_link_capacity_gbps(self._ptr))
+
+    def add_job(self, job):
+        """Adds a job that traverses the link (the same job twice is an error)."""
+        jp = as_handle(job, Job, "Link.add_job", "job")
+        check(lib.ns_link_add_job(self._ptr, jp))
+        self._jobs.append(job)
+        job._lend_to(self)
+
+    def _release_borrowed(self):
+        jobs, self._jobs = self._jobs, []
+        for j in jobs:
+            j._unlend(self)
+
+    def __len__(self):
+        return lib.ns_link_job_count(self._ptr)
+
+    def job(self, i):
+        """The i-th job added (IndexError if out of range)."""
+        p = lib.ns_link_job(self._ptr, as_size(i, "Link.job", "i"))
+        if not p:
+            raise IndexError("Link.job: i (%d) out of range (%d jobs)" % (i, len(self)))
+        a = address(p)
+        for j in self._jobs:
+            if j._address == a:
+                return j
+        raise NetschedError("Link.job: the library returned a job these bindings do not know")
+
+    @property
+    def jobs(self):
+        return [self.job(i) for i in range(len(self))]
+
+
+# ---------------------------------------------------------------- placements
+
+
+class Placement(Handle):
+    """A decision: GPU ids and, for vClos, reserved leaf-spine links and the
+    virtual leaf/spine counts. Policy functions return a new one (or fill
+    the one passed as `out`)."""
+
+    _free_fn = "ns_placement_free"
+
+    def __init__(self, gpus=(), cluster=None):
+        super().__init__(lib.ns_placement_new())
+        try:
+            if cluster is not None:
+                self.bind(cluster)
+            for g in gpus:
+                self.add_gpu(g)
+        except BaseException:
+            self.close()
+            raise
+
+    def __repr__(self):
+        if self.closed:
+            return "<Placement closed>"
+        return "<Placement gpus=%r>" % (self.gpus,)
+
+    def add_gpu(self, gpu):
+        check(lib.ns_placement_add_gpu(self._ptr, as_int(gpu, "Placement.add_gpu", "gpu")))
+
+    def clear(self):
+        """Removes GPUs, links and virtual counts; keeps the binding."""
+        lib.ns_placement_clear(self._ptr)
+
+    def bind(self, cluster):
+        """Binds the placement to a cluster's geometry (for server_count/tier)."""
+        cp = as_handle(cluster, Cluster, "Placement.bind", "cluster")
+        check(lib.ns_placement_bind(self._ptr, cp))
+
+    def __len__(self):
+        return lib.ns_placement_gpu_count(self._ptr)
+
+    def gpu(self, i):
+        return check(lib.ns_placement_gpu(self._ptr, as_size(i, "Placement.gpu", "i")))
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return self.gpus[i]
+        i = as_int(i, "Placement[]", "i", -(1 << 63), (1 << 63) - 1)
+        n = len(self)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError("Placement index out of range")
+        return self.gpu(i)
+
+    def __iter__(self):
+        return iter(self.gpus)
+
+    @property
+    def gpus(self):
+        return [self.gpu(i) for i in range(len(self))]
+
+    @property
+    def server_count(self):
+        """Distinct servers used (StateError if never bound)."""
+        return check(lib.ns_placement_server_count(self._ptr))
+
+    @property
+    def tier(self):
+        return Tier(check(lib.ns_placement_tier(self._ptr)))
+
+    # vClos extras (vclos.h, implemented in the core)
+    @property
+    def virtual_leaves(self):
+        return check(lib.ns_placement_virtual_leaves(self._ptr))
+
+    @property
+    def virtual_spines(self):
+        return check(lib.ns_placement_virtual_spines(self._ptr))
+
+    @property
+    def link_count(self):
+        return check(lib.ns_placement_link_count(self._ptr))
+
+    def link(self, i):
+        """The i-th reserved link as (leaf, spine)."""
+        leaf, spine = c_int(), c_int()
+        check(lib.ns_placement_link(self._ptr, as_size(i, "Placement.link", "i"),
+                                    ctypes.byref(leaf), ctypes.byref(spine)))
+        return (leaf.value, spine.value)
+
+    @property
+    def links(self):
+        return [self.link(i) for i in range(self.link_count)]
+
+
+def _out_placement(out, where):
+    """(placement to fill, whether we created it)."""
+    if out is None:
+        return Placement(), True
+    as_handle(out, Placement, where, "out")
+    return out, False
+
+
+def fill_placement(where, out, call):
+    """Runs call(placement_ptr) -> status; returns the placement, closing
+    one we created if the call fails."""
+    p, created = _out_placement(out, where)
+    try:
+        check(call(p._ptr))
+    except BaseException:
+        if created:
+            p.close()
+        raise
+    return p
+
+
+# ---------------------------------------------------------------- cluster
+
+
+def _int_array(values, where, arg):
+    try:
+        vals = [as_int(v, where, arg) for v in values]
+    except TypeError:
+        if not hasattr(values, "__iter__"):
+            raise TypeError("%s: %s must be an iterable of ints (got %s)"
+                            % (where, arg, type(values).__name__))
+        raise
+    return (c_int * len(vals))(*vals), len(vals)
+
+
+class Cluster(Handle):
+    """A two-tier leaf-spine GPU cluster (ns_cluster). Create it with
+    Cluster.leaf_spine(). Committed jobs stay open until released."""
+
+    _free_fn = "ns_cluster_free"
+    _token = object()
+
+    def __init__(self, _ptr=None, _token=None):
+        if _token is not Cluster._token:
+            raise TypeError("use Cluster.leaf_spine(...) to create a cluster")
+        super().__init__(_ptr)
+        self._committed = {}
+
+    @classmethod
+    def leaf_spine(cls, leaves, spines, servers_per_leaf, gpus_per_server, links_per_pair,
+                   link_gbps):
+        """`leaves` leaf switches of `servers_per_leaf` servers with
+        `gpus_per_server` GPUs (one `link_gbps` NIC port each); every leaf
+        links to each of `spines` spines by `links_per_pair` links."""
+        w = "Cluster.leaf_spine"
+        args = (as_int(leaves, w, "leaves"), as_int(spines, w, "spines"),
+                as_int(servers_per_leaf, w, "servers_per_leaf"),
+                as_int(gpus_per_server, w, "gpus_per_server"),
+                as_int(links_per_pair, w, "links_per_pair"), as_real(link_gbps, w, "link_gbps"))
+        return cls(lib.ns_cluster_new_leaf_spine(*args), cls._token)
+
+    def __repr__(self):
+        if self.closed:
+            return "<Cluster closed>"
+        return "<Cluster %d leaves x %d servers x %d GPUs, %d spines>" % (
+            self.leaf_count, self.servers_per_leaf, self.gpus_per_server, self.spine_count)
+
+    def _init_view(self):
+        self._committed = {}
+
+    def _borrows(self, job):
+        return self._finalizer.alive and job._address in self._committed
+
+    def _release_borrowed(self):
+        jobs, self._committed = list(self._committed.values()), {}
+        for j in jobs:
+            j._unlend(self)
+
+    def _i(self, fn, *args):
+        return check(getattr(lib, fn)(self._ptr, *args))
+
+    # geometry
+    gpu_count = property(lambda self: self._i("ns_cluster_gpu_count"))
+    server_count = property(lambda self: self._i("ns_cluster_server_count"))
+    leaf_count = property(lambda self: self._i("ns_cluster_leaf_count"))
+    spine_count = property(lambda self: self._i("ns_cluster_spine_count"))
+    servers_per_leaf = property(lambda self: self._i("ns_cluster_servers_per_leaf"))
+    gpus_per_server = property(lambda self: self._i("ns_cluster_gpus_per_server"))
+    links_per_pair = property(lambda self: self._i("ns_cluster_links_per_pair"))
+    ocs_count = property(lambda self: self._i("ns_cluster_ocs_count"))
+    free_gpu_count = property(lambda self: self._i("ns_cluster_free_gpu_count"))
+    job_count = property(lambda self: self._i("ns_cluster_job_count"))
+
+    @property
+    def link_gbps(self):
+        return check_nan(lib.ns_cluster_link_gbps(self._ptr))
+
+    def enable_ocs(self, ocs_count):
+        """Adds an OCS layer of `ocs_count` switches between leaves and spines."""
+        self._i("ns_cluster_enable_ocs", as_int(ocs_count, "Cluster.enable_ocs", "ocs_count"))
+
+    @property
+    def gpu_memory_mb(self):
+        return check_nan(lib.ns_cluster_gpu_memory_mb(self._ptr))
+
+    @gpu_memory_mb.setter
+    def gpu_memory_mb(self, mb):
+        self._i("ns_cluster_set_gpu_memory_mb", as_real(mb, "Cluster.gpu_memory_mb", "mb"))
+
+    @property
+    def gpu_sharing(self):
+        return bool(self._i("ns_cluster_gpu_sharing"))
+
+    @gpu_sharing.setter
+    def gpu_sharing(self, shared):
+        self._i("ns_cluster_set_gpu_sharing", as_flag(shared, "Cluster.gpu_sharing", "shared"))
+
+    # per-object queries
+    def server_of_gpu(self, gpu):
+        return self._i("ns_cluster_server_of_gpu", as_int(gpu, "Cluster.server_of_gpu", "gpu"))
+
+    def leaf_of_server(self, server):
+        return self._i("ns_cluster_leaf_of_server",
+                       as_int(server, "Cluster.leaf_of_server", "server"))
+
+    def free_gpus_on_server(self, server):
+        return self._i("ns_cluster_free_gpus_on_server",
+                       as_int(server, "Cluster.free_gpus_on_server", "server"))
+
+    def free_gpus_on_leaf(self, leaf):
+        return self._i("ns_cluster_free_gpus_on_leaf",
+                       as_int(leaf, "Cluster.free_gpus_on_leaf", "leaf"))
+
+    def idle_servers_on_leaf(self, leaf):
+        return self._i("ns_cluster_idle_servers_on_leaf",
+                       as_int(leaf, "Cluster.idle_servers_on_leaf", "leaf"))
+
+    def gpu_is_free(self, gpu):
+        return bool(self._i("ns_cluster_gpu_is_free", as_int(gpu, "Cluster.gpu_is_free", "gpu")))
+
+    def gpu_job_count(self, gpu):
+        return self._i("ns_cluster_gpu_job_count", as_int(gpu, "Cluster.gpu_job_count", "gpu"))
+
+    def gpu_free_memory_mb(self, gpu):
+        g = as_int(gpu, "Cluster.gpu_free_memory_mb", "gpu")
+        return check_nan(lib.ns_cluster_gpu_free_memory_mb(self._ptr, g))
+
+    def free_links_between(self, leaf, spine):
+        w = "Cluster.free_links_between"
+        return self._i("ns_cluster_free_links_between", as_int(leaf, w, "leaf"),
+                       as_int(spine, w, "spine"))
+
+    def link_is_reserved(self, leaf, spine, k):
+        w = "Cluster.link_is_reserved"
+        return bool(self._i("ns_cluster_link_is_reserved", as_int(leaf, w, "leaf"),
+                            as_int(spine, w, "spine"), as_int(k, w, "k")))
+
+    # background load and LWF workload
+    def occupy(self, gpus):
+        """Marks GPUs busy with load the library does not schedule (all or nothing)."""
+        arr, n = _int_array(gpus, "Cluster.occupy", "gpus")
+        self._i("ns_cluster_occupy", arr, n)
+
+    def vacate(self, gpus):
+        """Undoes occupy() for these GPUs (all or nothing)."""
+        arr, n = _int_array(gpus, "Cluster.vacate", "gpus")
+        self._i("ns_cluster_vacate", arr, n)
+
+    def set_gpu_workload_ms(self, gpu, ms):
+        """Remaining LWF workload L_g of one GPU (lwf.h)."""
+        w = "Cluster.set_gpu_workload_ms"
+        self._i("ns_cluster_set_gpu_workload_ms", as_int(gpu, w, "gpu"), as_real(ms, w, "ms"))
+
+    def gpu_workload_ms(self, gpu):
+        g = as_int(gpu, "Cluster.gpu_workload_ms", "gpu")
+        return check_nan(lib.ns_cluster_gpu_workload_ms(self._ptr, g))
+
+    # commit / release
+    def commit(self, job, placement):
+        """Applies a placement: the job holds its GPUs (and links) until release()."""
+        jp = as_handle(job, Job, "Cluster.commit", "job")
+        pp = as_handle(placement, Placement, "Cluster.commit", "placement")
+        self._i("ns_cluster_commit", jp, pp)
+        self._committed[job._address] = job
+        job._lend_to(self)
+
+    def release(self, job):
+        """Undoes the job's commit (NotFoundError if it is not committed)."""
+        if isinstance(job, Job) and self._committed.get(job._address) is job:
+            jp = job._raw  # may be closed already: its C object lives until released
+        else:
+            jp = as_handle(job, Job, "Cluster.release", "job")
+        self._i("ns_cluster_release", jp)
+        if self._committed.pop(job._address, None) is not None:
+            job._unlend(self)
+
+    def is_committed(self, job):
+        return bool(self._i("ns_cluster_is_committed",
+                            as_handle(job, Job, "Cluster.is_committed", "job")))
+
+    def job_placement(self, job, out=None):
+        """Copy of the placement a committed job holds."""
+        jp = as_handle(job, Job, "Cluster.job_placement", "job")
+        return fill_placement("Cluster.job_placement", out,
+                              lambda pp: lib.ns_cluster_job_placement(self._ptr, jp, pp))
+
+    @property
+    def committed_jobs(self):
+        """The Job objects committed through these bindings."""
+        return list(self._committed.values())

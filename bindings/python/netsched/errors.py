@@ -1,0 +1,137 @@
+"""Exceptions: one class per ns_status, all deriving from NetschedError.
+
+A failed C call raises the class of its status with the library's own
+message (``ns_last_error()``, read on the same thread right after the call),
+e.g. ``InvalidArgumentError("ns_job_new: gpus must be in [1, 1048576] (got 0)")``.
+Arguments the bindings refuse before calling C (a value that does not fit the
+C type, a closed handle) raise the same classes with a message naming the
+Python method and argument. Wrong Python types raise plain ``TypeError``.
+(pygit2's ``errors.py`` is the model.)
+"""
+
+import enum
+
+from ._clib import MissingSymbolError, lib
+
+
+class Status(enum.IntEnum):
+    """ns_status values (part of the ABI; never change)."""
+    OK = 0
+    EINVAL = -1
+    ENOMEM = -2
+    ENOTFOUND = -3
+    ENOSPACE = -4
+    ESTATE = -5
+    ELOOP = -6
+    ERANGE = -7
+    ESOLVER = -8
+    EUNSUPPORTED = -9
+
+
+class NetschedError(Exception):
+    """Base of every error the library reports.
+
+    ``status`` is the ns_status (a Status member, or the raw int for a status
+    this version does not know), ``message`` the library's ns_last_error()
+    text (or the bindings' own message for checks done in Python)."""
+
+    status = None
+
+    def __init__(self, message, status=None):
+        super().__init__(message)
+        self.message = message
+        if status is not None:
+            self.status = status
+
+    @property
+    def strerror(self):
+        """Static English name of the status (ns_strerror)."""
+        return strerror(self.status) if self.status is not None else ""
+
+
+class InvalidArgumentError(NetschedError, ValueError):
+    """NS_EINVAL: NULL handle, value out of range, NaN ..."""
+    status = Status.EINVAL
+
+
+class OutOfMemoryError(NetschedError, MemoryError):
+    """NS_ENOMEM: an allocation failed."""
+    status = Status.ENOMEM
+
+
+class NotFoundError(NetschedError, LookupError):
+    """NS_ENOTFOUND: no such job / object."""
+    status = Status.ENOTFOUND
+
+
+class NoSpaceError(NetschedError):
+    """NS_ENOSPACE: no feasible placement now; the job should wait."""
+    status = Status.ENOSPACE
+
+
+class StateError(NetschedError):
+    """NS_ESTATE: object in the wrong state (e.g. job already committed)."""
+    status = Status.ESTATE
+
+
+class LoopError(NetschedError):
+    """NS_ELOOP: the Affinity graph has a cycle."""
+    status = Status.ELOOP
+
+
+class RangeError(NetschedError, ArithmeticError):
+    """NS_ERANGE: a numeric limit was exceeded."""
+    status = Status.ERANGE
+
+
+class SolverError(NetschedError):
+    """NS_ESOLVER: the MILP backend failed or is unavailable."""
+    status = Status.ESOLVER
+
+
+class UnsupportedError(NetschedError):
+    """NS_EUNSUPPORTED: not supported by this build or topology."""
+    status = Status.EUNSUPPORTED
+
+
+class ClosedHandleError(NetschedError, ValueError):
+    """A method was called on a handle after close()."""
+
+
+_BY_STATUS = {cls.status: cls for cls in (
+    InvalidArgumentError, OutOfMemoryError, NotFoundError, NoSpaceError, StateError,
+    LoopError, RangeError, SolverError, UnsupportedError)}
+
+
+def strerror(status):
+    """ns_strerror(status) as str."""
+    return lib.ns_strerror(int(status)).decode("utf-8", "replace")
+
+
+def last_error():
+    """ns_last_error() of the calling thread as str ("" before any failure)."""
+    return lib.ns_last_error().decode("utf-8", "replace")
+
+
+def error_for(status, message=None):
+    """The exception instance for a negative status (message defaults to
+    ns_last_error())."""
+    if message is None:
+        message = last_error() or strerror(status)
+    cls = _BY_STATUS.get(status)
+    if cls is None:
+        return NetschedError(message, status)
+    return cls(message)
+
+
+def check(rc):
+    """Return rc if >= 0, else raise the exception of its status."""
+    if rc < 0:
+        raise error_for(rc)
+    return rc
+
+
+__all__ = ["Status", "NetschedError", "InvalidArgumentError", "OutOfMemoryError",
+           "NotFoundError", "NoSpaceError", "StateError", "LoopError", "RangeError",
+           "SolverError", "UnsupportedError", "ClosedHandleError", "MissingSymbolError",
+           "strerror", "last_error", "error_for", "check"]

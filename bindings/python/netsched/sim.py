@@ -1,0 +1,406 @@
+"""The trace-driven cluster simulator (sim.h): run any policy of the
+library on the same workload and compare JCT, makespan, queueing,
+utilisation, fragmentation and communication overhead.
+
+    from netsched import sim
+    with sim.Simulator(policy="lwf-1") as s:
+        s.load_default_workload()
+        s.run()
+        print(s.metrics()["avg_jct_ms"])
+"""
+
+import collections
+import ctypes
+import enum
+from ctypes import c_double, c_int
+
+from ._clib import SIM_PLACE_FN, SIM_PROGRESS_FN, lib
+from ._handle import (Handle, as_enum, as_flag, as_handle, as_int, as_real, as_str, as_u64,
+                      view)
+from .core import Cluster, Job, Placement
+from .errors import NetschedError, Status, check
+
+
+class Order(enum.IntEnum):
+    """ns_sim_order: which waiting job is offered resources first."""
+    FIFO = 0
+    SRSF = 1
+    SJF = 2
+    NW_SENS = 3
+
+
+class PlacementRule(enum.IntEnum):
+    """ns_sim_placement: the entry point the simulator calls to place a job."""
+    FIRST_FIT = 0
+    LIST_SCHEDULING = 1
+    RANDOM = 2
+    BEST_FIT = 3
+    TIRESIAS = 4
+    LWF = 5
+    TITAN = 6
+    VCLOS = 7
+    OCS_VCLOS = 8
+    DALLY = 9
+    DALLY_MANUAL = 10
+    CUSTOM = 11
+
+
+class Admission(enum.IntEnum):
+    """ns_sim_admission: communication admission."""
+    ALL = 0
+    SRSF = 1
+    ADADUAL = 2
+
+
+class Network(enum.IntEnum):
+    """ns_sim_network: the network model."""
+    MAXMIN = 0
+    CONTENTION = 1
+
+
+class Model(enum.IntEnum):
+    """ns_sim_model: embedded model profiles (AdaDUAL Table III)."""
+    VGG16 = 0
+    RESNET50 = 1
+    INCEPTION_V3 = 2
+    LSTM_PTB = 3
+
+
+class TraceFormat(enum.IntEnum):
+    """ns_sim_trace_format."""
+    TIRESIAS = 0
+    PHILLY = 1
+
+
+class Metric(enum.IntEnum):
+    """ns_sim_metric_id."""
+    AVG_JCT_MS = 0
+    MEDIAN_JCT_MS = 1
+    P95_JCT_MS = 2
+    P99_JCT_MS = 3
+    MAKESPAN_MS = 4
+    AVG_QUEUE_MS = 5
+    P95_QUEUE_MS = 6
+    GPU_UTIL = 7
+    COMM_OVERHEAD = 8
+    FRAGMENTATION = 9
+    LINKS_SHARED = 10
+    JOBS_DONE = 11
+    UNFINISHED = 12
+    SKIPPED = 13
+    GPU_MS_ALLOCATED = 14
+
+
+JobResult = collections.namedtuple("JobResult", "name gpus arrival_ms start_ms finish_ms servers")
+JobResult.__doc__ = """One job of the last run (start/finish NaN if it never
+started/finished; servers 0 if never placed)."""
+
+
+def policy_count():
+    return lib.ns_sim_policy_count()
+
+
+def policy_name(policy):
+    """Preset name ("" if out of range), e.g. "lwf-1"."""
+    return lib.ns_sim_policy_name(as_int(policy, "sim.policy_name", "policy")).decode()
+
+
+def policy_description(policy):
+    return lib.ns_sim_policy_description(as_int(policy, "sim.policy_description",
+                                                "policy")).decode()
+
+
+def policies():
+    """{preset name: description} of every policy preset, in id order."""
+    return {policy_name(i): policy_description(i) for i in range(policy_count())
+            if policy_name(i)}
+
+
+def metric_name(metric):
+    return lib.ns_sim_metric_name(as_int(metric, "sim.metric_name", "metric")).decode()
+
+
+class Options(Handle):
+    """Simulation options (the library's defaults: policy "ff", the AdaDUAL
+    paper's 16 x 4-GPU cluster ...). Keyword arguments call the setters:
+    Options(policy="ada-srsf", seed=3, cluster=(4, 2, 4, 4, 2, 10.0))."""
+
+    _free_fn = "ns_sim_opts_free"
+
+    def __init__(self, **settings):
+        super().__init__(lib.ns_sim_opts_new())
+        self._place_cb = None
+        try:
+            for key, value in settings.items():
+                setter = getattr(self, "set_" + key, None)
+                if setter is None:
+                    raise TypeError("sim.Options: unknown setting %r" % key)
+                if isinstance(value, tuple):
+                    setter(*value)
+                else:
+                    setter(value)
+        except BaseException:
+            self.close()
+            raise
+
+    def _set(self, fn, *args):
+        check(getattr(lib, fn)(self._ptr, *args))
+
+    def set_policy(self, policy):
+        """A preset by Policy id (int) or name (str, e.g. "lwf-1")."""
+        if isinstance(policy, str):
+            self._set("ns_sim_opts_set_policy_name",
+                      as_str(policy, "sim.Options.set_policy", "policy"))
+        else:
+            self._set("ns_sim_opts_set_policy", as_int(policy, "sim.Options.set_policy",
+                                                       "policy"))
+
+    @property
+    def policy_name(self):
+        """The preset last applied ("custom" once a part was changed)."""
+        return lib.ns_sim_opts_policy_name(self._ptr).decode()
+
+    def set_order(self, order):
+        self._set("ns_sim_opts_set_order", as_enum(order, Order, "sim.Options.set_order",
+                                                   "order"))
+
+    def set_placement(self, placement):
+        self._set("ns_sim_opts_set_placement",
+                  as_enum(placement, PlacementRule, "sim.Options.set_placement", "placement"))
+
+    def set_kappa(self, kappa):
+        self._set("ns_sim_opts_set_kappa", as_int(kappa, "sim.Options.set_kappa", "kappa"))
+
+    def set_admission(self, admission, n=1):
+        w = "sim.Options.set_admission"
+        self._set("ns_sim_opts_set_admission", as_enum(admission, Admission, w, "admission"),
+                  as_int(n, w, "n"))
+
+    def set_cassini(self, enabled, max_candidates=10):
+        w = "sim.Options.set_cassini"
+        self._set("ns_sim_opts_set_cassini", as_flag(enabled, w, "enabled"),
+                  as_int(max_candidates, w, "max_candidates"))
+
+    def set_network(self, model):
+        self._set("ns_sim_opts_set_network", as_enum(model, Network, "sim.Options.set_network",
+                                                     "model"))
+
+    def set_cluster(self, leaves, spines, servers_per_leaf, gpus_per_server, links_per_pair,
+                    link_gbps):
+        w = "sim.Options.set_cluster"
+        self._set("ns_sim_opts_set_cluster", as_int(leaves, w, "leaves"),
+                  as_int(spines, w, "spines"), as_int(servers_per_leaf, w, "servers_per_leaf"),
+                  as_int(gpus_per_server, w, "gpus_per_server"),
+                  as_int(links_per_pair, w, "links_per_pair"), as_real(link_gbps, w, "link_gbps"))
+
+    def set_bandwidth(self, nic_gbps, intra_gbps):
+        w = "sim.Options.set_bandwidth"
+        self._set("ns_sim_opts_set_bandwidth", as_real(nic_gbps, w, "nic_gbps"),
+                  as_real(intra_gbps, w, "intra_gbps"))
+
+    def set_contention(self, a_ms, b_ms_per_byte, eta_ms_per_byte):
+        w = "sim.Options.set_contention"
+        self._set("ns_sim_opts_set_contention", as_real(a_ms, w, "a_ms"),
+                  as_real(b_ms_per_byte, w, "b_ms_per_byte"),
+                  as_real(eta_ms_per_byte, w, "eta_ms_per_byte"))
+
+    def set_seed(self, seed):
+        self._set("ns_sim_opts_set_seed", as_u64(seed, "sim.Options.set_seed", "seed"))
+
+    def set_dally(self, machine_ms, rack_ms, history_ms):
+        """Dally's default machine / rack timers and the tuner's history."""
+        w = "sim.Options.set_dally"
+        self._set("ns_sim_opts_set_dally", as_real(machine_ms, w, "machine_ms"),
+                  as_real(rack_ms, w, "rack_ms"), as_real(history_ms, w, "history_ms"))
+
+    def set_skew_threshold(self, nbytes):
+        self._set("ns_sim_opts_set_skew_threshold",
+                  as_u64(nbytes, "sim.Options.set_skew_threshold", "bytes"))
+
+    def set_gpu_sharing(self, shared):
+        """True: jobs share GPUs while memory fits, taking turns."""
+        self._set("ns_sim_opts_set_gpu_sharing", as_flag(shared, "sim.Options.set_gpu_sharing",
+                                                         "shared"))
+
+    def set_place_fn(self, fn):
+        """A Python placement policy: fn(cluster, job, out) fills the
+        Placement `out` for `job` on `cluster` (views valid during the call
+        only; do not mutate the cluster). Raise NoSpaceError to make the job
+        wait. Any other exception aborts the run and run() re-raises it (a
+        NetschedError passes its status to the simulator, as a C policy's
+        would)."""
+        if not callable(fn):
+            raise TypeError("sim.Options.set_place_fn: fn must be callable (got %s)"
+                            % type(fn).__name__)
+        cb = _PlaceCallback(fn)
+        self._set("ns_sim_opts_set_place_fn", cb.c_fn, None)
+        self._place_cb = cb
+
+
+class _PlaceCallback:
+    """Adapts a Python placement function to ns_sim_place_fn. Exceptions do
+    not cross into C: they become a status, and are kept to be re-raised."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.error = None
+        self.c_fn = SIM_PLACE_FN(self._call)
+
+    def _call(self, c_ptr, job_ptr, out_ptr, _user):
+        views = (view(Cluster, c_ptr), view(Job, job_ptr), view(Placement, out_ptr))
+        try:
+            self.fn(*views)
+            return 0
+        except NetschedError as e:
+            # A library status keeps its meaning for the simulator (ENOSPACE:
+            # wait; others as sim.h says); the exception is kept for run().
+            if e.status != Status.ENOSPACE:
+                self.error = e
+            return int(e.status) if isinstance(e.status, int) and e.status < 0 else -1
+        except BaseException as e:  # noqa: B902 -- must not unwind through C
+            self.error = e
+            return int(Status.ESTATE)  # aborts the run; run() re-raises e
+        finally:
+            for v in views:
+                v.close()
+
+
+class Simulator(Handle):
+    """A simulator with a copy of the options and its own cluster.
+
+    Simulator(opts) or Simulator(policy="lwf-1", seed=3, ...) (the keywords
+    of sim.Options)."""
+
+    _free_fn = "ns_sim_free"
+
+    def __init__(self, opts=None, **settings):
+        if opts is not None and settings:
+            raise TypeError("sim.Simulator: pass either opts or keyword settings")
+        if opts is None:
+            with Options(**settings) as o:
+                return self.__init__(o)
+        op = as_handle(opts, Options, "sim.Simulator", "opts")
+        super().__init__(lib.ns_sim_new(op))
+        self._place_cb = opts._place_cb  # the C copy of the options points at it
+        self._progress_cb = None
+        self._progress_error = None
+
+    def add_job(self, name, arrival_ms, gpus, iterations, compute_ms, model_bytes, mem_mb=0.0):
+        """Adds a job; returns its index (NoSpaceError if larger than the cluster)."""
+        w = "sim.Simulator.add_job"
+        return check(lib.ns_sim_add_job(self._ptr, as_str(name, w, "name"),
+                                        as_real(arrival_ms, w, "arrival_ms"),
+                                        as_int(gpus, w, "gpus"),
+                                        as_u64(iterations, w, "iterations"),
+                                        as_real(compute_ms, w, "compute_ms"),
+                                        as_u64(model_bytes, w, "model_bytes"),
+                                        as_real(mem_mb, w, "mem_mb")))
+
+    def add_model_job(self, name, arrival_ms, gpus, iterations, model):
+        """Adds a job with an embedded model profile (Model); returns its index."""
+        w = "sim.Simulator.add_model_job"
+        return check(lib.ns_sim_add_model_job(self._ptr, as_str(name, w, "name"),
+                                              as_real(arrival_ms, w, "arrival_ms"),
+                                              as_int(gpus, w, "gpus"),
+                                              as_u64(iterations, w, "iterations"),
+                                              as_enum(model, Model, w, "model")))
+
+    def load_default_workload(self):
+        """The embedded AdaDUAL workload (160 jobs); returns the jobs added."""
+        return check(lib.ns_sim_load_default_workload(self._ptr))
+
+    def load_trace(self, path, fmt=TraceFormat.TIRESIAS):
+        """Reads a Tiresias or Philly CSV trace; returns the jobs added."""
+        w = "sim.Simulator.load_trace"
+        if hasattr(path, "__fspath__"):
+            path = path.__fspath__()
+        return check(lib.ns_sim_load_trace(self._ptr, as_str(path, w, "path"),
+                                           as_enum(fmt, TraceFormat, w, "format")))
+
+    def set_progress(self, fn):
+        """fn(done, total) is called at most ~200 times per run (None removes it)."""
+        if fn is None:
+            check(lib.ns_sim_set_progress(self._ptr, SIM_PROGRESS_FN(), None))
+            self._progress_cb = None
+            return
+        if not callable(fn):
+            raise TypeError("sim.Simulator.set_progress: fn must be callable or None")
+
+        def call(done, total, _user):
+            if self._progress_error is None:
+                try:
+                    fn(done, total)
+                except BaseException as e:  # noqa: B902 -- must not unwind through C
+                    self._progress_error = e
+        cb = SIM_PROGRESS_FN(call)
+        check(lib.ns_sim_set_progress(self._ptr, cb, None))
+        self._progress_cb = cb
+
+    def run(self):
+        """Runs the whole workload (again, from a fresh cluster)."""
+        ptr = self._ptr
+        if self._place_cb is not None:
+            self._place_cb.error = None
+        self._progress_error = None
+        rc = lib.ns_sim_run(ptr)
+        err = self._place_cb.error if self._place_cb is not None else None
+        # A Python error in the policy always surfaces; a library status the
+        # policy raised does when it failed the run.
+        if err is not None and (rc < 0 or not isinstance(err, NetschedError)):
+            raise err
+        check(rc)
+        if self._progress_error is not None:
+            raise self._progress_error
+
+    def metric(self, metric):
+        """One Metric of the last run (StateError before a run)."""
+        v = c_double()
+        check(lib.ns_sim_metric(self._ptr, as_enum(metric, Metric, "sim.Simulator.metric",
+                                                   "metric"), ctypes.byref(v)))
+        return v.value
+
+    def metrics(self):
+        """{metric name: value} of the last run."""
+        return {metric_name(m): self.metric(m) for m in Metric}
+
+    @property
+    def job_count(self):
+        return check(lib.ns_sim_job_count(self._ptr))
+
+    @property
+    def skipped_count(self):
+        return check(lib.ns_sim_skipped_count(self._ptr))
+
+    def __len__(self):
+        return self.job_count
+
+    def job_name(self, job):
+        return lib.ns_sim_job_name(self._ptr, as_int(job, "sim.Simulator.job_name",
+                                                     "job")).decode("utf-8", "replace")
+
+    def job_gpus(self, job):
+        return check(lib.ns_sim_job_gpus(self._ptr, as_int(job, "sim.Simulator.job_gpus",
+                                                           "job")))
+
+    def job_result(self, job):
+        """JobResult of the job of index `job` in the last run."""
+        j = as_int(job, "sim.Simulator.job_result", "job")
+        a, s, f, n = c_double(), c_double(), c_double(), c_int()
+        check(lib.ns_sim_job_result(self._ptr, j, ctypes.byref(a), ctypes.byref(s),
+                                    ctypes.byref(f), ctypes.byref(n)))
+        return JobResult(self.job_name(j), self.job_gpus(j), a.value, s.value, f.value, n.value)
+
+    def results(self):
+        return [self.job_result(i) for i in range(self.job_count)]
+
+    def write_jobs_csv(self, path):
+        """One CSV row per job of the last run."""
+        if hasattr(path, "__fspath__"):
+            path = path.__fspath__()
+        check(lib.ns_sim_write_jobs_csv(self._ptr, as_str(path, "sim.Simulator.write_jobs_csv",
+                                                          "path")))
+
+
+__all__ = ["Order", "PlacementRule", "Admission", "Network", "Model", "TraceFormat", "Metric",
+           "JobResult", "Options", "Simulator", "policy_count", "policy_name",
+           "policy_description", "policies", "metric_name"]

@@ -1,0 +1,70 @@
+"""Titan: non-idle-machine-aware worker placement and collective traffic
+(titan.h)."""
+
+import ctypes
+from ctypes import c_uint64
+
+from ._clib import lib
+from ._handle import Handle, as_enum, as_handle, as_int, as_u64
+from .core import Cluster, Collective, Job, Placement, fill_placement
+from .errors import check
+
+
+class Options(Handle):
+    """Titan options (the seed of its randomised steps)."""
+
+    _free_fn = "ns_titan_opts_free"
+
+    def __init__(self, seed=None):
+        super().__init__(lib.ns_titan_opts_new())
+        try:
+            if seed is not None:
+                self.set_seed(seed)
+        except BaseException:
+            self.close()
+            raise
+
+    def set_seed(self, seed):
+        check(lib.ns_titan_opts_set_seed(self._ptr, as_u64(seed, "titan.Options.set_seed",
+                                                            "seed")))
+
+
+def place(cluster, job, opts=None, out=None):
+    """Worker placement preferring non-idle machines (Alg. 3). Worker i of
+    the job's collective runs on placement GPU i. NoSpaceError if the job
+    cannot be placed now."""
+    w = "titan.place"
+    cp, jp = as_handle(cluster, Cluster, w, "cluster"), as_handle(job, Job, w, "job")
+    if opts is None:
+        with Options() as defaults:
+            return place(cluster, job, defaults, out)
+    op = as_handle(opts, Options, w, "opts")
+    return fill_placement(w, out, lambda pp: lib.ns_titan_place(cp, jp, op, pp))
+
+
+def collective_traffic(collective, workers, nbytes, phase, src, dst):
+    """Bytes worker `src` sends worker `dst` in `phase` (C^t_{n,n'})."""
+    w = "titan.collective_traffic"
+    out = c_uint64()
+    check(lib.ns_collective_traffic(as_enum(collective, Collective, w, "c"),
+                                    as_int(workers, w, "workers"), as_u64(nbytes, w, "bytes"),
+                                    as_int(phase, w, "phase"), as_int(src, w, "from"),
+                                    as_int(dst, w, "to"), ctypes.byref(out)))
+    return out.value
+
+
+def cross_machine_bytes(job, placement):
+    """Bytes the job's collective sends between workers on different
+    servers (all phases, both directions), worker i on placement GPU i."""
+    w = "titan.cross_machine_bytes"
+    out = c_uint64()
+    check(lib.ns_collective_cross_machine_bytes(as_handle(job, Job, w, "job"),
+                                                as_handle(placement, Placement, w, "placement"),
+                                                ctypes.byref(out)))
+    return out.value
+
+
+def collective_phase_count(collective, workers):
+    w = "titan.collective_phase_count"
+    return check(lib.ns_collective_phase_count(as_enum(collective, Collective, w, "c"),
+                                               as_int(workers, w, "workers")))

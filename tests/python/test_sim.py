@@ -1,0 +1,172 @@
+"""The simulator through the bindings: the hand-computed two-job case of
+tests/unit/test_sim.c driven by a placement policy written in Python, presets,
+metrics, traces, and errors raised inside callbacks."""
+
+import math
+import os
+import tempfile
+import unittest
+
+import netsched
+from netsched import sim
+
+from . import support
+
+
+def place_spread(cluster, job, out):
+    """One GPU per server, round robin, so jobs share server NICs."""
+    out.clear()
+    out.bind(cluster)
+    need, gps = job.gpus, cluster.gpus_per_server
+    for k in range(gps):
+        for server in range(cluster.server_count):
+            g = server * gps + k
+            if need and cluster.gpu_is_free(g):
+                out.add_gpu(g)
+                need -= 1
+    if need:
+        raise netsched.NoSpaceError("spread: %d GPUs short" % need)
+
+
+def two_jobs(opts):
+    """1 leaf, 2 servers x 2 GPUs, 10 Gbps. Two 2-GPU jobs of 125 MB models
+    (alone: 100 ms all-reduce) and 100 ms compute; A 100, B 50 iterations."""
+    opts.set_cluster(1, 0, 2, 2, 0, 10.0)
+    s = sim.Simulator(opts)
+    assert s.add_job("A", 0, 2, 100, 100.0, 125_000_000) == 0
+    assert s.add_job("B", 0, 2, 50, 100.0, 125_000_000) == 1
+    return s
+
+
+@support.requires("ns_sim_new", "ns_sim_run", "ns_sim_opts_set_place_fn")
+class TestSimulator(unittest.TestCase):
+    def test_two_jobs_maxmin_with_a_python_policy(self):
+        with sim.Options(place_fn=place_spread) as o, two_jobs(o) as s:
+            s.run()
+            # Both collide on every NIC: 5 Gbps each -> 200 ms comm, 300 ms
+            # iterations. B: 50 x 300 = 15 s; A: 50 more alone at 200 ms -> 25 s.
+            a, b = s.job_result(0), s.job_result(1)
+            self.assertAlmostEqual(b.finish_ms - b.arrival_ms, 15000.0, delta=1e-6)
+            self.assertAlmostEqual(a.finish_ms - a.arrival_ms, 25000.0, delta=1e-6)
+            self.assertEqual((a.name, a.gpus, a.servers), ("A", 2, 2))
+            m = s.metrics()
+            self.assertAlmostEqual(s.metric(sim.Metric.MAKESPAN_MS), 25000.0, delta=1e-6)
+            self.assertAlmostEqual(m[sim.metric_name(sim.Metric.AVG_JCT_MS)], 20000.0,
+                                   delta=1e-6)
+            self.assertEqual(s.metric(sim.Metric.LINKS_SHARED), 4)
+            self.assertAlmostEqual(s.metric(sim.Metric.COMM_OVERHEAD), 1.75, places=9)
+            self.assertAlmostEqual(s.metric(sim.Metric.GPU_UTIL), 30000 / (4 * 25000), places=9)
+            self.assertEqual(len(s), 2)
+
+    @support.requires("ns_lwf_place")
+    def test_python_policy_matches_the_preset(self):
+        # A Python callback that calls lwf.place is the "lwf-1" preset's
+        # placement (FIFO, LWF-1, admit all): the runs must agree exactly.
+        calls = []
+
+        def lwf1(cluster, job, out):
+            calls.append(job.name)
+            netsched.lwf.place(cluster, job, 1, out=out)
+        results = []
+        for settings in ({"policy": "lwf-1"}, {"place_fn": lwf1}):
+            with sim.Simulator(**settings) as s:
+                self.assertEqual(s.load_default_workload(), 160)
+                s.run()
+                results.append((s.metrics(), s.results()))
+        self.assertGreaterEqual(len(calls), 160)
+        self.assertEqual(results[0], results[1])
+
+    def test_callback_errors_are_reraised(self):
+        def broken(cluster, job, out):
+            raise KeyError("policy bug")
+        with sim.Options(place_fn=broken) as o, two_jobs(o) as s:
+            with self.assertRaises(KeyError):
+                s.run()
+
+        def lying(cluster, job, out):
+            raise netsched.SolverError("no solver here")
+        with sim.Options(place_fn=lying) as o, two_jobs(o) as s:
+            with self.assertRaises(netsched.SolverError):
+                s.run()
+
+    def test_views_do_not_outlive_the_callback(self):
+        kept = []
+
+        def keep(cluster, job, out):
+            kept.append((cluster, job, out))
+            place_spread(cluster, job, out)
+        with sim.Options(place_fn=keep) as o, two_jobs(o) as s:
+            s.run()
+        self.assertTrue(kept)
+        for handles in kept:
+            for h in handles:
+                with self.assertRaises(netsched.ClosedHandleError):
+                    h._ptr
+
+    def test_progress(self):
+        seen = []
+        with sim.Options(place_fn=place_spread) as o, two_jobs(o) as s:
+            s.set_progress(lambda done, total: seen.append((done, total)))
+            s.run()
+            self.assertTrue(seen)
+            self.assertEqual(seen[-1], (2, 2))
+            s.set_progress(None)
+            s.run()
+
+    def test_presets_and_options(self):
+        names = sim.policies()
+        self.assertEqual(len(names), sim.policy_count())
+        self.assertIn("ff", names)
+        self.assertEqual(sim.policy_name(10_000), "")
+        with sim.Options(policy="ff", seed=3, kappa=2) as o:
+            self.assertEqual(o.policy_name, "custom")
+            o.set_policy(0)
+            self.assertEqual(o.policy_name, sim.policy_name(0))
+            with self.assertRaises(netsched.InvalidArgumentError) as cm:
+                o.set_policy("no-such-policy")
+            self.assertIn("ff", str(cm.exception))  # the message lists valid names
+            with self.assertRaises(netsched.InvalidArgumentError):
+                o.set_kappa(0)
+            with self.assertRaises(TypeError):
+                o.set_place_fn(5)
+            with self.assertRaises(TypeError):
+                sim.Options(no_such_setting=1)
+
+    def test_before_run_and_bad_jobs(self):
+        with sim.Simulator() as s:
+            with self.assertRaises(netsched.InvalidArgumentError):
+                s.run()  # no jobs
+            with self.assertRaises(netsched.NoSpaceError):
+                s.add_job("huge", 0, 100_000, 1, 1.0, 0)
+            self.assertEqual(s.skipped_count, 1)
+            idx = s.add_model_job("r50", 0, 4, 10, sim.Model.RESNET50)
+            self.assertEqual(idx, 0)
+            with self.assertRaises(netsched.StateError):
+                s.metric(sim.Metric.AVG_JCT_MS)
+            with self.assertRaises(netsched.InvalidArgumentError):
+                s.add_job("neg", -1, 1, 1, 1.0, 0)
+            with self.assertRaises(TypeError):
+                s.add_job("x", 0, 1, 1, "fast", 0)
+
+    def test_trace_and_csv(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            trace = os.path.join(tmp, "t.csv")
+            with open(trace, "w") as f:
+                f.write("job_id,num_gpu,submit_time,iterations,model_name\n"
+                        "1,4,0,20,resnet50\n2,8,1,10,vgg16\n")
+            with sim.Simulator(policy="ff") as s:
+                self.assertEqual(s.load_trace(trace, sim.TraceFormat.TIRESIAS), 2)
+                s.run()
+                self.assertEqual(s.metric(sim.Metric.JOBS_DONE), 2)
+                out = os.path.join(tmp, "jobs.csv")
+                s.write_jobs_csv(out)
+                with open(out) as f:
+                    self.assertTrue(f.readline().startswith("job,name,gpus"))
+            with sim.Simulator() as s:
+                with self.assertRaises(netsched.InvalidArgumentError) as cm:
+                    s.load_trace(os.path.join(tmp, "missing.csv"))
+                self.assertIn("missing.csv", str(cm.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()
