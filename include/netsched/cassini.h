@@ -94,8 +94,9 @@ NS_API int ns_cassini_link_perimeter(const ns_link *link, const ns_cassini_opts 
 NS_API ns_affinity *ns_affinity_new(void);
 /* NULL is a no-op. Jobs and links are borrowed, never freed. */
 NS_API void ns_affinity_free(ns_affinity *g);
-/* Adds the edge (job, link) with w_e = t_j^l = shift_ms (finite, >= 0). The
-   job needs an iteration time. The same edge twice is NS_EINVAL. Adding an
+/* Adds the edge (job, link) with w_e = t_j^l = shift_ms (finite, >= 0),
+   reduced modulo the job's iteration (t_j^l is a phase, Eq. 5). The job
+   needs an iteration time. The same edge twice is NS_EINVAL. Adding an
    edge discards earlier ns_affinity_solve results. */
 NS_API int ns_affinity_add_edge(ns_affinity *g, const ns_job *job, const ns_link *link,
                                 double shift_ms);

@@ -102,7 +102,10 @@ int ns_affinity_add_edge(ns_affinity *g, const ns_job *job, const ns_link *link,
   if (job->iteration_ms <= 0) /* Alg. 1 line 23 reduces modulo it */
     return nsi_fail(NS_EINVAL, "%s: job '%s' has no iteration time (ns_job_set_iteration_ms)",
                     fn, job->name);
-  return nsc_affinity_add(g, job, link, shift_ms, fn);
+  /* w_e = t_j^l is a phase of job j's iteration (Eq. 5 reduces it modulo
+     iter_j); reducing here keeps a huge weight from swamping the others in
+     Algorithm 1's path sums. fmod is exact. */
+  return nsc_affinity_add(g, job, link, fmod(shift_ms, job->iteration_ms), fn);
 }
 
 /* ---- cycles ------------------------------------------------------------------ */

@@ -56,7 +56,10 @@ static int grow(double **a, double **b, int *cap, int need, int P) {
   int ncap = *cap ? *cap * 2 : 16;
   while (ncap < need)
     ncap *= 2;
-  size_t n = (size_t)ncap * (size_t)P, old = (size_t)*cap * (size_t)P;
+  /* A job without traffic has P = 0 phases; realloc(p, 0) would free the
+     table and return NULL, so keep at least one column per slot. */
+  size_t width = (size_t)(P > 0 ? P : 1);
+  size_t n = (size_t)ncap * width, old = (size_t)*cap * width;
   double *na = realloc(*a, n * sizeof *na);
   if (na == NULL)
     return oom();

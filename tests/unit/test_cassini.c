@@ -661,6 +661,32 @@ static void test_appendix_a_chain(void **state) {
   ns_job_free(j3);
 }
 
+/* w_e is a phase (Eq. 5): weights a whole number of iterations apart are the
+   same edge, and a huge one must not swamp the others (fuzz finding). */
+static void test_affinity_weights_reduced_modulo_iteration(void **state) {
+  (void)state;
+  ns_job *j1 = up_down("j1", 100, 10, 1), *j2 = up_down("j2", 100, 10, 1),
+         *j3 = up_down("j3", 80, 10, 1);
+  ns_link *l1 = ns_link_new("l1", 50), *l2 = ns_link_new("l2", 50);
+  ns_affinity *g = ns_affinity_new();
+  assert_int_equal(ns_affinity_add_edge(g, j1, l1, 30 + 7 * 100.0), NS_OK);
+  assert_int_equal(ns_affinity_add_edge(g, j2, l1, 10 + 1e6 * 100.0), NS_OK);
+  assert_int_equal(ns_affinity_add_edge(g, j2, l2, 5), NS_OK);
+  assert_int_equal(ns_affinity_add_edge(g, j3, l2, 10 + 3 * 80.0), NS_OK);
+  assert_int_equal(ns_affinity_solve(g), NS_OK);
+  double t = -1;
+  assert_int_equal(ns_affinity_shift_ms(g, j2, &t), NS_OK);
+  assert_near(t, 80, 1e-9); /* as Eq. 8 with the reduced weights */
+  assert_int_equal(ns_affinity_shift_ms(g, j3, &t), NS_OK);
+  assert_near(t, 65, 1e-9); /* as Eq. 9 */
+  ns_affinity_free(g);
+  ns_link_free(l1);
+  ns_link_free(l2);
+  ns_job_free(j1);
+  ns_job_free(j2);
+  ns_job_free(j3);
+}
+
 static void test_affinity_loop_and_errors(void **state) {
   (void)state;
   ns_job *j1 = up_down("j1", 100, 10, 1), *j2 = up_down("j2", 100, 10, 1);
@@ -1055,6 +1081,7 @@ int main(void) {
       cmocka_unit_test(test_branch_and_bound_exact),
       cmocka_unit_test(test_bin_means),
       cmocka_unit_test(test_appendix_a_chain),
+      cmocka_unit_test(test_affinity_weights_reduced_modulo_iteration),
       cmocka_unit_test(test_affinity_loop_and_errors),
       cmocka_unit_test(test_affinity_components_reference),
       cmocka_unit_test(test_theorem1_property),
