@@ -262,7 +262,7 @@ abi-check: lib
 # Proves the mechanism on scratch copies: unchanged and added pass, a removed
 # function and a changed parameter type fail, an absent baseline skips.
 abi-selftest: lib
-	bash tests/abi/abi_selftest.sh "$(OUT)" "$(OBJ)"
+	bash tests/abi/abi_selftest.sh "$(OUT)" "$(OBJ)" "$(LIB_LIBS)"
 
 # -- libFuzzer targets: tests/fuzz/fuzz_*.c ----------------------------------
 # The library is rebuilt with clang under coverage + ASan + UBSan into

@@ -6,7 +6,7 @@
 #   a function added           -> pass (additions are compatible)
 #   a function removed         -> FAIL
 #   a parameter type changed   -> FAIL
-# Usage: tests/abi/abi_selftest.sh [build-output-dir] [object-dir]
+# Usage: tests/abi/abi_selftest.sh OUT OBJ "LIB_LIBS" (run by make abi-selftest)
 set -u
 out=${1:-lib}
 obj=${2:-build}
@@ -16,14 +16,16 @@ pass=0 fail=0
 ok() { echo "ok: $*"; pass=$((pass + 1)); }
 bad() { echo "FAILED: $*"; fail=$((fail + 1)); }
 
-so=$(ls "$out"/libnetsched.so.*.*.* 2>/dev/null | head -n1)
+so=$(find "$out" -maxdepth 1 -name "libnetsched.so.*.*.*" 2>/dev/null | head -n1)
 objs=$(find "$obj/obj/src" -name '*.o' | sort)
 if [ -z "$so" ] || [ -z "$objs" ]; then
   echo "abi-selftest: build the library first (make lib)"
   exit 1
 fi
 soname=$(readelf -d "$so" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
-libs="-lm -pthread $(pkg-config --libs cbc 2>/dev/null)"
+# The library's link libraries come from the Makefile (LIB_LIBS), so the
+# scratch copies link exactly like the real one.
+libs=${3:?usage: abi_selftest.sh OUT OBJ "LIB_LIBS"}
 relink() { # relink <output.so> <version-script> <objects...>
   local dst=$1 map=$2
   shift 2
@@ -88,6 +90,7 @@ else
   ${CC:-cc} -std=c11 -g -O2 -fPIC -fvisibility=hidden -DNS_BUILDING -I"$tmp/tree/include" \
     -I"$tmp/tree/src" -c "$tmp/tree/src/core/job.c" -o "$tmp/job.o"
   # shellcheck disable=SC2086
+  # shellcheck disable=SC2046 # one object path per word
   relink "$tmp/changed.so" lib/libnetsched.map $(echo "$objs" | grep -v '/core/job\.o$') "$tmp/job.o"
   if abicheck "$tmp/base.abi" "$tmp/changed.so" "$tmp/tree/include"; then
     bad "changed parameter type was not detected"; cat "$tmp/check.log"
