@@ -46,6 +46,12 @@ int nsi_check_finite_gt0(double v, const char *fn, const char *arg); /* finite, 
    geometrically. NS_OK or NS_ENOMEM (buffer untouched). */
 int nsi_reserve(void *bufp, size_t *cap, size_t need, size_t elem);
 char *nsi_strdup(const char *s);
+/* qsort comparator for int. */
+int nsi_cmp_int(const void *a, const void *b);
+/* Writes the distinct values of ids[i] / divisor (i < n), sorted, to out
+   (room for n ints; may not alias ids) and returns how many there are:
+   e.g. the servers of a placement's GPUs with divisor = GPUs per server. */
+size_t nsi_distinct_groups(const int *ids, size_t n, int divisor, int *out);
 
 /* ---- jobs ------------------------------------------------------------ */
 

@@ -85,11 +85,6 @@ int ns_placement_bind(ns_placement *p, const ns_cluster *c) {
   return NS_OK;
 }
 
-static int cmp_int(const void *a, const void *b) {
-  int x = *(const int *)a, y = *(const int *)b;
-  return (x > y) - (x < y);
-}
-
 /* Distinct values of gpu / divisor among the placement's GPUs. */
 static int distinct_groups(const ns_placement *p, int divisor) {
   if (p->ngpus == 0)
@@ -97,12 +92,7 @@ static int distinct_groups(const ns_placement *p, int divisor) {
   int *g = malloc(p->ngpus * sizeof *g);
   if (g == NULL)
     return nsi_fail(NS_ENOMEM, "ns_placement: out of memory");
-  for (size_t i = 0; i < p->ngpus; i++)
-    g[i] = p->gpus[i] / divisor;
-  qsort(g, p->ngpus, sizeof *g, cmp_int);
-  int n = 1;
-  for (size_t i = 1; i < p->ngpus; i++)
-    n += g[i] != g[i - 1];
+  int n = (int)nsi_distinct_groups(p->gpus, p->ngpus, divisor, g);
   free(g);
   return n;
 }

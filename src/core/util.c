@@ -36,3 +36,19 @@ char *nsi_strdup(const char *s) {
     memcpy(d, s, n);
   return d;
 }
+
+int nsi_cmp_int(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+size_t nsi_distinct_groups(const int *ids, size_t n, int divisor, int *out) {
+  for (size_t i = 0; i < n; i++)
+    out[i] = ids[i] / divisor;
+  qsort(out, n, sizeof *out, nsi_cmp_int);
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++)
+    if (m == 0 || out[m - 1] != out[i])
+      out[m++] = out[i];
+  return m;
+}

@@ -344,16 +344,11 @@ int nsd_out_reserve(ns_placement *out, size_t n, const char *fn) {
   return NS_OK;
 }
 
-static int cmp_int(const void *a, const void *b) {
-  int x = *(const int *)a, y = *(const int *)b;
-  return (x > y) - (x < y);
-}
-
 void nsd_out_fill(ns_placement *out, const ns_cluster *c, int *gpus, size_t n) {
   ns_placement_clear(out);
   ns_placement_bind(out, c);
   if (n > 0)
-    qsort(gpus, n, sizeof *gpus, cmp_int);
+    qsort(gpus, n, sizeof *gpus, nsi_cmp_int);
   for (size_t i = 0; i < n; i++)
     out->gpus[i] = gpus[i];
   out->ngpus = n;

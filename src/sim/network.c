@@ -34,11 +34,6 @@ int nsi_sim_net_init(ns_sim *s) {
   return NS_OK;
 }
 
-int nsi_sim_cmp_int(const void *a, const void *b) {
-  int x = *(const int *)a, y = *(const int *)b;
-  return (x > y) - (x < y);
-}
-
 /* Deterministic ECMP hash of (job, flow). */
 static uint64_t ecmp_hash(uint64_t job, uint64_t flow) {
   uint64_t st = job * 0x100000001b3ull ^ (flow + 1) * 0xcbf29ce484222325ull;
@@ -99,13 +94,7 @@ int nsi_sim_job_links(ns_sim *s, nsi_simjob *j, const ns_placement *p, int **lin
   int *srv = malloc((p->ngpus ? p->ngpus : 1) * sizeof *srv);
   if (srv == NULL)
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
-  for (size_t i = 0; i < p->ngpus; i++)
-    srv[i] = p->gpus[i] / gps;
-  qsort(srv, p->ngpus, sizeof *srv, nsi_sim_cmp_int);
-  size_t m = 0;
-  for (size_t i = 0; i < p->ngpus; i++)
-    if (m == 0 || srv[m - 1] != srv[i])
-      srv[m++] = srv[i];
+  size_t m = nsi_distinct_groups(p->gpus, p->ngpus, gps, srv);
   int *out = NULL;
   size_t n = 0;
   if (m >= 2) {
@@ -116,7 +105,7 @@ int nsi_sim_job_links(ns_sim *s, nsi_simjob *j, const ns_placement *p, int **lin
     }
     for (size_t i = 0; i < m; i++)
       flow_links(s, ji, i, p, srv[i], srv[(i + 1) % m], out, &n);
-    qsort(out, n, sizeof *out, nsi_sim_cmp_int); /* duplicates adjacent: multiplicity */
+    qsort(out, n, sizeof *out, nsi_cmp_int); /* duplicates adjacent: multiplicity */
   }
   free(j->srv);
   j->srv = srv, j->nsrv = m;

@@ -270,7 +270,7 @@ static int repeats_set(const nsi_cand_links *cl, const size_t *starts, size_t fr
 static void link_members(ns_sim *s, int l, nsi_cand_links *cl) {
   for (size_t r = 0; r < s->nrunning; r++) {
     nsi_simjob *k = &s->jobs[s->running[r]];
-    if (k->nlinks > 0 && bsearch(&l, k->links, k->nlinks, sizeof *k->links, nsi_sim_cmp_int))
+    if (k->nlinks > 0 && bsearch(&l, k->links, k->nlinks, sizeof *k->links, nsi_cmp_int))
       cl->members[cl->nmembers++] = s->running[r];
   }
 }

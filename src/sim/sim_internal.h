@@ -129,7 +129,6 @@ const char *nsi_sim_lasterr(char *buf512);
 void nsi_sim_advance(ns_sim *s, nsi_simjob *j);
 
 /* network.c */
-int nsi_sim_cmp_int(const void *a, const void *b);
 int nsi_sim_net_init(ns_sim *s);
 int nsi_sim_job_links(ns_sim *s, nsi_simjob *j, const ns_placement *p, int **links,
                       size_t *nlinks);

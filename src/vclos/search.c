@@ -282,11 +282,6 @@ static int dfs(const vc_search_ctx *x, vc_dfs *st, const char *fn) {
   return NS_OK;
 }
 
-static int cmp_int(const void *a, const void *b) {
-  int x = *(const int *)a, y = *(const int *)b;
-  return (x > y) - (x < y);
-}
-
 static int run(const vc_search_ctx *x, vc_choice *ch, const char *fn) {
   size_t L1 = (size_t)x->l + 1, W = (size_t)x->W;
   vc_dfs st = {0};
@@ -310,9 +305,9 @@ static int run(const vc_search_ctx *x, vc_choice *ch, const char *fn) {
                                "free links", fn, x->l, x->s / x->f->T, x->s);
   if (rc == NS_OK) {
     memcpy(ch->leaves, st.best_leaves, (size_t)x->l * sizeof *ch->leaves);
-    qsort(ch->leaves, (size_t)x->l, sizeof *ch->leaves, cmp_int);
+    qsort(ch->leaves, (size_t)x->l, sizeof *ch->leaves, nsi_cmp_int);
     cheapest_spines(x, st.best_inter, ch->spines);
-    qsort(ch->spines, (size_t)x->s, sizeof *ch->spines, cmp_int);
+    qsort(ch->spines, (size_t)x->s, sizeof *ch->spines, nsi_cmp_int);
     ch->cost = st.best;
   }
   free(st.next);

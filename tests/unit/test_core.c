@@ -194,6 +194,19 @@ static void test_cluster_ocs(void **state) {
   ns_cluster_free(c);
 }
 
+static void test_distinct_groups(void **state) {
+  (void)state;
+  int ids[] = {13, 1, 3, 8, 12, 2}, out[6];
+  /* servers of 4 GPUs each: 3, 0, 0, 2, 3, 0 -> {0, 2, 3} */
+  assert_int_equal(nsi_distinct_groups(ids, 6, 4, out), 3);
+  assert_int_equal(out[0], 0);
+  assert_int_equal(out[1], 2);
+  assert_int_equal(out[2], 3);
+  assert_int_equal(nsi_distinct_groups(ids, 0, 4, out), 0);
+  assert_int_equal(nsi_distinct_groups(ids, 6, 1, out), 6);
+  assert_int_equal(out[5], 13);
+}
+
 /* ---- placements --------------------------------------------------------- */
 
 static void test_placement_tier(void **state) {
@@ -416,6 +429,7 @@ int main(void) {
       cmocka_unit_test(test_link_many_jobs),
       cmocka_unit_test(test_cluster_topology),
       cmocka_unit_test(test_cluster_ocs),
+      cmocka_unit_test(test_distinct_groups),
       cmocka_unit_test(test_placement_tier),
       cmocka_unit_test(test_commit_release_exclusive),
       cmocka_unit_test(test_commit_sharing_memory),
