@@ -270,6 +270,12 @@ abi-selftest: lib
 # ("fuzz-requires: ns_x ns_y"); one whose module has not landed is skipped.
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 30
+# FUZZ_RUNS=N instead runs N inputs per target with a fixed seed: a
+# reproducible smoke pass for CI (time-bounded runs explore, and may find
+# something new on any run).
+FUZZ_RUNS ?=
+FUZZ_LIMIT = $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS) -seed=1,-max_total_time=$(FUZZ_SECONDS))
+FUZZ_WHAT = $(if $(FUZZ_RUNS),$(FUZZ_RUNS) runs (seed 1),$(FUZZ_SECONDS) s)
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS := -std=c11 -Wall -Wextra -Wpedantic -Werror -D_POSIX_C_SOURCE=200809L -O1 -g $(FUZZ_SAN)
 FUZZ_OBJS := $(SRCS:%.c=build/fuzz/obj/%.o)
@@ -311,11 +317,11 @@ fuzz: fuzz-build
 	@fail=0; for t in $$(cat build/fuzz/built); do \
 	  work=build/fuzz/corpus/$$t; rm -rf $$work; mkdir -p $$work build/fuzz/artifacts; \
 	  [ -d tests/fuzz/corpus/$$t ] && cp tests/fuzz/corpus/$$t/* $$work/ 2>/dev/null; \
-	  echo "== fuzz $$t for $(FUZZ_SECONDS) s"; \
-	  build/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+	  echo "== fuzz $$t for $(FUZZ_WHAT)"; \
+	  build/fuzz/$$t $(FUZZ_LIMIT) -timeout=10 -rss_limit_mb=2048 \
 	    -print_final_stats=1 -artifact_prefix=build/fuzz/artifacts/$$t- $$work \
 	    > build/fuzz/$$t.log 2>&1 || { fail=1; tail -n 60 build/fuzz/$$t.log; }; \
 	  grep -E '^SKIP|^stat::(number_of_executed_units|new_units_added)' build/fuzz/$$t.log | tr '\n' ' '; echo; \
 	done; \
 	if [ $$fail -ne 0 ]; then echo "make fuzz: FAILED (reproducers in build/fuzz/artifacts/)"; exit 1; fi; \
-	echo "make fuzz: all targets ran $(FUZZ_SECONDS) s without a crash"
+	echo "make fuzz: all targets ran $(FUZZ_WHAT) without a crash"

@@ -23,6 +23,7 @@ typedef struct nsi_row {
   int gpus, model;
   uint64_t iterations;
   double duration_s; /* Philly: iterations derived later */
+  long line;         /* 1-based line in the file, for error messages */
 } nsi_row;
 
 typedef struct nsi_reader {
@@ -167,7 +168,7 @@ static void on_row(int c, void *vr) {
       if (nsi_reserve(&r->rows, &r->cap_rows, r->nrows + 1, sizeof *r->rows) < 0)
         r->rc = NS_ENOMEM;
       else
-        r->rows[r->nrows++] = row;
+        row.line = r->line, r->rows[r->nrows++] = row;
     }
   }
   for (size_t i = 0; i < r->nfield; i++)
@@ -217,7 +218,11 @@ static int commit_rows(nsi_reader *r) {
       while (s->njobs > before)
         free(s->jobs[--s->njobs].name);
       s->skipped = skipped_before;
-      return rc;
+      /* Name the caller's function and the row, not the inner add call
+         (e.g. a Philly duration that makes too many iterations). */
+      char inner[256];
+      snprintf(inner, sizeof inner, "%s", ns_last_error());
+      return nsi_fail(rc, "%s: path '%.160s' line %ld: %s", fn, r->path, row->line, inner);
     }
   }
   return added;
