@@ -72,7 +72,7 @@ LIB_PC := $(OUT)/netsched.pc
 
 .PHONY: all lib check check-unit check-abi check-pkgconfig check-python sanitize valgrind \
         demo bench examples install install-pc install-static install-shared \
-        install-includes uninstall clean
+        install-includes install-bin uninstall clean
 
 all: lib
 lib: $(LIB_A) $(OUT)/libnetsched.so $(LIB_PC)
@@ -179,7 +179,7 @@ bench: $(BENCH_BINS)
 	@for b in $(BENCH_BINS); do echo "== $$b"; $$b || exit 1; done
 
 # ---- install ----------------------------------------------------------------
-install: install-pc install-static install-shared install-includes
+install: install-pc install-static install-shared install-includes install-bin
 
 install-pc: $(LIB_PC)
 	install -d $(DESTDIR)$(PKGCONFIGDIR)
@@ -195,6 +195,13 @@ install-shared: $(LIB_SO)
 	ln -sf $(SO_FILE) $(DESTDIR)$(LIBDIR)/$(SO_NAME)
 	ln -sf $(SO_NAME) $(DESTDIR)$(LIBDIR)/libnetsched.so
 
+# The simulator CLI, linked for the installed library (rpath = LIBDIR).
+install-bin: examples/netsched-sim.c $(LIB_SO) $(OUT)/libnetsched.so
+	install -d $(DESTDIR)$(BINDIR) $(OBJ)/install
+	$(CC) -Iinclude $(TEST_CFLAGS) $< -o $(OBJ)/install/netsched-sim $(LDFLAGS) -L$(OUT) \
+	  -lnetsched -Wl,-rpath,$(LIBDIR) -lm
+	install -m 755 $(OBJ)/install/netsched-sim $(DESTDIR)$(BINDIR)/netsched-sim
+
 install-includes:
 	install -d $(DESTDIR)$(INCLUDEDIR)/netsched
 	install -m 644 include/netsched.h $(DESTDIR)$(INCLUDEDIR)/netsched.h
@@ -205,6 +212,7 @@ uninstall:
 	      $(DESTDIR)$(LIBDIR)/$(SO_NAME) $(DESTDIR)$(LIBDIR)/libnetsched.so \
 	      $(DESTDIR)$(PKGCONFIGDIR)/netsched.pc $(DESTDIR)$(INCLUDEDIR)/netsched.h
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/netsched
+	rm -f $(DESTDIR)$(BINDIR)/netsched-sim
 
 clean:
 	rm -rf build lib/libnetsched.a lib/libnetsched.so* lib/netsched.pc

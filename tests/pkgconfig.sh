@@ -24,7 +24,10 @@ if env -u SANITIZE MAKEFLAGS= make -s install DESTDIR="$tmp/root" PREFIX=$prefix
   check cc -std=c11 -Wall -Werror examples/cluster_basics.c -o "$tmp/cluster_basics" \
     $(pkg-config --cflags --libs netsched)
   check env LD_LIBRARY_PATH="$tmp/root$prefix/lib" "$tmp/cluster_basics"
+  # the simulator CLI runs from the install tree against the installed library
+  check env LD_LIBRARY_PATH="$tmp/root$prefix/lib" "$tmp/root$prefix/bin/netsched-sim" --list
   make -s uninstall DESTDIR="$tmp/root" PREFIX=$prefix >/dev/null 2>&1
+  check test ! -e "$tmp/root$prefix/bin/netsched-sim"
   check test ! -e "$tmp/root$prefix/lib/libnetsched.so.0"
   check test ! -e "$tmp/root$prefix/include/netsched.h"
 else
