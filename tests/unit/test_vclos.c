@@ -521,6 +521,29 @@ static void check_shape(const ns_cluster *c, const ns_placement *p, int stage) {
     }
 }
 
+/* One step of a random sequence: release the job if it runs, else place it
+   (deciding must not mutate the cluster), check the placement's shape and
+   commit it; NS_ENOSPACE is the only acceptable failure. */
+static void toggle_job(ns_cluster *c, const ns_vclos_opts *o, ns_placement *p, ns_job *job,
+                       int *live, int *stages) {
+  if (*live) {
+    assert_int_equal(ns_cluster_release(c, job), NS_OK);
+    *live = 0;
+    return;
+  }
+  int stage = -1, before = ns_cluster_free_gpu_count(c);
+  int rc = ns_vclos_place_ex(c, job, o, p, &stage);
+  assert_int_equal(ns_cluster_free_gpu_count(c), before); /* deciding never mutates */
+  if (rc != NS_OK) {
+    assert_int_equal(rc, NS_ENOSPACE);
+    return;
+  }
+  check_shape(c, p, stage);
+  stages[stage]++;
+  assert_int_equal(ns_cluster_commit(c, job, p), NS_OK);
+  *live = 1;
+}
+
 static void random_sequence(ns_cluster *c, uint64_t seed, int steps, int max_gpus, int use_milp,
                             int *stages_seen) {
   enum { NJ = 64 };
@@ -537,22 +560,7 @@ static void random_sequence(ns_cluster *c, uint64_t seed, int steps, int max_gpu
   }
   for (int step = 0; step < steps; step++) {
     int j = rng_int(&rng, 0, NJ - 1);
-    if (live[j]) {
-      assert_int_equal(ns_cluster_release(c, jobs[j]), NS_OK);
-      live[j] = 0;
-    } else {
-      int stage = -1, before = ns_cluster_free_gpu_count(c);
-      int rc = ns_vclos_place_ex(c, jobs[j], o, p, &stage);
-      assert_int_equal(ns_cluster_free_gpu_count(c), before); /* deciding never mutates */
-      if (rc == NS_OK) {
-        check_shape(c, p, stage);
-        stages_seen[stage]++;
-        assert_int_equal(ns_cluster_commit(c, jobs[j], p), NS_OK);
-        live[j] = 1;
-      } else {
-        assert_int_equal(rc, NS_ENOSPACE);
-      }
-    }
+    toggle_job(c, o, p, jobs[j], &live[j], stages_seen);
     check_isolation(c, jobs, live, NJ);
   }
   for (int j = 0; j < NJ; j++)
@@ -806,21 +814,8 @@ static void test_ocs_random_commits(void **state) {
     for (int j = 0; j < NJ; j++)
       jobs[j] = ns_job_new("ocsjob", rng_int(&rng, 1, 20));
     for (int step = 0; step < 60; step++) {
-      int j = rng_int(&rng, 0, NJ - 1), stage = -1;
-      if (live[j]) {
-        assert_int_equal(ns_cluster_release(c, jobs[j]), NS_OK);
-        live[j] = 0;
-      } else {
-        int rc = ns_vclos_place_ex(c, jobs[j], o, p, &stage);
-        if (rc == NS_OK) {
-          check_shape(c, p, stage);
-          stages[stage]++;
-          assert_int_equal(ns_cluster_commit(c, jobs[j], p), NS_OK);
-          live[j] = 1;
-        } else {
-          assert_int_equal(rc, NS_ENOSPACE);
-        }
-      }
+      int j = rng_int(&rng, 0, NJ - 1);
+      toggle_job(c, o, p, jobs[j], &live[j], stages);
       check_ocs_ports(c, jobs, live, NJ);
     }
     for (int j = 0; j < NJ; j++)
