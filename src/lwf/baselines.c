@@ -62,22 +62,25 @@ static uint32_t rng_below(rng *r, uint32_t bound) {
   return (uint32_t)(m >> 32);
 }
 
-/* Scratch for c->ngpus candidates (+ extra ints); NULL after recording ENOMEM. */
-static int *scratch(const ns_cluster *c, int extra, const char *fn) {
-  int *buf = malloc((size_t)(c->ngpus + extra) * sizeof *buf);
-  if (buf == NULL)
-    nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
-  return buf;
+/* The common start of every baseline: validate the arguments, refuse a job
+   larger than the cluster (NS_ENOSPACE), and allocate scratch for c->ngpus
+   candidates plus `per_gpu` ints per GPU the job asks for in *buf. NS_OK,
+   or the status to return. */
+static int begin(const ns_cluster *c, const ns_job *job, ns_placement *out, int per_gpu,
+                 const char *fn, int **buf) {
+  NSI_TRY(lwfi_check_args(c, job, out, fn));
+  if (job->gpus > c->ngpus)
+    return lwfi_no_space(c, out, job, c->ngpus, fn);
+  *buf = malloc(((size_t)c->ngpus + (size_t)per_gpu * (size_t)job->gpus) * sizeof **buf);
+  if (*buf == NULL)
+    return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
+  return NS_OK;
 }
 
 int ns_place_first_fit(const ns_cluster *c, const ns_job *job, ns_placement *out) {
   static const char *fn = "ns_place_first_fit";
-  NSI_TRY(lwfi_check_args(c, job, out, fn));
-  if (job->gpus > c->ngpus)
-    return lwfi_no_space(c, out, job, c->ngpus, fn);
-  int *ids = scratch(c, 0, fn);
-  if (ids == NULL)
-    return NS_ENOMEM;
+  int *ids;
+  NSI_TRY(begin(c, job, out, 0, fn, &ids));
   int m = 0;
   for (int g = 0; g < c->ngpus && m < job->gpus; g++)
     if (nsi_gpu_can_host(c, g, job->mem_mb))
@@ -89,13 +92,9 @@ int ns_place_first_fit(const ns_cluster *c, const ns_job *job, ns_placement *out
 
 int ns_place_list_scheduling(const ns_cluster *c, const ns_job *job, ns_placement *out) {
   static const char *fn = "ns_place_list_scheduling";
-  NSI_TRY(lwfi_check_args(c, job, out, fn));
-  if (job->gpus > c->ngpus)
-    return lwfi_no_space(c, out, job, c->ngpus, fn);
+  int *buf;
+  NSI_TRY(begin(c, job, out, 2, fn, &buf)); /* candidates, heap, chosen */
   int n = job->gpus;
-  int *buf = scratch(c, 2 * n, fn);
-  if (buf == NULL)
-    return NS_ENOMEM;
   int *heap = buf + c->ngpus, *chosen = heap + n;
   int m = lwfi_hostable_gpus(c, job, buf);
   int rc;
@@ -111,12 +110,8 @@ int ns_place_list_scheduling(const ns_cluster *c, const ns_job *job, ns_placemen
 
 int ns_place_random(const ns_cluster *c, const ns_job *job, uint64_t seed, ns_placement *out) {
   static const char *fn = "ns_place_random";
-  NSI_TRY(lwfi_check_args(c, job, out, fn));
-  if (job->gpus > c->ngpus)
-    return lwfi_no_space(c, out, job, c->ngpus, fn);
-  int *ids = scratch(c, 0, fn);
-  if (ids == NULL)
-    return NS_ENOMEM;
+  int *ids;
+  NSI_TRY(begin(c, job, out, 0, fn, &ids));
   int m = lwfi_hostable_gpus(c, job, ids), rc;
   if (m >= job->gpus) {
     rng r;
