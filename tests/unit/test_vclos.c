@@ -544,29 +544,34 @@ static void toggle_job(ns_cluster *c, const ns_vclos_opts *o, ns_placement *p, n
   *live = 1;
 }
 
-static void random_sequence(ns_cluster *c, uint64_t seed, int steps, int max_gpus, int use_milp,
-                            int *stages_seen) {
-  enum { NJ = 64 };
-  ns_job *jobs[NJ];
-  int live[NJ] = {0};
+/* Invariant checked after every step of a random sequence. */
+typedef void (*state_check)(const ns_cluster *c, ns_job **jobs, const int *live, int nj);
+
+/* `steps` random place/commit or release steps over nj (<= 64) jobs of 1..max_gpus
+   GPUs, `check` after each, then Lemma 5.1 for every live job. */
+static void random_sequence(ns_cluster *c, uint64_t seed, int nj, int steps, int max_gpus,
+                            int use_milp, state_check check, int *stages_seen) {
+  ns_job *jobs[64];
+  int live[64] = {0};
+  assert_true(nj <= 64);
   char name[16];
   uint64_t rng = seed;
   ns_vclos_opts *o = ns_vclos_opts_new();
   ns_vclos_opts_set_solver(o, use_milp);
   ns_placement *p = ns_placement_new();
-  for (int j = 0; j < NJ; j++) {
+  for (int j = 0; j < nj; j++) {
     snprintf(name, sizeof name, "job%d", j);
     jobs[j] = ns_job_new(name, rng_int(&rng, 1, max_gpus));
   }
   for (int step = 0; step < steps; step++) {
-    int j = rng_int(&rng, 0, NJ - 1);
+    int j = rng_int(&rng, 0, nj - 1);
     toggle_job(c, o, p, jobs[j], &live[j], stages_seen);
-    check_isolation(c, jobs, live, NJ);
+    check(c, jobs, live, nj);
   }
-  for (int j = 0; j < NJ; j++)
+  for (int j = 0; j < nj; j++)
     if (live[j])
       check_lemma(c, jobs[j]);
-  for (int j = 0; j < NJ; j++)
+  for (int j = 0; j < nj; j++)
     ns_job_free(jobs[j]);
   ns_placement_free(p);
   ns_vclos_opts_free(o);
@@ -578,7 +583,7 @@ static void test_random_commits_exact(void **state) {
   for (uint64_t seed = 1; seed <= 6; seed++) {
     /* 16 leaves x 8 spines x 2 servers x 4 GPUs = 128 GPUs, 1 or 2 links per pair */
     ns_cluster *c = ns_cluster_new_leaf_spine(16, 8, 2, 4, 1 + (int)(seed % 2), 100);
-    random_sequence(c, seed, 150, 40, 0, stages);
+    random_sequence(c, seed, 64, 150, 40, 0, check_isolation, stages);
     ns_cluster_free(c);
   }
   assert_true(stages[0] > 0 && stages[1] > 0 && stages[2] > 20);
@@ -588,7 +593,7 @@ static void test_random_commits_ilp(void **state) {
   (void)state;
   int stages[4] = {0};
   ns_cluster *c = ns_cluster_new_leaf_spine(8, 8, 2, 4, 1, 100);
-  random_sequence(c, 99, 60, 24, 1, stages);
+  random_sequence(c, 99, 64, 60, 24, 1, check_isolation, stages);
   ns_cluster_free(c);
   assert_true(stages[2] > 3);
 }
@@ -801,30 +806,11 @@ static void check_ocs_ports(const ns_cluster *c, ns_job **jobs, const int *live,
 
 static void test_ocs_random_commits(void **state) {
   (void)state;
-  enum { NJ = 24 };
   int stages[4] = {0};
   for (uint64_t seed = 11; seed <= 13; seed++) {
     ns_cluster *c = ns_cluster_new_leaf_spine(8, 4, 2, 4, 1, 100); /* 64 GPUs */
     assert_int_equal(ns_cluster_enable_ocs(c, 2), NS_OK);
-    ns_job *jobs[NJ];
-    int live[NJ] = {0};
-    uint64_t rng = seed;
-    ns_vclos_opts *o = ns_vclos_opts_new();
-    ns_placement *p = ns_placement_new();
-    for (int j = 0; j < NJ; j++)
-      jobs[j] = ns_job_new("ocsjob", rng_int(&rng, 1, 20));
-    for (int step = 0; step < 60; step++) {
-      int j = rng_int(&rng, 0, NJ - 1);
-      toggle_job(c, o, p, jobs[j], &live[j], stages);
-      check_ocs_ports(c, jobs, live, NJ);
-    }
-    for (int j = 0; j < NJ; j++)
-      if (live[j])
-        check_lemma(c, jobs[j]);
-    for (int j = 0; j < NJ; j++)
-      ns_job_free(jobs[j]);
-    ns_placement_free(p);
-    ns_vclos_opts_free(o);
+    random_sequence(c, seed, 24, 60, 20, 0, check_ocs_ports, stages);
     ns_cluster_free(c);
   }
   assert_true(stages[2] + stages[3] > 5);
