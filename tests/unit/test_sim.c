@@ -12,19 +12,11 @@
 /* ---- placement callbacks -------------------------------------------------- */
 
 /* First free GPUs by id. */
+/* The library's first fit (lowest GPUs that can host the job; in sharing
+   mode, memory permitting) behind the caller-policy hook. */
 static int place_ff(const ns_cluster *c, const ns_job *job, ns_placement *out, void *user) {
   (void)user;
-  ns_placement_clear(out);
-  ns_placement_bind(out, c);
-  int need = ns_job_gpus(job);
-  for (int g = 0; g < ns_cluster_gpu_count(c) && need > 0; g++)
-    if (ns_cluster_gpu_is_free(c, g) == 1)
-      ns_placement_add_gpu(out, g), need--;
-  if (need > 0) {
-    ns_placement_clear(out);
-    return NS_ENOSPACE;
-  }
-  return NS_OK;
+  return ns_place_first_fit(c, job, out);
 }
 
 /* Spread: one GPU per server, round robin, so jobs share server NICs. */
@@ -40,22 +32,6 @@ static int place_spread(const ns_cluster *c, const ns_job *job, ns_placement *ou
       if (ns_cluster_gpu_is_free(c, g) == 1)
         ns_placement_add_gpu(out, g), need--;
     }
-  if (need > 0) {
-    ns_placement_clear(out);
-    return NS_ENOSPACE;
-  }
-  return NS_OK;
-}
-
-/* First GPUs that can host the job (sharing: memory permitting). */
-static int place_ff_shared(const ns_cluster *c, const ns_job *job, ns_placement *out, void *user) {
-  (void)user;
-  ns_placement_clear(out);
-  ns_placement_bind(out, c);
-  int need = ns_job_gpus(job);
-  for (int g = 0; g < ns_cluster_gpu_count(c) && need > 0; g++)
-    if (ns_cluster_gpu_free_memory_mb(c, g) >= ns_job_gpu_memory_mb(job))
-      ns_placement_add_gpu(out, g), need--;
   if (need > 0) {
     ns_placement_clear(out);
     return NS_ENOSPACE;
@@ -250,7 +226,7 @@ static void test_two_jobs_no_sharing(void **state) {
    A half done; A's last 5 iterations alone take 0.5 s -> 1.5 s. */
 static void test_gpu_sharing(void **state) {
   (void)state;
-  ns_sim_opts *o = opts_custom(place_ff_shared);
+  ns_sim_opts *o = opts_custom(place_ff);
   assert_int_equal(ns_sim_opts_set_cluster(o, 1, 0, 1, 1, 0, 10.0), NS_OK);
   assert_int_equal(ns_sim_opts_set_gpu_sharing(o, 1), NS_OK);
   ns_sim *s = ns_sim_new(o);
