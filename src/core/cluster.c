@@ -245,7 +245,7 @@ int ns_cluster_link_is_reserved(const ns_cluster *c, int leaf, int spine, int k)
 int nsi_leaf_free_uplinks(const ns_cluster *c, int leaf) {
   int ports = c->spines * c->links_per_pair, n = 0;
   for (int i = 0; i < ports; i++) {
-    size_t at = (size_t)leaf * (size_t)ports + (size_t)i; /* == nsi_link_index order */
+    size_t at = nsi_leaf_port_index(c, leaf, i);
     n += (c->ocs_count > 0 ? c->ocs_leaf_port[at] : c->link_owner[at]) == NULL;
   }
   return n;

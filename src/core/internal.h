@@ -164,6 +164,12 @@ static inline size_t nsi_link_index(const ns_cluster *c, int leaf, int spine, in
   return ((size_t)leaf * (size_t)c->spines + (size_t)spine) * (size_t)c->links_per_pair +
          (size_t)k;
 }
+/* Uplink port `port` (0 <= port < spines * links_per_pair) of `leaf`: the
+   index of both the static link table (port = spine * links_per_pair + k,
+   so this equals nsi_link_index) and the OCS leaf-port table. */
+static inline size_t nsi_leaf_port_index(const ns_cluster *c, int leaf, int port) {
+  return (size_t)leaf * (size_t)c->spines * (size_t)c->links_per_pair + (size_t)port;
+}
 /* 1 if the GPU holds no job and no background load. */
 static inline int nsi_gpu_free(const ns_cluster *c, int gpu) {
   return c->jobs_on_gpu[gpu] == 0 && !c->background[gpu];

@@ -50,9 +50,6 @@ int nsi_ocs_spine_ports(const ns_cluster *c, int spine, int ocs) {
   return r < D ? (int)((D - 1 - r) / O + 1) : 0;
 }
 
-static size_t port_index(const ns_cluster *c, int leaf, int port) {
-  return (size_t)leaf * (size_t)c->spines * (size_t)c->links_per_pair + (size_t)port;
-}
 
 /* Range, duplicate and leaf-port checks of circuit i. */
 static int check_one(const ns_cluster *c, const ns_placement *p, size_t i, const char *fn) {
@@ -65,7 +62,7 @@ static int check_one(const ns_cluster *c, const ns_placement *p, size_t i, const
   for (size_t j = 0; j < i; j++)
     if (p->links[j].leaf == u->leaf && p->links[j].k == u->k)
       return nsi_fail(NS_EINVAL, "%s: p uses port %d of leaf %d twice", fn, u->k, u->leaf);
-  if (c->ocs_leaf_port[port_index(c, u->leaf, u->k)] != NULL)
+  if (c->ocs_leaf_port[nsi_leaf_port_index(c, u->leaf, u->k)] != NULL)
     return nsi_fail(NS_ENOSPACE, "%s: port %d of leaf %d is already in use", fn, u->k, u->leaf);
   return NS_OK;
 }
@@ -95,7 +92,7 @@ void nsi_ocs_apply(ns_cluster *c, const nsi_uplink *links, size_t n, const ns_jo
   for (size_t i = 0; i < n; i++) {
     const nsi_uplink *u = &links[i];
     int o = nsi_ocs_of_leaf_port(c, u->leaf, u->k);
-    c->ocs_leaf_port[port_index(c, u->leaf, u->k)] = job;
+    c->ocs_leaf_port[nsi_leaf_port_index(c, u->leaf, u->k)] = job;
     c->ocs_spine_used[(size_t)u->spine * (size_t)c->ocs_count + (size_t)o] += job ? 1 : -1;
   }
 }
