@@ -50,7 +50,6 @@ int nsi_ocs_spine_ports(const ns_cluster *c, int spine, int ocs) {
   return r < D ? (int)((D - 1 - r) / O + 1) : 0;
 }
 
-
 /* Range, duplicate and leaf-port checks of circuit i. */
 static int check_one(const ns_cluster *c, const ns_placement *p, size_t i, const char *fn) {
   const nsi_uplink *u = &p->links[i];
