@@ -185,9 +185,13 @@ static int free_in_range(const ns_cluster *c, int first, int n) {
   return free_gpus;
 }
 
+int nsi_free_gpus_on_server(const ns_cluster *c, int server) {
+  return free_in_range(c, server * c->gpus_per_server, c->gpus_per_server);
+}
+
 int ns_cluster_free_gpus_on_server(const ns_cluster *c, int server) {
   NSI_TRY(check_server(c, server, "ns_cluster_free_gpus_on_server"));
-  return free_in_range(c, server * c->gpus_per_server, c->gpus_per_server);
+  return nsi_free_gpus_on_server(c, server);
 }
 
 int ns_cluster_free_gpus_on_leaf(const ns_cluster *c, int leaf) {
@@ -201,12 +205,16 @@ int ns_cluster_free_gpu_count(const ns_cluster *c) {
   return free_in_range(c, 0, c->ngpus);
 }
 
-int ns_cluster_idle_servers_on_leaf(const ns_cluster *c, int leaf) {
-  NSI_TRY(check_leaf(c, leaf, "ns_cluster_idle_servers_on_leaf"));
+int nsi_idle_servers_on_leaf(const ns_cluster *c, int leaf) {
   int idle = 0;
   for (int s = leaf * c->servers_per_leaf; s < (leaf + 1) * c->servers_per_leaf; s++)
-    idle += free_in_range(c, s * c->gpus_per_server, c->gpus_per_server) == c->gpus_per_server;
+    idle += nsi_free_gpus_on_server(c, s) == c->gpus_per_server;
   return idle;
+}
+
+int ns_cluster_idle_servers_on_leaf(const ns_cluster *c, int leaf) {
+  NSI_TRY(check_leaf(c, leaf, "ns_cluster_idle_servers_on_leaf"));
+  return nsi_idle_servers_on_leaf(c, leaf);
 }
 
 int ns_cluster_gpu_is_free(const ns_cluster *c, int gpu) {

@@ -177,6 +177,11 @@ static inline int nsi_gpu_free(const ns_cluster *c, int gpu) {
 /* 1 if a job needing `mem_mb` per GPU could be added to `gpu` now
    (exclusive: free; sharing: not background-busy and memory fits). */
 int nsi_gpu_can_host(const ns_cluster *c, int gpu, double mem_mb);
+/* Free GPUs on `server` and idle (all GPUs free) servers of `leaf`, without
+   argument checks: the public ns_cluster_free_gpus_on_server /
+   ns_cluster_idle_servers_on_leaf for modules that already hold valid ids. */
+int nsi_free_gpus_on_server(const ns_cluster *c, int server);
+int nsi_idle_servers_on_leaf(const ns_cluster *c, int leaf);
 /* Uplinks of `leaf` not reserved by any job: static leaf-spine links, or
    with an OCS layer the leaf's unused OCS ports. */
 int nsi_leaf_free_uplinks(const ns_cluster *c, int leaf);

@@ -25,7 +25,7 @@ int vc_fabric_build(vc_fabric *f, const ns_cluster *c, const char *fn) {
     return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
   }
   for (int n = 0; n < f->L; n++) {
-    f->idle[n] = vc_idle_on_leaf(c, n);
+    f->idle[n] = nsi_idle_servers_on_leaf(c, n);
     for (int m = 0; m < f->S; m++) {
       int free_links = 0;
       for (int k = 0; k < f->K; k++)

@@ -62,7 +62,7 @@ static int ocs_state_build(const ns_cluster *c, vc_ocs_state *st, const char *fn
     return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
   }
   for (int n = 0; n < st->L; n++) {
-    st->idle[n] = vc_idle_on_leaf(c, n);
+    st->idle[n] = nsi_idle_servers_on_leaf(c, n);
     for (int p = 0; p < st->U; p++)
       if (c->ocs_leaf_port[(size_t)n * (size_t)st->U + (size_t)p] == NULL)
         st->fl[(size_t)n * st->O + nsi_ocs_of_leaf_port(c, n, p)]++;
@@ -135,7 +135,7 @@ static int single_spine(const ns_cluster *c, const vc_ocs_state *st, int m, int 
     int n = order[i];
     for (int sv = n * c->servers_per_leaf; sv < (n + 1) * c->servers_per_leaf && left > 0; sv++) {
       int g = left < st->T ? left : st->T;
-      if (vc_free_on_server(c, sv) != st->T ||
+      if (nsi_free_gpus_on_server(c, sv) != st->T ||
           !take_circuits(st, fl + (size_t)n * st->O, fs, g, ocs_of))
         continue;
       for (int k = 0; k < g; k++)

@@ -77,13 +77,6 @@ int vc_shape_ok(int l, int s, int n, const ns_cluster *c) {
 
 /* ---- stage 0 and 1 ---------------------------------------------------------- */
 
-int vc_free_on_server(const ns_cluster *c, int server) {
-  int n = 0;
-  for (int g = server * c->gpus_per_server; g < (server + 1) * c->gpus_per_server; g++)
-    n += nsi_gpu_free(c, g);
-  return n;
-}
-
 /* Appends up to `want` free GPUs of `server`; returns how many. */
 static int take_gpus(const ns_cluster *c, int server, int want, ns_placement *p) {
   int got = 0;
@@ -101,7 +94,7 @@ static int take_gpus(const ns_cluster *c, int server, int want, ns_placement *p)
 static int stage0(const ns_cluster *c, int n, ns_placement *p) {
   int best = -1, best_free = 0;
   for (int sv = 0; sv < c->nservers; sv++) {
-    int fr = vc_free_on_server(c, sv);
+    int fr = nsi_free_gpus_on_server(c, sv);
     if (fr >= n && (best < 0 || fr < best_free))
       best = sv, best_free = fr;
   }
@@ -110,20 +103,13 @@ static int stage0(const ns_cluster *c, int n, ns_placement *p) {
   return take_gpus(c, best, n, p) < 0 ? NS_ENOMEM : NS_OK;
 }
 
-int vc_idle_on_leaf(const ns_cluster *c, int leaf) {
-  int idle = 0;
-  for (int sv = leaf * c->servers_per_leaf; sv < (leaf + 1) * c->servers_per_leaf; sv++)
-    idle += vc_free_on_server(c, sv) == c->gpus_per_server;
-  return idle;
-}
-
 /* Appends the GPUs of the lowest `servers` idle servers of `leaf`, at most
    `gpus` GPUs in all. */
 int vc_take_idle_servers(const ns_cluster *c, int leaf, int servers, int gpus,
                          ns_placement *p) {
   for (int sv = leaf * c->servers_per_leaf;
        sv < (leaf + 1) * c->servers_per_leaf && servers > 0 && gpus > 0; sv++)
-    if (vc_free_on_server(c, sv) == c->gpus_per_server) {
+    if (nsi_free_gpus_on_server(c, sv) == c->gpus_per_server) {
       int got = take_gpus(c, sv, gpus < c->gpus_per_server ? gpus : c->gpus_per_server, p);
       if (got < 0)
         return got;
@@ -139,7 +125,7 @@ static int stage1(const ns_cluster *c, int n, ns_placement *p) {
   int need = (n + c->gpus_per_server - 1) / c->gpus_per_server;
   int best = -1, best_idle = 0;
   for (int leaf = 0; leaf < c->leaves; leaf++) {
-    int idle = vc_idle_on_leaf(c, leaf);
+    int idle = nsi_idle_servers_on_leaf(c, leaf);
     if (idle >= need && (best < 0 || idle < best_idle))
       best = leaf, best_idle = idle;
   }

@@ -57,11 +57,9 @@ int vc_spines_for(int n, int l, int T);
 /* 1 if the l x s shape is admissible for an N-GPU job on cluster c. */
 int vc_shape_ok(int l, int s, int n, const ns_cluster *c);
 
-/* Cluster helpers of vclos.c: free GPUs on a server, idle servers on a
-   leaf, and appending the GPUs of the lowest `servers` idle servers of a
-   leaf (at most `gpus` GPUs). */
-int vc_free_on_server(const ns_cluster *c, int server);
-int vc_idle_on_leaf(const ns_cluster *c, int leaf);
+/* Appends the GPUs of the lowest `servers` idle servers of a leaf (at most
+   `gpus` GPUs). Free/idle counts come from core (nsi_free_gpus_on_server,
+   nsi_idle_servers_on_leaf). */
 int vc_take_idle_servers(const ns_cluster *c, int leaf, int servers, int gpus, ns_placement *p);
 
 /* OCS-vClos Stages 2-3 (ocs.c) into the empty placement p, after Stages
