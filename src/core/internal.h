@@ -46,6 +46,11 @@ int nsi_check_finite_gt0(double v, const char *fn, const char *arg); /* finite, 
    geometrically. NS_OK or NS_ENOMEM (buffer untouched). */
 int nsi_reserve(void *bufp, size_t *cap, size_t need, size_t elem);
 char *nsi_strdup(const char *s);
+/* splitmix64 (Steele, Lea, Flood 2014): the library's one deterministic
+   generator step, for seeded policies and the simulator. nsi_hash64 is the
+   same mix applied to a value (a stateless hash). */
+uint64_t nsi_splitmix64(uint64_t *state);
+static inline uint64_t nsi_hash64(uint64_t x) { return nsi_splitmix64(&x); }
 /* qsort comparator for int. */
 int nsi_cmp_int(const void *a, const void *b);
 /* Writes the distinct values of ids[i] / divisor (i < n), sorted, to out

@@ -52,3 +52,10 @@ size_t nsi_distinct_groups(const int *ids, size_t n, int divisor, int *out) {
       out[m++] = out[i];
   return m;
 }
+
+uint64_t nsi_splitmix64(uint64_t *state) {
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}

@@ -23,18 +23,11 @@ typedef struct rng {
   uint64_t s[4];
 } rng;
 
-static uint64_t splitmix64(uint64_t *x) {
-  uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
 static void rng_seed(rng *r, uint64_t seed) {
   for (int i = 0; i < 4; i++)
-    r->s[i] = splitmix64(&seed); /* never all zero */
+    r->s[i] = nsi_splitmix64(&seed); /* never all zero */
 }
 
 static uint64_t rng_next(rng *r) { /* xoshiro256** */

@@ -37,7 +37,7 @@ int nsi_sim_net_init(ns_sim *s) {
 /* Deterministic ECMP hash of (job, flow). */
 static uint64_t ecmp_hash(uint64_t job, uint64_t flow) {
   uint64_t st = job * 0x100000001b3ull ^ (flow + 1) * 0xcbf29ce484222325ull;
-  return nsi_sim_rng(&st);
+  return nsi_splitmix64(&st);
 }
 
 /* Parallel link k of (leaf, spine) for a vClos placement: one it reserved. */

@@ -154,6 +154,5 @@ int nsi_sim_model_of_name(const char *model_name);
 double nsi_sim_model_compute_ms(int model);
 void nsi_sim_reset(ns_sim *s);
 double nsi_sim_nic_gbps(const ns_sim_opts *o);
-uint64_t nsi_sim_rng(uint64_t *state);
 
 #endif

@@ -143,7 +143,7 @@ static int row_philly(nsi_reader *r, nsi_row *row) {
   NSI_TRY(parse_double(r, r->col[1], "duration must be seconds >= 0", &dur));
   NSI_TRY(parse_count(r, r->col[2], "num_gpus must be an integer >= 1", 1 << 20, &g));
   uint64_t st = r->s->o.seed ^ ((uint64_t)r->line * 0x9e3779b97f4a7c15ull);
-  row->model = (int)(nsi_sim_rng(&st) % 4ull);
+  row->model = (int)(nsi_splitmix64(&st) % 4ull);
   row->gpus = (int)g, row->arrival_ms = ts, row->duration_s = dur;
   if (ts < r->t0)
     r->t0 = ts;

@@ -30,13 +30,6 @@ static const nsi_profile profiles[] = {
     {"lstm-ptb", 251.8, 31.5, 47.3, 2751},
 };
 
-uint64_t nsi_sim_rng(uint64_t *state) { /* splitmix64 */
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 ns_sim *ns_sim_new(const ns_sim_opts *o) {
   if (o == NULL) {
     nsi_fail(NS_EINVAL, "ns_sim_new: o is NULL");
@@ -178,16 +171,16 @@ int ns_sim_load_default_workload(ns_sim *s) {
       gpus[n++] = sizes[k];
   uint64_t st = s->o.seed;
   for (int i = n - 1; i > 0; i--) { /* Fisher-Yates: sizes in random order */
-    int r = (int)(nsi_sim_rng(&st) % (uint64_t)(i + 1));
+    int r = (int)(nsi_splitmix64(&st) % (uint64_t)(i + 1));
     int t = gpus[i];
     gpus[i] = gpus[r], gpus[r] = t;
   }
   size_t before = s->njobs;
   int added = 0, skipped_before = s->skipped;
   for (int i = 0; i < n; i++) {
-    double arrival = (double)(nsi_sim_rng(&st) % 1200001ull); /* ms in [0, 1200 s] */
-    uint64_t iters = 1000 + nsi_sim_rng(&st) % 5001ull;
-    ns_sim_model m = (ns_sim_model)(nsi_sim_rng(&st) % 4ull);
+    double arrival = (double)(nsi_splitmix64(&st) % 1200001ull); /* ms in [0, 1200 s] */
+    uint64_t iters = 1000 + nsi_splitmix64(&st) % 5001ull;
+    ns_sim_model m = (ns_sim_model)(nsi_splitmix64(&st) % 4ull);
     char name[64];
     snprintf(name, sizeof name, "job%03d-%s", i, profiles[m].name);
     int rc = ns_sim_add_model_job(s, name, arrival, gpus[i], iters, m);

@@ -13,13 +13,6 @@
 #define TN_MAX_WALK (1LL << 26)
 #define TN_MAX_FLOWS (1 << 22)
 
-static uint64_t splitmix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
-
 static int oom(void) { return nsi_fail(NS_ENOMEM, "ns_titan_place: out of memory"); }
 
 /* R_s, S_n, and each leaf's usable uplink ports. A GPU is usable when it is
@@ -46,7 +39,7 @@ static int snapshot(tn_prob *p, const ns_cluster *c, const ns_job *job, uint64_t
     p->R[s] = usable;
     p->idle[s] = nfree == p->G;
     leaf_free[s / p->spl] += nfree;
-    p->tie[s] = splitmix64(seed ^ splitmix64((uint64_t)s));
+    p->tie[s] = nsi_hash64(seed ^ nsi_hash64((uint64_t)s));
   }
   for (int l = 0; l < p->L; l++) {
     int links = nsi_leaf_free_uplinks(c, l);
