@@ -5,6 +5,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "core/internal.h"
 
@@ -29,10 +30,14 @@ const char *ns_strerror(int status) {
 const char *ns_last_error(void) { return last_error; }
 
 int nsi_fail(int status, const char *fmt, ...) {
+  /* Format into a local buffer first, so that callers can re-word an inner
+     failure by passing ns_last_error() itself as an argument. */
+  char msg[sizeof last_error];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(last_error, sizeof last_error, fmt, ap);
+  vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  memcpy(last_error, msg, sizeof msg);
   return status;
 }
 

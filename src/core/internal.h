@@ -23,7 +23,9 @@
 /* ---- errors ---------------------------------------------------------- */
 
 /* Records a one-line message for ns_last_error() and returns `status`.
-   Use as `return nsi_fail(NS_EINVAL, "ns_x: gpus must be >= 1 (got %d)", g);` */
+   Use as `return nsi_fail(NS_EINVAL, "ns_x: gpus must be >= 1 (got %d)", g);`
+   An argument may be ns_last_error() itself, to add context to an inner
+   failure: `nsi_fail(rc, "ns_y: job '%s': %s", name, ns_last_error())`. */
 int nsi_fail(int status, const char *fmt, ...) NSI_PRINTF(2, 3);
 
 /* Propagate a negative status. */

@@ -155,7 +155,7 @@ static int start_job(ns_sim *s, int ji) {
   int rc = ns_cluster_commit(s->cluster, j->job, s->pl);
   if (rc < 0)
     return nsi_fail(rc, "ns_sim_run: policy '%s' proposed a placement for '%s' that does not "
-                        "commit: %s", ns_sim_opts_policy_name(&s->o), j->name, NSI_SIM_LASTERR());
+                        "commit: %s", ns_sim_opts_policy_name(&s->o), j->name, ns_last_error());
   free(j->links);
   j->links = NULL;
   NSI_TRY(nsi_sim_job_links(s, j, s->pl, &j->links, &j->nlinks));
@@ -227,7 +227,7 @@ static int queue_before(const ns_sim *s, int a, int b) {
 static int make_job(ns_sim *s, nsi_simjob *j) {
   ns_job *job = ns_job_new(j->name, j->gpus);
   if (job == NULL)
-    return nsi_fail(NS_ENOMEM, "ns_sim_run: cannot create job '%s': %s", j->name, NSI_SIM_LASTERR());
+    return nsi_fail(NS_ENOMEM, "ns_sim_run: cannot create job '%s': %s", j->name, ns_last_error());
   double t = nsi_sim_comm_alone_ms(s, j, 1);
   int rc = ns_job_set_compute_ms(job, j->compute_ms / 3.0, j->compute_ms * 2.0 / 3.0);
   if (rc == NS_OK)

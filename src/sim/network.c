@@ -357,7 +357,7 @@ int nsi_sim_net_update(ns_sim *s) {
                                                         : j->comm_alone_ms * d / j->iter_ms;
     if (!isfinite(comm) || comm < 0)
       return nsi_fail(NS_EUNSUPPORTED, "ns_sim_run: the contention model (ns_comm_time_ms) is "
-                                       "unavailable: %s", NSI_SIM_LASTERR());
+                                       "unavailable: %s", ns_last_error());
     j->iter_ms = j->compute_ms * j->slow + comm + serial_wait(s, j);
   }
   return NS_OK;

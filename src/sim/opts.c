@@ -15,10 +15,6 @@
 
 #include "sim/sim_internal.h"
 
-const char *nsi_sim_lasterr(char *buf512) {
-  snprintf(buf512, 512, "%s", ns_last_error());
-  return buf512;
-}
 
 typedef struct nsi_preset {
   const char *name, *desc;
@@ -202,7 +198,7 @@ int ns_sim_opts_set_cluster(ns_sim_opts *o, int leaves, int spines, int servers_
   ns_cluster *c = ns_cluster_new_leaf_spine(leaves, spines, servers_per_leaf, gpus_per_server,
                                             links_per_pair, link_gbps);
   if (c == NULL)
-    return nsi_fail(NS_EINVAL, "%s: %s", fn, NSI_SIM_LASTERR());
+    return nsi_fail(NS_EINVAL, "%s: %s", fn, ns_last_error());
   ns_cluster_free(c);
   o->leaves = leaves, o->spines = spines, o->servers_per_leaf = servers_per_leaf;
   o->gpus_per_server = gpus_per_server, o->links_per_pair = links_per_pair;

@@ -20,7 +20,7 @@ static const char *pname(const ns_sim *s) { return ns_sim_opts_policy_name(&s->o
 
 static int unavailable(const ns_sim *s, const char *what) {
   return nsi_fail(NS_EUNSUPPORTED, "ns_sim_run: policy '%s' unavailable: %s (%s)", pname(s), what,
-                  NSI_SIM_LASTERR());
+                  ns_last_error());
 }
 
 int nsi_sim_policy_prepare(ns_sim *s) {
@@ -42,7 +42,7 @@ int nsi_sim_policy_prepare(ns_sim *s) {
   if (o->placement == NS_SIM_PLACE_OCS_VCLOS) {
     int rc = ns_cluster_enable_ocs(s->cluster, o->spines > 0 ? o->spines : 1);
     if (rc < 0)
-      return nsi_fail(rc, "ns_sim_run: OCS-vClos needs an OCS layer: %s", NSI_SIM_LASTERR());
+      return nsi_fail(rc, "ns_sim_run: OCS-vClos needs an OCS layer: %s", ns_last_error());
   }
   if (o->placement == NS_SIM_PLACE_DALLY || o->placement == NS_SIM_PLACE_DALLY_MANUAL) {
     ns_delay_tuner *t = ns_delay_tuner_new(o->dally_history_ms, o->dally_machine_ms, o->dally_rack_ms);
@@ -130,7 +130,7 @@ static int dally_wake(ns_sim *s, int ji) {
   double m = 0, r = 0;
   if (ns_delay_tuner_timers(s->tuner, j->gpus, s->now, &m, &r) < 0)
     return nsi_fail(NS_EUNSUPPORTED, "ns_sim_run: ns_delay_tuner_timers failed: %s",
-                    NSI_SIM_LASTERR());
+                    ns_last_error());
   double at[2] = {j->arrival_ms + m, j->arrival_ms + r}, next = INFINITY;
   for (int i = 0; i < 2; i++)
     if (isfinite(at[i]) && at[i] > s->now && at[i] < next)
@@ -160,7 +160,7 @@ int nsi_sim_place(ns_sim *s, int ji, int *placed) {
     if (rc == NS_EUNSUPPORTED)
       return unavailable(s, "placement");
     return nsi_fail(rc, "ns_sim_run: policy '%s' failed on job '%s': %s", pname(s),
-                    s->jobs[ji].name, NSI_SIM_LASTERR());
+                    s->jobs[ji].name, ns_last_error());
   }
   *placed = 1;
   return NS_OK;
@@ -373,7 +373,7 @@ static int rank_and_pick(ns_sim *s, int ji, size_t n, int *placed) {
     return unavailable(s, "CASSINI");
   if (rc < 0)
     return nsi_fail(rc, "ns_sim_run: CASSINI failed on job '%s': %s", s->jobs[ji].name,
-                    NSI_SIM_LASTERR());
+                    ns_last_error());
   *placed = 1;
   return NS_OK;
 }

@@ -120,11 +120,6 @@ struct ns_sim {
 int nsi_sim_heap_push(nsi_heap *h, double t, int job, unsigned ver);
 int nsi_sim_heap_pop(nsi_heap *h, nsi_event *out);
 
-/* A copy of ns_last_error() to format into a new message (nsi_fail
-   writes the very buffer ns_last_error() returns). */
-const char *nsi_sim_lasterr(char *buf512);
-#define NSI_SIM_LASTERR() nsi_sim_lasterr((char[512]){0})
-
 /* engine.c: brings j->rem up to s->now */
 void nsi_sim_advance(ns_sim *s, nsi_simjob *j);
 

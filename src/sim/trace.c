@@ -220,9 +220,8 @@ static int commit_rows(nsi_reader *r) {
       s->skipped = skipped_before;
       /* Name the caller's function and the row, not the inner add call
          (e.g. a Philly duration that makes too many iterations). */
-      char inner[256];
-      snprintf(inner, sizeof inner, "%s", ns_last_error());
-      return nsi_fail(rc, "%s: path '%.160s' line %ld: %s", fn, r->path, row->line, inner);
+      return nsi_fail(rc, "%s: path '%.160s' line %ld: %s", fn, r->path, row->line,
+                      ns_last_error());
     }
   }
   return added;

@@ -27,6 +27,15 @@ static void test_strerror(void **state) {
     assert_true(strlen(ns_strerror(s)) > 0);
 }
 
+/* A failure can be re-worded with context by passing ns_last_error() to
+   nsi_fail: the old message must survive intact inside the new one. */
+static void test_fail_rewords_last_error(void **state) {
+  (void)state;
+  assert_int_equal(nsi_fail(NS_ENOSPACE, "ns_inner: GPU %d is taken", 7), NS_ENOSPACE);
+  assert_int_equal(nsi_fail(NS_EINVAL, "ns_outer: line %d: %s", 3, ns_last_error()), NS_EINVAL);
+  assert_string_equal(ns_last_error(), "ns_outer: line 3: ns_inner: GPU 7 is taken");
+}
+
 /* ---- jobs --------------------------------------------------------------- */
 
 static void test_job_defaults_and_setters(void **state) {
@@ -422,6 +431,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_version),
       cmocka_unit_test(test_strerror),
+      cmocka_unit_test(test_fail_rewords_last_error),
       cmocka_unit_test(test_job_defaults_and_setters),
       cmocka_unit_test(test_job_phase_tiling_message),
       cmocka_unit_test(test_job_rejects_bad_values_unchanged),
