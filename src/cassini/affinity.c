@@ -41,9 +41,9 @@ void nsc_affinity_clear(ns_affinity *g) {
   free(g->links);
   free(g->edges);
   free(g->shift);
-  nsc_ptrmap_free(&g->job_ix);
-  nsc_ptrmap_free(&g->link_ix);
-  nsc_ptrmap_free(&g->edge_ix);
+  nsi_ptrmap_free(&g->job_ix);
+  nsi_ptrmap_free(&g->link_ix);
+  nsi_ptrmap_free(&g->edge_ix);
   memset(g, 0, sizeof *g);
 }
 
@@ -59,17 +59,17 @@ static int reserve_one(ns_affinity *g) {
   NSI_TRY(nsi_reserve(&g->jobs, &g->cap_jobs, g->njobs + 1, sizeof *g->jobs));
   NSI_TRY(nsi_reserve(&g->links, &g->cap_links, g->nlinks + 1, sizeof *g->links));
   NSI_TRY(nsi_reserve(&g->edges, &g->cap_edges, g->nedges + 1, sizeof *g->edges));
-  if (nsc_ptrmap_reserve(&g->job_ix, 1) || nsc_ptrmap_reserve(&g->link_ix, 1) ||
-      nsc_ptrmap_reserve(&g->edge_ix, 1))
+  if (nsi_ptrmap_reserve(&g->job_ix, 1) || nsi_ptrmap_reserve(&g->link_ix, 1) ||
+      nsi_ptrmap_reserve(&g->edge_ix, 1))
     return NS_ENOMEM;
   return NS_OK;
 }
 
 int nsc_affinity_add(ns_affinity *g, const ns_job *job, const ns_link *link, double w,
                      const char *fn) {
-  size_t j = nsc_ptrmap_get(&g->job_ix, nsc_key_ptr(job));
-  size_t l = nsc_ptrmap_get(&g->link_ix, nsc_key_ptr(link));
-  if (j != SIZE_MAX && l != SIZE_MAX && nsc_ptrmap_get(&g->edge_ix, nsc_key_pair(j, l)) != SIZE_MAX)
+  size_t j = nsi_ptrmap_get(&g->job_ix, nsi_key_ptr(job));
+  size_t l = nsi_ptrmap_get(&g->link_ix, nsi_key_ptr(link));
+  if (j != SIZE_MAX && l != SIZE_MAX && nsi_ptrmap_get(&g->edge_ix, nsc_key_pair(j, l)) != SIZE_MAX)
     return nsi_fail(NS_EINVAL, "%s: job '%s' is already on link '%s' in this graph", fn,
                     job->name, link->name);
   if (g->njobs + 1 >= NSC_MAX_VERTICES || g->nlinks + 1 >= NSC_MAX_VERTICES)
@@ -79,14 +79,14 @@ int nsc_affinity_add(ns_affinity *g, const ns_job *job, const ns_link *link, dou
   if (j == SIZE_MAX) {
     j = g->njobs++;
     g->jobs[j] = job;
-    nsc_ptrmap_put(&g->job_ix, nsc_key_ptr(job), j);
+    nsi_ptrmap_put(&g->job_ix, nsi_key_ptr(job), j);
   }
   if (l == SIZE_MAX) {
     l = g->nlinks++;
     g->links[l] = link;
-    nsc_ptrmap_put(&g->link_ix, nsc_key_ptr(link), l);
+    nsi_ptrmap_put(&g->link_ix, nsi_key_ptr(link), l);
   }
-  nsc_ptrmap_put(&g->edge_ix, nsc_key_pair(j, l), g->nedges);
+  nsi_ptrmap_put(&g->edge_ix, nsc_key_pair(j, l), g->nedges);
   g->edges[g->nedges++] = (nsc_edge){j, l, w};
   g->solved = 0;
   return NS_OK;
@@ -270,7 +270,7 @@ int ns_affinity_shift_ms(const ns_affinity *g, const ns_job *job, double *shift_
   NSI_TRY(nsi_check_ptr(g, fn, "g"));
   NSI_TRY(nsi_check_ptr(job, fn, "job"));
   NSI_TRY(nsi_check_ptr(shift_ms, fn, "shift_ms"));
-  size_t j = nsc_ptrmap_get(&g->job_ix, nsc_key_ptr(job));
+  size_t j = nsi_ptrmap_get(&g->job_ix, nsi_key_ptr(job));
   if (j == SIZE_MAX)
     return nsi_fail(NS_ENOTFOUND, "%s: job '%s' is not in the graph", fn, job->name);
   if (!g->solved)

@@ -1,6 +1,6 @@
 /*
  * src/cassini/cassini_internal.h - private pieces of the CASSINI module
- * shared by its files (circle.c, optimize.c, affinity.c, rank.c, ptrmap.c).
+ * shared by its files (circle.c, optimize.c, affinity.c, rank.c).
  * Unit tests and the benchmark include it to reach the optimizer directly.
  * The readings of the paper's ambiguous passages are recorded in circle.c.
  */
@@ -106,27 +106,12 @@ double nsc_exact_work(const nsc_circle *c);
 int nsc_link_score(const ns_job *const *jobs, size_t n, double cap, const ns_cassini_opts *o,
                    const char *fn, double *score, double *shifts_ms);
 
-/* ---- key -> index map (ptrmap.c) ----------------------------------------- */
+/* ---- keys for the core's key -> index map (nsi_ptrmap) ------------------- */
 
-typedef struct nsc_ptrmap {
-  uint64_t *keys; /* 0 = empty slot */
-  size_t *vals;
-  size_t cap, count;
-} nsc_ptrmap;
-
-static inline uint64_t nsc_key_ptr(const void *p) { return (uint64_t)(uintptr_t)p; }
 /* (job, link) vertex pair; both < 2^31. */
 static inline uint64_t nsc_key_pair(size_t job, size_t link) {
   return ((uint64_t)(job + 1) << 32) | (uint64_t)(link + 1);
 }
-
-/* Index of key, or SIZE_MAX. */
-size_t nsc_ptrmap_get(const nsc_ptrmap *m, uint64_t key);
-/* Makes room for `extra` more keys, so that that many puts cannot fail. */
-int nsc_ptrmap_reserve(nsc_ptrmap *m, size_t extra);
-/* Inserts key -> val (key nonzero and absent). NS_OK / NS_ENOMEM. */
-int nsc_ptrmap_put(nsc_ptrmap *m, uint64_t key, size_t val);
-void nsc_ptrmap_free(nsc_ptrmap *m);
 
 /* ---- Affinity graph (affinity.c) ---------------------------------------- */
 
@@ -142,7 +127,7 @@ struct ns_affinity {
   size_t nlinks, cap_links;
   nsc_edge *edges;
   size_t nedges, cap_edges;
-  nsc_ptrmap job_ix, link_ix, edge_ix;
+  nsi_ptrmap job_ix, link_ix, edge_ix;
   double *shift; /* per job, valid when solved */
   int solved;
 };

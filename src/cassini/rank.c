@@ -72,7 +72,7 @@ int ns_candidate_shift_ms(const ns_candidate *c, const ns_job *job, double *shif
   NSI_TRY(nsi_check_ptr(c, fn, "c"));
   NSI_TRY(nsi_check_ptr(job, fn, "job"));
   NSI_TRY(nsi_check_ptr(shift_ms, fn, "shift_ms"));
-  size_t j = nsc_ptrmap_get(&c->pairs.job_ix, nsc_key_ptr(job));
+  size_t j = nsi_ptrmap_get(&c->pairs.job_ix, nsi_key_ptr(job));
   if (j == SIZE_MAX)
     return nsi_fail(NS_ENOTFOUND, "%s: job '%s' is not in the candidate", fn, job->name);
   if (!c->solved)
@@ -262,7 +262,7 @@ static int solve_best(rank_ctx *x, size_t best, const ns_candidate *c, double **
   double *shift = calloc(c->pairs.njobs ? c->pairs.njobs : 1, sizeof *shift);
   int rc = t && shift ? nsc_affinity_bfs(&p->g, t, fn) : nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
   for (size_t j = 0; rc == NS_OK && j < p->g.njobs; j++)
-    shift[nsc_ptrmap_get(&c->pairs.job_ix, nsc_key_ptr(p->g.jobs[j]))] = t[j];
+    shift[nsi_ptrmap_get(&c->pairs.job_ix, nsi_key_ptr(p->g.jobs[j]))] = t[j];
   free(t);
   if (rc != NS_OK) {
     free(shift);
@@ -282,16 +282,16 @@ static int check_rank_args(ns_candidate *const *cands, size_t n, const ns_cassin
   for (size_t i = 0; i < n; i++)
     if (cands[i] == NULL)
       return nsi_fail(NS_EINVAL, "%s: cands[%zu] is NULL", fn, i);
-  nsc_ptrmap seen = {0};
+  nsi_ptrmap seen = {0};
   int rc = NS_OK;
   for (size_t i = 0; i < n && rc == NS_OK; i++) {
-    if (nsc_ptrmap_get(&seen, nsc_key_ptr(cands[i])) != SIZE_MAX)
+    if (nsi_ptrmap_get(&seen, nsi_key_ptr(cands[i])) != SIZE_MAX)
       rc = nsi_fail(NS_EINVAL, "%s: cands[%zu] repeats cands[%zu]", fn, i,
-                    nsc_ptrmap_get(&seen, nsc_key_ptr(cands[i])));
-    else if (nsc_ptrmap_put(&seen, nsc_key_ptr(cands[i]), i) != NS_OK)
+                    nsi_ptrmap_get(&seen, nsi_key_ptr(cands[i])));
+    else if (nsi_ptrmap_put(&seen, nsi_key_ptr(cands[i]), i) != NS_OK)
       rc = nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
   }
-  nsc_ptrmap_free(&seen);
+  nsi_ptrmap_free(&seen);
   return rc;
 }
 

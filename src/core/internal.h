@@ -60,6 +60,26 @@ int nsi_cmp_int(const void *a, const void *b);
    e.g. the servers of a placement's GPUs with divisor = GPUs per server. */
 size_t nsi_distinct_groups(const int *ids, size_t n, int divisor, int *out);
 
+/* ---- key -> index map (ptrmap.c) --------------------------------------- */
+
+/* Open-addressing map from a nonzero 64-bit key (a handle's address, or a
+   packed pair) to an index: linear-time graph building and duplicate
+   checks. Zero-initialise to get an empty map. */
+typedef struct nsi_ptrmap {
+  uint64_t *keys; /* 0 = empty slot */
+  size_t *vals;
+  size_t cap, count;
+} nsi_ptrmap;
+
+static inline uint64_t nsi_key_ptr(const void *p) { return (uint64_t)(uintptr_t)p; }
+/* Index of key, or SIZE_MAX. */
+size_t nsi_ptrmap_get(const nsi_ptrmap *m, uint64_t key);
+/* Makes room for `extra` more keys, so that that many puts cannot fail. */
+int nsi_ptrmap_reserve(nsi_ptrmap *m, size_t extra);
+/* Inserts key -> val (key nonzero and absent). NS_OK / NS_ENOMEM. */
+int nsi_ptrmap_put(nsi_ptrmap *m, uint64_t key, size_t val);
+void nsi_ptrmap_free(nsi_ptrmap *m);
+
 /* ---- jobs ------------------------------------------------------------ */
 
 typedef struct nsi_phase {
@@ -93,8 +113,7 @@ struct ns_link {
   double capacity_gbps;
   const ns_job **jobs;
   size_t njobs, cap_jobs;
-  const ns_job **set; /* duplicate check for long links (link.c) */
-  size_t set_cap;
+  nsi_ptrmap set; /* duplicate check once a link carries many jobs (link.c) */
 };
 
 /* ---- placements ------------------------------------------------------ */

@@ -20,59 +20,39 @@ ns_link *ns_link_new(const char *name, double capacity_gbps) {
   return l;
 }
 
-/* Duplicate detection: a linear scan for short links, an open-addressing
-   pointer set once a link carries many jobs (so 1e6 jobs stay O(n)). */
+/* Duplicate detection: a linear scan for short links, the core's pointer
+   map once a link carries more jobs (so 1e6 jobs stay O(n)). */
 #define LINK_SCAN_MAX 64
 
-static size_t ptr_hash(const void *p, size_t cap) {
-  uint64_t x = (uint64_t)(uintptr_t)p;
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  return (size_t)x & (cap - 1);
-}
-
-static void set_insert(const ns_job **set, size_t cap, const ns_job *job) {
-  size_t i = ptr_hash(job, cap);
-  while (set[i] != NULL)
-    i = (i + 1) & (cap - 1);
-  set[i] = job;
-}
-
-static int set_grow(ns_link *l, size_t n) {
-  if (l->set != NULL && n * 2 <= l->set_cap)
-    return 0;
-  size_t cap = 128;
-  while (cap < n * 4)
-    cap *= 2;
-  const ns_job **set = calloc(cap, sizeof *set);
-  if (set == NULL)
-    return -1;
-  for (size_t i = 0; i < l->njobs; i++)
-    set_insert(set, cap, l->jobs[i]);
-  free(l->set);
-  l->set = set;
-  l->set_cap = cap;
-  return 0;
-}
-
 static int link_contains(const ns_link *l, const ns_job *job) {
-  if (l->set == NULL) {
-    for (size_t i = 0; i < l->njobs; i++)
-      if (l->jobs[i] == job)
-        return 1;
-    return 0;
-  }
-  for (size_t i = ptr_hash(job, l->set_cap); l->set[i] != NULL; i = (i + 1) & (l->set_cap - 1))
-    if (l->set[i] == job)
+  if (l->set.cap > 0)
+    return nsi_ptrmap_get(&l->set, nsi_key_ptr(job)) != SIZE_MAX;
+  for (size_t i = 0; i < l->njobs; i++)
+    if (l->jobs[i] == job)
       return 1;
   return 0;
+}
+
+/* Makes room to index one more job, building the map from the jobs so far
+   when the link outgrows the linear scan. Nothing changes on failure. */
+static int index_reserve(ns_link *l) {
+  if (l->njobs + 1 <= LINK_SCAN_MAX)
+    return NS_OK;
+  if (l->set.cap > 0)
+    return nsi_ptrmap_reserve(&l->set, 1);
+  nsi_ptrmap m = {0};
+  if (nsi_ptrmap_reserve(&m, l->njobs + 1) != NS_OK)
+    return NS_ENOMEM;
+  for (size_t i = 0; i < l->njobs; i++)
+    nsi_ptrmap_put(&m, nsi_key_ptr(l->jobs[i]), i); /* reserved: cannot fail */
+  l->set = m;
+  return NS_OK;
 }
 
 void ns_link_free(ns_link *link) {
   if (link == NULL)
     return;
-  free(link->set);
+  nsi_ptrmap_free(&link->set);
   free(link->name);
   free(link->jobs);
   free(link);
@@ -85,11 +65,11 @@ int ns_link_add_job(ns_link *link, const ns_job *job) {
     return nsi_fail(NS_EINVAL, "ns_link_add_job: job '%s' is already on link '%s'", job->name,
                     link->name);
   NSI_TRY(nsi_reserve(&link->jobs, &link->cap_jobs, link->njobs + 1, sizeof *link->jobs));
-  if (link->njobs + 1 > LINK_SCAN_MAX && set_grow(link, link->njobs + 1) < 0)
+  if (index_reserve(link) != NS_OK)
     return nsi_fail(NS_ENOMEM, "ns_link_add_job: out of memory");
+  if (link->set.cap > 0)
+    nsi_ptrmap_put(&link->set, nsi_key_ptr(job), link->njobs); /* reserved */
   link->jobs[link->njobs++] = job;
-  if (link->set)
-    set_insert(link->set, link->set_cap, job);
   return NS_OK;
 }
 

@@ -1,12 +1,12 @@
 /*
- * src/cassini/ptrmap.c - open-addressing map from a nonzero 64-bit key (a
- * borrowed handle's address, or a packed (job, link) vertex pair) to an
- * index, so that building an Affinity graph or a candidate stays linear in
- * its size.
+ * src/core/ptrmap.c - open-addressing map from a nonzero 64-bit key (a
+ * borrowed handle's address, or a packed pair) to an index, so that building
+ * an Affinity graph or a candidate, or checking a link for duplicate jobs,
+ * stays linear in its size.
  */
 #include <stdlib.h>
 
-#include "cassini/cassini_internal.h"
+#include "core/internal.h"
 
 static size_t slot_of(uint64_t x, size_t cap) {
   /* murmur3 finalizer */
@@ -16,7 +16,7 @@ static size_t slot_of(uint64_t x, size_t cap) {
   return (size_t)x & (cap - 1);
 }
 
-size_t nsc_ptrmap_get(const nsc_ptrmap *m, uint64_t key) {
+size_t nsi_ptrmap_get(const nsi_ptrmap *m, uint64_t key) {
   if (m->cap == 0)
     return SIZE_MAX;
   for (size_t i = slot_of(key, m->cap); m->keys[i] != 0; i = (i + 1) & (m->cap - 1))
@@ -34,7 +34,7 @@ static void insert(uint64_t *keys, size_t *vals, size_t cap, uint64_t key, size_
 }
 
 /* Keeps the load factor <= 1/2. */
-static int grow(nsc_ptrmap *m) {
+static int grow(nsi_ptrmap *m) {
   size_t cap = m->cap ? m->cap * 2 : 16;
   uint64_t *keys = calloc(cap, sizeof *keys);
   size_t *vals = malloc(cap * sizeof *vals);
@@ -54,22 +54,22 @@ static int grow(nsc_ptrmap *m) {
   return NS_OK;
 }
 
-int nsc_ptrmap_reserve(nsc_ptrmap *m, size_t extra) {
+int nsi_ptrmap_reserve(nsi_ptrmap *m, size_t extra) {
   while ((m->count + extra) * 2 > m->cap)
     if (grow(m) != NS_OK)
       return NS_ENOMEM;
   return NS_OK;
 }
 
-int nsc_ptrmap_put(nsc_ptrmap *m, uint64_t key, size_t val) {
-  if (nsc_ptrmap_reserve(m, 1) != NS_OK)
+int nsi_ptrmap_put(nsi_ptrmap *m, uint64_t key, size_t val) {
+  if (nsi_ptrmap_reserve(m, 1) != NS_OK)
     return NS_ENOMEM;
   insert(m->keys, m->vals, m->cap, key, val);
   m->count++;
   return NS_OK;
 }
 
-void nsc_ptrmap_free(nsc_ptrmap *m) {
+void nsi_ptrmap_free(nsi_ptrmap *m) {
   free(m->keys);
   free(m->vals);
   m->keys = NULL;
