@@ -8,6 +8,7 @@ Values that fit are passed through unchanged, so the library's own checks
 (NaN, infinity, ranges) and messages apply.
 """
 
+import contextlib
 import enum
 import math
 import numbers
@@ -190,6 +191,17 @@ class Handle:
 
     def _release_borrowed(self):
         """Hook: a closing borrower lets go of what it borrowed."""
+
+    @contextlib.contextmanager
+    def _closing_on_error(self):
+        """For constructors: if the block raises (a setter rejects an
+        argument), close the half-built handle so nothing leaks, and
+        re-raise."""
+        try:
+            yield
+        except BaseException:
+            self.close()
+            raise
 
     def close(self):
         """Detaches the handle from Python and frees the C object (at once,

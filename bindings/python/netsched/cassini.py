@@ -33,16 +33,13 @@ class Options(Handle):
 
     def __init__(self, angle_step_deg=None, time_quantum_ms=None, threads=None):
         super().__init__(lib.ns_cassini_opts_new())
-        try:
+        with self._closing_on_error():
             if angle_step_deg is not None:
                 self.set_angle_step_deg(angle_step_deg)
             if time_quantum_ms is not None:
                 self.set_time_quantum_ms(time_quantum_ms)
             if threads is not None:
                 self.set_threads(threads)
-        except BaseException:
-            self.close()
-            raise
 
     def set_angle_step_deg(self, deg):
         d = as_real(deg, "cassini.Options.set_angle_step_deg", "deg")
@@ -170,12 +167,9 @@ class Candidate(_Borrower):
     def __init__(self, pairs=()):
         super().__init__(lib.ns_candidate_new())
         self._refs = []
-        try:
+        with self._closing_on_error():
             for job, link in pairs:
                 self.add(job, link)
-        except BaseException:
-            self.close()
-            raise
 
     def add(self, job, link):
         w = "cassini.Candidate.add"

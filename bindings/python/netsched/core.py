@@ -62,7 +62,7 @@ class Job(Handle):
         cname = as_str(name, "Job", "name")
         cgpus = as_int(gpus, "Job", "gpus")
         super().__init__(lib.ns_job_new(cname, cgpus))
-        try:
+        with self._closing_on_error():
             if iteration_ms is not None:
                 self.iteration_ms = iteration_ms
             if phases is not None:
@@ -77,9 +77,6 @@ class Job(Handle):
                 self.iterations = iterations
             if gpu_memory_mb is not None:
                 self.gpu_memory_mb = gpu_memory_mb
-        except BaseException:
-            self.close()
-            raise
 
     def __repr__(self):
         if self.closed:
@@ -223,12 +220,9 @@ class Link(Handle):
         cap = as_real(capacity_gbps, "Link", "capacity_gbps")
         super().__init__(lib.ns_link_new(cname, cap))
         self._jobs = []
-        try:
+        with self._closing_on_error():
             for j in jobs:
                 self.add_job(j)
-        except BaseException:
-            self.close()
-            raise
 
     def _init_view(self):
         self._jobs = []
@@ -289,14 +283,11 @@ class Placement(Handle):
 
     def __init__(self, gpus=(), cluster=None):
         super().__init__(lib.ns_placement_new())
-        try:
+        with self._closing_on_error():
             if cluster is not None:
                 self.bind(cluster)
             for g in gpus:
                 self.add_gpu(g)
-        except BaseException:
-            self.close()
-            raise
 
     def __repr__(self):
         if self.closed:

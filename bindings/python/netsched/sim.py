@@ -130,7 +130,7 @@ class Options(Handle):
     def __init__(self, **settings):
         super().__init__(lib.ns_sim_opts_new())
         self._place_cb = None
-        try:
+        with self._closing_on_error():
             for key, value in settings.items():
                 setter = getattr(self, "set_" + key, None)
                 if setter is None:
@@ -139,9 +139,6 @@ class Options(Handle):
                     setter(*value)
                 else:
                     setter(value)
-        except BaseException:
-            self.close()
-            raise
 
     def _set(self, fn, *args):
         check(getattr(lib, fn)(self._ptr, *args))

@@ -17,12 +17,9 @@ class Options(Handle):
 
     def __init__(self, seed=None):
         super().__init__(lib.ns_titan_opts_new())
-        try:
+        with self._closing_on_error():
             if seed is not None:
                 self.set_seed(seed)
-        except BaseException:
-            self.close()
-            raise
 
     def set_seed(self, seed):
         check(lib.ns_titan_opts_set_seed(self._ptr, as_u64(seed, "titan.Options.set_seed",

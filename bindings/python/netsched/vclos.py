@@ -19,14 +19,11 @@ class Options(Handle):
 
     def __init__(self, use_milp=None, time_limit_ms=None):
         super().__init__(lib.ns_vclos_opts_new())
-        try:
+        with self._closing_on_error():
             if use_milp is not None:
                 self.set_solver(use_milp)
             if time_limit_ms is not None:
                 self.set_time_limit_ms(time_limit_ms)
-        except BaseException:
-            self.close()
-            raise
 
     def set_solver(self, use_milp):
         check(lib.ns_vclos_opts_set_solver(self._ptr, as_flag(use_milp,
