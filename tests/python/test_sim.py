@@ -2,7 +2,6 @@
 tests/unit/test_sim.c driven by a placement policy written in Python, presets,
 metrics, traces, and errors raised inside callbacks."""
 
-import math
 import os
 import tempfile
 import unittest
