@@ -198,6 +198,51 @@ static void test_philly_durations(void **state) {
   ns_sim_opts_free(o);
 }
 
+/* ---- agreement with the Tiresias simulator ---------------------------------- */
+
+/* The peer's figures, measured by running SymbioticLab/Tiresias's simulator
+   (commit 959f9b0, simulator/run_sim.py under Python 2.7.18; numpy's mean
+   and the unused cplex import stubbed) on shared/data/traces/
+   tiresias-60-jobs.csv with --scheme=count (resource counting: the
+   simulator does not model placement's effect on speed) and cluster specs
+   "1,N,4,128,256" (one switch, N nodes x 4 GPUs), --schedule=fifo and
+   --schedule=fjf. Average JCT = mean of job.csv's JCT column, makespan =
+   max end_time - min submit_time. Issue 14 asks for 1.5 %. */
+static const struct {
+  int servers;
+  const char *policy; /* ours; the peer's is fifo / fjf */
+  double avg_jct_s, makespan_s;
+} tiresias_peer[] = {
+    {16, "fifo", 178.417, 3271}, {16, "ff", 178.417, 3271},
+    {4, "fifo", 200.817, 3335},  {4, "ff", 190.683, 3271},
+    {2, "fifo", 1556.483, 5747}, {2, "ff", 715.267, 4806},
+};
+
+static void test_tiresias_agreement(void **state) {
+  (void)state;
+  const char *t60 = ns_test_data_path("traces/tiresias-60-jobs.csv");
+  if (t60 == NULL) {
+    printf("skipped: shared traces absent (set NS_DATA_DIR)\n");
+    skip();
+  }
+  for (size_t i = 0; i < sizeof tiresias_peer / sizeof tiresias_peer[0]; i++) {
+    ns_sim_opts *o = opts(tiresias_peer[i].policy, NS_SIM_NET_IDEAL);
+    assert_int_equal(ns_sim_opts_set_cluster(o, 1, 0, tiresias_peer[i].servers, 4, 0, 10.0), NS_OK);
+    ns_sim *s = ns_sim_new(o);
+    assert_int_equal(ns_sim_load_trace(s, t60, NS_SIM_TRACE_TIRESIAS), 60);
+    assert_int_equal(ns_sim_run(s), NS_OK);
+    double jct_s = metric(s, NS_SIM_METRIC_AVG_JCT_MS) / 1e3;
+    double mk_s = metric(s, NS_SIM_METRIC_MAKESPAN_MS) / 1e3;
+    printf("  %2d x 4 GPUs %-4s avg JCT %9.3f s (peer %9.3f)  makespan %6.0f s (peer %6.0f)\n",
+           tiresias_peer[i].servers, tiresias_peer[i].policy, jct_s, tiresias_peer[i].avg_jct_s,
+           mk_s, tiresias_peer[i].makespan_s);
+    assert_near(jct_s, tiresias_peer[i].avg_jct_s, 0.015 * tiresias_peer[i].avg_jct_s);
+    assert_near(mk_s, tiresias_peer[i].makespan_s, 0.015 * tiresias_peer[i].makespan_s);
+    ns_sim_free(s);
+    ns_sim_opts_free(o);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_ideal_network),
@@ -205,6 +250,7 @@ int main(void) {
       cmocka_unit_test(test_tiresias_durations_ideal),
       cmocka_unit_test(test_tiresias_durations_maxmin),
       cmocka_unit_test(test_philly_durations),
+      cmocka_unit_test(test_tiresias_agreement),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
