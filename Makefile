@@ -1,12 +1,12 @@
 # libnetsched - plain GNU make, no generator (zstd's lib/Makefile is the model).
 #
 #   make            lib/libnetsched.a, lib/libnetsched.so.X.Y.Z (+ symlinks), lib/netsched.pc
-#   make check      every test suite (unit/cmocka, abi/Check, pkg-config, python)
+#   make check      every test suite (unit/cmocka, abi/Check, install + pkg-config/CMake consumers, python)
 #   make sanitize   the same under ASan+UBSan (separate build tree, build/san/)
 #   make valgrind   the unit tests under valgrind --leak-check=full
 #   make demo       build and run the example programs
 #   make bench      build and run the benchmarks in bench/
-#   make install / uninstall   honour PREFIX and DESTDIR
+#   make install / uninstall   honour PREFIX and DESTDIR (and LIBDIR, MANDIR, ...)
 #   make clean
 
 .DEFAULT_GOAL := all
@@ -25,6 +25,10 @@ LIBDIR ?= $(EXEC_PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 BINDIR ?= $(EXEC_PREFIX)/bin
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+CMAKEDIR ?= $(LIBDIR)/cmake/netsched
+DATAROOTDIR ?= $(PREFIX)/share
+MANDIR ?= $(DATAROOTDIR)/man
+BASHCOMPDIR ?= $(DATAROOTDIR)/bash-completion/completions
 DESTDIR ?=
 
 PKG_CONFIG ?= pkg-config
@@ -70,9 +74,9 @@ LIB_A := $(OUT)/libnetsched.a
 LIB_SO := $(OUT)/$(SO_FILE)
 LIB_PC := $(OUT)/netsched.pc
 
-.PHONY: all lib check check-unit check-abi check-pkgconfig check-python sanitize valgrind \
+.PHONY: FORCE all lib check check-unit check-abi check-pkgconfig check-python sanitize valgrind \
         demo bench examples install install-pc install-static install-shared \
-        install-includes install-bin uninstall clean
+        install-includes install-bin install-cmake install-man install-completion uninstall clean
 
 all: lib
 lib: $(LIB_A) $(OUT)/libnetsched.so $(LIB_PC)
@@ -96,12 +100,25 @@ $(OUT)/$(SO_NAME): $(LIB_SO)
 $(OUT)/libnetsched.so: $(OUT)/$(SO_NAME)
 	ln -sf $(SO_NAME) $@
 
-$(LIB_PC): lib/netsched.pc.in include/netsched.h Makefile
+# lib/netsched.pc is rewritten whenever PREFIX/LIBDIR/INCLUDEDIR differ from
+# the last run's (the stamp changes only then). `make install` writes its own
+# .pc and CMake files for the PREFIX it is given (install-pc, install-cmake),
+# so `make; make install PREFIX=X` never installs a file that says /usr/local.
+DIRS_STAMP := $(OBJ)/install-dirs.stamp
+INSTALL_DIRS := $(PREFIX)|$(LIBDIR)|$(INCLUDEDIR)
+$(DIRS_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(INSTALL_DIRS)' | cmp -s - $@ || echo '$(INSTALL_DIRS)' > $@
+FORCE:
+
+SUBST_DIRS = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@MAJOR@|$(VER_MAJOR)|' \
+	    -e 's|@REQUIRES_PRIVATE@|$(LIB_PKGS)|' -e 's|@LIBS_PRIVATE@|$(LIBS_PRIVATE)|'
+
+$(LIB_PC): lib/netsched.pc.in include/netsched.h Makefile $(DIRS_STAMP)
 	@mkdir -p $(OUT)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
-	    -e 's|@REQUIRES_PRIVATE@|$(LIB_PKGS)|' -e 's|@LIBS_PRIVATE@|$(LIBS_PRIVATE)|' \
-	    $< > $@
+	$(SUBST_DIRS) $< > $@
+
 
 # ---- tests ------------------------------------------------------------------
 TEST_CPPFLAGS := -Iinclude -Isrc -Itests
@@ -131,7 +148,7 @@ check: lib header-check $(UNIT_BINS) $(ABI_BINS) examples
 	@fail=0; \
 	for t in $(UNIT_BINS); do echo "== $$t"; $$t || fail=1; done; \
 	for t in $(ABI_BINS); do echo "== $$t"; NS_LIBRARY=$(abspath $(OUT))/libnetsched.so $$t || fail=1; done; \
-	echo "== tests/pkgconfig.sh"; bash tests/pkgconfig.sh "$(OUT)" || fail=1; \
+	echo "== tests/install.sh"; bash tests/install.sh "$(OUT)" || fail=1; \
 	echo "== tests/readme_snippets.sh"; bash tests/readme_snippets.sh "$(OUT)" "$(SANITIZE)" || fail=1; \
 	if [ -d tests/python ] && ls tests/python/test_*.py >/dev/null 2>&1; then \
 	  echo "== tests/python"; $(PY_ENV) NETSCHED_LIBRARY=$(abspath $(OUT))/$(SO_NAME) \
@@ -179,11 +196,29 @@ bench: $(BENCH_BINS)
 	@for b in $(BENCH_BINS); do echo "== $$b"; $$b || exit 1; done
 
 # ---- install ----------------------------------------------------------------
-install: install-pc install-static install-shared install-includes install-bin
+install: install-pc install-cmake install-static install-shared install-includes install-bin \
+         install-man install-completion
 
-install-pc: $(LIB_PC)
-	install -d $(DESTDIR)$(PKGCONFIGDIR)
-	install -m 644 $(LIB_PC) $(DESTDIR)$(PKGCONFIGDIR)/netsched.pc
+install-man: share/man/netsched-sim.1 share/man/libnetsched.3
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
+	install -m 644 share/man/netsched-sim.1 $(DESTDIR)$(MANDIR)/man1/netsched-sim.1
+	install -m 644 share/man/libnetsched.3 $(DESTDIR)$(MANDIR)/man3/libnetsched.3
+
+install-completion: share/completion/netsched-sim.bash
+	install -d $(DESTDIR)$(BASHCOMPDIR)
+	install -m 644 $< $(DESTDIR)$(BASHCOMPDIR)/netsched-sim
+
+install-pc: lib/netsched.pc.in
+	install -d $(DESTDIR)$(PKGCONFIGDIR) $(OBJ)/install
+	$(SUBST_DIRS) lib/netsched.pc.in > $(OBJ)/install/netsched.pc
+	install -m 644 $(OBJ)/install/netsched.pc $(DESTDIR)$(PKGCONFIGDIR)/netsched.pc
+
+# CMake package: find_package(netsched CONFIG) -> imported target netsched::netsched
+install-cmake: lib/netsched-config.cmake.in lib/netsched-config-version.cmake.in
+	install -d $(DESTDIR)$(CMAKEDIR) $(OBJ)/install
+	for f in netsched-config netsched-config-version; do \
+	  $(SUBST_DIRS) lib/$$f.cmake.in > $(OBJ)/install/$$f.cmake || exit 1; \
+	  install -m 644 $(OBJ)/install/$$f.cmake $(DESTDIR)$(CMAKEDIR)/$$f.cmake || exit 1; done
 
 install-static: $(LIB_A)
 	install -d $(DESTDIR)$(LIBDIR)
@@ -211,8 +246,9 @@ uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libnetsched.a $(DESTDIR)$(LIBDIR)/$(SO_FILE) \
 	      $(DESTDIR)$(LIBDIR)/$(SO_NAME) $(DESTDIR)$(LIBDIR)/libnetsched.so \
 	      $(DESTDIR)$(PKGCONFIGDIR)/netsched.pc $(DESTDIR)$(INCLUDEDIR)/netsched.h
-	rm -rf $(DESTDIR)$(INCLUDEDIR)/netsched
-	rm -f $(DESTDIR)$(BINDIR)/netsched-sim
+	rm -rf $(DESTDIR)$(INCLUDEDIR)/netsched $(DESTDIR)$(CMAKEDIR)
+	rm -f $(DESTDIR)$(BINDIR)/netsched-sim $(DESTDIR)$(BASHCOMPDIR)/netsched-sim \
+	      $(DESTDIR)$(MANDIR)/man1/netsched-sim.1 $(DESTDIR)$(MANDIR)/man3/libnetsched.3
 
 clean:
 	rm -rf build lib/libnetsched.a lib/libnetsched.so* lib/netsched.pc

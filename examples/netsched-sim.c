@@ -51,7 +51,7 @@ static void list_policies(void);
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: netsched-sim [--policy a,b,c | --all] [--list]\n"
+          "usage: netsched-sim [--policy a,b,c | --all] [--list] [--version]\n"
           "         [--trace FILE --format tiresias|philly] [--seed N]\n"
           "         [--leaves N] [--spines N] [--servers N (per leaf)] [--gpus N (per server)]\n"
           "         [--links N (per leaf-spine pair)] [--gbps X] [--nic-gbps X]\n"
@@ -171,6 +171,9 @@ static int flag(cli *c, const char *k) {
       c->policies[c->npolicies++] = p;
   } else if (!strcmp(k, "--list")) {
     list_policies();
+    exit(0);
+  } else if (!strcmp(k, "--version")) {
+    printf("netsched-sim (libnetsched) %s\n", ns_version());
     exit(0);
   } else if (!strcmp(k, "--help") || !strcmp(k, "-h")) {
     usage(stdout);
