@@ -127,12 +127,21 @@ PUB_HEADERS := include/netsched.h $(wildcard include/netsched/*.h)
 
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(OBJ)/tests/unit/%)
+# tests/hostile: hostile callers (re-entry, allocation failure, extreme
+# values), cmocka suites built and run like the unit tests.
+HOSTILE_SRCS := $(sort $(wildcard tests/hostile/test_*.c))
+HOSTILE_BINS := $(HOSTILE_SRCS:tests/hostile/%.c=$(OBJ)/tests/hostile/%)
 ABI_SRCS := $(sort $(wildcard tests/abi/test_*.c))
 ABI_BINS := $(ABI_SRCS:tests/abi/%.c=$(OBJ)/tests/abi/%)
 TEST_HELPERS := $(sort $(wildcard tests/unit/helpers/*.c))
 
 # Unit tests link the static library, so they may also test internal helpers.
 $(OBJ)/tests/unit/%: tests/unit/%.c $(TEST_HELPERS) $(wildcard tests/unit/helpers/*.h) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CPPFLAGS) $(LIB_PKG_CFLAGS) $(TEST_CFLAGS) $< $(TEST_HELPERS) -o $@ \
+	  $(LDFLAGS) $(LIB_A) $(shell $(PKG_CONFIG) --libs cmocka) $(LIB_LIBS)
+
+$(OBJ)/tests/hostile/%: tests/hostile/%.c $(TEST_HELPERS) $(wildcard tests/unit/helpers/*.h) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CPPFLAGS) $(LIB_PKG_CFLAGS) $(TEST_CFLAGS) $< $(TEST_HELPERS) -o $@ \
 	  $(LDFLAGS) $(LIB_A) $(shell $(PKG_CONFIG) --libs cmocka) $(LIB_LIBS)
@@ -144,9 +153,9 @@ $(OBJ)/tests/abi/%: tests/abi/%.c tests/abi/abi_test.h $(OUT)/libnetsched.so
 	  -Wl,-rpath,$(abspath $(OUT)) $(shell $(PKG_CONFIG) --libs check) -lm
 
 # Each runner prints its own summary line; every suite runs even if one fails.
-check: lib header-check $(UNIT_BINS) $(ABI_BINS) examples
+check: lib header-check $(UNIT_BINS) $(HOSTILE_BINS) $(ABI_BINS) examples
 	@fail=0; \
-	for t in $(UNIT_BINS); do echo "== $$t"; $$t || fail=1; done; \
+	for t in $(UNIT_BINS) $(HOSTILE_BINS); do echo "== $$t"; $$t || fail=1; done; \
 	for t in $(ABI_BINS); do echo "== $$t"; NS_LIBRARY=$(abspath $(OUT))/libnetsched.so $$t || fail=1; done; \
 	echo "== tests/install.sh"; bash tests/install.sh "$(OUT)" || fail=1; \
 	echo "== tests/readme_snippets.sh"; bash tests/readme_snippets.sh "$(OUT)" "$(SANITIZE)" || fail=1; \
@@ -165,8 +174,8 @@ endif
 sanitize:
 	$(MAKE) SANITIZE=1 check
 
-valgrind: $(UNIT_BINS)
-	@fail=0; for t in $(UNIT_BINS); do echo "== valgrind $$t"; $(VALGRIND) $$t || fail=1; done; exit $$fail
+valgrind: $(UNIT_BINS) $(HOSTILE_BINS)
+	@fail=0; for t in $(UNIT_BINS) $(HOSTILE_BINS); do echo "== valgrind $$t"; $(VALGRIND) $$t || fail=1; done; exit $$fail
 
 # ---- examples, demo, bench --------------------------------------------------
 EXAMPLE_SRCS := $(sort $(wildcard examples/*.c))

@@ -70,11 +70,10 @@
  *    once for its shift and becomes coordinated.
  *  - Time-shifts delay a job's iteration start (the new job starts shift ms
  *    after its placement; a running job pauses for its shift).
- *  - Not modelled: preemption (Dally's network-sensitive preemption), job
- *    migration, failures.
- *
  *  - NS_SIM_NET_IDEAL: communication costs nothing (iteration = compute);
  *    placement still decides who fits where, not how fast jobs run.
+ *  - Not modelled: preemption (Dally's network-sensitive preemption), job
+ *    migration, failures.
  *
  * TRACE DURATIONS: a trace's duration (Philly; Tiresias when its duration
  * column is present) is the job's lone run time on a consolidated placement
@@ -88,6 +87,13 @@
  * iterations = max(1, round(duration / (compute + that all-reduce))). So
  * with IDEAL a job runs exactly its trace duration when it is not queued.
  * Tiresias rows without the column keep the profile's compute.
+ *
+ * RE-ENTRY: while ns_sim_run runs, every ns_sim_* call on that simulator
+ * (made from its own progress or placement callback) returns NS_ESTATE -
+ * "s is running" - and changes nothing; ns_sim_job_name returns "" and
+ * ns_sim_free does nothing (free the simulator after ns_sim_run returns).
+ * The run itself then completes as if the calls had not been made. Other
+ * simulators and the ns_sim_opts_* setters are not affected.
  *
  * SCHEDULING: at every event time, queued jobs are offered the cluster in
  * their order (ns_sim_order) and each is placed if its policy finds GPUs;
@@ -209,7 +215,15 @@ NS_API const char *ns_sim_policy_description(int policy);
 
 /* A placement callback for NS_SIM_PLACE_CUSTOM: same contract as the
    library's policies (fill `out`, never mutate `c`; NS_ENOSPACE = wait;
-   another negative status aborts the run with it). */
+   another negative status aborts the run with it). `out` is always empty
+   and bound to nothing when the callback starts (as from
+   ns_placement_new; bind it if you use ns_placement_server_count/tier).
+   NS_OK must come with at least the job's GPUs and at most the cluster's;
+   otherwise - or for a positive return value - the run fails with
+   NS_EINVAL naming the job, the count and the callback. A negative status
+   returned without a message (ns_last_error() is cleared before each call)
+   is reported as such, never with an older message. The callback must not
+   call ns_sim_* on its own simulator (see RE-ENTRY below). */
 typedef int (*ns_sim_place_fn)(const ns_cluster *c, const ns_job *job, ns_placement *out,
                                void *user);
 
@@ -271,6 +285,8 @@ NS_API int ns_sim_opts_set_place_fn(ns_sim_opts *o, ns_sim_place_fn fn, void *us
 
 /* A simulator with a copy of `o` and its own cluster. NULL on error. */
 NS_API ns_sim *ns_sim_new(const ns_sim_opts *o);
+/* Frees s (NULL: no-op). On a running simulator (from its own callback)
+   it does nothing and records NS_ESTATE's message for ns_last_error(). */
 NS_API void ns_sim_free(ns_sim *s);
 
 /* Adds one job arriving at arrival_ms (finite, >= 0) asking for gpus
@@ -314,7 +330,8 @@ NS_API int ns_sim_set_progress(ns_sim *s, ns_sim_progress_fn fn, void *user);
    the fabric holds it): the job is dropped from the queue. Dropped jobs and
    jobs still waiting when nothing can happen any more end the run
    unfinished (NS_SIM_METRIC_UNFINISHED). A failed run discards the previous
-   run's results (accessors return NS_ESTATE); the jobs stay loaded. */
+   run's results (accessors return NS_ESTATE); the jobs stay loaded.
+   NS_ESTATE, changing nothing, if s is already running (RE-ENTRY above). */
 NS_API int ns_sim_run(ns_sim *s);
 
 /* ---- results ------------------------------------------------------------ */

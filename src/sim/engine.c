@@ -408,10 +408,11 @@ static int loop(ns_sim *s) {
 }
 
 int ns_sim_run(ns_sim *s) {
-  NSI_TRY(nsi_check_ptr(s, "ns_sim_run", "s"));
+  NSI_TRY(nsi_sim_check(s, "ns_sim_run"));
   if (s->njobs == 0)
     return nsi_fail(NS_EINVAL, "ns_sim_run: s has no jobs (add some or load a workload)");
   s->ran = 0;
+  s->in_run = 1; /* until the state below is gone, callbacks may not re-enter */
   int rc = setup_run(s);
   if (rc == NS_OK)
     rc = loop(s);
@@ -419,6 +420,7 @@ int ns_sim_run(ns_sim *s) {
     nsi_sim_compute_metrics(s);
   /* Free the policy state and handles now; results stay in s->jobs. */
   nsi_sim_reset(s);
+  s->in_run = 0;
   if (rc == NS_OK)
     s->ran = 1;
   return rc;

@@ -88,6 +88,7 @@ struct ns_sim {
   void *progress_user;
   /* run state */
   int ran;
+  int in_run; /* inside ns_sim_run: callbacks may not re-enter (nsi_sim_check) */
   ns_cluster *cluster;
   ns_placement *pl, *scratch;
   void *tuner; /* ns_delay_tuner*, typed void to keep dally.h optional here */
@@ -147,6 +148,9 @@ int nsi_sim_cassini(ns_sim *s, int ji, int *placed);
 void nsi_sim_compute_metrics(ns_sim *s);
 
 /* workload.c */
+/* NS_OK, or NS_EINVAL if s is NULL, or NS_ESTATE if s is running (a
+   progress or placement callback calling back into its own simulator). */
+int nsi_sim_check(const ns_sim *s, const char *fn);
 double nsi_sim_ideal_iter_ms(const ns_sim_opts *o, const nsi_simjob *j);
 int nsi_sim_model_of_name(const char *model_name);
 double nsi_sim_model_compute_ms(int model);

@@ -262,7 +262,7 @@ static int commit_rows(nsi_reader *r) {
 }
 
 int ns_sim_load_trace(ns_sim *s, const char *path, ns_sim_trace_format format) {
-  NSI_TRY(nsi_check_ptr(s, fn, "s"));
+  NSI_TRY(nsi_sim_check(s, fn));
   NSI_TRY(nsi_check_ptr(path, fn, "path"));
   NSI_TRY(nsi_check_int((long long)format, 0, NS_SIM_TRACE_PHILLY, fn, "format"));
   FILE *f = fopen(path, "rb");

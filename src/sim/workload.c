@@ -44,11 +44,20 @@ ns_sim *ns_sim_new(const ns_sim_opts *o) {
   return s;
 }
 
+int nsi_sim_check(const ns_sim *s, const char *fn) {
+  NSI_TRY(nsi_check_ptr(s, fn, "s"));
+  if (s->in_run)
+    return nsi_fail(NS_ESTATE, "%s: s is running (called from its own progress or placement "
+                               "callback); nothing was changed - call it after ns_sim_run returns",
+                    fn);
+  return NS_OK;
+}
+
 static void free_run_state(ns_sim *s);
 
 void ns_sim_free(ns_sim *s) {
-  if (s == NULL)
-    return;
+  if (s == NULL || nsi_sim_check(s, "ns_sim_free") < 0)
+    return; /* running: freeing it would pull the run's state from under it */
   free_run_state(s);
   for (size_t i = 0; i < s->njobs; i++)
     free(s->jobs[i].name);
@@ -87,7 +96,7 @@ static int cluster_gpus(const ns_sim_opts *o) {
 
 static int check_job(const ns_sim *s, const char *fn, const char *name, double arrival_ms,
                      int gpus, uint64_t iterations) {
-  NSI_TRY(nsi_check_ptr(s, fn, "s"));
+  NSI_TRY(nsi_sim_check(s, fn));
   NSI_TRY(nsi_check_ptr(name, fn, "name"));
   size_t len = strlen(name);
   if (len == 0 || len > 255)
@@ -166,7 +175,7 @@ uint64_t nsi_sim_model_bytes(int model) { return (uint64_t)llround(profiles[mode
 int ns_sim_load_default_workload(ns_sim *s) {
   static const int sizes[6] = {1, 2, 4, 8, 16, 32};
   static const int counts[6] = {80, 14, 26, 30, 8, 2}; /* §V-A: 160 jobs */
-  NSI_TRY(nsi_check_ptr(s, "ns_sim_load_default_workload", "s"));
+  NSI_TRY(nsi_sim_check(s, "ns_sim_load_default_workload"));
   int gpus[160], n = 0;
   for (int k = 0; k < 6; k++)
     for (int i = 0; i < counts[k]; i++)
@@ -231,7 +240,7 @@ double nsi_sim_nic_gbps(const ns_sim_opts *o) {
 }
 
 int ns_sim_set_progress(ns_sim *s, ns_sim_progress_fn fn, void *user) {
-  NSI_TRY(nsi_check_ptr(s, "ns_sim_set_progress", "s"));
+  NSI_TRY(nsi_sim_check(s, "ns_sim_set_progress"));
   s->progress = fn, s->progress_user = user;
   return NS_OK;
 }

@@ -16,7 +16,7 @@ import operator
 import weakref
 
 from ._clib import address, lib
-from .errors import ClosedHandleError, InvalidArgumentError, error_for, last_error
+from .errors import ClosedHandleError, InvalidArgumentError, StateError, error_for, last_error
 
 INT_MIN, INT_MAX = -(1 << 31), (1 << 31) - 1
 U64_MAX = (1 << 64) - 1
@@ -157,6 +157,16 @@ class Handle:
         if self.__ptr is None:
             raise ClosedHandleError("%s is closed" % type(self).__name__)
         return self.__ptr
+
+    _read_only = None  # a view of an object the library lends as const: what lent it
+
+    def _mutable(self, where):
+        """Mutators call this first: a read-only view (e.g. the cluster and
+        job a simulator's placement callback receives) refuses to change,
+        since changing it would corrupt the state of the caller that lent it."""
+        if self._read_only:
+            raise StateError("%s: %s is read-only (the library lends it as const; never change "
+                             "it)" % (where, self._read_only))
 
     @property
     def _address(self):

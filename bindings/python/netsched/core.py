@@ -98,15 +98,18 @@ class Job(Handle):
 
     @iteration_ms.setter
     def iteration_ms(self, ms):
+        self._mutable("Job.iteration_ms")
         check(lib.ns_job_set_iteration_ms(self._ptr, as_real(ms, "Job.iteration_ms", "ms")))
 
     def add_phase(self, duration_ms, gbps):
         """Appends a communication phase (phases tile one iteration from t=0)."""
+        self._mutable("Job.add_phase")
         d = as_real(duration_ms, "Job.add_phase", "duration_ms")
         g = as_real(gbps, "Job.add_phase", "gbps")
         check(lib.ns_job_add_phase(self._ptr, d, g))
 
     def clear_phases(self):
+        self._mutable("Job.clear_phases")
         check(lib.ns_job_clear_phases(self._ptr))
 
     def phase(self, i):
@@ -128,6 +131,7 @@ class Job(Handle):
 
     @phases.setter
     def phases(self, phases):
+        self._mutable("Job.phases")
         try:
             new = [tuple(p) for p in phases]
         except TypeError:
@@ -160,6 +164,7 @@ class Job(Handle):
         self.set_compute_ms(*fb)
 
     def set_compute_ms(self, forward_ms, backward_ms):
+        self._mutable("Job.set_compute_ms")
         f = as_real(forward_ms, "Job.set_compute_ms", "forward_ms")
         b = as_real(backward_ms, "Job.set_compute_ms", "backward_ms")
         check(lib.ns_job_set_compute_ms(self._ptr, f, b))
@@ -170,6 +175,7 @@ class Job(Handle):
 
     @model_bytes.setter
     def model_bytes(self, n):
+        self._mutable("Job.model_bytes")
         check(lib.ns_job_set_model_bytes(self._ptr, as_u64(n, "Job.model_bytes", "bytes")))
 
     @property
@@ -178,6 +184,7 @@ class Job(Handle):
 
     @collective.setter
     def collective(self, c):
+        self._mutable("Job.collective")
         check(lib.ns_job_set_collective(self._ptr, as_enum(c, Collective, "Job.collective", "c")))
 
     @property
@@ -192,6 +199,7 @@ class Job(Handle):
         self.set_iterations(*tc)
 
     def set_iterations(self, total, completed=0):
+        self._mutable("Job.set_iterations")
         t = as_u64(total, "Job.set_iterations", "total")
         d = as_u64(completed, "Job.set_iterations", "completed")
         check(lib.ns_job_set_iterations(self._ptr, t, d))
@@ -202,6 +210,7 @@ class Job(Handle):
 
     @gpu_memory_mb.setter
     def gpu_memory_mb(self, mb):
+        self._mutable("Job.gpu_memory_mb")
         check(lib.ns_job_set_gpu_memory_mb(self._ptr, as_real(mb, "Job.gpu_memory_mb", "mb")))
 
 
@@ -463,6 +472,7 @@ class Cluster(Handle):
 
     def enable_ocs(self, ocs_count):
         """Adds an OCS layer of `ocs_count` switches between leaves and spines."""
+        self._mutable("Cluster.enable_ocs")
         self._i("ns_cluster_enable_ocs", as_int(ocs_count, "Cluster.enable_ocs", "ocs_count"))
 
     @property
@@ -471,6 +481,7 @@ class Cluster(Handle):
 
     @gpu_memory_mb.setter
     def gpu_memory_mb(self, mb):
+        self._mutable("Cluster.gpu_memory_mb")
         self._i("ns_cluster_set_gpu_memory_mb", as_real(mb, "Cluster.gpu_memory_mb", "mb"))
 
     @property
@@ -479,6 +490,7 @@ class Cluster(Handle):
 
     @gpu_sharing.setter
     def gpu_sharing(self, shared):
+        self._mutable("Cluster.gpu_sharing")
         self._i("ns_cluster_set_gpu_sharing", as_flag(shared, "Cluster.gpu_sharing", "shared"))
 
     # per-object queries
@@ -524,16 +536,19 @@ class Cluster(Handle):
     # background load and LWF workload
     def occupy(self, gpus):
         """Marks GPUs busy with load the library does not schedule (all or nothing)."""
+        self._mutable("Cluster.occupy")
         arr, n = _int_array(gpus, "Cluster.occupy", "gpus")
         self._i("ns_cluster_occupy", arr, n)
 
     def vacate(self, gpus):
         """Undoes occupy() for these GPUs (all or nothing)."""
+        self._mutable("Cluster.vacate")
         arr, n = _int_array(gpus, "Cluster.vacate", "gpus")
         self._i("ns_cluster_vacate", arr, n)
 
     def set_gpu_workload_ms(self, gpu, ms):
         """Remaining LWF workload L_g of one GPU (lwf.h)."""
+        self._mutable("Cluster.set_gpu_workload_ms")
         w = "Cluster.set_gpu_workload_ms"
         self._i("ns_cluster_set_gpu_workload_ms", as_int(gpu, w, "gpu"), as_real(ms, w, "ms"))
 
@@ -544,6 +559,7 @@ class Cluster(Handle):
     # commit / release
     def commit(self, job, placement):
         """Applies a placement: the job holds its GPUs (and links) until release()."""
+        self._mutable("Cluster.commit")
         jp = as_handle(job, Job, "Cluster.commit", "job")
         pp = as_handle(placement, Placement, "Cluster.commit", "placement")
         self._i("ns_cluster_commit", jp, pp)
@@ -552,6 +568,7 @@ class Cluster(Handle):
 
     def release(self, job):
         """Undoes the job's commit (NotFoundError if it is not committed)."""
+        self._mutable("Cluster.release")
         if isinstance(job, Job) and self._committed.get(job._address) is job:
             jp = job._raw  # may be closed already: its C object lives until released
         else:

@@ -18,7 +18,7 @@ from ._clib import SIM_PLACE_FN, SIM_PROGRESS_FN, lib
 from ._handle import (Handle, as_enum, as_flag, as_handle, as_int, as_real, as_str, as_u64,
                       view)
 from .core import Cluster, Job, Placement
-from .errors import NetschedError, Status, check
+from .errors import NetschedError, StateError, Status, check
 
 
 class Order(enum.IntEnum):
@@ -275,6 +275,8 @@ class _PlaceCallback:
 
     def _call(self, c_ptr, job_ptr, out_ptr, _user):
         views = (view(Cluster, c_ptr), view(Job, job_ptr), view(Placement, out_ptr))
+        views[0]._read_only = "a placement callback's cluster"  # const in C
+        views[1]._read_only = "a placement callback's job"
         try:
             self.fn(*views)
             return 0
@@ -296,7 +298,14 @@ class Simulator(Handle):
     """A simulator with a copy of the options and its own cluster.
 
     Simulator(opts) or Simulator(policy="lwf-1", seed=3, ...) (the keywords
-    of sim.Options)."""
+    of sim.Options).
+
+    Re-entry: while run() runs, the simulator's own progress or placement
+    callback may not use it. Every method then raises StateError ("is
+    running") and changes nothing, and the run goes on; close() (or leaving
+    a `with` block) from a callback is deferred until run() returns. The
+    cluster a placement callback receives is read-only (StateError on
+    commit, occupy and the other mutators)."""
 
     _free_fn = "ns_sim_free"
 
@@ -311,6 +320,17 @@ class Simulator(Handle):
         self._place_cb = opts._place_cb  # the C copy of the options points at it
         self._progress_cb = None
         self._progress_error = None
+        self._running = False
+
+    def _free_if_unused(self):
+        if not getattr(self, "_running", False):  # close() from a callback: after run()
+            super()._free_if_unused()
+
+    def _not_running(self, where):
+        if self._running:
+            raise StateError("%s: the simulator is running (called from its own progress or "
+                             "placement callback); nothing was changed - call it after run() "
+                             "returns" % where)
 
     def add_job(self, name, arrival_ms, gpus, iterations, compute_ms, model_bytes, mem_mb=0.0):
         """Adds a job; returns its index (NoSpaceError if larger than the cluster)."""
@@ -364,12 +384,19 @@ class Simulator(Handle):
         self._progress_cb = cb
 
     def run(self):
-        """Runs the whole workload (again, from a fresh cluster)."""
+        """Runs the whole workload (again, from a fresh cluster). From the
+        simulator's own callback: StateError (see the class comment)."""
         ptr = self._ptr
+        self._not_running("sim.Simulator.run")
         if self._place_cb is not None:
             self._place_cb.error = None
         self._progress_error = None
-        rc = lib.ns_sim_run(ptr)
+        self._running = True
+        try:
+            rc = lib.ns_sim_run(ptr)
+        finally:
+            self._running = False
+            self._free_if_unused()  # closed from a callback: free it now
         err = self._place_cb.error if self._place_cb is not None else None
         # A Python error in the policy always surfaces; a library status the
         # policy raised does when it failed the run.
@@ -402,6 +429,7 @@ class Simulator(Handle):
         return self.job_count
 
     def job_name(self, job):
+        self._not_running("sim.Simulator.job_name")
         return lib.ns_sim_job_name(self._ptr, as_int(job, "sim.Simulator.job_name",
                                                      "job")).decode("utf-8", "replace")
 
