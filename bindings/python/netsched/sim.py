@@ -113,6 +113,7 @@ class Metric(enum.IntEnum):
     UNFINISHED = 12
     SKIPPED = 13
     GPU_MS_ALLOCATED = 14
+    MACHINES_USED = 15
 
 
 JobResult = collections.namedtuple("JobResult", "name gpus arrival_ms start_ms finish_ms servers")
