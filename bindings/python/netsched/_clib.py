@@ -283,6 +283,7 @@ _TABLE = {
     "ns_sim_opts_set_dally": (c_int, [SIM_OPTS, c_double, c_double, c_double]),
     "ns_sim_opts_set_skew_threshold": (c_int, [SIM_OPTS, c_uint64]),
     "ns_sim_opts_set_gpu_sharing": (c_int, [SIM_OPTS, c_int]),
+    "ns_sim_opts_set_backfill": (c_int, [SIM_OPTS, c_int]),
     "ns_sim_opts_set_place_fn": (c_int, [SIM_OPTS, SIM_PLACE_FN, c_void_p]),
     "ns_sim_new": (SIM, [SIM_OPTS]),
     "ns_sim_free": (None, [SIM]),

@@ -56,6 +56,30 @@ class Network(enum.IntEnum):
     """ns_sim_network: the network model."""
     MAXMIN = 0
     CONTENTION = 1
+    IDEAL = 3
+
+
+class Policy(enum.IntEnum):
+    """ns_sim_policy: the named presets (names: policy_name(id))."""
+    FF = 0
+    LS = 1
+    RAND = 2
+    BEST_FIT = 3
+    TIRESIAS = 4
+    LWF1 = 5
+    SRSF_FF = 6
+    SJF_FF = 7
+    SRSF1 = 8
+    SRSF2 = 9
+    ADA_SRSF = 10
+    TITAN = 11
+    VCLOS = 12
+    OCS_VCLOS = 13
+    DALLY = 14
+    DALLY_MANUAL = 15
+    CASSINI_FF = 16
+    CASSINI_LWF1 = 17
+    FIFO = 18
 
 
 class Model(enum.IntEnum):
@@ -218,6 +242,12 @@ class Options(Handle):
         """True: jobs share GPUs while memory fits, taking turns."""
         self._set("ns_sim_opts_set_gpu_sharing", as_flag(shared, "sim.Options.set_gpu_sharing",
                                                          "shared"))
+
+    def set_backfill(self, enabled):
+        """True (every preset but "fifo"): a job that cannot be placed lets
+        later ones try; False: strict order, head-of-line blocking."""
+        self._set("ns_sim_opts_set_backfill", as_flag(enabled, "sim.Options.set_backfill",
+                                                      "enabled"))
 
     def set_place_fn(self, fn):
         """A Python placement policy: fn(cluster, job, out) fills the
