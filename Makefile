@@ -33,7 +33,10 @@ BASHCOMPDIR ?= $(DATAROOTDIR)/bash-completion/completions
 DESTDIR ?=
 
 PKG_CONFIG ?= pkg-config
-PYTHON ?= python3
+# Debian's python3-* packages (setuptools, wheel, cffi) belong to the system
+# interpreter, not to whichever python3 is first on PATH.
+PYTHON ?= /usr/bin/python3
+VENV ?= .venv
 VALGRIND ?= valgrind --leak-check=full --error-exitcode=1 --errors-for-leak-kinds=definite,indirect -q
 
 # Shared data (real traces and measurements) read by tests when present.
@@ -77,10 +80,16 @@ LIB_PC := $(OUT)/netsched.pc
 
 .PHONY: FORCE all lib check check-unit check-abi check-pkgconfig check-python sanitize valgrind \
         demo bench examples install install-pc install-static install-shared \
-        install-includes install-bin install-cmake install-man install-completion uninstall clean
+        install-includes install-bin install-cmake install-man install-completion install-cdef install-python uninstall clean
 
 all: lib
-lib: $(LIB_A) $(OUT)/libnetsched.so $(LIB_PC)
+lib: $(LIB_A) $(OUT)/libnetsched.so $(LIB_PC) $(CDEF)
+
+# cffi declarations generated from the public header (shipped in the Python
+# package and installed to share/netsched/): ffi.cdef(open(...).read()).
+CDEF := bindings/python/netsched/netsched.cdef
+$(CDEF): $(wildcard include/netsched.h include/netsched/*.h) bindings/python/gen_cdef.sh
+	bash bindings/python/gen_cdef.sh include $(CC) > $@
 
 $(OBJ)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -215,7 +224,28 @@ reproduce: $(OUT)/libnetsched.so
 
 # ---- install ----------------------------------------------------------------
 install: install-pc install-cmake install-static install-shared install-includes install-bin \
-         install-man install-completion
+         install-man install-completion install-cdef
+
+install-cdef: $(CDEF)
+	install -d $(DESTDIR)$(DATAROOTDIR)/netsched
+	install -m 644 $(CDEF) $(DESTDIR)$(DATAROOTDIR)/netsched/netsched.cdef
+
+# The Python package, offline, on Debian 12 with only README's apt packages:
+#   make install-python [VENV=DIR] [PREFIX=the prefix given to make install]
+# creates the venv DIR if needed (--system-site-packages: it sees Debian's
+# setuptools and wheel, since pip cannot download build dependencies offline)
+# and pip-installs a copy of bindings/python whose _libdir.py names LIBDIR,
+# so the package finds a library installed outside the loader's path.
+PY_STAGE := $(OBJ)/python
+install-python: $(CDEF)
+	rm -rf $(PY_STAGE) && mkdir -p $(PY_STAGE)
+	cp -r bindings/python/pyproject.toml bindings/python/README.md bindings/python/netsched $(PY_STAGE)/
+	rm -rf $(PY_STAGE)/netsched/__pycache__
+	echo 'LIBDIR = "$(LIBDIR)"  # written by make install-python' > $(PY_STAGE)/netsched/_libdir.py
+	[ -x $(VENV)/bin/python ] || $(PYTHON) -m venv --system-site-packages $(VENV)
+	$(VENV)/bin/python -m pip install --no-index --no-build-isolation --no-deps \
+	  --disable-pip-version-check --quiet $(PY_STAGE)
+	@echo "install-python: netsched installed for $(VENV)/bin/python (library looked up in $(LIBDIR) after the checkout's)"
 
 install-man: share/man/netsched-sim.1 share/man/libnetsched.3
 	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
@@ -266,10 +296,12 @@ uninstall:
 	      $(DESTDIR)$(PKGCONFIGDIR)/netsched.pc $(DESTDIR)$(INCLUDEDIR)/netsched.h
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/netsched $(DESTDIR)$(CMAKEDIR)
 	rm -f $(DESTDIR)$(BINDIR)/netsched-sim $(DESTDIR)$(BASHCOMPDIR)/netsched-sim \
-	      $(DESTDIR)$(MANDIR)/man1/netsched-sim.1 $(DESTDIR)$(MANDIR)/man3/libnetsched.3
+	      $(DESTDIR)$(MANDIR)/man1/netsched-sim.1 $(DESTDIR)$(MANDIR)/man3/libnetsched.3 \
+	      $(DESTDIR)$(DATAROOTDIR)/netsched/netsched.cdef
+	-rmdir $(DESTDIR)$(DATAROOTDIR)/netsched 2>/dev/null
 
 clean:
-	rm -rf build lib/libnetsched.a lib/libnetsched.so* lib/netsched.pc
+	rm -rf build lib/libnetsched.a lib/libnetsched.so* lib/netsched.pc $(CDEF)
 
 -include $(shell find build -name '*.d' 2>/dev/null)
 

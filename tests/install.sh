@@ -94,6 +94,23 @@ EOF
     echo "SKIP: CMake consumer - cmake is not installed (Debian package cmake, in .ci/run)"
     skip=$((skip + 1))
   fi
+  # the Python package: README's one command, into a fresh venv, offline; it
+  # finds the library of this prefix with no environment variable set
+  venv="$tmp/venv"
+  if nmake install-python PREFIX="$prefix" VENV="$venv"; then
+    pass=$((pass + 1))
+    check bash -c "cd '$tmp' && env -u NETSCHED_LIBRARY -u LD_LIBRARY_PATH -u PYTHONPATH '$venv/bin/python' -c '
+import netsched, os, sys
+assert netsched.__file__.startswith(\"$venv/\"), netsched.__file__
+assert netsched.library_path == \"$prefix/lib/libnetsched.so.0\", netsched.library_path
+assert netsched.version() == \"$version\"
+pkg = os.path.dirname(netsched.__file__)
+assert os.path.exists(os.path.join(pkg, \"py.typed\")) and os.path.exists(os.path.join(pkg, \"netsched.cdef\"))
+'"
+  else
+    fail=$((fail + 1))
+  fi
+  check test -s "$prefix/share/netsched/netsched.cdef"
   nmake uninstall PREFIX="$prefix"
   left=$(find "$prefix" -type f -o -type l 2>/dev/null)
   check test -z "$left"

@@ -187,9 +187,30 @@ class TestSimulator(unittest.TestCase):
                 with open(out) as f:
                     self.assertTrue(f.readline().startswith("job,name,gpus"))
             with sim.Simulator() as s:
-                with self.assertRaises(netsched.InvalidArgumentError) as cm:
+                # Python's own exceptions for files, before any C call
+                with self.assertRaises(FileNotFoundError) as cm:
                     s.load_trace(os.path.join(tmp, "missing.csv"))
-                self.assertIn("missing.csv", str(cm.exception))
+                self.assertEqual(cm.exception.filename, os.path.join(tmp, "missing.csv"))
+                with self.assertRaises(IsADirectoryError):
+                    s.load_trace(tmp)
+                with self.assertRaises(FileNotFoundError):
+                    s.write_jobs_csv(os.path.join(tmp, "no-such-dir", "jobs.csv"))
+                # the format by name, any case; an unknown one is a ValueError
+                # naming the Python argument and suggesting the closest name
+                self.assertEqual(s.load_trace(trace, "TIRESIAS"), 2)
+                with self.assertRaises(ValueError) as cm:
+                    s.load_trace(trace, "phily")
+                self.assertEqual(str(cm.exception), "sim.Simulator.load_trace: fmt must be one of "
+                                 "tiresias, philly (got 'phily'); did you mean 'philly'?")
+                # a malformed trace: ValueError in Python terms, not C's
+                bad = os.path.join(tmp, "bad.csv")
+                with open(bad, "w") as f:
+                    f.write("num_gpu,submit_time,iterations,model_name\n-8,0,10,vgg16\n")
+                with self.assertRaises(ValueError) as cm:
+                    s.load_trace(bad)
+                self.assertTrue(str(cm.exception).startswith("sim.Simulator.load_trace: "),
+                                str(cm.exception))
+                self.assertNotIn("ns_sim", str(cm.exception))
 
 
 if __name__ == "__main__":
