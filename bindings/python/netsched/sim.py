@@ -314,6 +314,14 @@ class Simulator(Handle):
         return check(lib.ns_sim_load_trace(self._ptr, as_str(path, w, "path"),
                                            as_enum(fmt, TraceFormat, w, "format")))
 
+    def scale_arrivals(self, factor):
+        """Multiplies every gap between the loaded jobs' arrivals by `factor`
+        (> 0; the earliest arrival stays): 2 halves the offered load, 0.5
+        doubles it. Jobs added later are not scaled; the last run's results
+        are discarded."""
+        check(lib.ns_sim_scale_arrivals(self._ptr, as_real(
+            factor, "sim.Simulator.scale_arrivals", "factor")))
+
     def set_progress(self, fn):
         """fn(done, total) is called at most ~200 times per run (None removes it)."""
         if fn is None:
