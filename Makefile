@@ -28,7 +28,9 @@ PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 DESTDIR ?=
 
 PKG_CONFIG ?= pkg-config
-PYTHON ?= python3
+# Debian's python3-* packages (Dask, matplotlib for netsched.sweep) belong to this one,
+# not to a python3 that comes first on PATH (pyenv).
+PYTHON ?= /usr/bin/python3
 VALGRIND ?= valgrind --leak-check=full --error-exitcode=1 --errors-for-leak-kinds=definite,indirect -q
 
 # Shared data (real traces and measurements) read by tests when present.
