@@ -279,7 +279,7 @@ def _check_trace(path, fmt, where):
     with sim.Simulator() as s:
         try:
             s.load_trace(path, FORMATS[fmt])
-        except NetschedError as e:
+        except (NetschedError, OSError) as e:
             raise GridError("%s: cannot load %s trace %r: %s" % (where, fmt, path, e)) from None
 
 
@@ -613,8 +613,8 @@ def run(grid=None, out=None, workers=2, scheduler=None, client=None, retries=3, 
             for cell in todo:
                 try:
                     done(*cell_fn(grid.task(cell)))
-                except NetschedError as e:
-                    failed(cell, str(e))
+                except (NetschedError, OSError) as e:
+                    failed(cell, "%s: %s" % (type(e).__name__, e))
         else:
             _run_dask(grid, todo, client, scheduler, workers, retries, done, failed, cell_fn)
     finally:
