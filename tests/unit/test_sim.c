@@ -605,6 +605,8 @@ static void test_custom_model_profiles(void **state) {
   ns_sim_free(s);
   remove(path);
   ns_sim_opts_free(o);
+}
+
 /* ---- load scaling ------------------------------------------------------------- */
 
 static double arrival(const ns_sim *s, int job) {
