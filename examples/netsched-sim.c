@@ -42,11 +42,15 @@ static void usage(FILE *f) {
           "         [--trace FILE --format tiresias|philly] [--seed N]\n"
           "         [--leaves N] [--spines N] [--servers N (per leaf)] [--gpus N (per server)]\n"
           "         [--links N (per leaf-spine pair)] [--gbps X] [--nic-gbps X]\n"
-          "         [--network maxmin|contention] [--share] [--csv FILE] [--plot FILE.png]\n"
+          "         [--network phase|maxmin|contention] [--share] [--csv FILE] [--plot FILE.png]\n"
           "Without --trace, runs the embedded default workload (160 jobs, AdaDUAL §V-A)\n"
           "on 4 leaves x 4 servers x 4 GPUs, 8 spines x 2 links. --csv writes one row per job (with several\n"
           "policies: FILE with -<policy> before the extension). --share lets jobs share\n"
-          "GPUs while memory fits (the LWF-kappa / Ada-SRSF model).\n");
+          "GPUs while memory fits (the LWF-kappa / Ada-SRSF model).\n"
+          "--network: phase (default) simulates each job's compute and all-reduce phases,\n"
+          "  flows of concurrent all-reduces sharing links max-min fairly; maxmin and\n"
+          "  contention are the older fluid models (a colliding job is charged all the\n"
+          "  time; contention = AdaDUAL's Eq. 5).\n");
 }
 
 static void list_policies(void) {
@@ -92,6 +96,24 @@ static int parse_dbl(const char *s, double *out) {
 }
 
 /* One option with its value; 1 consumed, 0 unknown, -1 bad value. */
+/* The network models the CLI accepts (--network NAME) and how the table's
+   header names them. */
+static const struct {
+  const char *name, *label;
+  int model;
+} networks[] = {
+    {"phase", "phase-level", NS_SIM_NET_PHASE},
+    {"maxmin", "max-min (fluid)", NS_SIM_NET_MAXMIN},
+    {"contention", "Eq. 5 contention (fluid)", NS_SIM_NET_CONTENTION},
+};
+
+static const char *network_label(int model) {
+  for (size_t i = 0; i < sizeof networks / sizeof networks[0]; i++)
+    if (networks[i].model == model)
+      return networks[i].label;
+  return "?";
+}
+
 static int option(cli *c, const char *k, char *v) {
   int bad = 0;
   if (!strcmp(k, "--policy"))
@@ -101,9 +123,12 @@ static int option(cli *c, const char *k, char *v) {
   else if (!strcmp(k, "--format"))
     bad = !strcmp(v, "tiresias") ? (c->format = NS_SIM_TRACE_TIRESIAS, 0)
           : !strcmp(v, "philly") ? (c->format = NS_SIM_TRACE_PHILLY, 0) : 1;
-  else if (!strcmp(k, "--network"))
-    bad = !strcmp(v, "maxmin") ? (c->network = NS_SIM_NET_MAXMIN, 0)
-          : !strcmp(v, "contention") ? (c->network = NS_SIM_NET_CONTENTION, 0) : 1;
+  else if (!strcmp(k, "--network")) {
+    bad = 1;
+    for (size_t i = 0; i < sizeof networks / sizeof networks[0]; i++)
+      if (!strcmp(v, networks[i].name))
+        c->network = networks[i].model, bad = 0;
+  }
   else if (!strcmp(k, "--seed"))
     bad = sscanf(v, "%llu", &c->seed) != 1;
   else if (!strcmp(k, "--leaves"))
@@ -331,7 +356,7 @@ static void plot(const cli *c, const result *res) {
 }
 
 int main(int argc, char **argv) {
-  cli c = {4, 8, 4, 4, 2, 10.0, 0.0, NS_SIM_NET_MAXMIN, 1, NULL, NULL, NULL,
+  cli c = {4, 8, 4, 4, 2, 10.0, 0.0, NS_SIM_NET_PHASE, 1, NULL, NULL, NULL,
            NS_SIM_TRACE_TIRESIAS, {0}, 0, 0, 0};
   if (parse_args(&c, argc, argv) < 0) {
     usage(stderr);
@@ -359,7 +384,7 @@ int main(int argc, char **argv) {
     printf(", %d skipped (larger than the cluster)", skipped);
   printf("%s; cluster %d leaves x %d servers x %d GPUs, %d spines x %d links, %g Gbps; %s network\n",
          c.share ? ", GPU sharing" : "", c.leaves, c.servers, c.gpus, c.spines, c.links, c.gbps,
-         c.network == NS_SIM_NET_MAXMIN ? "max-min" : "Eq. 5 contention");
+         network_label(c.network));
   print_header();
   for (int i = 0; i < c.npolicies; i++)
     print_row(c.policies[i], &res[i]);

@@ -56,6 +56,7 @@ class Network(enum.IntEnum):
     """ns_sim_network: the network model."""
     MAXMIN = 0
     CONTENTION = 1
+    PHASE = 2
 
 
 class Model(enum.IntEnum):
@@ -181,6 +182,16 @@ class Options(Handle):
     def set_network(self, model):
         self._set("ns_sim_opts_set_network", as_enum(model, Network, "sim.Options.set_network",
                                                      "model"))
+
+    def set_phase_window(self, iterations):
+        """Phase model: fast-forward window W in iterations (0 = off)."""
+        self._set("ns_sim_opts_set_phase_window",
+                  as_int(iterations, "sim.Options.set_phase_window", "iterations"))
+
+    def set_cassini_drift(self, fraction):
+        """Phase model, CASSINI: re-adjust shifts past this drift (0 = never)."""
+        self._set("ns_sim_opts_set_cassini_drift",
+                  as_real(fraction, "sim.Options.set_cassini_drift", "fraction"))
 
     def set_cluster(self, leaves, spines, servers_per_leaf, gpus_per_server, links_per_pair,
                     link_gbps):
