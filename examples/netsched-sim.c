@@ -36,26 +36,52 @@ typedef struct result {
   size_t njct;
 } result;
 
+/* The network models the CLI names: --network NAME, and the summary line. */
+static const struct {
+  const char *name, *label;
+  int id;
+} networks[] = {
+    {"phase", "phase-level", NS_SIM_NET_PHASE},
+    {"maxmin", "max-min (fluid)", NS_SIM_NET_MAXMIN},
+    {"contention", "Eq. 5 contention (fluid)", NS_SIM_NET_CONTENTION},
+    {"ideal", "ideal (communication free)", NS_SIM_NET_IDEAL},
+};
+#define NNETWORKS ((int)(sizeof networks / sizeof networks[0]))
+
+static void list_policies(void);
+
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: netsched-sim [--policy a,b,c | --all] [--list]\n"
+          "usage: netsched-sim [--policy a,b,c | --all] [--list] [--version]\n"
           "         [--trace FILE --format tiresias|philly] [--seed N]\n"
           "         [--leaves N] [--spines N] [--servers N (per leaf)] [--gpus N (per server)]\n"
           "         [--links N (per leaf-spine pair)] [--gbps X] [--nic-gbps X]\n"
-          "         [--network phase|maxmin|contention] [--share] [--csv FILE] [--plot FILE.png]\n"
+          "         [--network phase|maxmin|contention|ideal] [--share] [--csv FILE] [--plot FILE.png]\n"
           "Without --trace, runs the embedded default workload (160 jobs, AdaDUAL §V-A)\n"
           "on 4 leaves x 4 servers x 4 GPUs, 8 spines x 2 links. --csv writes one row per job (with several\n"
           "policies: FILE with -<policy> before the extension). --share lets jobs share\n"
-          "GPUs while memory fits (the LWF-kappa / Ada-SRSF model).\n"
-          "--network: phase (default) simulates each job's compute and all-reduce phases,\n"
+          "GPUs while memory fits (the LWF-kappa / Ada-SRSF model). --network ideal makes\n"
+          "communication free (to compare with simulators that model no network).\n"
+          "--network phase (default) simulates each job's compute and all-reduce phases,\n"
           "  flows of concurrent all-reduces sharing links max-min fairly; maxmin and\n"
           "  contention are the older fluid models (a colliding job is charged all the\n"
-          "  time; contention = AdaDUAL's Eq. 5).\n");
+          "  time; contention = AdaDUAL's Eq. 5).\n"
+          "A trace's duration is the job's lone run time on a consolidated placement\n"
+          "under the chosen network. Policies (\"ff\" backfills, \"fifo\" does not):\n");
+  if (f == stdout)
+    list_policies();
 }
 
 static void list_policies(void) {
   for (int i = 0; i < ns_sim_policy_count(); i++)
     printf("  %-14s %s\n", ns_sim_policy_name(i), ns_sim_policy_description(i));
+}
+
+static const char *network_label(int id) {
+  for (int i = 0; i < NNETWORKS; i++)
+    if (networks[i].id == id)
+      return networks[i].label;
+  return "?";
 }
 
 static int parse_policies(cli *c, char *arg) {
@@ -96,24 +122,6 @@ static int parse_dbl(const char *s, double *out) {
 }
 
 /* One option with its value; 1 consumed, 0 unknown, -1 bad value. */
-/* The network models the CLI accepts (--network NAME) and how the table's
-   header names them. */
-static const struct {
-  const char *name, *label;
-  int model;
-} networks[] = {
-    {"phase", "phase-level", NS_SIM_NET_PHASE},
-    {"maxmin", "max-min (fluid)", NS_SIM_NET_MAXMIN},
-    {"contention", "Eq. 5 contention (fluid)", NS_SIM_NET_CONTENTION},
-};
-
-static const char *network_label(int model) {
-  for (size_t i = 0; i < sizeof networks / sizeof networks[0]; i++)
-    if (networks[i].model == model)
-      return networks[i].label;
-  return "?";
-}
-
 static int option(cli *c, const char *k, char *v) {
   int bad = 0;
   if (!strcmp(k, "--policy"))
@@ -125,9 +133,9 @@ static int option(cli *c, const char *k, char *v) {
           : !strcmp(v, "philly") ? (c->format = NS_SIM_TRACE_PHILLY, 0) : 1;
   else if (!strcmp(k, "--network")) {
     bad = 1;
-    for (size_t i = 0; i < sizeof networks / sizeof networks[0]; i++)
+    for (int i = 0; i < NNETWORKS; i++)
       if (!strcmp(v, networks[i].name))
-        c->network = networks[i].model, bad = 0;
+        c->network = networks[i].id, bad = 0;
   }
   else if (!strcmp(k, "--seed"))
     bad = sscanf(v, "%llu", &c->seed) != 1;
@@ -168,6 +176,9 @@ static int flag(cli *c, const char *k) {
       c->policies[c->npolicies++] = p;
   } else if (!strcmp(k, "--list")) {
     list_policies();
+    exit(0);
+  } else if (!strcmp(k, "--version")) {
+    printf("netsched-sim (libnetsched) %s\n", ns_version());
     exit(0);
   } else if (!strcmp(k, "--help") || !strcmp(k, "-h")) {
     usage(stdout);

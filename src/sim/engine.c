@@ -37,10 +37,12 @@
  *  - Tiresias-style "skewed" models: model size >= 200 MB, i.e. VGG-16 and
  *    LSTM-PTB (large, skewed tensors) but not ResNet-50 or Inception-V3
  *    (~100 MB), matching Tiresias' examples of consolidation-sensitive models.
- *  - Tiresias trace: the profiles come from its model_name; its duration
- *    column is not used (iterations x profile times set the work).
+ *  - Tiresias trace: the profiles come from its model_name (model bytes,
+ *    memory); its duration column sets the compute per iteration (sim.h,
+ *    TRACE DURATIONS), its interval column is not used.
  *  - Philly trace: no model or iterations; a model is drawn per row from the
- *    seed and iterations = duration / the model's compute time.
+ *    seed and iterations = duration / the model's lone consolidated
+ *    iteration time (sim.h, TRACE DURATIONS).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -78,8 +80,8 @@ ns_sim *ns_sim_new(const ns_sim_opts *o) {
 }
 
 void ns_sim_free(ns_sim *s) {
-  if (s == NULL)
-    return;
+  if (s == NULL || nsi_sim_check(s, "ns_sim_free") < 0)
+    return; /* running: freeing it would pull the run's state from under it */
   nsi_sim_reset(s);
   for (size_t i = 0; i < s->njobs; i++)
     free(s->jobs[i].name);
@@ -231,11 +233,13 @@ static int enqueue(ns_sim *s, int ji) {
   return NS_OK;
 }
 
-/* Offers the free GPUs to queued jobs in order (with backfilling). */
+/* Offers the free GPUs to queued jobs in order; with backfilling a job
+   that cannot be placed lets later ones try, without it the pass stops
+   there (strict order, head-of-line blocking). */
 static int schedule(ns_sim *s, int *changed) {
   int free_gpus = ns_cluster_free_gpu_count(s->cluster);
-  size_t w = 0;
-  for (size_t i = 0; i < s->nqueue; i++) {
+  size_t w = 0, i = 0;
+  for (; i < s->nqueue; i++) {
     int ji = s->queue[i];
     int placed = 0;
     /* cheap filter; with GPU sharing, busy GPUs may still host the job */
@@ -250,7 +254,14 @@ static int schedule(ns_sim *s, int *changed) {
       s->rejected++;
     } else {
       s->queue[w++] = ji;
+      if (!s->o.backfill)
+        break;
     }
+  }
+  if (i < s->nqueue) { /* stopped at a blocked head: keep the rest in order */
+    i++;
+    memmove(s->queue + w, s->queue + i, (s->nqueue - i) * sizeof *s->queue);
+    w += s->nqueue - i;
   }
   s->nqueue = w;
   return NS_OK;
@@ -284,8 +295,9 @@ static int setup_run(ns_sim *s) {
   if (s->cluster == NULL || s->pl == NULL || s->scratch == NULL || s->order == NULL)
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory setting up the run");
   NSI_TRY(nsi_sim_net_init(s));
-  static const nsi_netmodel *const models[] = {&nsi_sim_net_maxmin, &nsi_sim_net_contention,
-                                               &nsi_sim_net_phase};
+  static const nsi_netmodel *const models[] = {
+      [NS_SIM_NET_MAXMIN] = &nsi_sim_net_maxmin, [NS_SIM_NET_CONTENTION] = &nsi_sim_net_contention,
+      [NS_SIM_NET_PHASE] = &nsi_sim_net_phase, [NS_SIM_NET_IDEAL] = &nsi_sim_net_ideal};
   s->net_model = models[o->network];
   nsi_arrival *arr = malloc(s->njobs * sizeof *arr);
   if (arr == NULL)
@@ -362,10 +374,11 @@ static int loop(ns_sim *s) {
 }
 
 int ns_sim_run(ns_sim *s) {
-  NSI_TRY(nsi_check_ptr(s, "ns_sim_run", "s"));
+  NSI_TRY(nsi_sim_check(s, "ns_sim_run"));
   if (s->njobs == 0)
     return nsi_fail(NS_EINVAL, "ns_sim_run: s has no jobs (add some or load a workload)");
   s->ran = 0;
+  s->in_run = 1; /* until the state below is gone, callbacks may not re-enter */
   int rc = setup_run(s);
   if (rc == NS_OK)
     rc = loop(s);
@@ -373,6 +386,7 @@ int ns_sim_run(ns_sim *s) {
     nsi_sim_compute_metrics(s);
   /* Free the policy state and handles now; results stay in s->jobs. */
   nsi_sim_reset(s);
+  s->in_run = 0;
   if (rc == NS_OK)
     s->ran = 1;
   return rc;

@@ -609,3 +609,8 @@ static int phase_update(ns_sim *s) {
 
 const nsi_netmodel nsi_sim_net_phase = {"phase", phase_start, phase_update, phase_event,
                                         phase_stop};
+
+/* NS_SIM_NET_IDEAL: nsi_sim_comm_alone_ms is 0, so no job communicates and
+   every job (without GPU sharing) is lone: it runs exactly its compute. */
+const nsi_netmodel nsi_sim_net_ideal = {"ideal", phase_start, phase_update, phase_event,
+                                        phase_stop};

@@ -144,20 +144,12 @@ int nsi_sim_job_links(ns_sim *s, nsi_simjob *j, const ns_placement *p, int **lin
 double nsi_sim_comm_alone_ms(const ns_sim *s, const nsi_simjob *j, int multi_server) {
   const ns_sim_opts *o = &s->o;
   int n = j->gpus;
-  if (n <= 1)
+  if (n <= 1 || o->network == NS_SIM_NET_IDEAL)
     return 0.0;
   double frac = 2.0 * (n - 1) / n; /* ring all-reduce: 2(N-1)/N * M per GPU */
   if (!multi_server)
     return frac * (double)j->model_bytes * 8.0 / (o->intra_gbps * 1e6);
   return frac * (double)j->model_bytes * 8.0 / (nsi_sim_nic_gbps(o) * 1e6);
-}
-
-double nsi_sim_eq5_b(const ns_sim_opts *o) {
-  return o->eq5_b >= 0 ? o->eq5_b : 0.856e-6 * 10.0 / o->link_gbps; /* 0.856 ms/MB at 10 GbE */
-}
-
-double nsi_sim_eq5_eta(const ns_sim_opts *o) {
-  return o->eq5_eta >= 0 ? o->eq5_eta : 0.235e-6 * 10.0 / o->link_gbps;
 }
 
 /* The rate of a multi-server job's flows alone: the flow rate d, capped on

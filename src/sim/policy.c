@@ -130,9 +130,36 @@ static int place_titan(ns_sim *s, int ji, ns_placement *out) {
 static int place_vclos(ns_sim *s, int ji, ns_placement *out) {
   return ns_vclos_place(s->cluster, s->jobs[ji].job, s->vclos_opts, out);
 }
+/* The user's callback (NS_SIM_PLACE_CUSTOM). It gets an empty placement
+   bound to nothing, as a fresh ns_placement_new() would be (not the previous
+   job's GPUs), and the message buffer cleared, so that a status it returns
+   without a message is not reported with a stale one. NS_OK must come with
+   at least the job's GPUs (more is allowed, as vClos rounds sizes up) and
+   at most the cluster's. */
 static int place_custom(ns_sim *s, int ji, ns_placement *out) {
-  return s->o.place_fn(s->cluster, s->jobs[ji].job, out, s->o.place_user);
+  const nsi_simjob *j = &s->jobs[ji];
+  ns_placement_clear(out);
+  out->bound = 0;
+  nsi_fail(NS_OK, "%s", "");
+  int rc = s->o.place_fn(s->cluster, j->job, out, s->o.place_user);
+  if (rc < 0 && ns_last_error()[0] == '\0')
+    return nsi_fail(rc, "the custom placement callback (ns_sim_opts_set_place_fn) returned %d "
+                        "(%s) without a message", rc, ns_strerror(rc));
+  if (rc < 0)
+    return rc;
+  if (rc > 0)
+    return nsi_fail(NS_EINVAL, "the custom placement callback (ns_sim_opts_set_place_fn) "
+                               "returned %d for job '%s', which is not a status (NS_OK, "
+                               "NS_ENOSPACE or another negative ns_status)", rc, j->name);
+  int total = ns_cluster_gpu_count(s->cluster);
+  if (out->ngpus < (size_t)j->gpus || out->ngpus > (size_t)total)
+    return nsi_fail(NS_EINVAL, "the custom placement callback (ns_sim_opts_set_place_fn) "
+                               "returned NS_OK with %zu GPUs for job '%s', which asks for %d "
+                               "(a placement holds %d..%d GPUs)",
+                    out->ngpus, j->name, j->gpus, j->gpus, total);
+  return NS_OK;
 }
+
 /* Dally: Algorithm 1 on the offer of the free GPUs; lines 1-2: starvation =
    time since the job was last assigned GPUs. */
 static int place_dally(ns_sim *s, int ji, ns_placement *out) {

@@ -10,6 +10,8 @@
 #include "core/internal.h"
 
 #define NSI_SIM_MAX_CANDIDATES 10
+/* Floor of a trace-derived compute per iteration (sim.h, TRACE DURATIONS). */
+#define NSI_SIM_MIN_COMPUTE_MS 1e-3
 
 struct ns_sim_opts {
   int policy; /* preset last applied, -1 = custom */
@@ -29,6 +31,7 @@ struct ns_sim_opts {
   int gpu_sharing;
   int phase_window;   /* fast-forward window W (iterations; 0 = off) */
   double cassini_drift; /* re-adjust when drift > this fraction of the period (0 = never) */
+  int backfill; /* 0: strict order, the queue stops at the first misfit */
   ns_sim_place_fn place_fn;
   void *place_user;
 };
@@ -138,6 +141,7 @@ struct ns_sim {
   const nsi_netmodel *net_model;
   nsi_hooks hooks;
   int ran;
+  int in_run; /* inside ns_sim_run: callbacks may not re-enter (nsi_sim_check) */
   ns_cluster *cluster;
   ns_placement *pl, *scratch;
   void *tuner; /* ns_delay_tuner*, typed void to keep dally.h optional here */
@@ -191,13 +195,13 @@ int nsi_sim_job_links(ns_sim *s, nsi_simjob *j, const ns_placement *p, int **lin
                       size_t *nlinks);
 double nsi_sim_comm_alone_ms(const ns_sim *s, const nsi_simjob *j, int multi_server);
 double nsi_sim_lone_rate(const ns_sim *s, const nsi_simjob *j);
-double nsi_sim_eq5_b(const ns_sim_opts *o);
-double nsi_sim_eq5_eta(const ns_sim_opts *o);
 void nsi_sim_fill(size_t n, int *const *res, const size_t *nres, double demand, const double *cap,
                   double *load, double *used, double *rate);
 
-/* net_fluid.c, net_phase.c: the models of ns_sim_network */
-extern const nsi_netmodel nsi_sim_net_maxmin, nsi_sim_net_contention, nsi_sim_net_phase;
+/* net_fluid.c, net_phase.c: the models of ns_sim_network (ideal = the phase
+   model with free communication: every job is lone) */
+extern const nsi_netmodel nsi_sim_net_maxmin, nsi_sim_net_contention, nsi_sim_net_phase,
+    nsi_sim_net_ideal;
 
 /* policy.c */
 int nsi_sim_policy_prepare(ns_sim *s);
@@ -208,10 +212,17 @@ int nsi_sim_place(ns_sim *s, int ji, int *placed);
 void nsi_sim_compute_metrics(ns_sim *s);
 
 /* workload.c */
+/* NS_OK, or NS_EINVAL if s is NULL, or NS_ESTATE if s is running (a
+   progress or placement callback calling back into its own simulator). */
+int nsi_sim_check(const ns_sim *s, const char *fn);
 double nsi_sim_ideal_iter_ms(const ns_sim_opts *o, const nsi_simjob *j);
 int nsi_sim_model_of_name(const char *model_name);
 double nsi_sim_model_compute_ms(int model);
+uint64_t nsi_sim_model_bytes(int model);
 double nsi_sim_nic_gbps(const ns_sim_opts *o);
+double nsi_sim_eq5_b(const ns_sim_opts *o);
+double nsi_sim_eq5_eta(const ns_sim_opts *o);
+double nsi_sim_comm_consolidated_ms(const ns_sim_opts *o, int gpus, uint64_t model_bytes);
 
 /* engine.c */
 void nsi_sim_reset(ns_sim *s);
