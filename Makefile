@@ -6,6 +6,7 @@
 #   make valgrind   the unit tests under valgrind --leak-check=full
 #   make demo       build and run the example programs
 #   make bench      build and run the benchmarks in bench/
+#   make reproduce  write bench/REPRODUCE.md (papers' figures vs the simulator's)
 #   make install / uninstall   honour PREFIX and DESTDIR (and LIBDIR, MANDIR, ...)
 #   make clean
 
@@ -212,6 +213,14 @@ $(OBJ)/bench/%: bench/%.c bench/bench_util.h $(LIB_A)
 
 bench: $(BENCH_BINS)
 	@for b in $(BENCH_BINS); do echo "== $$b"; $$b || exit 1; done
+
+# bench/REPRODUCE.md: the papers' figures and the simulator's side by side
+# (bench/reproduce.py through the Python bindings; reads $(NS_DATA_DIR)).
+.PHONY: reproduce
+reproduce: $(OUT)/libnetsched.so
+	NETSCHED_LIBRARY=$(abspath $(OUT))/$(SO_NAME) PYTHONPATH=$(abspath bindings/python) \
+	  $(PYTHON) bench/reproduce.py > bench/REPRODUCE.md.tmp && mv bench/REPRODUCE.md.tmp bench/REPRODUCE.md
+	@echo "reproduce: wrote bench/REPRODUCE.md"
 
 # ---- install ----------------------------------------------------------------
 install: install-pc install-cmake install-static install-shared install-includes install-bin \

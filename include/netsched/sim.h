@@ -148,7 +148,9 @@
  * time-averaged while any machine is used); links shared = distinct network
  * links (NICs, uplinks) that carried two or more jobs at the same time;
  * GPU-ms allocated = the integral of (job, GPU) holdings over time (equal to
- * the sum over jobs of GPUs held x run time: the conservation check).
+ * the sum over jobs of GPUs held x run time: the conservation check);
+ * machines used (Titan §V's "number of used machines") = the number of
+ * servers holding at least one job, averaged over the makespan.
  */
 #ifndef NETSCHED_SIM_H
 #define NETSCHED_SIM_H
@@ -401,9 +403,10 @@ typedef enum ns_sim_metric_id {
   NS_SIM_METRIC_JOBS_DONE = 11,
   NS_SIM_METRIC_UNFINISHED = 12,
   NS_SIM_METRIC_SKIPPED = 13,
-  NS_SIM_METRIC_GPU_MS_ALLOCATED = 14 /* integral of held GPUs over time */
+  NS_SIM_METRIC_GPU_MS_ALLOCATED = 14, /* integral of held GPUs over time */
+  NS_SIM_METRIC_MACHINES_USED = 15     /* time-averaged servers holding a job */
 } ns_sim_metric_id;
-#define NS_SIM_METRIC_COUNT 15
+#define NS_SIM_METRIC_COUNT 16
 
 /* Name of a metric ("" if out of range). */
 NS_API const char *ns_sim_metric_name(int metric);

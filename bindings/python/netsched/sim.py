@@ -116,6 +116,7 @@ class Metric(enum.IntEnum):
     UNFINISHED = 12
     SKIPPED = 13
     GPU_MS_ALLOCATED = 14
+    MACHINES_USED = 15
 
 
 class JobResult(NamedTuple):
