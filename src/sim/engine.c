@@ -87,6 +87,9 @@ void ns_sim_free(ns_sim *s) {
   for (size_t i = 0; i < s->njobs; i++)
     free(s->jobs[i].name);
   free(s->jobs);
+  for (size_t i = 0; i < s->nmodels; i++)
+    free(s->models[i].name);
+  free(s->models);
   free(s);
 }
 
