@@ -47,7 +47,9 @@ NS_API int ns_titan_opts_set_seed(ns_titan_opts *o, uint64_t seed);
 /* Places `job` (ns_job_gpus workers, its collective and model bytes) on `c`
    without changing `c`. On success `out` is cleared, bound to `c` and holds
    one GPU per worker: the i-th GPU hosts worker (rank) i. Errors, with
-   `out` untouched: NS_EINVAL for NULL arguments; NS_ENOSPACE if fewer free
+   `out` untouched: NS_EINVAL for NULL arguments or a job that can never
+   fit (more GPUs than the cluster, more memory per GPU than a GPU has;
+   core.h); NS_ENOSPACE if fewer free
    GPUs than workers (with the job's memory) or no placement meets the
    bandwidth constraint (the job should wait); NS_EUNSUPPORTED for jobs
    beyond the work limits (phases x workers > 2^26, or more than 2^22

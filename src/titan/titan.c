@@ -167,6 +167,7 @@ static int check_args(const ns_cluster *c, const ns_job *job, const ns_titan_opt
   NSI_TRY(nsi_check_ptr(o, fn, "o"));
   NSI_TRY(nsi_check_ptr(out, fn, "out"));
   NSI_TRY(nsi_coll_check(job->collective, job->gpus, fn));
+  NSI_TRY(nsi_check_job_fits(c, job, fn)); /* never fits: NS_EINVAL (core.h) */
   int usable = 0;
   for (int g = 0; g < c->ngpus; g++)
     usable += nsi_gpu_free(c, g) && job->mem_mb <= c->gpu_mem_mb;

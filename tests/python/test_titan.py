@@ -70,7 +70,7 @@ class TestPlace(unittest.TestCase):
 
     def test_no_space_and_types(self):
         with Cluster.leaf_spine(1, 0, 2, 2, 0, 100.0) as c, Job("big", 5) as j:
-            with self.assertRaises(netsched.NoSpaceError):
+            with self.assertRaises(netsched.InvalidArgumentError):  # 5 of 4: never fits
                 titan.place(c, j)
             with self.assertRaises(TypeError):
                 titan.place(c, j, opts=1)

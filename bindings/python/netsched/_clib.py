@@ -236,6 +236,7 @@ _TABLE = {
     "ns_vclos_opts_free": (None, [VCLOS_OPTS]),
     "ns_vclos_opts_set_solver": (c_int, [VCLOS_OPTS, c_int]),
     "ns_vclos_opts_set_time_limit_ms": (c_int, [VCLOS_OPTS, c_double]),
+    "ns_vclos_opts_set_power_of_two": (c_int, [VCLOS_OPTS, c_int]),
     "ns_vclos_place": (c_int, [CLUSTER, JOB, VCLOS_OPTS, PLACEMENT]),
     "ns_vclos_place_ex": (c_int, [CLUSTER, JOB, VCLOS_OPTS, PLACEMENT, _int_p]),
     "ns_placement_virtual_leaves": (c_int, [PLACEMENT]),
