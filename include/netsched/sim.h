@@ -70,12 +70,35 @@
  *    once for its shift and becomes coordinated.
  *  - Time-shifts delay a job's iteration start (the new job starts shift ms
  *    after its placement; a running job pauses for its shift).
+ *  - NS_SIM_NET_IDEAL: communication costs nothing (iteration = compute);
+ *    placement still decides who fits where, not how fast jobs run.
  *  - Not modelled: preemption (Dally's network-sensitive preemption), job
  *    migration, failures.
  *
+ * TRACE DURATIONS: a trace's duration (Philly; Tiresias when its duration
+ * column is present) is the job's lone run time on a consolidated placement
+ * (as few servers as possible) under the chosen network model, i.e.
+ * iterations x (compute + the all-reduce alone there: intra-server fabric
+ * within one server, the NIC ring across servers, Eq. 5 with k = 1 under
+ * CONTENTION, 0 under IDEAL). Tiresias rows keep their iteration count and
+ * get compute per iteration = duration / iterations - that all-reduce
+ * (floored at 1 us when the duration is shorter than the communication
+ * alone); Philly rows keep their model profile's compute and get
+ * iterations = max(1, round(duration / (compute + that all-reduce))). So
+ * with IDEAL a job runs exactly its trace duration when it is not queued.
+ * Tiresias rows without the column keep the profile's compute.
+ *
+ * RE-ENTRY: while ns_sim_run runs, every ns_sim_* call on that simulator
+ * (made from its own progress or placement callback) returns NS_ESTATE -
+ * "s is running" - and changes nothing; ns_sim_job_name returns "" and
+ * ns_sim_free does nothing (free the simulator after ns_sim_run returns).
+ * The run itself then completes as if the calls had not been made. Other
+ * simulators and the ns_sim_opts_* setters are not affected.
+ *
  * SCHEDULING: at every event time, queued jobs are offered the cluster in
  * their order (ns_sim_order) and each is placed if its policy finds GPUs;
- * one that cannot be placed does not block later ones (backfilling).
+ * with backfilling (ns_sim_opts_set_backfill, the default) one that cannot
+ * be placed does not block later ones; without it the pass stops there.
  *
  * METRICS: JCT = finish - arrival; queueing delay = start - arrival; makespan
  * = last finish - first arrival; GPU utilisation = compute GPU-time /
@@ -86,7 +109,9 @@
  * time-averaged while any machine is used); links shared = distinct network
  * links (NICs, uplinks) that carried two or more jobs at the same time;
  * GPU-ms allocated = the integral of (job, GPU) holdings over time (equal to
- * the sum over jobs of GPUs held x run time: the conservation check).
+ * the sum over jobs of GPUs held x run time: the conservation check);
+ * machines used (Titan §V's "number of used machines") = the number of
+ * servers holding at least one job, averaged over the makespan.
  */
 #ifndef NETSCHED_SIM_H
 #define NETSCHED_SIM_H
@@ -135,9 +160,14 @@ typedef enum ns_sim_admission {
   NS_SIM_ADMIT_ADADUAL = 2 /* AdaDUAL (Ada-SRSF with SRSF ordering) */
 } ns_sim_admission;
 
+/* Network models (see the model above). 2 is reserved for the phase-level
+   model; NS_SIM_NET_IDEAL: communication costs nothing (every job's
+   iteration is its compute), for comparison with simulators that model no
+   network, such as Tiresias's. */
 typedef enum ns_sim_network {
   NS_SIM_NET_MAXMIN = 0,
-  NS_SIM_NET_CONTENTION = 1 /* Eq. 5, server level */
+  NS_SIM_NET_CONTENTION = 1, /* Eq. 5, server level */
+  NS_SIM_NET_IDEAL = 3
 } ns_sim_network;
 
 /* Embedded model profiles (AdaDUAL paper Table III, V100, batch 16/64). */
@@ -154,10 +184,11 @@ typedef enum ns_sim_trace_format {
   NS_SIM_TRACE_PHILLY = 1
 } ns_sim_trace_format;
 
-/* Named policy presets: an ordering, a placement, an admission rule and the
-   CASSINI flag. Names (ns_sim_policy_name) are what the CLI accepts. */
+/* Named policy presets: an ordering, a placement, an admission rule, the
+   CASSINI flag and backfilling (on for every preset except "fifo"; "ff" is
+   Tiresias's "fjf", "fifo" its "fifo"). Names (ns_sim_policy_name) are what the CLI accepts. */
 typedef enum ns_sim_policy {
-  NS_SIM_POLICY_FF = 0,           /* "ff":          FIFO, first-fit */
+  NS_SIM_POLICY_FF = 0,           /* "ff":          FIFO, first-fit, backfilling */
   NS_SIM_POLICY_LS = 1,           /* "ls":          FIFO, list scheduling */
   NS_SIM_POLICY_RAND = 2,         /* "rand":        FIFO, random */
   NS_SIM_POLICY_BEST_FIT = 3,     /* "best-fit":    FIFO, best-fit consolidation */
@@ -174,7 +205,9 @@ typedef enum ns_sim_policy {
   NS_SIM_POLICY_DALLY = 14,       /* "dally":       Nw_sens, Dally auto timers */
   NS_SIM_POLICY_DALLY_MANUAL = 15,/* "dally-manual": Nw_sens, Dally fixed timers */
   NS_SIM_POLICY_CASSINI_FF = 16,  /* "cassini-ff":  FIFO, first-fit + CASSINI */
-  NS_SIM_POLICY_CASSINI_LWF1 = 17 /* "cassini-lwf-1": FIFO, LWF-1 + CASSINI */
+  NS_SIM_POLICY_CASSINI_LWF1 = 17,/* "cassini-lwf-1": FIFO, LWF-1 + CASSINI */
+  NS_SIM_POLICY_FIFO = 18         /* "fifo":        strict FIFO (head-of-line
+                                     blocking, no backfilling), first-fit */
 } ns_sim_policy;
 
 /* Number of presets; name ("" if out of range) and one-line description. */
@@ -184,7 +217,15 @@ NS_API const char *ns_sim_policy_description(int policy);
 
 /* A placement callback for NS_SIM_PLACE_CUSTOM: same contract as the
    library's policies (fill `out`, never mutate `c`; NS_ENOSPACE = wait;
-   another negative status aborts the run with it). */
+   another negative status aborts the run with it). `out` is always empty
+   and bound to nothing when the callback starts (as from
+   ns_placement_new; bind it if you use ns_placement_server_count/tier).
+   NS_OK must come with at least the job's GPUs and at most the cluster's;
+   otherwise - or for a positive return value - the run fails with
+   NS_EINVAL naming the job, the count and the callback. A negative status
+   returned without a message (ns_last_error() is cleared before each call)
+   is reported as such, never with an older message. The callback must not
+   call ns_sim_* on its own simulator (see RE-ENTRY below). */
 typedef int (*ns_sim_place_fn)(const ns_cluster *c, const ns_job *job, ns_placement *out,
                                void *user);
 
@@ -234,6 +275,10 @@ NS_API int ns_sim_opts_set_skew_threshold(ns_sim_opts *o, uint64_t bytes);
    on a GPU take turns, so a job's compute time is multiplied by the job
    count of its most shared GPU. */
 NS_API int ns_sim_opts_set_gpu_sharing(ns_sim_opts *o, int shared);
+/* 1 (default of every preset but "fifo"): a queued job that cannot be
+   placed does not block later ones (backfilling). 0: the queue stops at the
+   first job that cannot be placed (strict order, head-of-line blocking). */
+NS_API int ns_sim_opts_set_backfill(ns_sim_opts *o, int enabled);
 /* Sets the custom placement (fn non-NULL; user is passed back) and selects
    NS_SIM_PLACE_CUSTOM. */
 NS_API int ns_sim_opts_set_place_fn(ns_sim_opts *o, ns_sim_place_fn fn, void *user);
@@ -242,6 +287,8 @@ NS_API int ns_sim_opts_set_place_fn(ns_sim_opts *o, ns_sim_place_fn fn, void *us
 
 /* A simulator with a copy of `o` and its own cluster. NULL on error. */
 NS_API ns_sim *ns_sim_new(const ns_sim_opts *o);
+/* Frees s (NULL: no-op). On a running simulator (from its own callback)
+   it does nothing and records NS_ESTATE's message for ns_last_error(). */
 NS_API void ns_sim_free(ns_sim *s);
 
 /* Adds one job arriving at arrival_ms (finite, >= 0) asking for gpus
@@ -267,7 +314,7 @@ NS_API int ns_sim_load_default_workload(ns_sim *s);
    inception/googlenet -> Inception-V3, lstm -> LSTM-PTB, else NS_EINVAL.
    Philly: header timestamp,duration,num_gpus[,gpu_time,cluster]; arrival =
    timestamp - earliest timestamp; a model is drawn per job from the seed;
-   iterations = max(1, round(duration / the model's compute ms)). All or nothing:
+   iterations from the duration (TRACE DURATIONS above). All or nothing:
    a malformed row fails with NS_EINVAL naming the file and line, and no job
    is added. Rows larger than the cluster are skipped and counted. Returns
    the number of jobs added. */
@@ -285,7 +332,8 @@ NS_API int ns_sim_set_progress(ns_sim *s, ns_sim_progress_fn fn, void *user);
    the fabric holds it): the job is dropped from the queue. Dropped jobs and
    jobs still waiting when nothing can happen any more end the run
    unfinished (NS_SIM_METRIC_UNFINISHED). A failed run discards the previous
-   run's results (accessors return NS_ESTATE); the jobs stay loaded. */
+   run's results (accessors return NS_ESTATE); the jobs stay loaded.
+   NS_ESTATE, changing nothing, if s is already running (RE-ENTRY above). */
 NS_API int ns_sim_run(ns_sim *s);
 
 /* ---- results ------------------------------------------------------------ */
@@ -305,9 +353,10 @@ typedef enum ns_sim_metric_id {
   NS_SIM_METRIC_JOBS_DONE = 11,
   NS_SIM_METRIC_UNFINISHED = 12,
   NS_SIM_METRIC_SKIPPED = 13,
-  NS_SIM_METRIC_GPU_MS_ALLOCATED = 14 /* integral of held GPUs over time */
+  NS_SIM_METRIC_GPU_MS_ALLOCATED = 14, /* integral of held GPUs over time */
+  NS_SIM_METRIC_MACHINES_USED = 15     /* time-averaged servers holding a job */
 } ns_sim_metric_id;
-#define NS_SIM_METRIC_COUNT 15
+#define NS_SIM_METRIC_COUNT 16
 
 /* Name of a metric ("" if out of range). */
 NS_API const char *ns_sim_metric_name(int metric);

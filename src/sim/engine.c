@@ -32,10 +32,12 @@
  *  - Tiresias-style "skewed" models: model size >= 200 MB, i.e. VGG-16 and
  *    LSTM-PTB (large, skewed tensors) but not ResNet-50 or Inception-V3
  *    (~100 MB), matching Tiresias' examples of consolidation-sensitive models.
- *  - Tiresias trace: the profiles come from its model_name; its duration
- *    column is not used (iterations x profile times set the work).
+ *  - Tiresias trace: the profiles come from its model_name (model bytes,
+ *    memory); its duration column sets the compute per iteration (sim.h,
+ *    TRACE DURATIONS), its interval column is not used.
  *  - Philly trace: no model or iterations; a model is drawn per row from the
- *    seed and iterations = duration / the model's compute time.
+ *    seed and iterations = duration / the model's lone consolidated
+ *    iteration time (sim.h, TRACE DURATIONS).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -108,6 +110,7 @@ static void integrate(ns_sim *s, double t) {
     return;
   s->alloc_int += dt * s->alloc_gpus;
   s->util_int += dt * s->compute_rate;
+  s->machines_int += dt * s->used_servers;
   if (s->used_servers > 0) {
     s->frag_int += dt * (double)s->idle_on_used / ((double)s->used_servers * s->o.gpus_per_server);
     s->frag_time += dt;
@@ -270,11 +273,13 @@ static int enqueue(ns_sim *s, int ji) {
   return NS_OK;
 }
 
-/* Offers the free GPUs to queued jobs in order (with backfilling). */
+/* Offers the free GPUs to queued jobs in order; with backfilling a job
+   that cannot be placed lets later ones try, without it the pass stops
+   there (strict order, head-of-line blocking). */
 static int schedule(ns_sim *s, int *changed) {
   int free_gpus = ns_cluster_free_gpu_count(s->cluster);
-  size_t w = 0;
-  for (size_t i = 0; i < s->nqueue; i++) {
+  size_t w = 0, i = 0;
+  for (; i < s->nqueue; i++) {
     int ji = s->queue[i];
     int placed = 0;
     /* cheap filter; with GPU sharing, busy GPUs may still host the job */
@@ -289,7 +294,14 @@ static int schedule(ns_sim *s, int *changed) {
       s->rejected++;
     } else {
       s->queue[w++] = ji;
+      if (!s->o.backfill)
+        break;
     }
+  }
+  if (i < s->nqueue) { /* stopped at a blocked head: keep the rest in order */
+    i++;
+    memmove(s->queue + w, s->queue + i, (s->nqueue - i) * sizeof *s->queue);
+    w += s->nqueue - i;
   }
   s->nqueue = w;
   return NS_OK;
@@ -339,6 +351,7 @@ static int setup_run(ns_sim *s) {
     s->order[i] = arr[i].job;
   free(arr);
   s->util_int = s->frag_int = s->frag_time = s->alloc_int = s->compute_rate = 0;
+  s->machines_int = 0;
   s->alloc_gpus = s->used_servers = s->idle_on_used = 0;
   s->now = 0;
   s->net_dirty = 0;
@@ -397,10 +410,11 @@ static int loop(ns_sim *s) {
 }
 
 int ns_sim_run(ns_sim *s) {
-  NSI_TRY(nsi_check_ptr(s, "ns_sim_run", "s"));
+  NSI_TRY(nsi_sim_check(s, "ns_sim_run"));
   if (s->njobs == 0)
     return nsi_fail(NS_EINVAL, "ns_sim_run: s has no jobs (add some or load a workload)");
   s->ran = 0;
+  s->in_run = 1; /* until the state below is gone, callbacks may not re-enter */
   int rc = setup_run(s);
   if (rc == NS_OK)
     rc = loop(s);
@@ -408,6 +422,7 @@ int ns_sim_run(ns_sim *s) {
     nsi_sim_compute_metrics(s);
   /* Free the policy state and handles now; results stay in s->jobs. */
   nsi_sim_reset(s);
+  s->in_run = 0;
   if (rc == NS_OK)
     s->ran = 1;
   return rc;

@@ -117,7 +117,7 @@ int nsi_sim_job_links(ns_sim *s, nsi_simjob *j, const ns_placement *p, int **lin
 double nsi_sim_comm_alone_ms(const ns_sim *s, const nsi_simjob *j, int multi_server) {
   const ns_sim_opts *o = &s->o;
   int n = j->gpus;
-  if (n <= 1)
+  if (n <= 1 || o->network == NS_SIM_NET_IDEAL)
     return 0.0;
   double frac = 2.0 * (n - 1) / n; /* ring all-reduce: 2(N-1)/N * M per GPU */
   if (!multi_server)
@@ -125,17 +125,11 @@ double nsi_sim_comm_alone_ms(const ns_sim *s, const nsi_simjob *j, int multi_ser
   return frac * (double)j->model_bytes * 8.0 / (nsi_sim_nic_gbps(o) * 1e6);
 }
 
-static double eq5_b(const ns_sim_opts *o) {
-  return o->eq5_b >= 0 ? o->eq5_b : 0.856e-6 * 10.0 / o->link_gbps; /* 0.856 ms/MB at 10 GbE */
-}
-static double eq5_eta(const ns_sim_opts *o) {
-  return o->eq5_eta >= 0 ? o->eq5_eta : 0.235e-6 * 10.0 / o->link_gbps;
-}
-
 /* Alone communication time of a multi-server job under the active model. */
 static double comm_t1(const ns_sim *s, const nsi_simjob *j) {
   if (s->o.network == NS_SIM_NET_CONTENTION)
-    return ns_comm_time_ms(s->o.eq5_a, eq5_b(&s->o), eq5_eta(&s->o), 1, j->model_bytes);
+    return ns_comm_time_ms(s->o.eq5_a, nsi_sim_eq5_b(&s->o), nsi_sim_eq5_eta(&s->o), 1,
+                           j->model_bytes);
   return j->comm_alone_ms;
 }
 
@@ -282,7 +276,8 @@ static double eq5_comm(ns_sim *s, const nsi_simjob *j) {
   }
   if (j->mode != NSI_COLLIDE)
     k = 1;
-  double t = ns_comm_time_ms(s->o.eq5_a, eq5_b(&s->o), eq5_eta(&s->o), k, j->model_bytes);
+  double t = ns_comm_time_ms(s->o.eq5_a, nsi_sim_eq5_b(&s->o), nsi_sim_eq5_eta(&s->o), k,
+                             j->model_bytes);
   if (j->mode == NSI_SHIFTED && u > 1.0)
     t *= u; /* interleaved phases saturate the NIC */
   return t;

@@ -23,43 +23,46 @@ typedef struct nsi_preset {
   int kappa;
   ns_sim_admission admission;
   int n, cassini;
+  int strict; /* 1: no backfilling (head-of-line blocking) */
 } nsi_preset;
 
 static const nsi_preset presets[] = {
-    {"ff", "FIFO, first-fit", NS_SIM_ORDER_FIFO, NS_SIM_PLACE_FIRST_FIT, 1, NS_SIM_ADMIT_ALL, 1, 0},
+    {"ff", "FIFO, first-fit, backfilling (Tiresias's fjf)", NS_SIM_ORDER_FIFO, NS_SIM_PLACE_FIRST_FIT, 1, NS_SIM_ADMIT_ALL, 1, 0, 0},
     {"ls", "FIFO, list scheduling (least workload)", NS_SIM_ORDER_FIFO,
-     NS_SIM_PLACE_LIST_SCHEDULING, 1, NS_SIM_ADMIT_ALL, 1, 0},
-    {"rand", "FIFO, random GPUs", NS_SIM_ORDER_FIFO, NS_SIM_PLACE_RANDOM, 1, NS_SIM_ADMIT_ALL, 1, 0},
+     NS_SIM_PLACE_LIST_SCHEDULING, 1, NS_SIM_ADMIT_ALL, 1, 0, 0},
+    {"rand", "FIFO, random GPUs", NS_SIM_ORDER_FIFO, NS_SIM_PLACE_RANDOM, 1, NS_SIM_ADMIT_ALL, 1, 0, 0},
     {"best-fit", "FIFO, best-fit consolidation (Elasticflow-style)", NS_SIM_ORDER_FIFO,
-     NS_SIM_PLACE_BEST_FIT, 1, NS_SIM_ADMIT_ALL, 1, 0},
+     NS_SIM_PLACE_BEST_FIT, 1, NS_SIM_ADMIT_ALL, 1, 0, 0},
     {"tiresias", "FIFO, Tiresias-style skew consolidation", NS_SIM_ORDER_FIFO,
-     NS_SIM_PLACE_TIRESIAS, 1, NS_SIM_ADMIT_ALL, 1, 0},
+     NS_SIM_PLACE_TIRESIAS, 1, NS_SIM_ADMIT_ALL, 1, 0, 0},
     {"lwf-1", "FIFO, LWF-kappa with kappa = 1", NS_SIM_ORDER_FIFO, NS_SIM_PLACE_LWF, 1,
-     NS_SIM_ADMIT_ALL, 1, 0},
+     NS_SIM_ADMIT_ALL, 1, 0, 0},
     {"srsf-ff", "SRSF order, first-fit", NS_SIM_ORDER_SRSF, NS_SIM_PLACE_FIRST_FIT, 1,
-     NS_SIM_ADMIT_ALL, 1, 0},
+     NS_SIM_ADMIT_ALL, 1, 0, 0},
     {"sjf-ff", "SJF order, first-fit", NS_SIM_ORDER_SJF, NS_SIM_PLACE_FIRST_FIT, 1,
-     NS_SIM_ADMIT_ALL, 1, 0},
+     NS_SIM_ADMIT_ALL, 1, 0, 0},
     {"srsf-1", "SRSF order, LWF-1, SRSF(1) admission", NS_SIM_ORDER_SRSF, NS_SIM_PLACE_LWF, 1,
-     NS_SIM_ADMIT_SRSF, 1, 0},
+     NS_SIM_ADMIT_SRSF, 1, 0, 0},
     {"srsf-2", "SRSF order, LWF-1, SRSF(2) admission", NS_SIM_ORDER_SRSF, NS_SIM_PLACE_LWF, 1,
-     NS_SIM_ADMIT_SRSF, 2, 0},
+     NS_SIM_ADMIT_SRSF, 2, 0, 0},
     {"ada-srsf", "SRSF order, LWF-1, AdaDUAL admission", NS_SIM_ORDER_SRSF, NS_SIM_PLACE_LWF, 1,
-     NS_SIM_ADMIT_ADADUAL, 1, 0},
+     NS_SIM_ADMIT_ADADUAL, 1, 0, 0},
     {"titan", "FIFO, Titan non-idle-machine placement", NS_SIM_ORDER_FIFO, NS_SIM_PLACE_TITAN, 1,
-     NS_SIM_ADMIT_ALL, 1, 0},
+     NS_SIM_ADMIT_ALL, 1, 0, 0},
     {"vclos", "FIFO, vClos isolated virtual Clos", NS_SIM_ORDER_FIFO, NS_SIM_PLACE_VCLOS, 1,
-     NS_SIM_ADMIT_ALL, 1, 0},
+     NS_SIM_ADMIT_ALL, 1, 0, 0},
     {"ocs-vclos", "FIFO, OCS-vClos (OCS layer enabled)", NS_SIM_ORDER_FIFO,
-     NS_SIM_PLACE_OCS_VCLOS, 1, NS_SIM_ADMIT_ALL, 1, 0},
+     NS_SIM_PLACE_OCS_VCLOS, 1, NS_SIM_ADMIT_ALL, 1, 0, 0},
     {"dally", "Nw_sens order, Dally delay scheduling, auto-tuned timers", NS_SIM_ORDER_NW_SENS,
-     NS_SIM_PLACE_DALLY, 1, NS_SIM_ADMIT_ALL, 1, 0},
+     NS_SIM_PLACE_DALLY, 1, NS_SIM_ADMIT_ALL, 1, 0, 0},
     {"dally-manual", "Nw_sens order, Dally delay scheduling, fixed timers",
-     NS_SIM_ORDER_NW_SENS, NS_SIM_PLACE_DALLY_MANUAL, 1, NS_SIM_ADMIT_ALL, 1, 0},
+     NS_SIM_ORDER_NW_SENS, NS_SIM_PLACE_DALLY_MANUAL, 1, NS_SIM_ADMIT_ALL, 1, 0, 0},
     {"cassini-ff", "FIFO, first-fit + CASSINI ranking and time-shifts", NS_SIM_ORDER_FIFO,
-     NS_SIM_PLACE_FIRST_FIT, 1, NS_SIM_ADMIT_ALL, 1, 1},
+     NS_SIM_PLACE_FIRST_FIT, 1, NS_SIM_ADMIT_ALL, 1, 1, 0},
     {"cassini-lwf-1", "FIFO, LWF-1 + CASSINI ranking and time-shifts", NS_SIM_ORDER_FIFO,
-     NS_SIM_PLACE_LWF, 1, NS_SIM_ADMIT_ALL, 1, 1},
+     NS_SIM_PLACE_LWF, 1, NS_SIM_ADMIT_ALL, 1, 1, 0},
+    {"fifo", "strict FIFO, first-fit, no backfilling (head-of-line blocking; Tiresias's fifo)",
+     NS_SIM_ORDER_FIFO, NS_SIM_PLACE_FIRST_FIT, 1, NS_SIM_ADMIT_ALL, 1, 0, 1},
 };
 #define NPRESETS ((int)(sizeof presets / sizeof presets[0]))
 
@@ -81,6 +84,7 @@ static void apply_preset(ns_sim_opts *o, int p) {
   o->admission = presets[p].admission;
   o->admit_n = presets[p].n;
   o->cassini = presets[p].cassini;
+  o->backfill = !presets[p].strict;
 }
 
 ns_sim_opts *ns_sim_opts_new(void) {
@@ -184,8 +188,11 @@ int ns_sim_opts_set_cassini(ns_sim_opts *o, int enabled, int max_candidates) {
 
 int ns_sim_opts_set_network(ns_sim_opts *o, ns_sim_network model) {
   NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_network", "o"));
-  NSI_TRY(nsi_check_int((long long)model, 0, NS_SIM_NET_CONTENTION, "ns_sim_opts_set_network",
+  NSI_TRY(nsi_check_int((long long)model, 0, NS_SIM_NET_IDEAL, "ns_sim_opts_set_network",
                         "model"));
+  if (model == 2)
+    return nsi_fail(NS_EINVAL, "ns_sim_opts_set_network: model 2 (phase) is not available in "
+                               "this version; use 0 (maxmin), 1 (contention) or 3 (ideal)");
   o->network = model;
   return NS_OK;
 }
@@ -253,6 +260,13 @@ int ns_sim_opts_set_place_fn(ns_sim_opts *o, ns_sim_place_fn fn, void *user) {
     return nsi_fail(NS_EINVAL, "ns_sim_opts_set_place_fn: fn is NULL");
   o->place_fn = fn, o->place_user = user;
   o->placement = NS_SIM_PLACE_CUSTOM, o->policy = -1;
+  return NS_OK;
+}
+
+int ns_sim_opts_set_backfill(ns_sim_opts *o, int enabled) {
+  NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_backfill", "o"));
+  NSI_TRY(nsi_check_int(enabled, 0, 1, "ns_sim_opts_set_backfill", "enabled"));
+  o->backfill = enabled, o->policy = -1;
   return NS_OK;
 }
 

@@ -93,6 +93,36 @@ double nsi_sim_order_key(const ns_sim *s, const nsi_simjob *j) {
   }
 }
 
+/* The user's callback (NS_SIM_PLACE_CUSTOM). It gets an empty placement
+   bound to nothing, as a fresh ns_placement_new() would be (not the previous
+   job's GPUs), and the message buffer cleared, so that a status it returns
+   without a message is not reported with a stale one. NS_OK must come with
+   at least the job's GPUs (more is allowed, as vClos rounds sizes up) and
+   at most the cluster's. */
+static int custom_place(ns_sim *s, int ji, ns_placement *out) {
+  const nsi_simjob *j = &s->jobs[ji];
+  ns_placement_clear(out);
+  out->bound = 0;
+  nsi_fail(NS_OK, "%s", "");
+  int rc = s->o.place_fn(s->cluster, j->job, out, s->o.place_user);
+  if (rc < 0 && ns_last_error()[0] == '\0')
+    return nsi_fail(rc, "the custom placement callback (ns_sim_opts_set_place_fn) returned %d "
+                        "(%s) without a message", rc, ns_strerror(rc));
+  if (rc < 0)
+    return rc;
+  if (rc > 0)
+    return nsi_fail(NS_EINVAL, "the custom placement callback (ns_sim_opts_set_place_fn) "
+                               "returned %d for job '%s', which is not a status (NS_OK, "
+                               "NS_ENOSPACE or another negative ns_status)", rc, j->name);
+  int total = ns_cluster_gpu_count(s->cluster);
+  if (out->ngpus < (size_t)j->gpus || out->ngpus > (size_t)total)
+    return nsi_fail(NS_EINVAL, "the custom placement callback (ns_sim_opts_set_place_fn) "
+                               "returned NS_OK with %zu GPUs for job '%s', which asks for %d "
+                               "(a placement holds %d..%d GPUs)",
+                    out->ngpus, j->name, j->gpus, j->gpus, total);
+  return NS_OK;
+}
+
 /* One call of the base placement policy into `out`. */
 static int base_place(ns_sim *s, int ji, ns_placement *out) {
   const ns_sim_opts *o = &s->o;
@@ -109,7 +139,7 @@ static int base_place(ns_sim *s, int ji, ns_placement *out) {
   case NS_SIM_PLACE_TITAN: return ns_titan_place(c, job, s->titan_opts, out);
   case NS_SIM_PLACE_VCLOS:
   case NS_SIM_PLACE_OCS_VCLOS: return ns_vclos_place(c, job, s->vclos_opts, out);
-  case NS_SIM_PLACE_CUSTOM: return o->place_fn(c, job, out, o->place_user);
+  case NS_SIM_PLACE_CUSTOM: return custom_place(s, ji, out);
   default: break;
   }
   int accepted = 0; /* Dally: Algorithm 1 on the offer of the free GPUs */

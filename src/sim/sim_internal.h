@@ -10,6 +10,8 @@
 #include "core/internal.h"
 
 #define NSI_SIM_MAX_CANDIDATES 10
+/* Floor of a trace-derived compute per iteration (sim.h, TRACE DURATIONS). */
+#define NSI_SIM_MIN_COMPUTE_MS 1e-3
 
 struct ns_sim_opts {
   int policy; /* preset last applied, -1 = custom */
@@ -27,6 +29,7 @@ struct ns_sim_opts {
   double dally_machine_ms, dally_rack_ms, dally_history_ms;
   uint64_t skew_bytes;
   int gpu_sharing;
+  int backfill; /* 0: strict order, the queue stops at the first misfit */
   ns_sim_place_fn place_fn;
   void *place_user;
 };
@@ -85,6 +88,7 @@ struct ns_sim {
   void *progress_user;
   /* run state */
   int ran;
+  int in_run; /* inside ns_sim_run: callbacks may not re-enter (nsi_sim_check) */
   ns_cluster *cluster;
   ns_placement *pl, *scratch;
   void *tuner; /* ns_delay_tuner*, typed void to keep dally.h optional here */
@@ -112,6 +116,7 @@ struct ns_sim {
   int used_servers, idle_on_used;
   /* metric integrals */
   double util_int, frag_int, frag_time, alloc_int, compute_rate;
+  double machines_int; /* integral of used servers over time */
   int alloc_gpus;
   double metrics[NS_SIM_METRIC_COUNT];
 };
@@ -144,10 +149,17 @@ int nsi_sim_cassini(ns_sim *s, int ji, int *placed);
 void nsi_sim_compute_metrics(ns_sim *s);
 
 /* workload.c */
+/* NS_OK, or NS_EINVAL if s is NULL, or NS_ESTATE if s is running (a
+   progress or placement callback calling back into its own simulator). */
+int nsi_sim_check(const ns_sim *s, const char *fn);
 double nsi_sim_ideal_iter_ms(const ns_sim_opts *o, const nsi_simjob *j);
 int nsi_sim_model_of_name(const char *model_name);
 double nsi_sim_model_compute_ms(int model);
+uint64_t nsi_sim_model_bytes(int model);
 void nsi_sim_reset(ns_sim *s);
 double nsi_sim_nic_gbps(const ns_sim_opts *o);
+double nsi_sim_eq5_b(const ns_sim_opts *o);
+double nsi_sim_eq5_eta(const ns_sim_opts *o);
+double nsi_sim_comm_consolidated_ms(const ns_sim_opts *o, int gpus, uint64_t model_bytes);
 
 #endif

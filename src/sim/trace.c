@@ -22,7 +22,8 @@ typedef struct nsi_row {
   double arrival_ms;
   int gpus, model;
   uint64_t iterations;
-  double duration_s; /* Philly: iterations derived later */
+  double duration_s; /* Philly; Tiresias when has_duration (see sim.h) */
+  int has_duration;
   long line;         /* 1-based line in the file, for error messages */
 } nsi_row;
 
@@ -33,7 +34,7 @@ typedef struct nsi_reader {
   long line;
   char *field[NSI_MAX_FIELDS];
   size_t nfield;
-  int col[4]; /* format columns -> field index */
+  int col[5]; /* format columns -> field index (col[4]: Tiresias duration, optional) */
   int rc;     /* first error */
   nsi_row *rows;
   size_t nrows, cap_rows;
@@ -121,6 +122,10 @@ static int header(nsi_reader *r) {
                         : "Philly header needs timestamp,duration,num_gpus",
                  r->field[0]);
   }
+  r->col[4] = -1;
+  for (size_t i = 0; r->fmt == NS_SIM_TRACE_TIRESIAS && i < r->nfield; i++)
+    if (strcmp(r->field[i], "duration") == 0)
+      r->col[4] = (int)i;
   return NS_OK;
 }
 
@@ -134,6 +139,10 @@ static int row_tiresias(nsi_reader *r, nsi_row *row) {
     return bad(r, "model_name has no profile (vgg*, alexnet, resnet*, inception*, googlenet, lstm*)",
                r->field[r->col[3]]);
   row->gpus = (int)g, row->arrival_ms = t * 1000.0, row->iterations = (uint64_t)it;
+  if (r->col[4] >= 0 && (size_t)r->col[4] < r->nfield) {
+    NSI_TRY(parse_double(r, r->col[4], "duration must be seconds >= 0", &row->duration_s));
+    row->has_duration = 1;
+  }
   return NS_OK;
 }
 
@@ -144,7 +153,7 @@ static int row_philly(nsi_reader *r, nsi_row *row) {
   NSI_TRY(parse_count(r, r->col[2], "num_gpus must be an integer >= 1", 1 << 20, &g));
   uint64_t st = r->s->o.seed ^ ((uint64_t)r->line * 0x9e3779b97f4a7c15ull);
   row->model = (int)(nsi_splitmix64(&st) % 4ull);
-  row->gpus = (int)g, row->arrival_ms = ts, row->duration_s = dur;
+  row->gpus = (int)g, row->arrival_ms = ts, row->duration_s = dur, row->has_duration = 1;
   if (ts < r->t0)
     r->t0 = ts;
   return NS_OK;
@@ -195,6 +204,31 @@ static int parse_file(nsi_reader *r, FILE *f) {
   return r->rc;
 }
 
+/* Compute per iteration and iteration count of a row (sim.h, TRACE
+   DURATIONS): the duration is the lone run time on a consolidated
+   placement under the options' network model. */
+static int row_work(const nsi_reader *r, const nsi_row *row, double *compute, uint64_t *iters) {
+  const ns_sim *s = r->s;
+  *compute = nsi_sim_model_compute_ms(row->model);
+  *iters = row->iterations;
+  if (!row->has_duration)
+    return NS_OK;
+  double comm = nsi_sim_comm_consolidated_ms(&s->o, row->gpus, nsi_sim_model_bytes(row->model));
+  if (!isfinite(comm))
+    return nsi_fail(NS_EUNSUPPORTED, "the contention model's ns_comm_time_ms is unavailable: %s",
+                    ns_last_error());
+  double duration_ms = row->duration_s * 1000.0;
+  if (r->fmt == NS_SIM_TRACE_PHILLY) { /* keep the profile's compute */
+    double it = duration_ms / (*compute + comm);
+    *iters = it < 1 ? 1 : (uint64_t)llround(it);
+  } else { /* Tiresias: keep the iterations */
+    *compute = duration_ms / (double)*iters - comm;
+    if (!(*compute >= NSI_SIM_MIN_COMPUTE_MS))
+      *compute = NSI_SIM_MIN_COMPUTE_MS;
+  }
+  return NS_OK;
+}
+
 /* Adds the staged rows; rolls back on failure. */
 static int commit_rows(nsi_reader *r) {
   ns_sim *s = r->s;
@@ -202,19 +236,19 @@ static int commit_rows(nsi_reader *r) {
   int skipped_before = s->skipped, added = 0;
   for (size_t i = 0; i < r->nrows; i++) {
     nsi_row *row = &r->rows[i];
-    double arrival = row->arrival_ms;
-    uint64_t iters = row->iterations;
-    if (r->fmt == NS_SIM_TRACE_PHILLY) {
-      double it = row->duration_s * 1000.0 / nsi_sim_model_compute_ms(row->model);
-      iters = it < 1 ? 1 : (uint64_t)llround(it);
+    double arrival = row->arrival_ms, compute = 0;
+    uint64_t iters = 0;
+    if (r->fmt == NS_SIM_TRACE_PHILLY)
       arrival = (row->arrival_ms - r->t0) * 1000.0;
-    }
     char name[48];
     snprintf(name, sizeof name, "%s%zu", r->fmt == NS_SIM_TRACE_PHILLY ? "philly" : "tiresias", i);
-    int rc = ns_sim_add_model_job(s, name, arrival, row->gpus, iters, (ns_sim_model)row->model);
-    if (rc >= 0)
+    int rc = row_work(r, row, &compute, &iters);
+    if (rc == NS_OK)
+      rc = ns_sim_add_model_job(s, name, arrival, row->gpus, iters, (ns_sim_model)row->model);
+    if (rc >= 0) {
+      s->jobs[rc].compute_ms = compute;
       added++;
-    else if (rc != NS_ENOSPACE) {
+    } else if (rc != NS_ENOSPACE) {
       while (s->njobs > before)
         free(s->jobs[--s->njobs].name);
       s->skipped = skipped_before;
@@ -228,7 +262,7 @@ static int commit_rows(nsi_reader *r) {
 }
 
 int ns_sim_load_trace(ns_sim *s, const char *path, ns_sim_trace_format format) {
-  NSI_TRY(nsi_check_ptr(s, fn, "s"));
+  NSI_TRY(nsi_sim_check(s, fn));
   NSI_TRY(nsi_check_ptr(path, fn, "path"));
   NSI_TRY(nsi_check_int((long long)format, 0, NS_SIM_TRACE_PHILLY, fn, "format"));
   FILE *f = fopen(path, "rb");

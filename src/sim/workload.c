@@ -44,11 +44,20 @@ ns_sim *ns_sim_new(const ns_sim_opts *o) {
   return s;
 }
 
+int nsi_sim_check(const ns_sim *s, const char *fn) {
+  NSI_TRY(nsi_check_ptr(s, fn, "s"));
+  if (s->in_run)
+    return nsi_fail(NS_ESTATE, "%s: s is running (called from its own progress or placement "
+                               "callback); nothing was changed - call it after ns_sim_run returns",
+                    fn);
+  return NS_OK;
+}
+
 static void free_run_state(ns_sim *s);
 
 void ns_sim_free(ns_sim *s) {
-  if (s == NULL)
-    return;
+  if (s == NULL || nsi_sim_check(s, "ns_sim_free") < 0)
+    return; /* running: freeing it would pull the run's state from under it */
   free_run_state(s);
   for (size_t i = 0; i < s->njobs; i++)
     free(s->jobs[i].name);
@@ -87,7 +96,7 @@ static int cluster_gpus(const ns_sim_opts *o) {
 
 static int check_job(const ns_sim *s, const char *fn, const char *name, double arrival_ms,
                      int gpus, uint64_t iterations) {
-  NSI_TRY(nsi_check_ptr(s, fn, "s"));
+  NSI_TRY(nsi_sim_check(s, fn));
   NSI_TRY(nsi_check_ptr(name, fn, "name"));
   size_t len = strlen(name);
   if (len == 0 || len > 255)
@@ -142,7 +151,7 @@ int ns_sim_add_model_job(ns_sim *s, const char *name, double arrival_ms, int gpu
   proto.name = (char *)name;
   proto.gpus = gpus, proto.iterations = iterations, proto.arrival_ms = arrival_ms;
   proto.compute_ms = p->fwd_ms + p->bwd_ms;
-  proto.model_bytes = (uint64_t)llround(p->model_mb * 1e6);
+  proto.model_bytes = nsi_sim_model_bytes((int)model);
   proto.mem_mb = p->mem_mb;
   return append_job(s, fn, &proto);
 }
@@ -161,10 +170,12 @@ int nsi_sim_model_of_name(const char *model_name) {
 
 double nsi_sim_model_compute_ms(int model) { return profiles[model].fwd_ms + profiles[model].bwd_ms; }
 
+uint64_t nsi_sim_model_bytes(int model) { return (uint64_t)llround(profiles[model].model_mb * 1e6); }
+
 int ns_sim_load_default_workload(ns_sim *s) {
   static const int sizes[6] = {1, 2, 4, 8, 16, 32};
   static const int counts[6] = {80, 14, 26, 30, 8, 2}; /* §V-A: 160 jobs */
-  NSI_TRY(nsi_check_ptr(s, "ns_sim_load_default_workload", "s"));
+  NSI_TRY(nsi_sim_check(s, "ns_sim_load_default_workload"));
   int gpus[160], n = 0;
   for (int k = 0; k < 6; k++)
     for (int i = 0; i < counts[k]; i++)
@@ -196,13 +207,30 @@ int ns_sim_load_default_workload(ns_sim *s) {
   return added;
 }
 
+double nsi_sim_eq5_b(const ns_sim_opts *o) {
+  return o->eq5_b >= 0 ? o->eq5_b : 0.856e-6 * 10.0 / o->link_gbps; /* 0.856 ms/MB at 10 GbE */
+}
+
+double nsi_sim_eq5_eta(const ns_sim_opts *o) {
+  return o->eq5_eta >= 0 ? o->eq5_eta : 0.235e-6 * 10.0 / o->link_gbps;
+}
+
+/* The all-reduce of a job alone, consolidated on as few servers as
+   possible: inside one server over its fabric; across servers the NIC ring
+   (Eq. 5 with k = 1 under CONTENTION); nothing under IDEAL. */
+double nsi_sim_comm_consolidated_ms(const ns_sim_opts *o, int gpus, uint64_t model_bytes) {
+  if (gpus <= 1 || o->network == NS_SIM_NET_IDEAL)
+    return 0.0;
+  double frac = 2.0 * (gpus - 1) / gpus;
+  if (gpus <= o->gpus_per_server)
+    return frac * (double)model_bytes * 8.0 / (o->intra_gbps * 1e6);
+  if (o->network == NS_SIM_NET_CONTENTION)
+    return ns_comm_time_ms(o->eq5_a, nsi_sim_eq5_b(o), nsi_sim_eq5_eta(o), 1, model_bytes);
+  return frac * (double)model_bytes * 8.0 / (nsi_sim_nic_gbps(o) * 1e6);
+}
+
 double nsi_sim_ideal_iter_ms(const ns_sim_opts *o, const nsi_simjob *j) {
-  /* Alone and consolidated on as few servers as possible: compute plus an
-     all-reduce inside one server (multi-server jobs: over the NIC). */
-  int n = j->gpus;
-  double frac = n > 1 ? 2.0 * (n - 1) / n : 0.0;
-  double gbps = n <= o->gpus_per_server ? o->intra_gbps : nsi_sim_nic_gbps(o);
-  return j->compute_ms + frac * (double)j->model_bytes * 8.0 / (gbps * 1e6);
+  return j->compute_ms + nsi_sim_comm_consolidated_ms(o, j->gpus, j->model_bytes);
 }
 
 /* Bandwidth of one inter-server flow: the NIC, capped by the fabric links. */
@@ -212,7 +240,7 @@ double nsi_sim_nic_gbps(const ns_sim_opts *o) {
 }
 
 int ns_sim_set_progress(ns_sim *s, ns_sim_progress_fn fn, void *user) {
-  NSI_TRY(nsi_check_ptr(s, "ns_sim_set_progress", "s"));
+  NSI_TRY(nsi_sim_check(s, "ns_sim_set_progress"));
   s->progress = fn, s->progress_user = user;
   return NS_OK;
 }

@@ -131,6 +131,31 @@ class TestSimulator(unittest.TestCase):
             with self.assertRaises(TypeError):
                 sim.Options(no_such_setting=1)
 
+    def test_strict_fifo_and_ideal_network(self):
+        # One 4-GPU server, communication free (test_sim_peer.c's case):
+        # A 3 GPUs 0-100 s, B 2 GPUs from 1 s for 50 s, C 1 GPU from 2 s for
+        # 10 s. ff backfills C at 2 s (JCT 10 s); fifo holds it behind B
+        # until 100 s (JCT 108 s).
+        self.assertEqual(len(sim.Policy), sim.policy_count())
+        self.assertEqual(sim.policy_name(sim.Policy.FIFO), "fifo")
+        jcts = {}
+        for policy in (sim.Policy.FF, sim.Policy.FIFO):
+            with sim.Simulator(policy=int(policy), network=sim.Network.IDEAL,
+                               cluster=(1, 0, 1, 4, 0, 10.0)) as s:
+                s.add_job("A", 0, 3, 1000, 100.0, 10**9)
+                s.add_job("B", 1000, 2, 500, 100.0, 10**9)
+                s.add_job("C", 2000, 1, 100, 100.0, 10**9)
+                s.run()
+                c = s.job_result(2)
+                jcts[policy] = c.finish_ms - c.arrival_ms
+        self.assertAlmostEqual(jcts[sim.Policy.FF], 10000.0, places=6)
+        self.assertAlmostEqual(jcts[sim.Policy.FIFO], 108000.0, places=6)
+        with sim.Options(policy="ff") as o:
+            o.set_backfill(False)
+            self.assertEqual(o.policy_name, "custom")
+            with self.assertRaises(netsched.InvalidArgumentError):
+                o.set_network(2)  # reserved for the phase model
+
     def test_before_run_and_bad_jobs(self):
         with sim.Simulator() as s:
             with self.assertRaises(netsched.InvalidArgumentError):
@@ -162,9 +187,30 @@ class TestSimulator(unittest.TestCase):
                 with open(out) as f:
                     self.assertTrue(f.readline().startswith("job,name,gpus"))
             with sim.Simulator() as s:
-                with self.assertRaises(netsched.InvalidArgumentError) as cm:
+                # Python's own exceptions for files, before any C call
+                with self.assertRaises(FileNotFoundError) as cm:
                     s.load_trace(os.path.join(tmp, "missing.csv"))
-                self.assertIn("missing.csv", str(cm.exception))
+                self.assertEqual(cm.exception.filename, os.path.join(tmp, "missing.csv"))
+                with self.assertRaises(IsADirectoryError):
+                    s.load_trace(tmp)
+                with self.assertRaises(FileNotFoundError):
+                    s.write_jobs_csv(os.path.join(tmp, "no-such-dir", "jobs.csv"))
+                # the format by name, any case; an unknown one is a ValueError
+                # naming the Python argument and suggesting the closest name
+                self.assertEqual(s.load_trace(trace, "TIRESIAS"), 2)
+                with self.assertRaises(ValueError) as cm:
+                    s.load_trace(trace, "phily")
+                self.assertEqual(str(cm.exception), "sim.Simulator.load_trace: fmt must be one of "
+                                 "tiresias, philly (got 'phily'); did you mean 'philly'?")
+                # a malformed trace: ValueError in Python terms, not C's
+                bad = os.path.join(tmp, "bad.csv")
+                with open(bad, "w") as f:
+                    f.write("num_gpu,submit_time,iterations,model_name\n-8,0,10,vgg16\n")
+                with self.assertRaises(ValueError) as cm:
+                    s.load_trace(bad)
+                self.assertTrue(str(cm.exception).startswith("sim.Simulator.load_trace: "),
+                                str(cm.exception))
+                self.assertNotIn("ns_sim", str(cm.exception))
 
 
 if __name__ == "__main__":

@@ -6,7 +6,10 @@ The shared library is found in this order (first hit wins):
 2. ``lib/libnetsched.so.0`` of the source tree this package sits in
    (``bindings/python/netsched`` -> ``../../../lib``), so that a checkout
    works right after ``make``;
-3. the system loader, by SONAME ``libnetsched.so.0`` (``make install``).
+3. ``LIBDIR/libnetsched.so.0`` of the ``make install`` that the package was
+   installed with (``make install-python`` writes ``_libdir.py``), so a
+   library in a non-system prefix is found without ``LD_LIBRARY_PATH``;
+4. the system loader, by SONAME ``libnetsched.so.0`` (``make install``).
 
 Every exported function is declared once, in ``_TABLE`` below, with its
 restype and argtypes (python-libevdev's ``_clib.py`` is the model). Handles
@@ -287,6 +290,7 @@ _TABLE = {
     "ns_sim_opts_set_dally": (c_int, [SIM_OPTS, c_double, c_double, c_double]),
     "ns_sim_opts_set_skew_threshold": (c_int, [SIM_OPTS, c_uint64]),
     "ns_sim_opts_set_gpu_sharing": (c_int, [SIM_OPTS, c_int]),
+    "ns_sim_opts_set_backfill": (c_int, [SIM_OPTS, c_int]),
     "ns_sim_opts_set_place_fn": (c_int, [SIM_OPTS, SIM_PLACE_FN, c_void_p]),
     "ns_sim_new": (SIM, [SIM_OPTS]),
     "ns_sim_free": (None, [SIM]),
@@ -320,6 +324,13 @@ def _candidates():
     here = os.path.dirname(os.path.abspath(__file__))
     repo_lib = os.path.normpath(os.path.join(here, "..", "..", "..", "lib", SONAME))
     found = [repo_lib] if os.path.exists(repo_lib) else []
+    try:
+        from ._libdir import LIBDIR  # written by `make install-python`
+        installed = os.path.join(LIBDIR, SONAME)
+        if os.path.exists(installed):
+            found.append(installed)
+    except ImportError:
+        pass
     return found + [SONAME], False
 
 
