@@ -33,8 +33,9 @@ BASHCOMPDIR ?= $(DATAROOTDIR)/bash-completion/completions
 DESTDIR ?=
 
 PKG_CONFIG ?= pkg-config
-# Debian's python3-* packages (setuptools, wheel, cffi) belong to the system
-# interpreter, not to whichever python3 is first on PATH.
+# Debian's python3-* packages (setuptools, wheel, cffi; Dask and matplotlib for
+# netsched.sweep) belong to the system interpreter, not to whichever python3 is
+# first on PATH.
 PYTHON ?= /usr/bin/python3
 VENV ?= .venv
 VALGRIND ?= valgrind --leak-check=full --error-exitcode=1 --errors-for-leak-kinds=definite,indirect -q

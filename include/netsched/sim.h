@@ -319,6 +319,14 @@ NS_API int ns_sim_load_default_workload(ns_sim *s);
    is added. Rows larger than the cluster are skipped and counted. Returns
    the number of jobs added. */
 NS_API int ns_sim_load_trace(ns_sim *s, const char *path, ns_sim_trace_format format);
+/* Scales the offered load of the jobs loaded so far: every gap between
+   arrivals is multiplied by `factor` (finite, > 0). The earliest arrival a0
+   stays; a job arriving at a then arrives at a0 + factor * (a - a0), so
+   factor 2 halves the load and 0.5 doubles it (factor 1 changes nothing).
+   Jobs added later are not scaled. Discards the last run's results (the
+   accessors return NS_ESTATE until the next ns_sim_run). NS_EINVAL (s,
+   factor) leaves every job as it was. */
+NS_API int ns_sim_scale_arrivals(ns_sim *s, double factor);
 
 /* Progress callback, called with done/total jobs at most ~200 times per run. */
 typedef void (*ns_sim_progress_fn)(size_t done, size_t total, void *user);

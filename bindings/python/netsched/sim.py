@@ -428,6 +428,14 @@ class Simulator(Handle):
         _readable(path)
         return check(lib.ns_sim_load_trace(self._ptr, as_str(path, w, "path"), f), w)
 
+    def scale_arrivals(self, factor: float) -> None:
+        """Multiplies every gap between the loaded jobs' arrivals by `factor`
+        (finite, > 0; the earliest arrival stays): 2 halves the offered load,
+        0.5 doubles it. Jobs added later are not scaled; the last run's
+        results are discarded."""
+        w = "sim.Simulator.scale_arrivals"
+        check(lib.ns_sim_scale_arrivals(self._ptr, as_real(factor, w, "factor")), w)
+
     def set_progress(self, fn: Optional[Callable[[int, int], None]]) -> None:
         """fn(done, total) is called at most ~200 times per run (None removes it)."""
         if fn is None:
