@@ -6,6 +6,7 @@
 #   make valgrind   the unit tests under valgrind --leak-check=full
 #   make demo       build and run the example programs
 #   make bench      build and run the benchmarks in bench/
+#   make reproduce  write bench/REPRODUCE.md (papers' figures vs the simulator's)
 #   make install / uninstall   honour PREFIX and DESTDIR (and LIBDIR, MANDIR, ...)
 #   make clean
 
@@ -32,8 +33,9 @@ BASHCOMPDIR ?= $(DATAROOTDIR)/bash-completion/completions
 DESTDIR ?=
 
 PKG_CONFIG ?= pkg-config
-# Debian's python3-* packages (setuptools, wheel, cffi) belong to the system
-# interpreter, not to whichever python3 is first on PATH.
+# Debian's python3-* packages (setuptools, wheel, cffi; Dask and matplotlib for
+# netsched.sweep) belong to the system interpreter, not to whichever python3 is
+# first on PATH.
 PYTHON ?= /usr/bin/python3
 VENV ?= .venv
 VALGRIND ?= valgrind --leak-check=full --error-exitcode=1 --errors-for-leak-kinds=definite,indirect -q
@@ -215,6 +217,14 @@ $(OBJ)/bench/%: bench/%.c bench/bench_util.h $(LIB_A)
 
 bench: $(BENCH_BINS)
 	@for b in $(BENCH_BINS); do echo "== $$b"; $$b || exit 1; done
+
+# bench/REPRODUCE.md: the papers' figures and the simulator's side by side
+# (bench/reproduce.py through the Python bindings; reads $(NS_DATA_DIR)).
+.PHONY: reproduce
+reproduce: $(OUT)/libnetsched.so
+	NETSCHED_LIBRARY=$(abspath $(OUT))/$(SO_NAME) PYTHONPATH=$(abspath bindings/python) \
+	  $(PYTHON) bench/reproduce.py > bench/REPRODUCE.md.tmp && mv bench/REPRODUCE.md.tmp bench/REPRODUCE.md
+	@echo "reproduce: wrote bench/REPRODUCE.md"
 
 # ---- install ----------------------------------------------------------------
 install: install-pc install-cmake install-static install-shared install-includes install-bin \

@@ -109,7 +109,9 @@
  * time-averaged while any machine is used); links shared = distinct network
  * links (NICs, uplinks) that carried two or more jobs at the same time;
  * GPU-ms allocated = the integral of (job, GPU) holdings over time (equal to
- * the sum over jobs of GPUs held x run time: the conservation check).
+ * the sum over jobs of GPUs held x run time: the conservation check);
+ * machines used (Titan §V's "number of used machines") = the number of
+ * servers holding at least one job, averaged over the makespan.
  */
 #ifndef NETSCHED_SIM_H
 #define NETSCHED_SIM_H
@@ -317,6 +319,14 @@ NS_API int ns_sim_load_default_workload(ns_sim *s);
    is added. Rows larger than the cluster are skipped and counted. Returns
    the number of jobs added. */
 NS_API int ns_sim_load_trace(ns_sim *s, const char *path, ns_sim_trace_format format);
+/* Scales the offered load of the jobs loaded so far: every gap between
+   arrivals is multiplied by `factor` (finite, > 0). The earliest arrival a0
+   stays; a job arriving at a then arrives at a0 + factor * (a - a0), so
+   factor 2 halves the load and 0.5 doubles it (factor 1 changes nothing).
+   Jobs added later are not scaled. Discards the last run's results (the
+   accessors return NS_ESTATE until the next ns_sim_run). NS_EINVAL (s,
+   factor) leaves every job as it was. */
+NS_API int ns_sim_scale_arrivals(ns_sim *s, double factor);
 
 /* Progress callback, called with done/total jobs at most ~200 times per run. */
 typedef void (*ns_sim_progress_fn)(size_t done, size_t total, void *user);
@@ -351,9 +361,10 @@ typedef enum ns_sim_metric_id {
   NS_SIM_METRIC_JOBS_DONE = 11,
   NS_SIM_METRIC_UNFINISHED = 12,
   NS_SIM_METRIC_SKIPPED = 13,
-  NS_SIM_METRIC_GPU_MS_ALLOCATED = 14 /* integral of held GPUs over time */
+  NS_SIM_METRIC_GPU_MS_ALLOCATED = 14, /* integral of held GPUs over time */
+  NS_SIM_METRIC_MACHINES_USED = 15     /* time-averaged servers holding a job */
 } ns_sim_metric_id;
-#define NS_SIM_METRIC_COUNT 15
+#define NS_SIM_METRIC_COUNT 16
 
 /* Name of a metric ("" if out of range). */
 NS_API const char *ns_sim_metric_name(int metric);

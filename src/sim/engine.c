@@ -110,6 +110,7 @@ static void integrate(ns_sim *s, double t) {
     return;
   s->alloc_int += dt * s->alloc_gpus;
   s->util_int += dt * s->compute_rate;
+  s->machines_int += dt * s->used_servers;
   if (s->used_servers > 0) {
     s->frag_int += dt * (double)s->idle_on_used / ((double)s->used_servers * s->o.gpus_per_server);
     s->frag_time += dt;
@@ -350,6 +351,7 @@ static int setup_run(ns_sim *s) {
     s->order[i] = arr[i].job;
   free(arr);
   s->util_int = s->frag_int = s->frag_time = s->alloc_int = s->compute_rate = 0;
+  s->machines_int = 0;
   s->alloc_gpus = s->used_servers = s->idle_on_used = 0;
   s->now = 0;
   s->net_dirty = 0;

@@ -15,6 +15,7 @@ static const char *metric_names[NS_SIM_METRIC_COUNT] = {
     "avg_jct_ms",   "median_jct_ms", "p95_jct_ms",    "p99_jct_ms",    "makespan_ms",
     "avg_queue_ms", "p95_queue_ms",  "gpu_util",      "comm_overhead", "fragmentation",
     "links_shared", "jobs_done",     "unfinished",    "skipped",       "gpu_ms_allocated",
+    "machines_used",
 };
 
 const char *ns_sim_metric_name(int metric) {
@@ -73,6 +74,7 @@ static void fill(ns_sim *s, double *jct, double *queue, size_t n, double first, 
   m[NS_SIM_METRIC_UNFINISHED] = (double)(s->njobs - n);
   m[NS_SIM_METRIC_SKIPPED] = (double)s->skipped;
   m[NS_SIM_METRIC_GPU_MS_ALLOCATED] = s->alloc_int;
+  m[NS_SIM_METRIC_MACHINES_USED] = span > 0 ? s->machines_int / span : 0.0;
 }
 
 int nsi_sim_compute_metrics(ns_sim *s) {

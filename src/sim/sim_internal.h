@@ -116,6 +116,7 @@ struct ns_sim {
   int used_servers, idle_on_used;
   /* metric integrals */
   double util_int, frag_int, frag_time, alloc_int, compute_rate;
+  double machines_int; /* integral of used servers over time */
   int alloc_gpus;
   double metrics[NS_SIM_METRIC_COUNT];
 };

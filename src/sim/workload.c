@@ -244,3 +244,22 @@ int ns_sim_set_progress(ns_sim *s, ns_sim_progress_fn fn, void *user) {
   s->progress = fn, s->progress_user = user;
   return NS_OK;
 }
+
+int ns_sim_scale_arrivals(ns_sim *s, double factor) {
+  static const char fn[] = "ns_sim_scale_arrivals";
+  NSI_TRY(nsi_check_ptr(s, fn, "s"));
+  NSI_TRY(nsi_check_finite_gt0(factor, fn, "factor"));
+  if (s->njobs == 0 || factor == 1.0)
+    return NS_OK; /* exact no-op: (a - a0) + a0 may round */
+  double a0 = s->jobs[0].arrival_ms, last = a0;
+  for (size_t i = 1; i < s->njobs; i++) {
+    a0 = fmin(a0, s->jobs[i].arrival_ms);
+    last = fmax(last, s->jobs[i].arrival_ms);
+  }
+  if (!isfinite(a0 + factor * (last - a0))) /* checked before anything changes */
+    return nsi_fail(NS_EINVAL, "%s: factor %g makes the last arrival overflow", fn, factor);
+  for (size_t i = 0; i < s->njobs; i++)
+    s->jobs[i].arrival_ms = a0 + factor * (s->jobs[i].arrival_ms - a0);
+  s->ran = 0;
+  return NS_OK;
+}

@@ -111,7 +111,10 @@ START_TEST(test_sim_bad_args) {
     ck_assert_fails(ns_sim_add_job(s, "j", 0, 1, 1, d, 0, 0), NS_EINVAL, "compute_ms");
     ck_assert_fails(ns_sim_add_job(s, "j", 0, 1, 1, 1, 0, d), NS_EINVAL, "mem_mb");
     ck_assert_fails(ns_sim_add_model_job(s, "j", d, 1, 1, NS_SIM_MODEL_VGG16), NS_EINVAL, "arrival_ms");
+    ck_assert_fails(ns_sim_scale_arrivals(s, d), NS_EINVAL, "factor");
   }
+  ck_assert_fails(ns_sim_scale_arrivals(s, 0), NS_EINVAL, "factor");
+  ck_assert_fails(ns_sim_scale_arrivals(NULL, 2), NS_EINVAL, "s");
   ck_assert_fails(ns_sim_add_job(s, "j", 0, 1, 1, 0, 0, 0), NS_EINVAL, "compute_ms");
   ck_assert_fails(ns_sim_add_job(s, NULL, 0, 1, 1, 1, 0, 0), NS_EINVAL, "name");
   ck_assert_fails(ns_sim_add_job(s, "j", 0, -1, 1, 1, 0, 0), NS_EINVAL, "gpus");

@@ -517,6 +517,49 @@ static void test_csv_output(void **state) {
   ns_sim_opts_free(o);
 }
 
+/* ---- load scaling ------------------------------------------------------------- */
+
+static double arrival(const ns_sim *s, int job) {
+  double a, st, f;
+  assert_int_equal(ns_sim_job_result(s, job, &a, &st, &f, NULL), NS_OK);
+  return a;
+}
+
+/* Three 1-GPU jobs (10 iterations x 10 ms, no all-reduce: 100 ms alone on an
+   empty 64-GPU cluster) arriving at 100, 300, 700 ms: gaps 200 and 400. Scale
+   2: the first stays, gaps 400 and 800 -> 100, 500, 1300; then 0.25 of that:
+   gaps 100 and 200 -> 100, 200, 400. Each runs 100 ms from its arrival. */
+static void test_scale_arrivals(void **state) {
+  (void)state;
+  ns_sim_opts *o = ns_sim_opts_new();
+  ns_sim *s = ns_sim_new(o);
+  ns_sim_opts_free(o);
+  assert_int_equal(ns_sim_scale_arrivals(s, 3.0), NS_OK); /* no jobs: nothing to do */
+  static const double at[3] = {300, 100, 700};  /* not in arrival order */
+  for (int i = 0; i < 3; i++)
+    assert_int_equal(ns_sim_add_job(s, "j", at[i], 1, 10, 10.0, 0, 0), i);
+  assert_int_equal(ns_sim_scale_arrivals(s, 2.0), NS_OK);
+  assert_int_equal(ns_sim_run(s), NS_OK);
+  assert_near(arrival(s, 0), 500, 0);
+  assert_near(arrival(s, 1), 100, 0);
+  assert_near(arrival(s, 2), 1300, 0);
+  assert_near(jct(s, 2), 100, 1e-9);
+  assert_near(metric(s, NS_SIM_METRIC_MAKESPAN_MS), 1400 - 100, 1e-9);
+  assert_int_equal(ns_sim_scale_arrivals(s, 0.25), NS_OK);
+  double v;
+  assert_fails_with(ns_sim_metric(s, NS_SIM_METRIC_AVG_JCT_MS, &v), NS_ESTATE, "ns_sim_run");
+  assert_fails_with(ns_sim_scale_arrivals(s, 0), NS_EINVAL, "factor");
+  assert_fails_with(ns_sim_scale_arrivals(s, -1), NS_EINVAL, "factor");
+  assert_fails_with(ns_sim_scale_arrivals(s, NAN), NS_EINVAL, "factor");
+  assert_fails_with(ns_sim_scale_arrivals(s, 1e307), NS_EINVAL, "overflow");
+  assert_int_equal(ns_sim_run(s), NS_OK); /* the failures changed nothing */
+  assert_near(arrival(s, 0), 200, 0);
+  assert_near(arrival(s, 1), 100, 0);
+  assert_near(arrival(s, 2), 400, 0);
+  assert_near(metric(s, NS_SIM_METRIC_MAKESPAN_MS), 500 - 100, 1e-9);
+  ns_sim_free(s);
+}
+
 static void test_bad_arguments(void **state) {
   (void)state;
   ns_sim_opts *o = ns_sim_opts_new();
@@ -595,6 +638,7 @@ int main(void) {
       cmocka_unit_test(test_policy_error_aborts),
       cmocka_unit_test(test_csv_output),
       cmocka_unit_test(test_bad_arguments),
+      cmocka_unit_test(test_scale_arrivals),
       cmocka_unit_test(test_every_preset),
   };
   return cmocka_run_group_tests_name("sim", tests, NULL, NULL);

@@ -128,6 +128,23 @@ static void test_fifo_blocks_ff_backfills(void **state) {
   ns_sim_opts_free(o);
 }
 
+/* Machines used (Titan's metric): 1 leaf x 2 servers x 2 GPUs, IDEAL.
+   A (2 GPUs, 0-10 s) takes server 0 under first-fit, B (1 GPU, 0-5 s)
+   server 1: 2 servers for 5 s, then 1 for 5 s: 15 server-s / 10 s = 1.5. */
+static void test_machines_used(void **state) {
+  (void)state;
+  ns_sim_opts *o = opts("ff", NS_SIM_NET_IDEAL);
+  assert_int_equal(ns_sim_opts_set_cluster(o, 1, 0, 2, 2, 0, 10.0), NS_OK);
+  ns_sim *s = ns_sim_new(o);
+  assert_int_equal(ns_sim_add_job(s, "A", 0, 2, 100, 100.0, 0, 0), 0);
+  assert_int_equal(ns_sim_add_job(s, "B", 0, 1, 50, 100.0, 0, 0), 1);
+  assert_int_equal(ns_sim_run(s), NS_OK);
+  assert_near(metric(s, NS_SIM_METRIC_MACHINES_USED), 1.5, 1e-12);
+  assert_string_equal(ns_sim_metric_name(NS_SIM_METRIC_MACHINES_USED), "machines_used");
+  ns_sim_free(s);
+  ns_sim_opts_free(o);
+}
+
 /* ---- trace durations ---------------------------------------------------------- */
 
 /* tests/fixtures/tiresias-small.csv on the default 64-GPU cluster, IDEAL:
@@ -247,6 +264,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_ideal_network),
       cmocka_unit_test(test_fifo_blocks_ff_backfills),
+      cmocka_unit_test(test_machines_used),
       cmocka_unit_test(test_tiresias_durations_ideal),
       cmocka_unit_test(test_tiresias_durations_maxmin),
       cmocka_unit_test(test_philly_durations),

@@ -295,6 +295,7 @@ _TABLE = {
     "ns_sim_add_model_job": (c_int, [SIM, c_char_p, c_double, c_int, c_uint64, c_int]),
     "ns_sim_load_default_workload": (c_int, [SIM]),
     "ns_sim_load_trace": (c_int, [SIM, c_char_p, c_int]),
+    "ns_sim_scale_arrivals": (c_int, [SIM, c_double]),
     "ns_sim_set_progress": (c_int, [SIM, SIM_PROGRESS_FN, c_void_p]),
     "ns_sim_run": (c_int, [SIM]),
     "ns_sim_metric_name": (c_char_p, [c_int]),

@@ -115,6 +115,7 @@ class Metric(enum.IntEnum):
     UNFINISHED = 12
     SKIPPED = 13
     GPU_MS_ALLOCATED = 14
+    MACHINES_USED = 15
 
 
 class JobResult(NamedTuple):
@@ -426,6 +427,14 @@ class Simulator(Handle):
         f = as_enum(fmt, TraceFormat, w, "fmt")
         _readable(path)
         return check(lib.ns_sim_load_trace(self._ptr, as_str(path, w, "path"), f), w)
+
+    def scale_arrivals(self, factor: float) -> None:
+        """Multiplies every gap between the loaded jobs' arrivals by `factor`
+        (finite, > 0; the earliest arrival stays): 2 halves the offered load,
+        0.5 doubles it. Jobs added later are not scaled; the last run's
+        results are discarded."""
+        w = "sim.Simulator.scale_arrivals"
+        check(lib.ns_sim_scale_arrivals(self._ptr, as_real(factor, w, "factor")), w)
 
     def set_progress(self, fn: Optional[Callable[[int, int], None]]) -> None:
         """fn(done, total) is called at most ~200 times per run (None removes it)."""
