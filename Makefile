@@ -83,12 +83,13 @@ LIB_PC := $(OUT)/netsched.pc
         demo bench examples install install-pc install-static install-shared \
         install-includes install-bin install-cmake install-man install-completion install-cdef install-python uninstall clean
 
-all: lib
-lib: $(LIB_A) $(OUT)/libnetsched.so $(LIB_PC) $(CDEF)
-
 # cffi declarations generated from the public header (shipped in the Python
 # package and installed to share/netsched/): ffi.cdef(open(...).read()).
 CDEF := bindings/python/netsched/netsched.cdef
+
+all: lib
+lib: $(LIB_A) $(OUT)/libnetsched.so $(LIB_PC) $(CDEF)
+
 $(CDEF): $(wildcard include/netsched.h include/netsched/*.h) bindings/python/gen_cdef.sh
 	bash bindings/python/gen_cdef.sh include $(CC) > $@
 

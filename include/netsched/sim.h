@@ -181,7 +181,8 @@ typedef enum ns_sim_model {
 /* Trace file formats (columns documented at ns_sim_load_trace). */
 typedef enum ns_sim_trace_format {
   NS_SIM_TRACE_TIRESIAS = 0,
-  NS_SIM_TRACE_PHILLY = 1
+  NS_SIM_TRACE_PHILLY = 1,
+  NS_SIM_TRACE_AUTO = 2 /* from the header: num_gpu -> Tiresias, timestamp + num_gpus -> Philly */
 } ns_sim_trace_format;
 
 /* Named policy presets: an ordering, a placement, an admission rule, the
@@ -308,10 +309,22 @@ NS_API int ns_sim_add_model_job(ns_sim *s, const char *name, double arrival_ms, 
    5 / 1.25 %), 1000-6000 iterations, models drawn uniformly from the four
    profiles. Returns the number of jobs added. */
 NS_API int ns_sim_load_default_workload(ns_sim *s);
+/* Adds (or replaces) a model profile named `name` (1..255 bytes) for the
+   traces loaded afterwards: forward and backward ms per iteration (finite,
+   >= 0, sum > 0), model_bytes all-reduced per iteration, mem_mb per GPU
+   (finite, >= 0). A trace's model_name equal to `name` uses it before the
+   embedded profiles' prefixes. NS_OK, or NS_EINVAL naming the argument. */
+NS_API int ns_sim_add_model_profile(ns_sim *s, const char *name, double forward_ms,
+                                    double backward_ms, uint64_t model_bytes, double mem_mb);
 /* Reads a trace (libcsv). Tiresias: header job_id,num_gpu,submit_time,
-   iterations,model_name[,duration,interval] (seconds); model names map to
-   profiles by prefix: vgg/alexnet -> VGG-16, resnet -> ResNet-50,
+   iterations,model_name[,duration,interval] (seconds); model names are the
+   profiles added by ns_sim_add_model_profile, else map to embedded ones by
+   prefix: vgg/alexnet -> VGG-16, resnet -> ResNet-50,
    inception/googlenet -> Inception-V3, lstm -> LSTM-PTB, else NS_EINVAL.
+   A job_id column (either format) names the jobs (ns_sim_job_name); ids
+   must be unique (NS_EINVAL names both lines); without it jobs are named
+   tiresias<i> / philly<i> (i = data row, from 0). A missing column fails
+   naming it. NS_SIM_TRACE_AUTO picks the format from the header.
    Philly: header timestamp,duration,num_gpus[,gpu_time,cluster]; arrival =
    timestamp - earliest timestamp; a model is drawn per job from the seed;
    iterations from the duration (TRACE DURATIONS above). All or nothing:
@@ -382,8 +395,13 @@ NS_API int ns_sim_job_result(const ns_sim *s, int job, double *arrival_ms, doubl
 /* Job name ("" if out of range) and GPU demand (NS_EINVAL if out of range). */
 NS_API const char *ns_sim_job_name(const ns_sim *s, int job);
 NS_API int ns_sim_job_gpus(const ns_sim *s, int job);
+/* The job's model name: the trace's model_name as written (e.g. "vgg19",
+   which runs on the VGG-16 profile), the embedded profile's name
+   (ns_sim_add_model_job, Philly, default workload), or "" (ns_sim_add_job,
+   or out of range). Valid until s is freed. */
+NS_API const char *ns_sim_job_model(const ns_sim *s, int job);
 /* Writes one CSV row per job (header: job,name,gpus,iterations,arrival_ms,
-   start_ms,finish_ms,jct_ms,queue_ms,servers,comm_overhead). NS_ESTATE
+   start_ms,finish_ms,jct_ms,queue_ms,servers,comm_overhead,model). NS_ESTATE
    before a run; NS_EINVAL if the file cannot be written (names the path). */
 NS_API int ns_sim_write_jobs_csv(const ns_sim *s, const char *path);
 

@@ -146,6 +146,12 @@ const char *ns_sim_job_name(const ns_sim *s, int job) {
   return s->jobs[job].name;
 }
 
+const char *ns_sim_job_model(const ns_sim *s, int job) {
+  if (nsi_sim_check(s, "ns_sim_job_model") < 0 || job < 0 || (size_t)job >= s->njobs)
+    return "";
+  return s->jobs[job].model;
+}
+
 int ns_sim_job_gpus(const ns_sim *s, int job) {
   NSI_TRY(nsi_sim_check(s, "ns_sim_job_gpus"));
   NSI_TRY(nsi_check_int(job, 0, (long long)s->njobs - 1, "ns_sim_job_gpus", "job"));
@@ -173,7 +179,7 @@ int ns_sim_write_jobs_csv(const ns_sim *s, const char *path) {
     return nsi_fail(NS_EINVAL, "ns_sim_write_jobs_csv: path '%.200s' cannot be written: %s", path,
                     strerror(errno));
   fprintf(f, "job,name,gpus,iterations,arrival_ms,start_ms,finish_ms,jct_ms,queue_ms,servers,"
-             "comm_overhead\n");
+             "comm_overhead,model\n");
   for (size_t i = 0; i < s->njobs; i++) {
     const nsi_simjob *j = &s->jobs[i];
     fprintf(f, "%zu,", i);
@@ -181,11 +187,13 @@ int ns_sim_write_jobs_csv(const ns_sim *s, const char *path) {
     int done = j->state == NSI_DONE;
     fprintf(f, ",%d,%llu,%.3f,", j->gpus, (unsigned long long)j->iterations, j->arrival_ms);
     if (done)
-      fprintf(f, "%.3f,%.3f,%.3f,%.3f,%d,%.6f\n", j->start_ms, j->finish_ms,
+      fprintf(f, "%.3f,%.3f,%.3f,%.3f,%d,%.6f,", j->start_ms, j->finish_ms,
               j->finish_ms - j->arrival_ms, j->start_ms - j->arrival_ms, j->servers,
               job_overhead(j));
     else
-      fprintf(f, ",,,,%d,\n", j->servers);
+      fprintf(f, ",,,,%d,,", j->servers);
+    put_name(f, j->model);
+    fputc('\n', f);
   }
   if (fclose(f) != 0)
     return nsi_fail(NS_EINVAL, "ns_sim_write_jobs_csv: path '%.200s' write failed: %s", path,

@@ -38,8 +38,17 @@ struct ns_sim_opts {
 enum { NSI_COLLIDE = 0, NSI_SERIAL = 1, NSI_SHIFTED = 2 };
 enum { NSI_WAITING = 0, NSI_QUEUED = 1, NSI_RUNNING = 2, NSI_DONE = 3, NSI_REJECTED = 4 };
 
-typedef struct nsi_simjob {
+/* A model profile: an embedded one (static name) or one added with
+   ns_sim_add_model_profile (name owned by the simulator). */
+typedef struct nsi_model {
   char *name;
+  double compute_ms, mem_mb;
+  uint64_t bytes;
+} nsi_model;
+
+typedef struct nsi_simjob {
+  char *name;        /* one allocation "name\0model": freeing name frees model */
+  const char *model; /* model name as given (trace's model_name), "" if none */
   int gpus;
   uint64_t iterations;
   double arrival_ms, compute_ms, mem_mb;
@@ -119,6 +128,8 @@ struct ns_sim {
   double machines_int; /* integral of used servers over time */
   int alloc_gpus;
   double metrics[NS_SIM_METRIC_COUNT];
+  nsi_model *models; /* ns_sim_add_model_profile */
+  size_t nmodels, cap_models;
 };
 
 /* engine.c */
@@ -153,9 +164,16 @@ int nsi_sim_compute_metrics(ns_sim *s); /* NS_OK / NS_ENOMEM */
    progress or placement callback calling back into its own simulator). */
 int nsi_sim_check(const ns_sim *s, const char *fn);
 double nsi_sim_ideal_iter_ms(const ns_sim_opts *o, const nsi_simjob *j);
-int nsi_sim_model_of_name(const char *model_name);
-double nsi_sim_model_compute_ms(int model);
-uint64_t nsi_sim_model_bytes(int model);
+/* Profile of a model name: an added profile of that exact name, else an
+   embedded one by prefix (vgg, resnet, ...). NS_OK or NS_ENOTFOUND. */
+int nsi_sim_model_lookup(const ns_sim *s, const char *model_name, nsi_model *out);
+/* Embedded profile m (0..3: ns_sim_model). */
+void nsi_sim_model_builtin(int m, nsi_model *out);
+/* Validated add (ns_sim_add_job's checks) with a model name; fn names the
+   caller in messages. Returns the index, NS_ENOSPACE (skipped) or < 0. */
+int nsi_sim_add_job_model(ns_sim *s, const char *fn, const char *name, const char *model,
+                          double arrival_ms, int gpus, uint64_t iterations, double compute_ms,
+                          uint64_t model_bytes, double mem_mb);
 void nsi_sim_reset(ns_sim *s);
 double nsi_sim_nic_gbps(const ns_sim_opts *o);
 double nsi_sim_eq5_b(const ns_sim_opts *o);

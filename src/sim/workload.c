@@ -62,6 +62,9 @@ void ns_sim_free(ns_sim *s) {
   for (size_t i = 0; i < s->njobs; i++)
     free(s->jobs[i].name);
   free(s->jobs);
+  for (size_t i = 0; i < s->nmodels; i++)
+    free(s->models[i].name);
+  free(s->models);
   free(s);
 }
 
@@ -120,10 +123,15 @@ static int append_job(ns_sim *s, const char *fn, const nsi_simjob *proto) {
     return nsi_fail(NS_ENOMEM, "%s: too many jobs", fn);
   NSI_TRY(nsi_reserve(&s->jobs, &s->cap_jobs, s->njobs + 1, sizeof *s->jobs));
   nsi_simjob *j = &s->jobs[s->njobs];
-  *j = *proto;
-  j->name = nsi_strdup(proto->name);
-  if (j->name == NULL)
+  const char *model = proto->model ? proto->model : "";
+  size_t nlen = strlen(proto->name), mlen = strlen(model);
+  char *names = malloc(nlen + mlen + 2); /* "name\0model": one free releases both */
+  if (names == NULL)
     return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
+  memcpy(names, proto->name, nlen + 1);
+  memcpy(names + nlen + 1, model, mlen + 1);
+  *j = *proto;
+  j->name = names, j->model = names + nlen + 1;
   s->ran = 0;
   return (int)s->njobs++;
 }
@@ -146,31 +154,82 @@ int ns_sim_add_model_job(ns_sim *s, const char *name, double arrival_ms, int gpu
   static const char fn[] = "ns_sim_add_model_job";
   NSI_TRY(check_job(s, fn, name, arrival_ms, gpus, iterations));
   NSI_TRY(nsi_check_int((long long)model, 0, NS_SIM_MODEL_LSTM_PTB, fn, "model"));
-  const nsi_profile *p = &profiles[model];
+  nsi_model m;
+  nsi_sim_model_builtin((int)model, &m);
   nsi_simjob proto = {0};
-  proto.name = (char *)name;
+  proto.name = (char *)name, proto.model = m.name;
   proto.gpus = gpus, proto.iterations = iterations, proto.arrival_ms = arrival_ms;
-  proto.compute_ms = p->fwd_ms + p->bwd_ms;
-  proto.model_bytes = nsi_sim_model_bytes((int)model);
-  proto.mem_mb = p->mem_mb;
+  proto.compute_ms = m.compute_ms, proto.model_bytes = m.bytes, proto.mem_mb = m.mem_mb;
   return append_job(s, fn, &proto);
 }
 
-int nsi_sim_model_of_name(const char *model_name) {
+int nsi_sim_add_job_model(ns_sim *s, const char *fn, const char *name, const char *model,
+                          double arrival_ms, int gpus, uint64_t iterations, double compute_ms,
+                          uint64_t model_bytes, double mem_mb) {
+  NSI_TRY(check_job(s, fn, name, arrival_ms, gpus, iterations));
+  NSI_TRY(nsi_check_finite_gt0(compute_ms, fn, "compute_ms"));
+  NSI_TRY(nsi_check_finite_ge0(mem_mb, fn, "mem_mb"));
+  nsi_simjob proto = {0};
+  proto.name = (char *)name, proto.model = model;
+  proto.gpus = gpus, proto.iterations = iterations, proto.arrival_ms = arrival_ms;
+  proto.compute_ms = compute_ms, proto.model_bytes = model_bytes, proto.mem_mb = mem_mb;
+  return append_job(s, fn, &proto);
+}
+
+void nsi_sim_model_builtin(int m, nsi_model *out) {
+  out->name = (char *)profiles[m].name;
+  out->compute_ms = profiles[m].fwd_ms + profiles[m].bwd_ms;
+  out->bytes = (uint64_t)llround(profiles[m].model_mb * 1e6);
+  out->mem_mb = profiles[m].mem_mb;
+}
+
+int nsi_sim_model_lookup(const ns_sim *s, const char *model_name, nsi_model *out) {
   static const struct { const char *prefix; int model; } map[] = {
       {"vgg", NS_SIM_MODEL_VGG16},         {"alexnet", NS_SIM_MODEL_VGG16},
       {"resnet", NS_SIM_MODEL_RESNET50},   {"inception", NS_SIM_MODEL_INCEPTION_V3},
       {"googlenet", NS_SIM_MODEL_INCEPTION_V3}, {"lstm", NS_SIM_MODEL_LSTM_PTB},
   };
+  for (size_t i = 0; i < s->nmodels; i++)
+    if (strcmp(model_name, s->models[i].name) == 0) {
+      *out = s->models[i];
+      return NS_OK;
+    }
   for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-    if (strncmp(model_name, map[i].prefix, strlen(map[i].prefix)) == 0)
-      return map[i].model;
-  return -1;
+    if (strncmp(model_name, map[i].prefix, strlen(map[i].prefix)) == 0) {
+      nsi_sim_model_builtin(map[i].model, out);
+      return NS_OK;
+    }
+  return NS_ENOTFOUND;
 }
 
-double nsi_sim_model_compute_ms(int model) { return profiles[model].fwd_ms + profiles[model].bwd_ms; }
-
-uint64_t nsi_sim_model_bytes(int model) { return (uint64_t)llround(profiles[model].model_mb * 1e6); }
+int ns_sim_add_model_profile(ns_sim *s, const char *name, double forward_ms, double backward_ms,
+                             uint64_t model_bytes, double mem_mb) {
+  static const char fn[] = "ns_sim_add_model_profile";
+  NSI_TRY(nsi_sim_check(s, fn));
+  NSI_TRY(nsi_check_ptr(name, fn, "name"));
+  size_t len = strlen(name);
+  if (len == 0 || len > 255)
+    return nsi_fail(NS_EINVAL, "%s: name must be 1..255 bytes (got %zu)", fn, len);
+  NSI_TRY(nsi_check_finite_ge0(forward_ms, fn, "forward_ms"));
+  NSI_TRY(nsi_check_finite_ge0(backward_ms, fn, "backward_ms"));
+  if (!(forward_ms + backward_ms > 0))
+    return nsi_fail(NS_EINVAL, "%s: forward_ms + backward_ms must be > 0 (got %g + %g)", fn,
+                    forward_ms, backward_ms);
+  NSI_TRY(nsi_check_finite_ge0(mem_mb, fn, "mem_mb"));
+  nsi_model m = {NULL, forward_ms + backward_ms, mem_mb, model_bytes};
+  for (size_t i = 0; i < s->nmodels; i++)
+    if (strcmp(name, s->models[i].name) == 0) { /* replace, keep the name */
+      m.name = s->models[i].name;
+      s->models[i] = m;
+      return NS_OK;
+    }
+  NSI_TRY(nsi_reserve(&s->models, &s->cap_models, s->nmodels + 1, sizeof *s->models));
+  m.name = nsi_strdup(name);
+  if (m.name == NULL)
+    return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
+  s->models[s->nmodels++] = m;
+  return NS_OK;
+}
 
 int ns_sim_load_default_workload(ns_sim *s) {
   static const int sizes[6] = {1, 2, 4, 8, 16, 32};

@@ -123,7 +123,10 @@ START_TEST(test_sim_bad_args) {
   ck_assert_fails(ns_sim_add_model_job(s, "j", 0, 1, 1, (ns_sim_model)4), NS_EINVAL, "model");
   ck_assert_fails(ns_sim_add_job(s, "big", 0, 65, 1, 1, 0, 0), NS_ENOSPACE, "big");
   ck_assert_fails(ns_sim_load_trace(s, NULL, NS_SIM_TRACE_PHILLY), NS_EINVAL, "path");
-  ck_assert_fails(ns_sim_load_trace(s, "/nonexistent/x.csv", (ns_sim_trace_format)2), NS_EINVAL, "format");
+  ck_assert_fails(ns_sim_load_trace(s, "/nonexistent/x.csv", (ns_sim_trace_format)3), NS_EINVAL, "format"); /* 2 = AUTO */
+  ck_assert_fails(ns_sim_add_model_profile(s, "m", 1, 1, 0, -1), NS_EINVAL, "mem_mb");
+  ck_assert_fails(ns_sim_add_model_profile(NULL, "m", 1, 1, 0, 0), NS_EINVAL, "s");
+  ck_assert_str_eq(ns_sim_job_model(NULL, 0), "");
   ck_assert_fails(ns_sim_load_trace(s, "/nonexistent/x.csv", NS_SIM_TRACE_PHILLY), NS_EINVAL, "path");
   ck_assert_fails(ns_sim_run(s), NS_EINVAL, "s"); /* no jobs */
   double v;

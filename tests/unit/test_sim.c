@@ -508,12 +508,102 @@ static void test_csv_output(void **state) {
   assert_int_equal(strncmp(line, "job,name,gpus,iterations,arrival_ms", 35), 0);
   assert_non_null(fgets(line, sizeof line, f));
   assert_non_null(strstr(line, "\"a \"\"quoted\"\" name\",1,10,0.000,0.000,1000.000,1000.000"));
+  assert_non_null(strstr(line, ",\"\"\n")); /* model column last: "" for ns_sim_add_job */
   assert_non_null(fgets(line, sizeof line, f));
   assert_null(fgets(line, sizeof line, f));
   fclose(f);
   remove(path);
   assert_fails_with(ns_sim_write_jobs_csv(s, "/nonexistent-dir/x.csv"), NS_EINVAL, "nonexistent-dir");
   ns_sim_free(s);
+  ns_sim_opts_free(o);
+}
+
+
+/* Writes `text` to a fresh temporary file; path in buf. */
+static void temp_trace(char *buf, const char *text) {
+  strcpy(buf, "/tmp/ns_sim_trace_XXXXXX");
+  int fd = mkstemp(buf);
+  assert_true(fd >= 0);
+  FILE *f = fdopen(fd, "w");
+  fputs(text, f);
+  fclose(f);
+}
+
+static void test_trace_ids_and_models(void **state) {
+  (void)state;
+  ns_sim_opts *o = opts_custom(place_ff);
+  ns_sim *s = ns_sim_new(o);
+  /* the trace's own job_id and model_name (as written: vgg19 runs on the
+     VGG-16 profile) name the jobs, in results and in the CSV */
+  assert_int_equal(ns_sim_load_trace(s, "tests/fixtures/tiresias-small.csv", NS_SIM_TRACE_AUTO), 5);
+  assert_string_equal(ns_sim_job_name(s, 0), "0");
+  assert_string_equal(ns_sim_job_name(s, 3), "3");
+  assert_string_equal(ns_sim_job_model(s, 0), "vgg19");
+  assert_string_equal(ns_sim_job_model(s, 2), "inception4");
+  assert_string_equal(ns_sim_job_model(s, 5), ""); /* out of range */
+  assert_int_equal(ns_sim_add_model_job(s, "extra", 0, 1, 10, NS_SIM_MODEL_RESNET50), 5);
+  assert_string_equal(ns_sim_job_model(s, 5), "resnet50");
+  assert_int_equal(ns_sim_add_job(s, "raw", 0, 1, 10, 5.0, 0, 0), 6);
+  assert_string_equal(ns_sim_job_model(s, 6), "");
+  ns_sim_free(s);
+  /* Philly has no job_id: jobs are named by data row; models are drawn */
+  s = ns_sim_new(o);
+  assert_int_equal(ns_sim_load_trace(s, "tests/fixtures/philly-small.csv", NS_SIM_TRACE_AUTO), 3);
+  assert_string_equal(ns_sim_job_name(s, 2), "philly2");
+  const char *m = ns_sim_job_model(s, 0);
+  assert_true(!strcmp(m, "vgg16") || !strcmp(m, "resnet50") || !strcmp(m, "inception3") ||
+              !strcmp(m, "lstm-ptb"));
+  ns_sim_free(s);
+  ns_sim_opts_free(o);
+}
+
+static void test_trace_header_errors(void **state) {
+  (void)state;
+  ns_sim_opts *o = ns_sim_opts_new();
+  ns_sim *s = ns_sim_new(o);
+  char path[64];
+  /* "gpus" instead of "num_gpu": the message names the missing column */
+  temp_trace(path, "job_id,gpus,submit_time,iterations,model_name\n1,2,0,10,vgg16\n");
+  assert_fails_with(ns_sim_load_trace(s, path, NS_SIM_TRACE_TIRESIAS), NS_EINVAL,
+                    "line 1: missing column num_gpu");
+  assert_non_null(strstr(ns_last_error(), "(got 'job_id,gpus,submit_time,iterations,model_name')"));
+  /* ... and AUTO cannot tell the format from it */
+  assert_fails_with(ns_sim_load_trace(s, path, NS_SIM_TRACE_AUTO), NS_EINVAL, "format not recognised");
+  remove(path);
+  /* a repeated job_id: both lines named, nothing loaded */
+  temp_trace(path, "job_id,num_gpu,submit_time,iterations,model_name\n"
+                   "a,1,0,10,vgg16\nb,1,0,10,vgg16\na,1,5,10,resnet50\n");
+  assert_fails_with(ns_sim_load_trace(s, path, NS_SIM_TRACE_AUTO), NS_EINVAL,
+                    "lines 2 and 4: job_id must be unique (got 'a' twice)");
+  assert_int_equal(ns_sim_job_count(s), 0);
+  remove(path);
+  assert_fails_with(ns_sim_load_trace(s, "tests/fixtures/philly-small.csv", (ns_sim_trace_format)3),
+                    NS_EINVAL, "format");
+  ns_sim_free(s);
+  ns_sim_opts_free(o);
+}
+
+static void test_custom_model_profiles(void **state) {
+  (void)state;
+  ns_sim_opts *o = opts_custom(place_ff);
+  ns_sim *s = ns_sim_new(o);
+  char path[64];
+  temp_trace(path, "job_id,num_gpu,submit_time,iterations,model_name\nj1,1,0,100,bert\n");
+  /* unknown model: refused, and the message says how to add one */
+  assert_fails_with(ns_sim_load_trace(s, path, NS_SIM_TRACE_AUTO), NS_EINVAL, "'bert'");
+  assert_non_null(strstr(ns_last_error(), "ns_sim_add_model_profile"));
+  assert_fails_with(ns_sim_add_model_profile(s, "bert", -1, 2, 0, 0), NS_EINVAL, "forward_ms");
+  assert_fails_with(ns_sim_add_model_profile(s, "bert", 0, 0, 0, 0), NS_EINVAL, "forward_ms + backward_ms");
+  assert_fails_with(ns_sim_add_model_profile(s, "", 1, 1, 0, 0), NS_EINVAL, "name");
+  assert_int_equal(ns_sim_add_model_profile(s, "bert", 10, 20, 0, 1000), NS_OK);
+  assert_int_equal(ns_sim_add_model_profile(s, "bert", 40, 60, 0, 1000), NS_OK); /* replaces */
+  assert_int_equal(ns_sim_load_trace(s, path, NS_SIM_TRACE_AUTO), 1);
+  assert_string_equal(ns_sim_job_model(s, 0), "bert");
+  assert_int_equal(ns_sim_run(s), NS_OK);
+  /* one GPU, no communication: JCT = 100 iterations x (40 + 60) ms = 10 s */
+  assert_near(jct(s, 0), 10000.0, 1e-6);
+  ns_sim_free(s);
+  remove(path);
   ns_sim_opts_free(o);
 }
 
@@ -619,6 +709,9 @@ static void test_every_preset(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_two_jobs_maxmin),
+      cmocka_unit_test(test_trace_ids_and_models),
+      cmocka_unit_test(test_trace_header_errors),
+      cmocka_unit_test(test_custom_model_profiles),
       cmocka_unit_test(test_two_jobs_srsf1),
       cmocka_unit_test(test_two_jobs_contention),
       cmocka_unit_test(test_two_jobs_cassini),

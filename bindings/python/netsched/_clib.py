@@ -304,6 +304,8 @@ _TABLE = {
     "ns_sim_skipped_count": (c_int, [SIM]),
     "ns_sim_job_result": (c_int, [SIM, c_int, _dbl_p, _dbl_p, _dbl_p, _int_p]),
     "ns_sim_job_name": (c_char_p, [SIM, c_int]),
+    "ns_sim_job_model": (c_char_p, [SIM, c_int]),
+    "ns_sim_add_model_profile": (c_int, [SIM, c_char_p, c_double, c_double, c_uint64, c_double]),
     "ns_sim_job_gpus": (c_int, [SIM, c_int]),
     "ns_sim_write_jobs_csv": (c_int, [SIM, c_char_p]),
 }
