@@ -1,12 +1,13 @@
 # libnetsched - plain GNU make, no generator (zstd's lib/Makefile is the model).
 #
 #   make            lib/libnetsched.a, lib/libnetsched.so.X.Y.Z (+ symlinks), lib/netsched.pc
-#   make check      every test suite (unit/cmocka, abi/Check, pkg-config, python)
+#   make check      every test suite (unit/cmocka, abi/Check, install + pkg-config/CMake consumers, python)
 #   make sanitize   the same under ASan+UBSan (separate build tree, build/san/)
 #   make valgrind   the unit tests under valgrind --leak-check=full
 #   make demo       build and run the example programs
 #   make bench      build and run the benchmarks in bench/
-#   make install / uninstall   honour PREFIX and DESTDIR
+#   make reproduce  write bench/REPRODUCE.md (papers' figures vs the simulator's)
+#   make install / uninstall   honour PREFIX and DESTDIR (and LIBDIR, MANDIR, ...)
 #   make clean
 
 .DEFAULT_GOAL := all
@@ -25,10 +26,18 @@ LIBDIR ?= $(EXEC_PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 BINDIR ?= $(EXEC_PREFIX)/bin
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+CMAKEDIR ?= $(LIBDIR)/cmake/netsched
+DATAROOTDIR ?= $(PREFIX)/share
+MANDIR ?= $(DATAROOTDIR)/man
+BASHCOMPDIR ?= $(DATAROOTDIR)/bash-completion/completions
 DESTDIR ?=
 
 PKG_CONFIG ?= pkg-config
-PYTHON ?= python3
+# Debian's python3-* packages (setuptools, wheel, cffi; Dask and matplotlib for
+# netsched.sweep) belong to the system interpreter, not to whichever python3 is
+# first on PATH.
+PYTHON ?= /usr/bin/python3
+VENV ?= .venv
 VALGRIND ?= valgrind --leak-check=full --error-exitcode=1 --errors-for-leak-kinds=definite,indirect -q
 
 # Shared data (real traces and measurements) read by tests when present.
@@ -70,12 +79,19 @@ LIB_A := $(OUT)/libnetsched.a
 LIB_SO := $(OUT)/$(SO_FILE)
 LIB_PC := $(OUT)/netsched.pc
 
-.PHONY: all lib check check-unit check-abi check-pkgconfig check-python sanitize valgrind \
+.PHONY: FORCE all lib check check-unit check-abi check-pkgconfig check-python sanitize valgrind \
         demo bench examples install install-pc install-static install-shared \
-        install-includes install-bin uninstall clean
+        install-includes install-bin install-cmake install-man install-completion install-cdef install-python uninstall clean
+
+# cffi declarations generated from the public header (shipped in the Python
+# package and installed to share/netsched/): ffi.cdef(open(...).read()).
+CDEF := bindings/python/netsched/netsched.cdef
 
 all: lib
-lib: $(LIB_A) $(OUT)/libnetsched.so $(LIB_PC)
+lib: $(LIB_A) $(OUT)/libnetsched.so $(LIB_PC) $(CDEF)
+
+$(CDEF): $(wildcard include/netsched.h include/netsched/*.h) bindings/python/gen_cdef.sh
+	bash bindings/python/gen_cdef.sh include $(CC) > $@
 
 $(OBJ)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -96,12 +112,25 @@ $(OUT)/$(SO_NAME): $(LIB_SO)
 $(OUT)/libnetsched.so: $(OUT)/$(SO_NAME)
 	ln -sf $(SO_NAME) $@
 
-$(LIB_PC): lib/netsched.pc.in include/netsched.h Makefile
+# lib/netsched.pc is rewritten whenever PREFIX/LIBDIR/INCLUDEDIR differ from
+# the last run's (the stamp changes only then). `make install` writes its own
+# .pc and CMake files for the PREFIX it is given (install-pc, install-cmake),
+# so `make; make install PREFIX=X` never installs a file that says /usr/local.
+DIRS_STAMP := $(OBJ)/install-dirs.stamp
+INSTALL_DIRS := $(PREFIX)|$(LIBDIR)|$(INCLUDEDIR)
+$(DIRS_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(INSTALL_DIRS)' | cmp -s - $@ || echo '$(INSTALL_DIRS)' > $@
+FORCE:
+
+SUBST_DIRS = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@MAJOR@|$(VER_MAJOR)|' \
+	    -e 's|@REQUIRES_PRIVATE@|$(LIB_PKGS)|' -e 's|@LIBS_PRIVATE@|$(LIBS_PRIVATE)|'
+
+$(LIB_PC): lib/netsched.pc.in include/netsched.h Makefile $(DIRS_STAMP)
 	@mkdir -p $(OUT)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
-	    -e 's|@REQUIRES_PRIVATE@|$(LIB_PKGS)|' -e 's|@LIBS_PRIVATE@|$(LIBS_PRIVATE)|' \
-	    $< > $@
+	$(SUBST_DIRS) $< > $@
+
 
 # ---- tests ------------------------------------------------------------------
 TEST_CPPFLAGS := -Iinclude -Isrc -Itests
@@ -110,12 +139,21 @@ PUB_HEADERS := include/netsched.h $(wildcard include/netsched/*.h)
 
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(OBJ)/tests/unit/%)
+# tests/hostile: hostile callers (re-entry, allocation failure, extreme
+# values), cmocka suites built and run like the unit tests.
+HOSTILE_SRCS := $(sort $(wildcard tests/hostile/test_*.c))
+HOSTILE_BINS := $(HOSTILE_SRCS:tests/hostile/%.c=$(OBJ)/tests/hostile/%)
 ABI_SRCS := $(sort $(wildcard tests/abi/test_*.c))
 ABI_BINS := $(ABI_SRCS:tests/abi/%.c=$(OBJ)/tests/abi/%)
 TEST_HELPERS := $(sort $(wildcard tests/unit/helpers/*.c))
 
 # Unit tests link the static library, so they may also test internal helpers.
 $(OBJ)/tests/unit/%: tests/unit/%.c $(TEST_HELPERS) $(wildcard tests/unit/helpers/*.h) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CPPFLAGS) $(LIB_PKG_CFLAGS) $(TEST_CFLAGS) $< $(TEST_HELPERS) -o $@ \
+	  $(LDFLAGS) $(LIB_A) $(shell $(PKG_CONFIG) --libs cmocka) $(LIB_LIBS)
+
+$(OBJ)/tests/hostile/%: tests/hostile/%.c $(TEST_HELPERS) $(wildcard tests/unit/helpers/*.h) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CPPFLAGS) $(LIB_PKG_CFLAGS) $(TEST_CFLAGS) $< $(TEST_HELPERS) -o $@ \
 	  $(LDFLAGS) $(LIB_A) $(shell $(PKG_CONFIG) --libs cmocka) $(LIB_LIBS)
@@ -127,11 +165,11 @@ $(OBJ)/tests/abi/%: tests/abi/%.c tests/abi/abi_test.h $(OUT)/libnetsched.so
 	  -Wl,-rpath,$(abspath $(OUT)) $(shell $(PKG_CONFIG) --libs check) -lm
 
 # Each runner prints its own summary line; every suite runs even if one fails.
-check: lib header-check $(UNIT_BINS) $(ABI_BINS) examples
+check: lib header-check $(UNIT_BINS) $(HOSTILE_BINS) $(ABI_BINS) examples
 	@fail=0; \
-	for t in $(UNIT_BINS); do echo "== $$t"; $$t || fail=1; done; \
+	for t in $(UNIT_BINS) $(HOSTILE_BINS); do echo "== $$t"; $$t || fail=1; done; \
 	for t in $(ABI_BINS); do echo "== $$t"; NS_LIBRARY=$(abspath $(OUT))/libnetsched.so $$t || fail=1; done; \
-	echo "== tests/pkgconfig.sh"; bash tests/pkgconfig.sh "$(OUT)" || fail=1; \
+	echo "== tests/install.sh"; bash tests/install.sh "$(OUT)" || fail=1; \
 	echo "== tests/readme_snippets.sh"; bash tests/readme_snippets.sh "$(OUT)" "$(SANITIZE)" || fail=1; \
 	if [ -d tests/python ] && ls tests/python/test_*.py >/dev/null 2>&1; then \
 	  echo "== tests/python"; $(PY_ENV) NETSCHED_LIBRARY=$(abspath $(OUT))/$(SO_NAME) \
@@ -148,8 +186,8 @@ endif
 sanitize:
 	$(MAKE) SANITIZE=1 check
 
-valgrind: $(UNIT_BINS)
-	@fail=0; for t in $(UNIT_BINS); do echo "== valgrind $$t"; $(VALGRIND) $$t || fail=1; done; exit $$fail
+valgrind: $(UNIT_BINS) $(HOSTILE_BINS)
+	@fail=0; for t in $(UNIT_BINS) $(HOSTILE_BINS); do echo "== valgrind $$t"; $(VALGRIND) $$t || fail=1; done; exit $$fail
 
 # ---- examples, demo, bench --------------------------------------------------
 EXAMPLE_SRCS := $(sort $(wildcard examples/*.c))
@@ -178,12 +216,59 @@ $(OBJ)/bench/%: bench/%.c bench/bench_util.h $(LIB_A)
 bench: $(BENCH_BINS)
 	@for b in $(BENCH_BINS); do echo "== $$b"; $$b || exit 1; done
 
-# ---- install ----------------------------------------------------------------
-install: install-pc install-static install-shared install-includes install-bin
+# bench/REPRODUCE.md: the papers' figures and the simulator's side by side
+# (bench/reproduce.py through the Python bindings; reads $(NS_DATA_DIR)).
+.PHONY: reproduce
+reproduce: $(OUT)/libnetsched.so
+	NETSCHED_LIBRARY=$(abspath $(OUT))/$(SO_NAME) PYTHONPATH=$(abspath bindings/python) \
+	  $(PYTHON) bench/reproduce.py > bench/REPRODUCE.md.tmp && mv bench/REPRODUCE.md.tmp bench/REPRODUCE.md
+	@echo "reproduce: wrote bench/REPRODUCE.md"
 
-install-pc: $(LIB_PC)
-	install -d $(DESTDIR)$(PKGCONFIGDIR)
-	install -m 644 $(LIB_PC) $(DESTDIR)$(PKGCONFIGDIR)/netsched.pc
+# ---- install ----------------------------------------------------------------
+install: install-pc install-cmake install-static install-shared install-includes install-bin \
+         install-man install-completion install-cdef
+
+install-cdef: $(CDEF)
+	install -d $(DESTDIR)$(DATAROOTDIR)/netsched
+	install -m 644 $(CDEF) $(DESTDIR)$(DATAROOTDIR)/netsched/netsched.cdef
+
+# The Python package, offline, on Debian 12 with only README's apt packages:
+#   make install-python [VENV=DIR] [PREFIX=the prefix given to make install]
+# creates the venv DIR if needed (--system-site-packages: it sees Debian's
+# setuptools and wheel, since pip cannot download build dependencies offline)
+# and pip-installs a copy of bindings/python whose _libdir.py names LIBDIR,
+# so the package finds a library installed outside the loader's path.
+PY_STAGE := $(OBJ)/python
+install-python: $(CDEF)
+	rm -rf $(PY_STAGE) && mkdir -p $(PY_STAGE)
+	cp -r bindings/python/pyproject.toml bindings/python/README.md bindings/python/netsched $(PY_STAGE)/
+	rm -rf $(PY_STAGE)/netsched/__pycache__
+	echo 'LIBDIR = "$(LIBDIR)"  # written by make install-python' > $(PY_STAGE)/netsched/_libdir.py
+	[ -x $(VENV)/bin/python ] || $(PYTHON) -m venv --system-site-packages $(VENV)
+	$(VENV)/bin/python -m pip install --no-index --no-build-isolation --no-deps \
+	  --disable-pip-version-check --quiet $(PY_STAGE)
+	@echo "install-python: netsched installed for $(VENV)/bin/python (library looked up in $(LIBDIR) after the checkout's)"
+
+install-man: share/man/netsched-sim.1 share/man/libnetsched.3
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man3
+	install -m 644 share/man/netsched-sim.1 $(DESTDIR)$(MANDIR)/man1/netsched-sim.1
+	install -m 644 share/man/libnetsched.3 $(DESTDIR)$(MANDIR)/man3/libnetsched.3
+
+install-completion: share/completion/netsched-sim.bash
+	install -d $(DESTDIR)$(BASHCOMPDIR)
+	install -m 644 $< $(DESTDIR)$(BASHCOMPDIR)/netsched-sim
+
+install-pc: lib/netsched.pc.in
+	install -d $(DESTDIR)$(PKGCONFIGDIR) $(OBJ)/install
+	$(SUBST_DIRS) lib/netsched.pc.in > $(OBJ)/install/netsched.pc
+	install -m 644 $(OBJ)/install/netsched.pc $(DESTDIR)$(PKGCONFIGDIR)/netsched.pc
+
+# CMake package: find_package(netsched CONFIG) -> imported target netsched::netsched
+install-cmake: lib/netsched-config.cmake.in lib/netsched-config-version.cmake.in
+	install -d $(DESTDIR)$(CMAKEDIR) $(OBJ)/install
+	for f in netsched-config netsched-config-version; do \
+	  $(SUBST_DIRS) lib/$$f.cmake.in > $(OBJ)/install/$$f.cmake || exit 1; \
+	  install -m 644 $(OBJ)/install/$$f.cmake $(DESTDIR)$(CMAKEDIR)/$$f.cmake || exit 1; done
 
 install-static: $(LIB_A)
 	install -d $(DESTDIR)$(LIBDIR)
@@ -211,11 +296,14 @@ uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libnetsched.a $(DESTDIR)$(LIBDIR)/$(SO_FILE) \
 	      $(DESTDIR)$(LIBDIR)/$(SO_NAME) $(DESTDIR)$(LIBDIR)/libnetsched.so \
 	      $(DESTDIR)$(PKGCONFIGDIR)/netsched.pc $(DESTDIR)$(INCLUDEDIR)/netsched.h
-	rm -rf $(DESTDIR)$(INCLUDEDIR)/netsched
-	rm -f $(DESTDIR)$(BINDIR)/netsched-sim $(DESTDIR)$(BINDIR)/netsched-slurm
+	rm -rf $(DESTDIR)$(INCLUDEDIR)/netsched $(DESTDIR)$(CMAKEDIR)
+	rm -f $(DESTDIR)$(BINDIR)/netsched-sim $(DESTDIR)$(BINDIR)/netsched-slurm $(DESTDIR)$(BASHCOMPDIR)/netsched-sim \
+	      $(DESTDIR)$(MANDIR)/man1/netsched-sim.1 $(DESTDIR)$(MANDIR)/man3/libnetsched.3 \
+	      $(DESTDIR)$(DATAROOTDIR)/netsched/netsched.cdef
+	-rmdir $(DESTDIR)$(DATAROOTDIR)/netsched 2>/dev/null
 
 clean:
-	rm -rf build lib/libnetsched.a lib/libnetsched.so* lib/netsched.pc
+	rm -rf build lib/libnetsched.a lib/libnetsched.so* lib/netsched.pc $(CDEF)
 
 -include $(shell find build -name '*.d' 2>/dev/null)
 

@@ -36,22 +36,52 @@ typedef struct result {
   size_t njct;
 } result;
 
+/* The network models the CLI names: --network NAME, and the summary line. */
+static const struct {
+  const char *name, *label;
+  int id;
+} networks[] = {
+    {"phase", "phase-level", NS_SIM_NET_PHASE},
+    {"maxmin", "max-min (fluid)", NS_SIM_NET_MAXMIN},
+    {"contention", "Eq. 5 contention (fluid)", NS_SIM_NET_CONTENTION},
+    {"ideal", "ideal (communication free)", NS_SIM_NET_IDEAL},
+};
+#define NNETWORKS ((int)(sizeof networks / sizeof networks[0]))
+
+static void list_policies(void);
+
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: netsched-sim [--policy a,b,c | --all] [--list]\n"
+          "usage: netsched-sim [--policy a,b,c | --all] [--list] [--version]\n"
           "         [--trace FILE --format tiresias|philly] [--seed N]\n"
           "         [--leaves N] [--spines N] [--servers N (per leaf)] [--gpus N (per server)]\n"
           "         [--links N (per leaf-spine pair)] [--gbps X] [--nic-gbps X]\n"
-          "         [--network maxmin|contention] [--share] [--csv FILE] [--plot FILE.png]\n"
+          "         [--network phase|maxmin|contention|ideal] [--share] [--csv FILE] [--plot FILE.png]\n"
           "Without --trace, runs the embedded default workload (160 jobs, AdaDUAL §V-A)\n"
           "on 4 leaves x 4 servers x 4 GPUs, 8 spines x 2 links. --csv writes one row per job (with several\n"
           "policies: FILE with -<policy> before the extension). --share lets jobs share\n"
-          "GPUs while memory fits (the LWF-kappa / Ada-SRSF model).\n");
+          "GPUs while memory fits (the LWF-kappa / Ada-SRSF model). --network ideal makes\n"
+          "communication free (to compare with simulators that model no network).\n"
+          "--network phase (default) simulates each job's compute and all-reduce phases,\n"
+          "  flows of concurrent all-reduces sharing links max-min fairly; maxmin and\n"
+          "  contention are the older fluid models (a colliding job is charged all the\n"
+          "  time; contention = AdaDUAL's Eq. 5).\n"
+          "A trace's duration is the job's lone run time on a consolidated placement\n"
+          "under the chosen network. Policies (\"ff\" backfills, \"fifo\" does not):\n");
+  if (f == stdout)
+    list_policies();
 }
 
 static void list_policies(void) {
   for (int i = 0; i < ns_sim_policy_count(); i++)
     printf("  %-14s %s\n", ns_sim_policy_name(i), ns_sim_policy_description(i));
+}
+
+static const char *network_label(int id) {
+  for (int i = 0; i < NNETWORKS; i++)
+    if (networks[i].id == id)
+      return networks[i].label;
+  return "?";
 }
 
 static int parse_policies(cli *c, char *arg) {
@@ -101,9 +131,12 @@ static int option(cli *c, const char *k, char *v) {
   else if (!strcmp(k, "--format"))
     bad = !strcmp(v, "tiresias") ? (c->format = NS_SIM_TRACE_TIRESIAS, 0)
           : !strcmp(v, "philly") ? (c->format = NS_SIM_TRACE_PHILLY, 0) : 1;
-  else if (!strcmp(k, "--network"))
-    bad = !strcmp(v, "maxmin") ? (c->network = NS_SIM_NET_MAXMIN, 0)
-          : !strcmp(v, "contention") ? (c->network = NS_SIM_NET_CONTENTION, 0) : 1;
+  else if (!strcmp(k, "--network")) {
+    bad = 1;
+    for (int i = 0; i < NNETWORKS; i++)
+      if (!strcmp(v, networks[i].name))
+        c->network = networks[i].id, bad = 0;
+  }
   else if (!strcmp(k, "--seed"))
     bad = sscanf(v, "%llu", &c->seed) != 1;
   else if (!strcmp(k, "--leaves"))
@@ -143,6 +176,9 @@ static int flag(cli *c, const char *k) {
       c->policies[c->npolicies++] = p;
   } else if (!strcmp(k, "--list")) {
     list_policies();
+    exit(0);
+  } else if (!strcmp(k, "--version")) {
+    printf("netsched-sim (libnetsched) %s\n", ns_version());
     exit(0);
   } else if (!strcmp(k, "--help") || !strcmp(k, "-h")) {
     usage(stdout);
@@ -331,7 +367,7 @@ static void plot(const cli *c, const result *res) {
 }
 
 int main(int argc, char **argv) {
-  cli c = {4, 8, 4, 4, 2, 10.0, 0.0, NS_SIM_NET_MAXMIN, 1, NULL, NULL, NULL,
+  cli c = {4, 8, 4, 4, 2, 10.0, 0.0, NS_SIM_NET_PHASE, 1, NULL, NULL, NULL,
            NS_SIM_TRACE_TIRESIAS, {0}, 0, 0, 0};
   if (parse_args(&c, argc, argv) < 0) {
     usage(stderr);
@@ -359,7 +395,7 @@ int main(int argc, char **argv) {
     printf(", %d skipped (larger than the cluster)", skipped);
   printf("%s; cluster %d leaves x %d servers x %d GPUs, %d spines x %d links, %g Gbps; %s network\n",
          c.share ? ", GPU sharing" : "", c.leaves, c.servers, c.gpus, c.spines, c.links, c.gbps,
-         c.network == NS_SIM_NET_MAXMIN ? "max-min" : "Eq. 5 contention");
+         network_label(c.network));
   print_header();
   for (int i = 0; i < c.npolicies; i++)
     print_row(c.policies[i], &res[i]);

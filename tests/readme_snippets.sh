@@ -32,7 +32,7 @@ for f in "$tmp"/snippet*.py; do
   [ -e "$f" ] || continue
   [ "${2:-0}" = 1 ] && continue
   if PYTHONPATH=bindings/python NETSCHED_LIBRARY="$(cd "$out" && pwd)/libnetsched.so.0" \
-       python3 "$f" >"${f%.py}.out" 2>&1; then
+       "${PYTHON:-/usr/bin/python3}" "$f" >"${f%.py}.out" 2>&1; then
     pass=$((pass + 1))
   else
     echo "FAILED: README snippet $(basename "$f")"; cat "${f%.py}.out"

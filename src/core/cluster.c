@@ -376,22 +376,41 @@ int ns_cluster_is_committed(const ns_cluster *c, const ns_job *job) {
   return nsi_find_commit(c, job) >= 0;
 }
 
-static int check_links(const ns_cluster *c, const ns_placement *p, const char *fn) {
-  for (size_t i = 0; i < p->nlinks; i++) {
+/* Sets the owner of links[0..n) (static fabric) to `job` (NULL frees). */
+static void set_link_owner(ns_cluster *c, const nsi_uplink *links, size_t n, const ns_job *job) {
+  for (size_t i = 0; i < n; i++)
+    c->link_owner[nsi_link_index(c, links[i].leaf, links[i].spine, links[i].k)] = job;
+}
+
+/* Validates p's links and reserves them for `job` in one pass: O(links),
+   no allocation. The job is not committed, so it owns no link yet: a link
+   this pass finds owned by `job` is listed twice. On failure the links
+   reserved so far (distinct, and free before) are freed again. */
+static int claim_links(ns_cluster *c, const ns_job *job, const ns_placement *p, const char *fn) {
+  int rc = NS_OK;
+  size_t i = 0;
+  for (; i < p->nlinks; i++) {
     const nsi_uplink *u = &p->links[i];
     if (c->spines == 0 || u->leaf < 0 || u->leaf >= c->leaves || u->spine < 0 ||
-        u->spine >= c->spines || u->k < 0 || u->k >= c->links_per_pair)
-      return nsi_fail(NS_EINVAL, "%s: p's link %zu (leaf %d, spine %d, #%d) is not in the cluster",
-                      fn, i, u->leaf, u->spine, u->k);
-    for (size_t j = 0; j < i; j++)
-      if (p->links[j].leaf == u->leaf && p->links[j].spine == u->spine && p->links[j].k == u->k)
-        return nsi_fail(NS_EINVAL, "%s: p lists link (leaf %d, spine %d, #%d) twice", fn, u->leaf,
-                        u->spine, u->k);
-    if (c->link_owner[nsi_link_index(c, u->leaf, u->spine, u->k)] != NULL)
-      return nsi_fail(NS_ENOSPACE, "%s: link (leaf %d, spine %d, #%d) is already reserved", fn,
-                      u->leaf, u->spine, u->k);
+        u->spine >= c->spines || u->k < 0 || u->k >= c->links_per_pair) {
+      rc = nsi_fail(NS_EINVAL, "%s: p's link %zu (leaf %d, spine %d, #%d) is not in the cluster",
+                    fn, i, u->leaf, u->spine, u->k);
+      break;
+    }
+    const ns_job **owner = &c->link_owner[nsi_link_index(c, u->leaf, u->spine, u->k)];
+    if (*owner == job)
+      rc = nsi_fail(NS_EINVAL, "%s: p lists link (leaf %d, spine %d, #%d) twice", fn, u->leaf,
+                    u->spine, u->k);
+    else if (*owner != NULL)
+      rc = nsi_fail(NS_ENOSPACE, "%s: link (leaf %d, spine %d, #%d) is already reserved", fn,
+                    u->leaf, u->spine, u->k);
+    if (rc != NS_OK)
+      break;
+    *owner = job;
   }
-  return NS_OK;
+  if (rc != NS_OK)
+    set_link_owner(c, p->links, i, NULL); /* links[0..i) were claimed here */
+  return rc;
 }
 
 int ns_cluster_commit(ns_cluster *c, const ns_job *job, const ns_placement *p) {
@@ -418,9 +437,9 @@ int ns_cluster_commit(ns_cluster *c, const ns_job *job, const ns_placement *p) {
       return nsi_fail(NS_ENOSPACE, "%s: GPU %d has %.1f MB free but job '%s' needs %.1f MB", fn,
                       g, c->gpu_mem_mb - c->mem_used_mb[g], job->name, job->mem_mb);
   }
-  NSI_TRY(c->ocs_count > 0 ? nsi_ocs_check_links(c, p, fn) : check_links(c, p, fn));
 
-  /* Everything is valid: allocate, then apply (no failure after this). */
+  /* GPUs are valid: allocate, then claim the links (undone on failure),
+     then apply (no failure after this). */
   NSI_TRY(nsi_reserve(&c->commits, &c->cap_commits, c->ncommits + 1, sizeof *c->commits));
   nsi_commit r = {0};
   r.job = job;
@@ -431,6 +450,11 @@ int ns_cluster_commit(ns_cluster *c, const ns_job *job, const ns_placement *p) {
   if (r.gpus == NULL || r.links == NULL) {
     commit_free(&r);
     return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
+  }
+  int rc = c->ocs_count > 0 ? nsi_ocs_claim_links(c, job, p, fn) : claim_links(c, job, p, fn);
+  if (rc < 0) {
+    commit_free(&r);
+    return rc;
   }
   memcpy(r.gpus, p->gpus, p->ngpus * sizeof *r.gpus);
   if (p->nlinks)
@@ -445,11 +469,6 @@ int ns_cluster_commit(ns_cluster *c, const ns_job *job, const ns_placement *p) {
     c->mem_used_mb[g] += r.mem_mb;
     c->workload_ms[g] += r.workload_ms; /* LWF-kappa Alg. 1 lines 6/18 */
   }
-  if (c->ocs_count > 0)
-    nsi_ocs_apply(c, r.links, r.nlinks, job);
-  else
-    for (size_t i = 0; i < r.nlinks; i++)
-      c->link_owner[nsi_link_index(c, r.links[i].leaf, r.links[i].spine, r.links[i].k)] = job;
   c->commits[c->ncommits++] = r;
   return NS_OK;
 }
@@ -473,8 +492,7 @@ int ns_cluster_release(ns_cluster *c, const ns_job *job) {
   if (c->ocs_count > 0)
     nsi_ocs_apply(c, r->links, r->nlinks, NULL);
   else
-    for (size_t i = 0; i < r->nlinks; i++)
-      c->link_owner[nsi_link_index(c, r->links[i].leaf, r->links[i].spine, r->links[i].k)] = NULL;
+    set_link_owner(c, r->links, r->nlinks, NULL);
   commit_free(r);
   c->commits[idx] = c->commits[--c->ncommits];
   return NS_OK;

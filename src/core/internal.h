@@ -226,8 +226,10 @@ static inline int nsi_ocs_of_leaf_port(const ns_cluster *c, int leaf, int port) 
 }
 /* Spine ports of `spine` attached to OCS `ocs` (static wiring). */
 int nsi_ocs_spine_ports(const ns_cluster *c, int spine, int ocs);
-/* Commit-time validation of p's circuits (NS_EINVAL / NS_ENOSPACE / NS_ENOMEM). */
-int nsi_ocs_check_links(const ns_cluster *c, const ns_placement *p, const char *fn);
+/* Commit: validates p's circuits and claims them for `job` (not yet
+   committed) in one linear pass; NS_EINVAL / NS_ENOSPACE with every claim
+   undone. */
+int nsi_ocs_claim_links(ns_cluster *c, const ns_job *job, const ns_placement *p, const char *fn);
 /* Marks circuits as used by `job`, or frees them when job == NULL. */
 void nsi_ocs_apply(ns_cluster *c, const nsi_uplink *links, size_t n, const ns_job *job);
 

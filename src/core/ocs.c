@@ -50,40 +50,37 @@ int nsi_ocs_spine_ports(const ns_cluster *c, int spine, int ocs) {
   return r < D ? (int)((D - 1 - r) / O + 1) : 0;
 }
 
-/* Range, duplicate and leaf-port checks of circuit i. */
-static int check_one(const ns_cluster *c, const ns_placement *p, size_t i, const char *fn) {
-  const nsi_uplink *u = &p->links[i];
-  int U = c->spines * c->links_per_pair;
-  if (u->leaf < 0 || u->leaf >= c->leaves || u->spine < 0 || u->spine >= c->spines || u->k < 0 ||
-      u->k >= U)
-    return nsi_fail(NS_EINVAL, "%s: p's circuit %zu (leaf %d, spine %d, port %d) is not in the "
-                               "cluster", fn, i, u->leaf, u->spine, u->k);
-  for (size_t j = 0; j < i; j++)
-    if (p->links[j].leaf == u->leaf && p->links[j].k == u->k)
-      return nsi_fail(NS_EINVAL, "%s: p uses port %d of leaf %d twice", fn, u->k, u->leaf);
-  if (c->ocs_leaf_port[nsi_leaf_port_index(c, u->leaf, u->k)] != NULL)
-    return nsi_fail(NS_ENOSPACE, "%s: port %d of leaf %d is already in use", fn, u->k, u->leaf);
-  return NS_OK;
-}
-
-int nsi_ocs_check_links(const ns_cluster *c, const ns_placement *p, const char *fn) {
-  if (p->nlinks == 0)
-    return NS_OK;
-  int *want = calloc((size_t)c->spines * (size_t)c->ocs_count, sizeof *want);
-  if (want == NULL)
-    return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
-  int rc = NS_OK;
-  for (size_t i = 0; i < p->nlinks && rc == NS_OK; i++) {
-    rc = check_one(c, p, i, fn);
-    if (rc != NS_OK)
-      break;
+/* One pass, O(circuits), no allocation: each circuit is range-checked and
+   claimed at once (leaf port owned by `job`, one more spine port used on
+   its OCS). The job is not committed, so a leaf port this pass finds owned
+   by `job` is used twice. On failure the circuits claimed so far are freed
+   again (nsi_ocs_apply with NULL). */
+int nsi_ocs_claim_links(ns_cluster *c, const ns_job *job, const ns_placement *p, const char *fn) {
+  int U = c->spines * c->links_per_pair, rc = NS_OK;
+  size_t i = 0;
+  for (; i < p->nlinks; i++) {
     const nsi_uplink *u = &p->links[i];
+    if (u->leaf < 0 || u->leaf >= c->leaves || u->spine < 0 || u->spine >= c->spines ||
+        u->k < 0 || u->k >= U) {
+      rc = nsi_fail(NS_EINVAL, "%s: p's circuit %zu (leaf %d, spine %d, port %d) is not in the "
+                               "cluster", fn, i, u->leaf, u->spine, u->k);
+      break;
+    }
+    const ns_job *owner = c->ocs_leaf_port[nsi_leaf_port_index(c, u->leaf, u->k)];
     int o = nsi_ocs_of_leaf_port(c, u->leaf, u->k);
     size_t si = (size_t)u->spine * (size_t)c->ocs_count + (size_t)o;
-    if (c->ocs_spine_used[si] + ++want[si] > nsi_ocs_spine_ports(c, u->spine, o))
+    if (owner == job)
+      rc = nsi_fail(NS_EINVAL, "%s: p uses port %d of leaf %d twice", fn, u->k, u->leaf);
+    else if (owner != NULL)
+      rc = nsi_fail(NS_ENOSPACE, "%s: port %d of leaf %d is already in use", fn, u->k, u->leaf);
+    else if (c->ocs_spine_used[si] + 1 > nsi_ocs_spine_ports(c, u->spine, o))
       rc = nsi_fail(NS_ENOSPACE, "%s: spine %d has no free port left on OCS %d", fn, u->spine, o);
+    if (rc != NS_OK)
+      break;
+    nsi_ocs_apply(c, u, 1, job);
   }
-  free(want);
+  if (rc != NS_OK)
+    nsi_ocs_apply(c, p->links, i, NULL);
   return rc;
 }
 

@@ -15,6 +15,7 @@ static const char *metric_names[NS_SIM_METRIC_COUNT] = {
     "avg_jct_ms",   "median_jct_ms", "p95_jct_ms",    "p99_jct_ms",    "makespan_ms",
     "avg_queue_ms", "p95_queue_ms",  "gpu_util",      "comm_overhead", "fragmentation",
     "links_shared", "jobs_done",     "unfinished",    "skipped",       "gpu_ms_allocated",
+    "machines_used",
 };
 
 const char *ns_sim_metric_name(int metric) {
@@ -62,7 +63,11 @@ static void fill(ns_sim *s, double *jct, double *queue, size_t n, double first, 
   m[NS_SIM_METRIC_AVG_QUEUE_MS] = mean(queue, n);
   m[NS_SIM_METRIC_P95_QUEUE_MS] = percentile(queue, n, 95);
   int gpus = s->o.leaves * s->o.servers_per_leaf * s->o.gpus_per_server;
-  m[NS_SIM_METRIC_GPU_UTIL] = span > 0 ? s->util_int / ((double)gpus * span) : 0.0;
+  double busy = 0; /* compute GPU-time of the finished jobs */
+  for (size_t i = 0; i < s->njobs; i++)
+    if (s->jobs[i].state == NSI_DONE)
+      busy += s->jobs[i].gpus * s->jobs[i].compute_ms * (double)s->jobs[i].iterations;
+  m[NS_SIM_METRIC_GPU_UTIL] = span > 0 ? busy / ((double)gpus * span) : 0.0;
   m[NS_SIM_METRIC_COMM_OVERHEAD] = n ? overhead / (double)n : 0.0;
   m[NS_SIM_METRIC_FRAGMENTATION] = s->frag_time > 0 ? s->frag_int / s->frag_time : 0.0;
   size_t shared = 0;
@@ -73,6 +78,7 @@ static void fill(ns_sim *s, double *jct, double *queue, size_t n, double first, 
   m[NS_SIM_METRIC_UNFINISHED] = (double)(s->njobs - n);
   m[NS_SIM_METRIC_SKIPPED] = (double)s->skipped;
   m[NS_SIM_METRIC_GPU_MS_ALLOCATED] = s->alloc_int;
+  m[NS_SIM_METRIC_MACHINES_USED] = span > 0 ? s->machines_int / span : 0.0;
 }
 
 void nsi_sim_compute_metrics(ns_sim *s) {
@@ -99,7 +105,7 @@ void nsi_sim_compute_metrics(ns_sim *s) {
 }
 
 int ns_sim_metric(const ns_sim *s, ns_sim_metric_id metric, double *value) {
-  NSI_TRY(nsi_check_ptr(s, "ns_sim_metric", "s"));
+  NSI_TRY(nsi_sim_check(s, "ns_sim_metric"));
   NSI_TRY(nsi_check_int((long long)metric, 0, NS_SIM_METRIC_COUNT - 1, "ns_sim_metric", "metric"));
   NSI_TRY(nsi_check_ptr(value, "ns_sim_metric", "value"));
   if (!s->ran)
@@ -109,18 +115,18 @@ int ns_sim_metric(const ns_sim *s, ns_sim_metric_id metric, double *value) {
 }
 
 int ns_sim_job_count(const ns_sim *s) {
-  NSI_TRY(nsi_check_ptr(s, "ns_sim_job_count", "s"));
+  NSI_TRY(nsi_sim_check(s, "ns_sim_job_count"));
   return (int)s->njobs;
 }
 
 int ns_sim_skipped_count(const ns_sim *s) {
-  NSI_TRY(nsi_check_ptr(s, "ns_sim_skipped_count", "s"));
+  NSI_TRY(nsi_sim_check(s, "ns_sim_skipped_count"));
   return s->skipped;
 }
 
 int ns_sim_job_result(const ns_sim *s, int job, double *arrival_ms, double *start_ms,
                       double *finish_ms, int *servers) {
-  NSI_TRY(nsi_check_ptr(s, "ns_sim_job_result", "s"));
+  NSI_TRY(nsi_sim_check(s, "ns_sim_job_result"));
   NSI_TRY(nsi_check_int(job, 0, (long long)s->njobs - 1, "ns_sim_job_result", "job"));
   if (!s->ran)
     return nsi_fail(NS_ESTATE, "ns_sim_job_result: s has no results (call ns_sim_run first)");
@@ -137,13 +143,19 @@ int ns_sim_job_result(const ns_sim *s, int job, double *arrival_ms, double *star
 }
 
 const char *ns_sim_job_name(const ns_sim *s, int job) {
-  if (s == NULL || job < 0 || (size_t)job >= s->njobs)
+  if (nsi_sim_check(s, "ns_sim_job_name") < 0 || job < 0 || (size_t)job >= s->njobs)
     return "";
   return s->jobs[job].name;
 }
 
+const char *ns_sim_job_model(const ns_sim *s, int job) {
+  if (nsi_sim_check(s, "ns_sim_job_model") < 0 || job < 0 || (size_t)job >= s->njobs)
+    return "";
+  return s->jobs[job].model;
+}
+
 int ns_sim_job_gpus(const ns_sim *s, int job) {
-  NSI_TRY(nsi_check_ptr(s, "ns_sim_job_gpus", "s"));
+  NSI_TRY(nsi_sim_check(s, "ns_sim_job_gpus"));
   NSI_TRY(nsi_check_int(job, 0, (long long)s->njobs - 1, "ns_sim_job_gpus", "job"));
   return s->jobs[job].gpus;
 }
@@ -160,7 +172,7 @@ static void put_name(FILE *f, const char *name) {
 }
 
 int ns_sim_write_jobs_csv(const ns_sim *s, const char *path) {
-  NSI_TRY(nsi_check_ptr(s, "ns_sim_write_jobs_csv", "s"));
+  NSI_TRY(nsi_sim_check(s, "ns_sim_write_jobs_csv"));
   NSI_TRY(nsi_check_ptr(path, "ns_sim_write_jobs_csv", "path"));
   if (!s->ran)
     return nsi_fail(NS_ESTATE, "ns_sim_write_jobs_csv: s has no results (call ns_sim_run first)");
@@ -169,7 +181,7 @@ int ns_sim_write_jobs_csv(const ns_sim *s, const char *path) {
     return nsi_fail(NS_EINVAL, "ns_sim_write_jobs_csv: path '%.200s' cannot be written: %s", path,
                     strerror(errno));
   fprintf(f, "job,name,gpus,iterations,arrival_ms,start_ms,finish_ms,jct_ms,queue_ms,servers,"
-             "comm_overhead\n");
+             "comm_overhead,model\n");
   for (size_t i = 0; i < s->njobs; i++) {
     const nsi_simjob *j = &s->jobs[i];
     fprintf(f, "%zu,", i);
@@ -177,11 +189,13 @@ int ns_sim_write_jobs_csv(const ns_sim *s, const char *path) {
     int done = j->state == NSI_DONE;
     fprintf(f, ",%d,%llu,%.3f,", j->gpus, (unsigned long long)j->iterations, j->arrival_ms);
     if (done)
-      fprintf(f, "%.3f,%.3f,%.3f,%.3f,%d,%.6f\n", j->start_ms, j->finish_ms,
+      fprintf(f, "%.3f,%.3f,%.3f,%.3f,%d,%.6f,", j->start_ms, j->finish_ms,
               j->finish_ms - j->arrival_ms, j->start_ms - j->arrival_ms, j->servers,
               job_overhead(j));
     else
-      fprintf(f, ",,,,%d,\n", j->servers);
+      fprintf(f, ",,,,%d,,", j->servers);
+    put_name(f, j->model);
+    fputc('\n', f);
   }
   if (fclose(f) != 0)
     return nsi_fail(NS_EINVAL, "ns_sim_write_jobs_csv: path '%.200s' write failed: %s", path,

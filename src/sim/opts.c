@@ -23,43 +23,46 @@ typedef struct nsi_preset {
   int kappa;
   ns_sim_admission admission;
   int n, cassini;
+  int strict; /* 1: no backfilling (head-of-line blocking) */
 } nsi_preset;
 
 static const nsi_preset presets[] = {
-    {"ff", "FIFO, first-fit", NS_SIM_ORDER_FIFO, NS_SIM_PLACE_FIRST_FIT, 1, NS_SIM_ADMIT_ALL, 1, 0},
+    {"ff", "FIFO, first-fit, backfilling (Tiresias's fjf)", NS_SIM_ORDER_FIFO, NS_SIM_PLACE_FIRST_FIT, 1, NS_SIM_ADMIT_ALL, 1, 0, 0},
     {"ls", "FIFO, list scheduling (least workload)", NS_SIM_ORDER_FIFO,
-     NS_SIM_PLACE_LIST_SCHEDULING, 1, NS_SIM_ADMIT_ALL, 1, 0},
-    {"rand", "FIFO, random GPUs", NS_SIM_ORDER_FIFO, NS_SIM_PLACE_RANDOM, 1, NS_SIM_ADMIT_ALL, 1, 0},
+     NS_SIM_PLACE_LIST_SCHEDULING, 1, NS_SIM_ADMIT_ALL, 1, 0, 0},
+    {"rand", "FIFO, random GPUs", NS_SIM_ORDER_FIFO, NS_SIM_PLACE_RANDOM, 1, NS_SIM_ADMIT_ALL, 1, 0, 0},
     {"best-fit", "FIFO, best-fit consolidation (Elasticflow-style)", NS_SIM_ORDER_FIFO,
-     NS_SIM_PLACE_BEST_FIT, 1, NS_SIM_ADMIT_ALL, 1, 0},
+     NS_SIM_PLACE_BEST_FIT, 1, NS_SIM_ADMIT_ALL, 1, 0, 0},
     {"tiresias", "FIFO, Tiresias-style skew consolidation", NS_SIM_ORDER_FIFO,
-     NS_SIM_PLACE_TIRESIAS, 1, NS_SIM_ADMIT_ALL, 1, 0},
+     NS_SIM_PLACE_TIRESIAS, 1, NS_SIM_ADMIT_ALL, 1, 0, 0},
     {"lwf-1", "FIFO, LWF-kappa with kappa = 1", NS_SIM_ORDER_FIFO, NS_SIM_PLACE_LWF, 1,
-     NS_SIM_ADMIT_ALL, 1, 0},
+     NS_SIM_ADMIT_ALL, 1, 0, 0},
     {"srsf-ff", "SRSF order, first-fit", NS_SIM_ORDER_SRSF, NS_SIM_PLACE_FIRST_FIT, 1,
-     NS_SIM_ADMIT_ALL, 1, 0},
+     NS_SIM_ADMIT_ALL, 1, 0, 0},
     {"sjf-ff", "SJF order, first-fit", NS_SIM_ORDER_SJF, NS_SIM_PLACE_FIRST_FIT, 1,
-     NS_SIM_ADMIT_ALL, 1, 0},
+     NS_SIM_ADMIT_ALL, 1, 0, 0},
     {"srsf-1", "SRSF order, LWF-1, SRSF(1) admission", NS_SIM_ORDER_SRSF, NS_SIM_PLACE_LWF, 1,
-     NS_SIM_ADMIT_SRSF, 1, 0},
+     NS_SIM_ADMIT_SRSF, 1, 0, 0},
     {"srsf-2", "SRSF order, LWF-1, SRSF(2) admission", NS_SIM_ORDER_SRSF, NS_SIM_PLACE_LWF, 1,
-     NS_SIM_ADMIT_SRSF, 2, 0},
+     NS_SIM_ADMIT_SRSF, 2, 0, 0},
     {"ada-srsf", "SRSF order, LWF-1, AdaDUAL admission", NS_SIM_ORDER_SRSF, NS_SIM_PLACE_LWF, 1,
-     NS_SIM_ADMIT_ADADUAL, 1, 0},
+     NS_SIM_ADMIT_ADADUAL, 1, 0, 0},
     {"titan", "FIFO, Titan non-idle-machine placement", NS_SIM_ORDER_FIFO, NS_SIM_PLACE_TITAN, 1,
-     NS_SIM_ADMIT_ALL, 1, 0},
+     NS_SIM_ADMIT_ALL, 1, 0, 0},
     {"vclos", "FIFO, vClos isolated virtual Clos", NS_SIM_ORDER_FIFO, NS_SIM_PLACE_VCLOS, 1,
-     NS_SIM_ADMIT_ALL, 1, 0},
+     NS_SIM_ADMIT_ALL, 1, 0, 0},
     {"ocs-vclos", "FIFO, OCS-vClos (OCS layer enabled)", NS_SIM_ORDER_FIFO,
-     NS_SIM_PLACE_OCS_VCLOS, 1, NS_SIM_ADMIT_ALL, 1, 0},
+     NS_SIM_PLACE_OCS_VCLOS, 1, NS_SIM_ADMIT_ALL, 1, 0, 0},
     {"dally", "Nw_sens order, Dally delay scheduling, auto-tuned timers", NS_SIM_ORDER_NW_SENS,
-     NS_SIM_PLACE_DALLY, 1, NS_SIM_ADMIT_ALL, 1, 0},
+     NS_SIM_PLACE_DALLY, 1, NS_SIM_ADMIT_ALL, 1, 0, 0},
     {"dally-manual", "Nw_sens order, Dally delay scheduling, fixed timers",
-     NS_SIM_ORDER_NW_SENS, NS_SIM_PLACE_DALLY_MANUAL, 1, NS_SIM_ADMIT_ALL, 1, 0},
+     NS_SIM_ORDER_NW_SENS, NS_SIM_PLACE_DALLY_MANUAL, 1, NS_SIM_ADMIT_ALL, 1, 0, 0},
     {"cassini-ff", "FIFO, first-fit + CASSINI ranking and time-shifts", NS_SIM_ORDER_FIFO,
-     NS_SIM_PLACE_FIRST_FIT, 1, NS_SIM_ADMIT_ALL, 1, 1},
+     NS_SIM_PLACE_FIRST_FIT, 1, NS_SIM_ADMIT_ALL, 1, 1, 0},
     {"cassini-lwf-1", "FIFO, LWF-1 + CASSINI ranking and time-shifts", NS_SIM_ORDER_FIFO,
-     NS_SIM_PLACE_LWF, 1, NS_SIM_ADMIT_ALL, 1, 1},
+     NS_SIM_PLACE_LWF, 1, NS_SIM_ADMIT_ALL, 1, 1, 0},
+    {"fifo", "strict FIFO, first-fit, no backfilling (head-of-line blocking; Tiresias's fifo)",
+     NS_SIM_ORDER_FIFO, NS_SIM_PLACE_FIRST_FIT, 1, NS_SIM_ADMIT_ALL, 1, 0, 1},
 };
 #define NPRESETS ((int)(sizeof presets / sizeof presets[0]))
 
@@ -81,6 +84,7 @@ static void apply_preset(ns_sim_opts *o, int p) {
   o->admission = presets[p].admission;
   o->admit_n = presets[p].n;
   o->cassini = presets[p].cassini;
+  o->backfill = !presets[p].strict;
 }
 
 ns_sim_opts *ns_sim_opts_new(void) {
@@ -91,7 +95,9 @@ ns_sim_opts *ns_sim_opts_new(void) {
   }
   apply_preset(o, NS_SIM_POLICY_FF);
   o->max_candidates = NSI_SIM_MAX_CANDIDATES;
-  o->network = NS_SIM_NET_MAXMIN;
+  o->network = NS_SIM_NET_PHASE;
+  o->phase_window = 32;
+  o->cassini_drift = 0.05; /* CASSINI §5.7: five percent of the ideal iteration */
   o->leaves = 4, o->spines = 8, o->servers_per_leaf = 4, o->gpus_per_server = 4;
   o->links_per_pair = 2, o->link_gbps = 10.0; /* one uplink per GPU port (vClos) */
   o->nic_gbps = 0.0, o->intra_gbps = 100.0;
@@ -184,7 +190,7 @@ int ns_sim_opts_set_cassini(ns_sim_opts *o, int enabled, int max_candidates) {
 
 int ns_sim_opts_set_network(ns_sim_opts *o, ns_sim_network model) {
   NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_network", "o"));
-  NSI_TRY(nsi_check_int((long long)model, 0, NS_SIM_NET_CONTENTION, "ns_sim_opts_set_network",
+  NSI_TRY(nsi_check_int((long long)model, 0, NS_SIM_NET_IDEAL, "ns_sim_opts_set_network",
                         "model"));
   o->network = model;
   return NS_OK;
@@ -256,9 +262,33 @@ int ns_sim_opts_set_place_fn(ns_sim_opts *o, ns_sim_place_fn fn, void *user) {
   return NS_OK;
 }
 
+int ns_sim_opts_set_backfill(ns_sim_opts *o, int enabled) {
+  NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_backfill", "o"));
+  NSI_TRY(nsi_check_int(enabled, 0, 1, "ns_sim_opts_set_backfill", "enabled"));
+  o->backfill = enabled, o->policy = -1;
+  return NS_OK;
+}
+
 int ns_sim_opts_set_gpu_sharing(ns_sim_opts *o, int shared) {
   NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_gpu_sharing", "o"));
   NSI_TRY(nsi_check_int(shared, 0, 1, "ns_sim_opts_set_gpu_sharing", "shared"));
   o->gpu_sharing = shared;
+  return NS_OK;
+}
+
+int ns_sim_opts_set_phase_window(ns_sim_opts *o, int iterations) {
+  NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_phase_window", "o"));
+  NSI_TRY(nsi_check_int(iterations, 0, 1 << 20, "ns_sim_opts_set_phase_window", "iterations"));
+  o->phase_window = iterations;
+  return NS_OK;
+}
+
+int ns_sim_opts_set_cassini_drift(ns_sim_opts *o, double fraction) {
+  NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_cassini_drift", "o"));
+  NSI_TRY(nsi_check_finite_ge0(fraction, "ns_sim_opts_set_cassini_drift", "fraction"));
+  if (fraction > 0.5)
+    return nsi_fail(NS_EINVAL, "ns_sim_opts_set_cassini_drift: fraction must be in [0, 0.5] "
+                               "(got %g)", fraction);
+  o->cassini_drift = fraction;
   return NS_OK;
 }

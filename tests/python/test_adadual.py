@@ -122,7 +122,9 @@ class TestTableI(unittest.TestCase):
         with self.assertRaises(netsched.InvalidArgumentError):
             adadual.allreduce_cost(Collective.RING, 0, alpha, beta, gamma)
         with self.assertRaises(TypeError):
-            adadual.allreduce_cost("ring", 8, alpha, beta, gamma)
+            adadual.allreduce_cost(b"ring", 8, alpha, beta, gamma)
+        self.assertEqual(adadual.allreduce_cost("ring", 8, alpha, beta, gamma),
+                         adadual.allreduce_cost(Collective.RING, 8, alpha, beta, gamma))
 
 
 @support.requires("ns_contention_fit")

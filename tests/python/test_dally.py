@@ -53,7 +53,9 @@ class TestTuner(unittest.TestCase):
             with self.assertRaises(netsched.InvalidArgumentError) as cm:
                 t.timers(2, 10.0)  # time must not go back
             with self.assertRaises(TypeError):
-                t.record("machine", 2, 1.0, 60.0)
+                t.record(b"machine", 2, 1.0, 60.0)
+            with self.assertRaises(ValueError):
+                t.record("machin", 2, 1.0, 60.0)
             with self.assertRaises(TypeError):
                 t.timers(2.0, 60.0)
 

@@ -122,7 +122,7 @@ class TestTypes(unittest.TestCase):
                 (Job, "a", "1"), (Job, "a", True),
                 (setattr, j, "iteration_ms", "10"), (setattr, j, "iteration_ms", None),
                 (j.add_phase, 1, "x"), (j.set_compute_ms, 1, [2]),
-                (setattr, j, "model_bytes", 1.0), (setattr, j, "collective", "ring"),
+                (setattr, j, "model_bytes", 1.0), (setattr, j, "collective", b"ring"),
                 (setattr, j, "collective", netsched.Tier.RACK),
                 (setattr, j, "phases", 5), (setattr, j, "phases", [(1, 2, 3)]),
                 (j.set_iterations, "10"), (j.phase, 0.0),

@@ -131,6 +131,37 @@ class TestSimulator(unittest.TestCase):
             with self.assertRaises(TypeError):
                 sim.Options(no_such_setting=1)
 
+    def test_strict_fifo_and_ideal_network(self):
+        # One 4-GPU server, communication free (test_sim_peer.c's case):
+        # A 3 GPUs 0-100 s, B 2 GPUs from 1 s for 50 s, C 1 GPU from 2 s for
+        # 10 s. ff backfills C at 2 s (JCT 10 s); fifo holds it behind B
+        # until 100 s (JCT 108 s).
+        self.assertEqual(len(sim.Policy), sim.policy_count())
+        self.assertEqual(sim.policy_name(sim.Policy.FIFO), "fifo")
+        jcts = {}
+        for policy in (sim.Policy.FF, sim.Policy.FIFO):
+            with sim.Simulator(policy=int(policy), network=sim.Network.IDEAL,
+                               cluster=(1, 0, 1, 4, 0, 10.0)) as s:
+                s.add_job("A", 0, 3, 1000, 100.0, 10**9)
+                s.add_job("B", 1000, 2, 500, 100.0, 10**9)
+                s.add_job("C", 2000, 1, 100, 100.0, 10**9)
+                s.run()
+                c = s.job_result(2)
+                jcts[policy] = c.finish_ms - c.arrival_ms
+        self.assertAlmostEqual(jcts[sim.Policy.FF], 10000.0, places=6)
+        self.assertAlmostEqual(jcts[sim.Policy.FIFO], 108000.0, places=6)
+        with sim.Options(policy="ff") as o:
+            o.set_backfill(False)
+            self.assertEqual(o.policy_name, "custom")
+            o.set_network(sim.Network.PHASE)  # the phase model (the default)
+            with self.assertRaises(netsched.InvalidArgumentError):
+                o.set_network(4)
+            o.set_phase_window(0)
+            with self.assertRaises(netsched.InvalidArgumentError):
+                o.set_phase_window(-1)
+            with self.assertRaises(netsched.InvalidArgumentError):
+                o.set_cassini_drift(0.75)
+
     def test_before_run_and_bad_jobs(self):
         with sim.Simulator() as s:
             with self.assertRaises(netsched.InvalidArgumentError):
@@ -162,9 +193,62 @@ class TestSimulator(unittest.TestCase):
                 with open(out) as f:
                     self.assertTrue(f.readline().startswith("job,name,gpus"))
             with sim.Simulator() as s:
-                with self.assertRaises(netsched.InvalidArgumentError) as cm:
+                # Python's own exceptions for files, before any C call
+                with self.assertRaises(FileNotFoundError) as cm:
                     s.load_trace(os.path.join(tmp, "missing.csv"))
-                self.assertIn("missing.csv", str(cm.exception))
+                self.assertEqual(cm.exception.filename, os.path.join(tmp, "missing.csv"))
+                with self.assertRaises(IsADirectoryError):
+                    s.load_trace(tmp)
+                with self.assertRaises(FileNotFoundError):
+                    s.write_jobs_csv(os.path.join(tmp, "no-such-dir", "jobs.csv"))
+                # the format by name, any case; an unknown one is a ValueError
+                # naming the Python argument and suggesting the closest name
+                self.assertEqual(s.load_trace(trace, "TIRESIAS"), 2)
+                with self.assertRaises(ValueError) as cm:
+                    s.load_trace(trace, "phily")
+                self.assertEqual(str(cm.exception), "sim.Simulator.load_trace: fmt must be one of "
+                                 "tiresias, philly, auto (got 'phily'); did you mean 'philly'?")
+                # a malformed trace: ValueError in Python terms, not C's
+                bad = os.path.join(tmp, "bad.csv")
+                with open(bad, "w") as f:
+                    f.write("num_gpu,submit_time,iterations,model_name\n-8,0,10,vgg16\n")
+                with self.assertRaises(ValueError) as cm:
+                    s.load_trace(bad)
+                self.assertTrue(str(cm.exception).startswith("sim.Simulator.load_trace: "),
+                                str(cm.exception))
+                self.assertNotIn("ns_sim", str(cm.exception))
+
+
+    def test_trace_ids_models_and_profiles(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            trace = os.path.join(tmp, "t.csv")
+            with open(trace, "w") as f:
+                f.write("job_id,num_gpu,submit_time,iterations,model_name\n"
+                        "j-7,1,0,100,bert\nj-9,1,0,10,vgg19\n")
+            models = os.path.join(tmp, "models.csv")
+            with open(models, "w") as f:
+                f.write("name,forward_ms,backward_ms,model_bytes,memory_mb\nbert,40,60,0,1000\n")
+            with sim.Simulator(policy="ff") as s:
+                with self.assertRaises(ValueError) as cm:  # bert has no profile yet
+                    s.load_trace(trace)
+                self.assertIn("'bert'", str(cm.exception))
+                self.assertEqual(s.load_models(models), ["bert"])
+                self.assertEqual(s.load_trace(trace), 2)  # format from the header
+                s.run()
+                r = s.results()
+                # the trace's ids and model names, as written
+                self.assertEqual([(x.name, x.model) for x in r], [("j-7", "bert"), ("j-9", "vgg19")])
+                # 1 GPU, no communication: 100 x (40 + 60) ms
+                self.assertAlmostEqual(r[0].finish_ms - r[0].arrival_ms, 10000.0, places=6)
+            bad = os.path.join(tmp, "bad-models.csv")
+            with open(bad, "w") as f:
+                f.write("name,forward_ms,backward_ms,model_bytes\nbert,1,2,3\n")
+            with sim.Simulator() as s:
+                with self.assertRaises(ValueError) as cm:
+                    s.load_models(bad)
+                self.assertIn("missing column memory_mb", str(cm.exception))
+                with self.assertRaises(FileNotFoundError):
+                    s.load_models(os.path.join(tmp, "none.csv"))
 
 
 if __name__ == "__main__":

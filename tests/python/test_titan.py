@@ -38,7 +38,12 @@ class TestTraffic(unittest.TestCase):
         with self.assertRaises(netsched.InvalidArgumentError):
             titan.collective_phase_count(HD, 0)
         with self.assertRaises(TypeError):
+            titan.collective_traffic(1.5, 4, 1000, 0, 0, 1)
+        with self.assertRaises(ValueError):  # not a Collective name
             titan.collective_traffic("hd", 4, 1000, 0, 0, 1)
+        # enum names as strings are the members themselves
+        self.assertEqual(titan.collective_traffic("halving-doubling", 4, 1000, 0, 0, 1),
+                         titan.collective_traffic(HD, 4, 1000, 0, 0, 1))
 
 
 @support.requires("ns_titan_opts_new", "ns_titan_place")

@@ -6,7 +6,10 @@ The shared library is found in this order (first hit wins):
 2. ``lib/libnetsched.so.0`` of the source tree this package sits in
    (``bindings/python/netsched`` -> ``../../../lib``), so that a checkout
    works right after ``make``;
-3. the system loader, by SONAME ``libnetsched.so.0`` (``make install``).
+3. ``LIBDIR/libnetsched.so.0`` of the ``make install`` that the package was
+   installed with (``make install-python`` writes ``_libdir.py``), so a
+   library in a non-system prefix is found without ``LD_LIBRARY_PATH``;
+4. the system loader, by SONAME ``libnetsched.so.0`` (``make install``).
 
 Every exported function is declared once, in ``_TABLE`` below, with its
 restype and argtypes (python-libevdev's ``_clib.py`` is the model). Handles
@@ -276,6 +279,8 @@ _TABLE = {
     "ns_sim_opts_set_admission": (c_int, [SIM_OPTS, c_int, c_int]),
     "ns_sim_opts_set_cassini": (c_int, [SIM_OPTS, c_int, c_int]),
     "ns_sim_opts_set_network": (c_int, [SIM_OPTS, c_int]),
+    "ns_sim_opts_set_phase_window": (c_int, [SIM_OPTS, c_int]),
+    "ns_sim_opts_set_cassini_drift": (c_int, [SIM_OPTS, c_double]),
     "ns_sim_opts_set_cluster": (c_int, [SIM_OPTS, c_int, c_int, c_int, c_int, c_int, c_double]),
     "ns_sim_opts_set_bandwidth": (c_int, [SIM_OPTS, c_double, c_double]),
     "ns_sim_opts_set_contention": (c_int, [SIM_OPTS, c_double, c_double, c_double]),
@@ -283,6 +288,7 @@ _TABLE = {
     "ns_sim_opts_set_dally": (c_int, [SIM_OPTS, c_double, c_double, c_double]),
     "ns_sim_opts_set_skew_threshold": (c_int, [SIM_OPTS, c_uint64]),
     "ns_sim_opts_set_gpu_sharing": (c_int, [SIM_OPTS, c_int]),
+    "ns_sim_opts_set_backfill": (c_int, [SIM_OPTS, c_int]),
     "ns_sim_opts_set_place_fn": (c_int, [SIM_OPTS, SIM_PLACE_FN, c_void_p]),
     "ns_sim_new": (SIM, [SIM_OPTS]),
     "ns_sim_free": (None, [SIM]),
@@ -291,6 +297,7 @@ _TABLE = {
     "ns_sim_add_model_job": (c_int, [SIM, c_char_p, c_double, c_int, c_uint64, c_int]),
     "ns_sim_load_default_workload": (c_int, [SIM]),
     "ns_sim_load_trace": (c_int, [SIM, c_char_p, c_int]),
+    "ns_sim_scale_arrivals": (c_int, [SIM, c_double]),
     "ns_sim_set_progress": (c_int, [SIM, SIM_PROGRESS_FN, c_void_p]),
     "ns_sim_run": (c_int, [SIM]),
     "ns_sim_metric_name": (c_char_p, [c_int]),
@@ -299,6 +306,8 @@ _TABLE = {
     "ns_sim_skipped_count": (c_int, [SIM]),
     "ns_sim_job_result": (c_int, [SIM, c_int, _dbl_p, _dbl_p, _dbl_p, _int_p]),
     "ns_sim_job_name": (c_char_p, [SIM, c_int]),
+    "ns_sim_job_model": (c_char_p, [SIM, c_int]),
+    "ns_sim_add_model_profile": (c_int, [SIM, c_char_p, c_double, c_double, c_uint64, c_double]),
     "ns_sim_job_gpus": (c_int, [SIM, c_int]),
     "ns_sim_write_jobs_csv": (c_int, [SIM, c_char_p]),
 }
@@ -316,6 +325,13 @@ def _candidates():
     here = os.path.dirname(os.path.abspath(__file__))
     repo_lib = os.path.normpath(os.path.join(here, "..", "..", "..", "lib", SONAME))
     found = [repo_lib] if os.path.exists(repo_lib) else []
+    try:
+        from ._libdir import LIBDIR  # written by `make install-python`
+        installed = os.path.join(LIBDIR, SONAME)
+        if os.path.exists(installed):
+            found.append(installed)
+    except ImportError:
+        pass
     return found + [SONAME], False
 
 

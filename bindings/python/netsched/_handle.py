@@ -9,6 +9,7 @@ Values that fit are passed through unchanged, so the library's own checks
 """
 
 import contextlib
+import difflib
 import enum
 import math
 import numbers
@@ -16,7 +17,7 @@ import operator
 import weakref
 
 from ._clib import address, lib
-from .errors import ClosedHandleError, InvalidArgumentError, error_for, last_error
+from .errors import ClosedHandleError, InvalidArgumentError, StateError, error_for, last_error
 
 INT_MIN, INT_MAX = -(1 << 31), (1 << 31) - 1
 U64_MAX = (1 << 64) - 1
@@ -68,14 +69,30 @@ def as_str(v, where, arg, allow_none=False):
     return v.encode("utf-8")
 
 
+def enum_names(enum_cls):
+    """The names as_enum accepts for enum_cls, as users write them ("nw-sens")."""
+    return [m.lower().replace("_", "-") for m in enum_cls.__members__]
+
+
 def as_enum(v, enum_cls, where, arg):
-    """A member of enum_cls or a plain int (the library rejects unknown
-    values); a member of another enum is a TypeError."""
+    """A member of enum_cls, its name as a str (any case, '-' or '_':
+    "philly", "NW_SENS", "nw-sens") or a plain int (the library rejects
+    unknown values); a member of another enum is a TypeError, an unknown
+    name a ValueError (InvalidArgumentError) listing the valid ones."""
     if isinstance(v, enum_cls):
         return int(v)
     if isinstance(v, enum.Enum):
-        raise TypeError("%s: %s must be a %s or an int (got %s)"
+        raise TypeError("%s: %s must be a %s, its name or an int (got %s)"
                         % (where, arg, enum_cls.__name__, _type_name(v)))
+    if isinstance(v, str):
+        key = v.strip().upper().replace("-", "_")
+        if key in enum_cls.__members__:
+            return int(enum_cls.__members__[key])
+        names = enum_names(enum_cls)
+        close = difflib.get_close_matches(v.strip().lower().replace("_", "-"), names, 1)
+        hint = "; did you mean '%s'?" % close[0] if close else ""
+        raise InvalidArgumentError("%s: %s must be one of %s (got '%s')%s"
+                                   % (where, arg, ", ".join(names), v, hint))
     return as_int(v, where, arg)
 
 
@@ -157,6 +174,16 @@ class Handle:
         if self.__ptr is None:
             raise ClosedHandleError("%s is closed" % type(self).__name__)
         return self.__ptr
+
+    _read_only = None  # a view of an object the library lends as const: what lent it
+
+    def _mutable(self, where):
+        """Mutators call this first: a read-only view (e.g. the cluster and
+        job a simulator's placement callback receives) refuses to change,
+        since changing it would corrupt the state of the caller that lent it."""
+        if self._read_only:
+            raise StateError("%s: %s is read-only (the library lends it as const; never change "
+                             "it)" % (where, self._read_only))
 
     @property
     def _address(self):

@@ -85,10 +85,12 @@ class Job(Handle):
 
     @property
     def name(self):
+        """The job's name (as given to Job(); ns_job_name)."""
         return lib.ns_job_name(self._ptr).decode("utf-8", "replace")
 
     @property
     def gpus(self):
+        """Number of GPUs the job asks for."""
         return check(lib.ns_job_gpus(self._ptr))
 
     @property
@@ -98,15 +100,19 @@ class Job(Handle):
 
     @iteration_ms.setter
     def iteration_ms(self, ms):
+        self._mutable("Job.iteration_ms")
         check(lib.ns_job_set_iteration_ms(self._ptr, as_real(ms, "Job.iteration_ms", "ms")))
 
     def add_phase(self, duration_ms, gbps):
         """Appends a communication phase (phases tile one iteration from t=0)."""
+        self._mutable("Job.add_phase")
         d = as_real(duration_ms, "Job.add_phase", "duration_ms")
         g = as_real(gbps, "Job.add_phase", "gbps")
         check(lib.ns_job_add_phase(self._ptr, d, g))
 
     def clear_phases(self):
+        """Removes every phase (CASSINI's network-demand profile)."""
+        self._mutable("Job.clear_phases")
         check(lib.ns_job_clear_phases(self._ptr))
 
     def phase(self, i):
@@ -118,6 +124,7 @@ class Job(Handle):
 
     @property
     def phase_count(self):
+        """Number of phases added with add_phase()."""
         return lib.ns_job_phase_count(self._ptr)
 
     @property
@@ -128,6 +135,7 @@ class Job(Handle):
 
     @phases.setter
     def phases(self, phases):
+        self._mutable("Job.phases")
         try:
             new = [tuple(p) for p in phases]
         except TypeError:
@@ -160,24 +168,30 @@ class Job(Handle):
         self.set_compute_ms(*fb)
 
     def set_compute_ms(self, forward_ms, backward_ms):
+        """Forward and backward compute time of one iteration, in ms."""
+        self._mutable("Job.set_compute_ms")
         f = as_real(forward_ms, "Job.set_compute_ms", "forward_ms")
         b = as_real(backward_ms, "Job.set_compute_ms", "backward_ms")
         check(lib.ns_job_set_compute_ms(self._ptr, f, b))
 
     @property
     def model_bytes(self):
+        """Bytes of the model all-reduced every iteration."""
         return lib.ns_job_model_bytes(self._ptr)
 
     @model_bytes.setter
     def model_bytes(self, n):
+        self._mutable("Job.model_bytes")
         check(lib.ns_job_set_model_bytes(self._ptr, as_u64(n, "Job.model_bytes", "bytes")))
 
     @property
     def collective(self):
+        """The job's collective (a Collective; assign a member or its name)."""
         return _enum_or_int(Collective, check(lib.ns_job_collective(self._ptr)))
 
     @collective.setter
     def collective(self, c):
+        self._mutable("Job.collective")
         check(lib.ns_job_set_collective(self._ptr, as_enum(c, Collective, "Job.collective", "c")))
 
     @property
@@ -192,16 +206,20 @@ class Job(Handle):
         self.set_iterations(*tc)
 
     def set_iterations(self, total, completed=0):
+        """Total iterations and those already completed."""
+        self._mutable("Job.set_iterations")
         t = as_u64(total, "Job.set_iterations", "total")
         d = as_u64(completed, "Job.set_iterations", "completed")
         check(lib.ns_job_set_iterations(self._ptr, t, d))
 
     @property
     def gpu_memory_mb(self):
+        """GPU memory the job needs on each of its GPUs, in MB."""
         return check_nan(lib.ns_job_gpu_memory_mb(self._ptr))
 
     @gpu_memory_mb.setter
     def gpu_memory_mb(self, mb):
+        self._mutable("Job.gpu_memory_mb")
         check(lib.ns_job_set_gpu_memory_mb(self._ptr, as_real(mb, "Job.gpu_memory_mb", "mb")))
 
 
@@ -234,10 +252,12 @@ class Link(Handle):
 
     @property
     def name(self):
+        """The link's name."""
         return lib.ns_link_name(self._ptr).decode("utf-8", "replace")
 
     @property
     def capacity_gbps(self):
+        """The link's capacity in Gbps."""
         return check_nan(lib.ns_link_capacity_gbps(self._ptr))
 
     def add_job(self, job):
@@ -268,6 +288,7 @@ class Link(Handle):
 
     @property
     def jobs(self):
+        """The jobs sharing this link, in the order they were added."""
         return [self.job(i) for i in range(len(self))]
 
 
@@ -295,6 +316,7 @@ class Placement(Handle):
         return "<Placement gpus=%r>" % (self.gpus,)
 
     def add_gpu(self, gpu):
+        """Appends GPU id `gpu` (worker i runs on the i-th GPU)."""
         check(lib.ns_placement_add_gpu(self._ptr, as_int(gpu, "Placement.add_gpu", "gpu")))
 
     def clear(self):
@@ -310,6 +332,7 @@ class Placement(Handle):
         return lib.ns_placement_gpu_count(self._ptr)
 
     def gpu(self, i):
+        """The i-th GPU id of the placement."""
         return check(lib.ns_placement_gpu(self._ptr, as_size(i, "Placement.gpu", "i")))
 
     def __getitem__(self, i):
@@ -328,6 +351,7 @@ class Placement(Handle):
 
     @property
     def gpus(self):
+        """Every GPU id of the placement, in worker order."""
         return [self.gpu(i) for i in range(len(self))]
 
     @property
@@ -337,19 +361,23 @@ class Placement(Handle):
 
     @property
     def tier(self):
+        """The smallest Tier holding every GPU (needs a bound cluster)."""
         return Tier(check(lib.ns_placement_tier(self._ptr)))
 
     # vClos extras (vclos.h, implemented in the core)
     @property
     def virtual_leaves(self):
+        """vClos: leaves of the job's virtual Clos (0 otherwise)."""
         return check(lib.ns_placement_virtual_leaves(self._ptr))
 
     @property
     def virtual_spines(self):
+        """vClos: spines of the job's virtual Clos (0 otherwise)."""
         return check(lib.ns_placement_virtual_spines(self._ptr))
 
     @property
     def link_count(self):
+        """vClos: number of leaf-spine links reserved for the job."""
         return check(lib.ns_placement_link_count(self._ptr))
 
     def link(self, i):
@@ -361,6 +389,7 @@ class Placement(Handle):
 
     @property
     def links(self):
+        """vClos: the reserved links as (leaf, spine, k) tuples."""
         return [self.link(i) for i in range(self.link_count)]
 
 
@@ -446,77 +475,93 @@ class Cluster(Handle):
         return check(getattr(lib, fn)(self._ptr, *args))
 
     # geometry
-    gpu_count = property(lambda self: self._i("ns_cluster_gpu_count"))
-    server_count = property(lambda self: self._i("ns_cluster_server_count"))
-    leaf_count = property(lambda self: self._i("ns_cluster_leaf_count"))
-    spine_count = property(lambda self: self._i("ns_cluster_spine_count"))
-    servers_per_leaf = property(lambda self: self._i("ns_cluster_servers_per_leaf"))
-    gpus_per_server = property(lambda self: self._i("ns_cluster_gpus_per_server"))
-    links_per_pair = property(lambda self: self._i("ns_cluster_links_per_pair"))
-    ocs_count = property(lambda self: self._i("ns_cluster_ocs_count"))
-    free_gpu_count = property(lambda self: self._i("ns_cluster_free_gpu_count"))
-    job_count = property(lambda self: self._i("ns_cluster_job_count"))
+    gpu_count = property(lambda self: self._i("ns_cluster_gpu_count"), doc="Number of GPUs.")
+    server_count = property(lambda self: self._i("ns_cluster_server_count"), doc="Number of servers.")
+    leaf_count = property(lambda self: self._i("ns_cluster_leaf_count"), doc="Number of leaves (racks).")
+    spine_count = property(lambda self: self._i("ns_cluster_spine_count"), doc="Number of spines.")
+    servers_per_leaf = property(lambda self: self._i("ns_cluster_servers_per_leaf"), doc="Servers under each leaf.")
+    gpus_per_server = property(lambda self: self._i("ns_cluster_gpus_per_server"), doc="GPUs in each server.")
+    links_per_pair = property(lambda self: self._i("ns_cluster_links_per_pair"), doc="Parallel links between each leaf and each spine.")
+    ocs_count = property(lambda self: self._i("ns_cluster_ocs_count"), doc="OCS switches (0 without enable_ocs).")
+    free_gpu_count = property(lambda self: self._i("ns_cluster_free_gpu_count"), doc="GPUs neither held by a job nor occupied.")
+    job_count = property(lambda self: self._i("ns_cluster_job_count"), doc="Number of committed jobs.")
 
     @property
     def link_gbps(self):
+        """Bandwidth of every leaf-spine link, in Gbps."""
         return check_nan(lib.ns_cluster_link_gbps(self._ptr))
 
     def enable_ocs(self, ocs_count):
         """Adds an OCS layer of `ocs_count` switches between leaves and spines."""
+        self._mutable("Cluster.enable_ocs")
         self._i("ns_cluster_enable_ocs", as_int(ocs_count, "Cluster.enable_ocs", "ocs_count"))
 
     @property
     def gpu_memory_mb(self):
+        """Memory of every GPU, in MB (GPU sharing fits jobs into it)."""
         return check_nan(lib.ns_cluster_gpu_memory_mb(self._ptr))
 
     @gpu_memory_mb.setter
     def gpu_memory_mb(self, mb):
+        self._mutable("Cluster.gpu_memory_mb")
         self._i("ns_cluster_set_gpu_memory_mb", as_real(mb, "Cluster.gpu_memory_mb", "mb"))
 
     @property
     def gpu_sharing(self):
+        """True when jobs may share GPUs while their memory fits."""
         return bool(self._i("ns_cluster_gpu_sharing"))
 
     @gpu_sharing.setter
     def gpu_sharing(self, shared):
+        self._mutable("Cluster.gpu_sharing")
         self._i("ns_cluster_set_gpu_sharing", as_flag(shared, "Cluster.gpu_sharing", "shared"))
 
     # per-object queries
     def server_of_gpu(self, gpu):
+        """The server (index) that holds GPU `gpu`."""
         return self._i("ns_cluster_server_of_gpu", as_int(gpu, "Cluster.server_of_gpu", "gpu"))
 
     def leaf_of_server(self, server):
+        """The leaf (rack) of server `server`."""
         return self._i("ns_cluster_leaf_of_server",
                        as_int(server, "Cluster.leaf_of_server", "server"))
 
     def free_gpus_on_server(self, server):
+        """Number of free GPUs on server `server`."""
         return self._i("ns_cluster_free_gpus_on_server",
                        as_int(server, "Cluster.free_gpus_on_server", "server"))
 
     def free_gpus_on_leaf(self, leaf):
+        """Number of free GPUs under leaf `leaf`."""
         return self._i("ns_cluster_free_gpus_on_leaf",
                        as_int(leaf, "Cluster.free_gpus_on_leaf", "leaf"))
 
     def idle_servers_on_leaf(self, leaf):
+        """Servers under leaf `leaf` with every GPU free."""
         return self._i("ns_cluster_idle_servers_on_leaf",
                        as_int(leaf, "Cluster.idle_servers_on_leaf", "leaf"))
 
     def gpu_is_free(self, gpu):
+        """True if no job holds GPU `gpu` and it is not occupied."""
         return bool(self._i("ns_cluster_gpu_is_free", as_int(gpu, "Cluster.gpu_is_free", "gpu")))
 
     def gpu_job_count(self, gpu):
+        """Number of jobs on GPU `gpu` (more than 1 only with GPU sharing)."""
         return self._i("ns_cluster_gpu_job_count", as_int(gpu, "Cluster.gpu_job_count", "gpu"))
 
     def gpu_free_memory_mb(self, gpu):
+        """Memory still free on GPU `gpu`, in MB."""
         g = as_int(gpu, "Cluster.gpu_free_memory_mb", "gpu")
         return check_nan(lib.ns_cluster_gpu_free_memory_mb(self._ptr, g))
 
     def free_links_between(self, leaf, spine):
+        """Links between `leaf` and `spine` that vClos has not reserved."""
         w = "Cluster.free_links_between"
         return self._i("ns_cluster_free_links_between", as_int(leaf, w, "leaf"),
                        as_int(spine, w, "spine"))
 
     def link_is_reserved(self, leaf, spine, k):
+        """True if the k-th link between `leaf` and `spine` is reserved."""
         w = "Cluster.link_is_reserved"
         return bool(self._i("ns_cluster_link_is_reserved", as_int(leaf, w, "leaf"),
                             as_int(spine, w, "spine"), as_int(k, w, "k")))
@@ -524,26 +569,31 @@ class Cluster(Handle):
     # background load and LWF workload
     def occupy(self, gpus):
         """Marks GPUs busy with load the library does not schedule (all or nothing)."""
+        self._mutable("Cluster.occupy")
         arr, n = _int_array(gpus, "Cluster.occupy", "gpus")
         self._i("ns_cluster_occupy", arr, n)
 
     def vacate(self, gpus):
         """Undoes occupy() for these GPUs (all or nothing)."""
+        self._mutable("Cluster.vacate")
         arr, n = _int_array(gpus, "Cluster.vacate", "gpus")
         self._i("ns_cluster_vacate", arr, n)
 
     def set_gpu_workload_ms(self, gpu, ms):
         """Remaining LWF workload L_g of one GPU (lwf.h)."""
+        self._mutable("Cluster.set_gpu_workload_ms")
         w = "Cluster.set_gpu_workload_ms"
         self._i("ns_cluster_set_gpu_workload_ms", as_int(gpu, w, "gpu"), as_real(ms, w, "ms"))
 
     def gpu_workload_ms(self, gpu):
+        """LWF-kappa workload of GPU `gpu` in ms (what commits added)."""
         g = as_int(gpu, "Cluster.gpu_workload_ms", "gpu")
         return check_nan(lib.ns_cluster_gpu_workload_ms(self._ptr, g))
 
     # commit / release
     def commit(self, job, placement):
         """Applies a placement: the job holds its GPUs (and links) until release()."""
+        self._mutable("Cluster.commit")
         jp = as_handle(job, Job, "Cluster.commit", "job")
         pp = as_handle(placement, Placement, "Cluster.commit", "placement")
         self._i("ns_cluster_commit", jp, pp)
@@ -552,6 +602,7 @@ class Cluster(Handle):
 
     def release(self, job):
         """Undoes the job's commit (NotFoundError if it is not committed)."""
+        self._mutable("Cluster.release")
         if isinstance(job, Job) and self._committed.get(job._address) is job:
             jp = job._raw  # may be closed already: its C object lives until released
         else:
@@ -561,6 +612,7 @@ class Cluster(Handle):
             job._unlend(self)
 
     def is_committed(self, job):
+        """True if `job` is committed to this cluster."""
         return bool(self._i("ns_cluster_is_committed",
                             as_handle(job, Job, "Cluster.is_committed", "job")))
 

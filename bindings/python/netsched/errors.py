@@ -10,6 +10,7 @@ Python method and argument. Wrong Python types raise plain ``TypeError``.
 """
 
 import enum
+import re
 
 from ._clib import MissingSymbolError, lib
 
@@ -37,14 +38,14 @@ class NetschedError(Exception):
 
     status = None
 
-    def __init__(self, message, status=None):
+    def __init__(self, message: str, status: "int | None" = None) -> None:
         super().__init__(message)
         self.message = message
         if status is not None:
             self.status = status
 
     @property
-    def strerror(self):
+    def strerror(self) -> str:
         """Static English name of the status (ns_strerror)."""
         return strerror(self.status) if self.status is not None else ""
 
@@ -103,35 +104,50 @@ _BY_STATUS = {cls.status: cls for cls in (
     LoopError, RangeError, SolverError, UnsupportedError)}
 
 
-def strerror(status):
+def strerror(status: int) -> str:
     """ns_strerror(status) as str."""
     return lib.ns_strerror(int(status)).decode("utf-8", "replace")
 
 
-def last_error():
+def last_error() -> str:
     """ns_last_error() of the calling thread as str ("" before any failure)."""
     return lib.ns_last_error().decode("utf-8", "replace")
 
 
-def error_for(status, message=None):
+_C_PREFIX = re.compile(r"^ns_[a-z0-9_]+: ")
+
+
+def python_terms(message: str, where: "str | None") -> str:
+    """message with its leading C function name ("ns_sim_load_trace: ...")
+    replaced by the Python one (where, e.g. "Simulator.load_trace")."""
+    if where and _C_PREFIX.match(message):
+        return _C_PREFIX.sub(lambda _m: where + ": ", message, count=1)
+    return message
+
+
+def error_for(status: int, message: "str | None" = None,
+              where: "str | None" = None) -> "NetschedError":
     """The exception instance for a negative status (message defaults to
-    ns_last_error())."""
+    ns_last_error(); where, when given, replaces the C function name that
+    starts the message)."""
     if message is None:
         message = last_error() or strerror(status)
+    message = python_terms(message, where)
     cls = _BY_STATUS.get(status)
     if cls is None:
         return NetschedError(message, status)
     return cls(message)
 
 
-def check(rc):
-    """Return rc if >= 0, else raise the exception of its status."""
+def check(rc: int, where: "str | None" = None) -> int:
+    """Return rc if >= 0, else raise the exception of its status (its
+    message naming the Python function `where` instead of the C one)."""
     if rc < 0:
-        raise error_for(rc)
+        raise error_for(rc, where=where)
     return rc
 
 
 __all__ = ["Status", "NetschedError", "InvalidArgumentError", "OutOfMemoryError",
            "NotFoundError", "NoSpaceError", "StateError", "LoopError", "RangeError",
            "SolverError", "UnsupportedError", "ClosedHandleError", "MissingSymbolError",
-           "strerror", "last_error", "error_for", "check"]
+           "strerror", "last_error", "error_for", "check", "python_terms"]

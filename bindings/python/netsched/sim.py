@@ -9,16 +9,18 @@ utilisation, fragmentation and communication overhead.
         print(s.metrics()["avg_jct_ms"])
 """
 
-import collections
 import ctypes
 import enum
+import errno
+import os
 from ctypes import c_double, c_int
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Union
 
 from ._clib import SIM_PLACE_FN, SIM_PROGRESS_FN, lib
 from ._handle import (Handle, as_enum, as_flag, as_handle, as_int, as_real, as_str, as_u64,
                       view)
 from .core import Cluster, Job, Placement
-from .errors import NetschedError, Status, check
+from .errors import InvalidArgumentError, NetschedError, StateError, Status, check
 
 
 class Order(enum.IntEnum):
@@ -56,6 +58,31 @@ class Network(enum.IntEnum):
     """ns_sim_network: the network model."""
     MAXMIN = 0
     CONTENTION = 1
+    PHASE = 2
+    IDEAL = 3
+
+
+class Policy(enum.IntEnum):
+    """ns_sim_policy: the named presets (names: policy_name(id))."""
+    FF = 0
+    LS = 1
+    RAND = 2
+    BEST_FIT = 3
+    TIRESIAS = 4
+    LWF1 = 5
+    SRSF_FF = 6
+    SJF_FF = 7
+    SRSF1 = 8
+    SRSF2 = 9
+    ADA_SRSF = 10
+    TITAN = 11
+    VCLOS = 12
+    OCS_VCLOS = 13
+    DALLY = 14
+    DALLY_MANUAL = 15
+    CASSINI_FF = 16
+    CASSINI_LWF1 = 17
+    FIFO = 18
 
 
 class Model(enum.IntEnum):
@@ -67,9 +94,10 @@ class Model(enum.IntEnum):
 
 
 class TraceFormat(enum.IntEnum):
-    """ns_sim_trace_format."""
+    """ns_sim_trace_format (AUTO: from the header)."""
     TIRESIAS = 0
     PHILLY = 1
+    AUTO = 2
 
 
 class Metric(enum.IntEnum):
@@ -89,35 +117,79 @@ class Metric(enum.IntEnum):
     UNFINISHED = 12
     SKIPPED = 13
     GPU_MS_ALLOCATED = 14
+    MACHINES_USED = 15
 
 
-JobResult = collections.namedtuple("JobResult", "name gpus arrival_ms start_ms finish_ms servers")
-JobResult.__doc__ = """One job of the last run (start/finish NaN if it never
-started/finished; servers 0 if never placed)."""
+class JobResult(NamedTuple):
+    """One job of the last run: `name` is the trace's job_id (or the name
+    given to add_job), `model` the trace's model_name as written (or the
+    profile's name; "" for add_job); start/finish are NaN if it never
+    started/finished; servers 0 if never placed."""
+    name: str
+    gpus: int
+    arrival_ms: float
+    start_ms: float
+    finish_ms: float
+    servers: int
+    model: str = ""
 
 
-def policy_count():
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def _fspath(path: Any, where: str, arg: str) -> str:
+    if isinstance(path, bytes) or not isinstance(path, (str, os.PathLike)):
+        raise TypeError("%s: %s must be a str or os.PathLike (got %s)"
+                        % (where, arg, type(path).__name__))
+    return os.fspath(path)
+
+
+def _readable(path: str) -> None:
+    """Python's own OSError for a file that cannot be read."""
+    if not os.path.exists(path):
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
+    if os.path.isdir(path):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+    if not os.access(path, os.R_OK):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
+
+
+def _writable(path: str) -> None:
+    """Python's own OSError for a file that cannot be written."""
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
+    if os.path.isdir(path):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+    if not os.access(parent, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
+
+
+def policy_count() -> int:
+    """Number of policy presets (ids 0 .. policy_count() - 1)."""
     return lib.ns_sim_policy_count()
 
 
-def policy_name(policy):
+def policy_name(policy: int) -> str:
     """Preset name ("" if out of range), e.g. "lwf-1"."""
     return lib.ns_sim_policy_name(as_int(policy, "sim.policy_name", "policy")).decode()
 
 
-def policy_description(policy):
+def policy_description(policy: int) -> str:
+    """One-line description of preset `policy` ("" if out of range)."""
     return lib.ns_sim_policy_description(as_int(policy, "sim.policy_description",
                                                 "policy")).decode()
 
 
-def policies():
+def policies() -> Dict[str, str]:
     """{preset name: description} of every policy preset, in id order."""
     return {policy_name(i): policy_description(i) for i in range(policy_count())
             if policy_name(i)}
 
 
-def metric_name(metric):
-    return lib.ns_sim_metric_name(as_int(metric, "sim.metric_name", "metric")).decode()
+def metric_name(metric: Union[int, str, "Metric"]) -> str:
+    """The metric's short name as metrics() keys it, e.g. "avg_jct_ms"."""
+    return lib.ns_sim_metric_name(as_enum(metric, Metric, "sim.metric_name", "metric")).decode()
 
 
 class Options(Handle):
@@ -127,7 +199,7 @@ class Options(Handle):
 
     _free_fn = "ns_sim_opts_free"
 
-    def __init__(self, **settings):
+    def __init__(self, **settings: Any) -> None:
         super().__init__(lib.ns_sim_opts_new())
         self._place_cb = None
         with self._closing_on_error():
@@ -140,11 +212,13 @@ class Options(Handle):
                 else:
                     setter(value)
 
-    def _set(self, fn, *args):
-        check(getattr(lib, fn)(self._ptr, *args))
+    def _set(self, fn: str, *args: Any) -> None:
+        check(getattr(lib, fn)(self._ptr, *args),
+              "sim.Options." + fn[len("ns_sim_opts_"):])
 
-    def set_policy(self, policy):
-        """A preset by Policy id (int) or name (str, e.g. "lwf-1")."""
+    def set_policy(self, policy: Union[int, str]) -> None:
+        """A preset by id (int) or name (str, e.g. "lwf-1"; sim.policies()
+        lists them)."""
         if isinstance(policy, str):
             self._set("ns_sim_opts_set_policy_name",
                       as_str(policy, "sim.Options.set_policy", "policy"))
@@ -153,73 +227,100 @@ class Options(Handle):
                                                        "policy"))
 
     @property
-    def policy_name(self):
+    def policy_name(self) -> str:
         """The preset last applied ("custom" once a part was changed)."""
         return lib.ns_sim_opts_policy_name(self._ptr).decode()
 
-    def set_order(self, order):
+    def set_order(self, order: Union[Order, str, int]) -> None:
+        """Which waiting job is offered resources first (Order or its name)."""
         self._set("ns_sim_opts_set_order", as_enum(order, Order, "sim.Options.set_order",
                                                    "order"))
 
-    def set_placement(self, placement):
+    def set_placement(self, placement: Union[PlacementRule, str, int]) -> None:
+        """The placement entry point (PlacementRule or its name, e.g. "lwf")."""
         self._set("ns_sim_opts_set_placement",
                   as_enum(placement, PlacementRule, "sim.Options.set_placement", "placement"))
 
-    def set_kappa(self, kappa):
+    def set_kappa(self, kappa: int) -> None:
+        """LWF-kappa's consolidation threshold (kappa >= 1)."""
         self._set("ns_sim_opts_set_kappa", as_int(kappa, "sim.Options.set_kappa", "kappa"))
 
-    def set_admission(self, admission, n=1):
+    def set_admission(self, admission: Union[Admission, str, int], n: int = 1) -> None:
+        """Communication admission (Admission or its name) and SRSF's n."""
         w = "sim.Options.set_admission"
         self._set("ns_sim_opts_set_admission", as_enum(admission, Admission, w, "admission"),
                   as_int(n, w, "n"))
 
-    def set_cassini(self, enabled, max_candidates=10):
+    def set_cassini(self, enabled: bool, max_candidates: int = 10) -> None:
+        """CASSINI augmentation of the placement, ranking up to max_candidates."""
         w = "sim.Options.set_cassini"
         self._set("ns_sim_opts_set_cassini", as_flag(enabled, w, "enabled"),
                   as_int(max_candidates, w, "max_candidates"))
 
-    def set_network(self, model):
+    def set_network(self, model: Union[Network, str, int]) -> None:
+        """The network model (Network or its name, e.g. "maxmin")."""
         self._set("ns_sim_opts_set_network", as_enum(model, Network, "sim.Options.set_network",
                                                      "model"))
 
-    def set_cluster(self, leaves, spines, servers_per_leaf, gpus_per_server, links_per_pair,
-                    link_gbps):
+    def set_phase_window(self, iterations: int) -> None:
+        """Phase model: fast-forward window W in iterations (0 = off)."""
+        self._set("ns_sim_opts_set_phase_window",
+                  as_int(iterations, "sim.Options.set_phase_window", "iterations"))
+
+    def set_cassini_drift(self, fraction: float) -> None:
+        """Phase model, CASSINI: re-adjust shifts past this drift (0 = never)."""
+        self._set("ns_sim_opts_set_cassini_drift",
+                  as_real(fraction, "sim.Options.set_cassini_drift", "fraction"))
+
+    def set_cluster(self, leaves: int, spines: int, servers_per_leaf: int, gpus_per_server: int,
+                    links_per_pair: int, link_gbps: float) -> None:
+        """The leaf-spine cluster simulated (every value >= 1, Gbps > 0)."""
         w = "sim.Options.set_cluster"
         self._set("ns_sim_opts_set_cluster", as_int(leaves, w, "leaves"),
                   as_int(spines, w, "spines"), as_int(servers_per_leaf, w, "servers_per_leaf"),
                   as_int(gpus_per_server, w, "gpus_per_server"),
                   as_int(links_per_pair, w, "links_per_pair"), as_real(link_gbps, w, "link_gbps"))
 
-    def set_bandwidth(self, nic_gbps, intra_gbps):
+    def set_bandwidth(self, nic_gbps: float, intra_gbps: float) -> None:
+        """Server NIC and intra-server bandwidth in Gbps (nic 0: the link's)."""
         w = "sim.Options.set_bandwidth"
         self._set("ns_sim_opts_set_bandwidth", as_real(nic_gbps, w, "nic_gbps"),
                   as_real(intra_gbps, w, "intra_gbps"))
 
-    def set_contention(self, a_ms, b_ms_per_byte, eta_ms_per_byte):
+    def set_contention(self, a_ms: float, b_ms_per_byte: float, eta_ms_per_byte: float) -> None:
+        """Eq. 5 parameters of the "contention" network model."""
         w = "sim.Options.set_contention"
         self._set("ns_sim_opts_set_contention", as_real(a_ms, w, "a_ms"),
                   as_real(b_ms_per_byte, w, "b_ms_per_byte"),
                   as_real(eta_ms_per_byte, w, "eta_ms_per_byte"))
 
-    def set_seed(self, seed):
+    def set_seed(self, seed: int) -> None:
+        """Seed of random placement and of the embedded workload."""
         self._set("ns_sim_opts_set_seed", as_u64(seed, "sim.Options.set_seed", "seed"))
 
-    def set_dally(self, machine_ms, rack_ms, history_ms):
+    def set_dally(self, machine_ms: float, rack_ms: float, history_ms: float) -> None:
         """Dally's default machine / rack timers and the tuner's history."""
         w = "sim.Options.set_dally"
         self._set("ns_sim_opts_set_dally", as_real(machine_ms, w, "machine_ms"),
                   as_real(rack_ms, w, "rack_ms"), as_real(history_ms, w, "history_ms"))
 
-    def set_skew_threshold(self, nbytes):
+    def set_skew_threshold(self, nbytes: int) -> None:
+        """Tiresias: models of at least nbytes are consolidated."""
         self._set("ns_sim_opts_set_skew_threshold",
                   as_u64(nbytes, "sim.Options.set_skew_threshold", "bytes"))
 
-    def set_gpu_sharing(self, shared):
+    def set_gpu_sharing(self, shared: bool) -> None:
         """True: jobs share GPUs while memory fits, taking turns."""
         self._set("ns_sim_opts_set_gpu_sharing", as_flag(shared, "sim.Options.set_gpu_sharing",
                                                          "shared"))
 
-    def set_place_fn(self, fn):
+    def set_backfill(self, enabled: bool) -> None:
+        """True (every preset but "fifo"): a job that cannot be placed lets
+        later ones try; False: strict order, head-of-line blocking."""
+        self._set("ns_sim_opts_set_backfill", as_flag(enabled, "sim.Options.set_backfill",
+                                                      "enabled"))
+
+    def set_place_fn(self, fn: Callable[[Cluster, Job, Placement], None]) -> None:
         """A Python placement policy: fn(cluster, job, out) fills the
         Placement `out` for `job` on `cluster` (views valid during the call
         only; do not mutate the cluster). Raise NoSpaceError to make the job
@@ -245,6 +346,8 @@ class _PlaceCallback:
 
     def _call(self, c_ptr, job_ptr, out_ptr, _user):
         views = (view(Cluster, c_ptr), view(Job, job_ptr), view(Placement, out_ptr))
+        views[0]._read_only = "a placement callback's cluster"  # const in C
+        views[1]._read_only = "a placement callback's job"
         try:
             self.fn(*views)
             return 0
@@ -266,11 +369,18 @@ class Simulator(Handle):
     """A simulator with a copy of the options and its own cluster.
 
     Simulator(opts) or Simulator(policy="lwf-1", seed=3, ...) (the keywords
-    of sim.Options)."""
+    of sim.Options).
+
+    Re-entry: while run() runs, the simulator's own progress or placement
+    callback may not use it. Every method then raises StateError ("is
+    running") and changes nothing, and the run goes on; close() (or leaving
+    a `with` block) from a callback is deferred until run() returns. The
+    cluster a placement callback receives is read-only (StateError on
+    commit, occupy and the other mutators)."""
 
     _free_fn = "ns_sim_free"
 
-    def __init__(self, opts=None, **settings):
+    def __init__(self, opts: Optional[Options] = None, **settings: Any) -> None:
         if opts is not None and settings:
             raise TypeError("sim.Simulator: pass either opts or keyword settings")
         if opts is None:
@@ -281,8 +391,20 @@ class Simulator(Handle):
         self._place_cb = opts._place_cb  # the C copy of the options points at it
         self._progress_cb = None
         self._progress_error = None
+        self._running = False
 
-    def add_job(self, name, arrival_ms, gpus, iterations, compute_ms, model_bytes, mem_mb=0.0):
+    def _free_if_unused(self):
+        if not getattr(self, "_running", False):  # close() from a callback: after run()
+            super()._free_if_unused()
+
+    def _not_running(self, where):
+        if self._running:
+            raise StateError("%s: the simulator is running (called from its own progress or "
+                             "placement callback); nothing was changed - call it after run() "
+                             "returns" % where)
+
+    def add_job(self, name: str, arrival_ms: float, gpus: int, iterations: int,
+                compute_ms: float, model_bytes: int, mem_mb: float = 0.0) -> int:
         """Adds a job; returns its index (NoSpaceError if larger than the cluster)."""
         w = "sim.Simulator.add_job"
         return check(lib.ns_sim_add_job(self._ptr, as_str(name, w, "name"),
@@ -291,30 +413,87 @@ class Simulator(Handle):
                                         as_u64(iterations, w, "iterations"),
                                         as_real(compute_ms, w, "compute_ms"),
                                         as_u64(model_bytes, w, "model_bytes"),
-                                        as_real(mem_mb, w, "mem_mb")))
+                                        as_real(mem_mb, w, "mem_mb")), w)
 
-    def add_model_job(self, name, arrival_ms, gpus, iterations, model):
-        """Adds a job with an embedded model profile (Model); returns its index."""
+    def add_model_job(self, name: str, arrival_ms: float, gpus: int, iterations: int,
+                      model: Union[Model, str, int]) -> int:
+        """Adds a job with an embedded model profile (Model or its name, e.g.
+        "resnet50"); returns its index."""
         w = "sim.Simulator.add_model_job"
         return check(lib.ns_sim_add_model_job(self._ptr, as_str(name, w, "name"),
                                               as_real(arrival_ms, w, "arrival_ms"),
                                               as_int(gpus, w, "gpus"),
                                               as_u64(iterations, w, "iterations"),
-                                              as_enum(model, Model, w, "model")))
+                                              as_enum(model, Model, w, "model")), w)
 
-    def load_default_workload(self):
+    def load_default_workload(self) -> int:
         """The embedded AdaDUAL workload (160 jobs); returns the jobs added."""
         return check(lib.ns_sim_load_default_workload(self._ptr))
 
-    def load_trace(self, path, fmt=TraceFormat.TIRESIAS):
-        """Reads a Tiresias or Philly CSV trace; returns the jobs added."""
-        w = "sim.Simulator.load_trace"
-        if hasattr(path, "__fspath__"):
-            path = path.__fspath__()
-        return check(lib.ns_sim_load_trace(self._ptr, as_str(path, w, "path"),
-                                           as_enum(fmt, TraceFormat, w, "format")))
+    def add_model_profile(self, name: str, forward_ms: float, backward_ms: float,
+                          model_bytes: int, mem_mb: float = 0.0) -> None:
+        """A model profile for traces loaded afterwards: a model_name equal
+        to `name` runs with these per-iteration forward / backward ms, bytes
+        all-reduced per iteration and GPU memory (MB); it takes precedence
+        over the embedded profiles (replaces an earlier one of that name)."""
+        w = "sim.Simulator.add_model_profile"
+        self._not_running(w)
+        check(lib.ns_sim_add_model_profile(self._ptr, as_str(name, w, "name"),
+                                           as_real(forward_ms, w, "forward_ms"),
+                                           as_real(backward_ms, w, "backward_ms"),
+                                           as_u64(model_bytes, w, "model_bytes"),
+                                           as_real(mem_mb, w, "mem_mb")), w)
 
-    def set_progress(self, fn):
+    def load_models(self, path: PathLike) -> List[str]:
+        """add_model_profile for every row of a CSV file with the header
+        name,forward_ms,backward_ms,model_bytes,memory_mb (netsched-sim
+        --models reads the same file); returns the names added. A missing
+        column or a bad value raises ValueError naming the line."""
+        import csv
+        w = "sim.Simulator.load_models"
+        path = _fspath(path, w, "path")
+        _readable(path)
+        need = ("name", "forward_ms", "backward_ms", "model_bytes", "memory_mb")
+        names = []
+        with open(path, newline="") as f:
+            rows = csv.DictReader(f)
+            missing = [c for c in need if c not in (rows.fieldnames or ())]
+            if missing:
+                raise InvalidArgumentError("%s: %s line 1: missing column %s (header needs %s)"
+                                           % (w, path, missing[0], ",".join(need)))
+            for row in rows:
+                try:
+                    nbytes = int(row["model_bytes"])
+                    args = (float(row["forward_ms"]), float(row["backward_ms"]), nbytes,
+                            float(row["memory_mb"]))
+                    self.add_model_profile(row["name"], *args)
+                except (TypeError, ValueError) as e:
+                    raise InvalidArgumentError("%s: %s line %d: %s" % (w, path, rows.line_num, e))
+                names.append(row["name"])
+        return names
+
+    def load_trace(self, path: PathLike,
+                   fmt: Union[TraceFormat, str, int] = TraceFormat.AUTO) -> int:
+        """Reads a Tiresias or Philly CSV trace (fmt: TraceFormat or its
+        name, "tiresias", "philly" or "auto", the default: from the
+        header); returns the jobs added. A missing or
+        unreadable file raises FileNotFoundError / PermissionError, a
+        malformed row InvalidArgumentError (a ValueError) with its line."""
+        w = "sim.Simulator.load_trace"
+        path = _fspath(path, w, "path")
+        f = as_enum(fmt, TraceFormat, w, "fmt")
+        _readable(path)
+        return check(lib.ns_sim_load_trace(self._ptr, as_str(path, w, "path"), f), w)
+
+    def scale_arrivals(self, factor: float) -> None:
+        """Multiplies every gap between the loaded jobs' arrivals by `factor`
+        (finite, > 0; the earliest arrival stays): 2 halves the offered load,
+        0.5 doubles it. Jobs added later are not scaled; the last run's
+        results are discarded."""
+        w = "sim.Simulator.scale_arrivals"
+        check(lib.ns_sim_scale_arrivals(self._ptr, as_real(factor, w, "factor")), w)
+
+    def set_progress(self, fn: Optional[Callable[[int, int], None]]) -> None:
         """fn(done, total) is called at most ~200 times per run (None removes it)."""
         if fn is None:
             check(lib.ns_sim_set_progress(self._ptr, SIM_PROGRESS_FN(), None))
@@ -333,69 +512,93 @@ class Simulator(Handle):
         check(lib.ns_sim_set_progress(self._ptr, cb, None))
         self._progress_cb = cb
 
-    def run(self):
-        """Runs the whole workload (again, from a fresh cluster)."""
+    def run(self) -> None:
+        """Runs the whole workload (again, from a fresh cluster). From the
+        simulator's own callback: StateError (see the class comment)."""
         ptr = self._ptr
+        self._not_running("sim.Simulator.run")
         if self._place_cb is not None:
             self._place_cb.error = None
         self._progress_error = None
-        rc = lib.ns_sim_run(ptr)
+        self._running = True
+        try:
+            rc = lib.ns_sim_run(ptr)
+        finally:
+            self._running = False
+            self._free_if_unused()  # closed from a callback: free it now
         err = self._place_cb.error if self._place_cb is not None else None
         # A Python error in the policy always surfaces; a library status the
         # policy raised does when it failed the run.
         if err is not None and (rc < 0 or not isinstance(err, NetschedError)):
             raise err
-        check(rc)
+        check(rc, "sim.Simulator.run")
         if self._progress_error is not None:
             raise self._progress_error
 
-    def metric(self, metric):
-        """One Metric of the last run (StateError before a run)."""
+    def metric(self, metric: Union[Metric, str, int]) -> float:
+        """One Metric (or its name, e.g. "avg_jct_ms") of the last run
+        (StateError before a run)."""
         v = c_double()
-        check(lib.ns_sim_metric(self._ptr, as_enum(metric, Metric, "sim.Simulator.metric",
-                                                   "metric"), ctypes.byref(v)))
+        w = "sim.Simulator.metric"
+        check(lib.ns_sim_metric(self._ptr, as_enum(metric, Metric, w, "metric"),
+                                ctypes.byref(v)), w)
         return v.value
 
-    def metrics(self):
+    def metrics(self) -> Dict[str, float]:
         """{metric name: value} of the last run."""
         return {metric_name(m): self.metric(m) for m in Metric}
 
     @property
-    def job_count(self):
+    def job_count(self) -> int:
+        """Jobs loaded (skipped ones excluded)."""
         return check(lib.ns_sim_job_count(self._ptr))
 
     @property
-    def skipped_count(self):
+    def skipped_count(self) -> int:
+        """Jobs of traces or add_job that were larger than the cluster."""
         return check(lib.ns_sim_skipped_count(self._ptr))
 
-    def __len__(self):
+    def __len__(self) -> int:
         return self.job_count
 
-    def job_name(self, job):
+    def job_name(self, job: int) -> str:
+        """Name of the job of index `job`: the trace's job_id, or the name
+        given to add_job ("" if out of range)."""
+        self._not_running("sim.Simulator.job_name")
         return lib.ns_sim_job_name(self._ptr, as_int(job, "sim.Simulator.job_name",
                                                      "job")).decode("utf-8", "replace")
 
-    def job_gpus(self, job):
-        return check(lib.ns_sim_job_gpus(self._ptr, as_int(job, "sim.Simulator.job_gpus",
-                                                           "job")))
+    def job_model(self, job: int) -> str:
+        """Model name of the job of index `job` (JobResult.model)."""
+        return lib.ns_sim_job_model(self._ptr, as_int(job, "sim.Simulator.job_model",
+                                                      "job")).decode("utf-8", "replace")
 
-    def job_result(self, job):
+    def job_gpus(self, job: int) -> int:
+        """GPUs the job of index `job` asks for."""
+        w = "sim.Simulator.job_gpus"
+        return check(lib.ns_sim_job_gpus(self._ptr, as_int(job, w, "job")), w)
+
+    def job_result(self, job: int) -> JobResult:
         """JobResult of the job of index `job` in the last run."""
-        j = as_int(job, "sim.Simulator.job_result", "job")
+        w = "sim.Simulator.job_result"
+        j = as_int(job, w, "job")
         a, s, f, n = c_double(), c_double(), c_double(), c_int()
         check(lib.ns_sim_job_result(self._ptr, j, ctypes.byref(a), ctypes.byref(s),
-                                    ctypes.byref(f), ctypes.byref(n)))
-        return JobResult(self.job_name(j), self.job_gpus(j), a.value, s.value, f.value, n.value)
+                                    ctypes.byref(f), ctypes.byref(n)), w)
+        return JobResult(self.job_name(j), self.job_gpus(j), a.value, s.value, f.value, n.value,
+                         self.job_model(j))
 
-    def results(self):
+    def results(self) -> List[JobResult]:
+        """JobResult of every job of the last run, in load order."""
         return [self.job_result(i) for i in range(self.job_count)]
 
-    def write_jobs_csv(self, path):
-        """One CSV row per job of the last run."""
-        if hasattr(path, "__fspath__"):
-            path = path.__fspath__()
-        check(lib.ns_sim_write_jobs_csv(self._ptr, as_str(path, "sim.Simulator.write_jobs_csv",
-                                                          "path")))
+    def write_jobs_csv(self, path: PathLike) -> None:
+        """One CSV row per job of the last run (FileNotFoundError if the
+        directory does not exist, PermissionError if it is not writable)."""
+        w = "sim.Simulator.write_jobs_csv"
+        path = _fspath(path, w, "path")
+        _writable(path)
+        check(lib.ns_sim_write_jobs_csv(self._ptr, as_str(path, w, "path")), w)
 
 
 __all__ = ["Order", "PlacementRule", "Admission", "Network", "Model", "TraceFormat", "Metric",
