@@ -88,6 +88,7 @@ const nss_policy *nss_policy_at(int i);
 const nss_order *nss_policy_default_order(const nss_policy *p);
 int nss_policy_uses_tuner(const nss_policy *p);
 int nss_policy_wants_ocs(const nss_policy *p);
+int nss_policy_strict(const nss_policy *p);
 const nss_order *nss_order_find(const char *name);
 const char *nss_order_name(const nss_order *o);
 const char *nss_order_names(void); /* "fifo|srsf|..." for messages */

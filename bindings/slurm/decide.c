@@ -21,7 +21,7 @@
  *    requests); otherwise the job waits with a reason saying so. For --gpus=T
  *    jobs the node list is the policy's and Slurm chooses the split on it.
  *  - Backfilling as in the simulator: a job that waits does not block the
- *    jobs after it.
+ *    jobs after it, except under the strict "fifo" preset (head-of-line).
  */
 #include <math.h>
 #include <stdio.h>
@@ -359,9 +359,19 @@ int nss_decide(nss_ctx *x, const nss_snapshot *s, nss_plan *plan, char *msg, siz
     snprintf(msg, msglen, "out of memory");
     goto out;
   }
+  uint32_t blocker = 0; /* strict FIFO: the first job that waited */
   for (int k = 0; k < nheld; k++) {
     int idx = (int)(items[k].j - s->jobs);
-    offer(x, &G, s, items[k].j, &jobs[idx], p, counts, &plan->d[plan->n++]);
+    nss_decision *d = &plan->d[plan->n++];
+    if (blocker != 0) {
+      d->id = items[k].j->id;
+      snprintf(d->reason, sizeof d->reason, "behind job %u (strict FIFO: no backfilling)",
+               blocker);
+      continue;
+    }
+    offer(x, &G, s, items[k].j, &jobs[idx], p, counts, d);
+    if (!d->placed && nss_policy_strict(x->policy))
+      blocker = d->id;
   }
   rc = 0;
 out:

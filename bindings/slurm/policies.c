@@ -197,32 +197,35 @@ struct nss_policy {
   nss_place_fn place;
   int tuner; /* 0: none, 1: Dally auto timers, 2: Dally fixed timers */
   int ocs;
+  int strict; /* 1: no backfilling - once a job waits, every later one waits */
 };
 
 static const nss_policy policies[] = {
-    {"ff", "FIFO, first-fit", "fifo", place_ff, 0, 0},
-    {"ls", "FIFO, list scheduling (least workload)", "fifo", place_ls, 0, 0},
-    {"rand", "FIFO, random GPUs (seed x golden ratio + job id)", "fifo", place_rand, 0, 0},
-    {"best-fit", "FIFO, best-fit consolidation", "fifo", place_best_fit, 0, 0},
-    {"tiresias", "FIFO, Tiresias-style skew consolidation (200 MB)", "fifo", place_tiresias, 0, 0},
-    {"lwf-1", "FIFO, LWF-kappa with kappa = 1", "fifo", place_lwf1, 0, 0},
-    {"srsf-ff", "SRSF order, first-fit", "srsf", place_ff, 0, 0},
-    {"sjf-ff", "SJF order, first-fit", "sjf", place_ff, 0, 0},
-    {"srsf-1", "SRSF order, LWF-1 (admission not enforceable by Slurm)", "srsf", place_lwf1, 0, 0},
-    {"srsf-2", "SRSF order, LWF-1 (admission not enforceable by Slurm)", "srsf", place_lwf1, 0, 0},
+    {"ff", "FIFO, first-fit", "fifo", place_ff, 0, 0, 0},
+    {"ls", "FIFO, list scheduling (least workload)", "fifo", place_ls, 0, 0, 0},
+    {"rand", "FIFO, random GPUs (seed x golden ratio + job id)", "fifo", place_rand, 0, 0, 0},
+    {"best-fit", "FIFO, best-fit consolidation", "fifo", place_best_fit, 0, 0, 0},
+    {"tiresias", "FIFO, Tiresias-style skew consolidation (200 MB)", "fifo", place_tiresias, 0, 0, 0},
+    {"lwf-1", "FIFO, LWF-kappa with kappa = 1", "fifo", place_lwf1, 0, 0, 0},
+    {"srsf-ff", "SRSF order, first-fit", "srsf", place_ff, 0, 0, 0},
+    {"sjf-ff", "SJF order, first-fit", "sjf", place_ff, 0, 0, 0},
+    {"srsf-1", "SRSF order, LWF-1 (admission not enforceable by Slurm)", "srsf", place_lwf1, 0, 0, 0},
+    {"srsf-2", "SRSF order, LWF-1 (admission not enforceable by Slurm)", "srsf", place_lwf1, 0, 0, 0},
     {"ada-srsf", "SRSF order, LWF-1 (AdaDUAL admission not enforceable by Slurm)", "srsf",
-     place_lwf1, 0, 0},
-    {"titan", "FIFO, Titan non-idle-machine placement", "fifo", place_titan, 0, 0},
-    {"vclos", "FIFO, vClos isolated virtual Clos", "fifo", place_vclos, 0, 0},
-    {"ocs-vclos", "FIFO, OCS-vClos (OCS layer enabled)", "fifo", place_vclos, 0, 1},
+     place_lwf1, 0, 0, 0},
+    {"titan", "FIFO, Titan non-idle-machine placement", "fifo", place_titan, 0, 0, 0},
+    {"vclos", "FIFO, vClos isolated virtual Clos", "fifo", place_vclos, 0, 0, 0},
+    {"ocs-vclos", "FIFO, OCS-vClos (OCS layer enabled)", "fifo", place_vclos, 0, 1, 0},
     {"dally", "Nw_sens order, Dally delay scheduling, auto-tuned timers", "nw-sens", place_dally, 1,
-     0},
+     0, 0},
     {"dally-manual", "Nw_sens order, Dally delay scheduling, fixed timers", "nw-sens", place_dally,
-     2, 0},
+     2, 0, 0},
     {"cassini-ff", "FIFO, first-fit (CASSINI time-shifts not enforceable by Slurm)", "fifo",
-     place_ff, 0, 0},
+     place_ff, 0, 0, 0},
     {"cassini-lwf-1", "FIFO, LWF-1 (CASSINI time-shifts not enforceable by Slurm)", "fifo",
-     place_lwf1, 0, 0},
+     place_lwf1, 0, 0, 0},
+    {"fifo", "strict FIFO, first-fit, no backfilling (head-of-line blocking)", "fifo", place_ff, 0,
+     0, 1},
 };
 #define NPOLICIES ((int)(sizeof policies / sizeof policies[0]))
 
@@ -239,6 +242,7 @@ const char *nss_policy_desc(const nss_policy *p) { return p->desc; }
 const nss_order *nss_policy_default_order(const nss_policy *p) { return nss_order_find(p->order); }
 int nss_policy_uses_tuner(const nss_policy *p) { return p->tuner != 0; }
 int nss_policy_wants_ocs(const nss_policy *p) { return p->ocs; }
+int nss_policy_strict(const nss_policy *p) { return p->strict; }
 
 int nss_policy_place(nss_ctx *x, const ns_cluster *c, const ns_job *job, const nss_job *sj,
                      ns_placement *out, char *msg, size_t msglen) {

@@ -229,7 +229,15 @@ case_waits() {
   [ "$(job_comment "$big")" = "netsched waits: ns_place_first_fit: job 'slurm-$big' needs 64 GPUs; 60 of the cluster's 64 can host it now" ] ||
     fail "comment: $(job_comment "$big")"
   expect_held "$big"
-  scancel "$small"
+  # Backfilling: a later 1-GPU job is placed past the waiting one (ff), but
+  # not under strict FIFO ("fifo": head-of-line blocking).
+  local tiny
+  tiny=$(submit -H --comment=netsched --gpus=1)
+  ns --once --dry-run
+  expect_line "$tiny placed n1"
+  ns --once --dry-run --policy fifo
+  expect_line "$tiny waits: behind job $big (strict FIFO: no backfilling)"
+  scancel "$small" "$tiny"
   for i in $(seq 1 100); do [ -z "$(job_state "$small")" ] && break; sleep 0.1; done
   ns --once
   expect_line "$big placed n0,n1,n2,n3,n4,n5,n6,n7,n8,n9,n10,n11,n12,n13,n14,n15"
