@@ -280,11 +280,11 @@ static int offer(nss_ctx *x, const geom *G, const nss_snapshot *s, const nss_job
   if (rc == NS_ENOSPACE) {
     clean_reason(d->reason, sizeof d->reason, why[0] ? why : "no room now");
   } else if (rc == NS_EINVAL) {
-    char tmp[NSS_MAX_REASON + 1];
+    char tmp[2 * NSS_MAX_REASON + 64];
     snprintf(tmp, sizeof tmp, "never fits this cluster: %s", why);
     clean_reason(d->reason, sizeof d->reason, tmp);
   } else if (rc < 0) {
-    char tmp[NSS_MAX_REASON + 1];
+    char tmp[2 * NSS_MAX_REASON + 64];
     snprintf(tmp, sizeof tmp, "policy %s failed (%s): %s", nss_policy_name(x->policy),
              ns_strerror(rc), why);
     clean_reason(d->reason, sizeof d->reason, tmp);
