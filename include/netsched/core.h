@@ -42,6 +42,14 @@ typedef enum ns_status {
   NS_EUNSUPPORTED = -9 /* operation not supported by this build/topology */
 } ns_status;
 
+/* A job that can never fit the cluster -- more GPUs than the cluster has,
+   or more memory per GPU than a GPU has -- is NS_EINVAL from every policy
+   (LWF-kappa, FF, LS, RAND, Titan, best-fit, Tiresias-style, Dally,
+   vClos/OCS-vClos), with a message naming the job and both numbers: no
+   amount of waiting helps, so it is a bad argument for this cluster, not
+   NS_ENOSPACE ("wait"). vClos also returns NS_EINVAL when no l x s virtual
+   Clos fits the fabric even empty. */
+
 /* Static English name of a status ("invalid argument" ...); never NULL. */
 NS_API const char *ns_strerror(int status);
 /* One line describing the calling thread's most recent failure, naming the

@@ -203,6 +203,10 @@ static inline int nsi_gpu_free(const ns_cluster *c, int gpu) {
 /* 1 if a job needing `mem_mb` per GPU could be added to `gpu` now
    (exclusive: free; sharing: not background-busy and memory fits). */
 int nsi_gpu_can_host(const ns_cluster *c, int gpu, double mem_mb);
+/* The one "never fits" test every policy shares (core.h): NS_EINVAL naming
+   `fn` if the job asks for more GPUs than the cluster has or more memory
+   per GPU than a GPU has; NS_OK otherwise. Valid c and job. */
+int nsi_check_job_fits(const ns_cluster *c, const ns_job *job, const char *fn);
 /* Free GPUs on `server` and idle (all GPUs free) servers of `leaf`, without
    argument checks: the public ns_cluster_free_gpus_on_server /
    ns_cluster_idle_servers_on_leaf for modules that already hold valid ids. */

@@ -103,6 +103,7 @@ _size_p = POINTER(c_size_t)
 # Callback types of sim.h (ns_sim_place_fn, ns_sim_progress_fn).
 SIM_PLACE_FN = ctypes.CFUNCTYPE(c_int, CLUSTER, JOB, PLACEMENT, c_void_p)
 SIM_PROGRESS_FN = ctypes.CFUNCTYPE(None, c_size_t, c_size_t, c_void_p)
+TITAN_PAIR_FN = ctypes.CFUNCTYPE(c_double, c_int, c_int, c_void_p)
 
 # name: (restype, [argtypes]) -- in the order of the public headers.
 # ns_tier / ns_collective / ns_status are C enums: passed and returned as int.
@@ -230,6 +231,8 @@ _TABLE = {
     "ns_titan_opts_new": (TITAN_OPTS, []),
     "ns_titan_opts_free": (None, [TITAN_OPTS]),
     "ns_titan_opts_set_seed": (c_int, [TITAN_OPTS, c_uint64]),
+    "ns_titan_opts_set_pair_bandwidth_fn": (c_int, [TITAN_OPTS, TITAN_PAIR_FN, c_void_p]),
+    "ns_titan_opts_set_phase_budget_ms": (c_int, [TITAN_OPTS, c_double]),
     "ns_titan_place": (c_int, [CLUSTER, JOB, TITAN_OPTS, PLACEMENT]),
     "ns_collective_traffic": (c_int, [c_int, c_int, c_uint64, c_int, c_int, c_int, _u64_p]),
     "ns_collective_phase_count": (c_int, [c_int, c_int]),
@@ -239,6 +242,7 @@ _TABLE = {
     "ns_vclos_opts_free": (None, [VCLOS_OPTS]),
     "ns_vclos_opts_set_solver": (c_int, [VCLOS_OPTS, c_int]),
     "ns_vclos_opts_set_time_limit_ms": (c_int, [VCLOS_OPTS, c_double]),
+    "ns_vclos_opts_set_power_of_two": (c_int, [VCLOS_OPTS, c_int]),
     "ns_vclos_place": (c_int, [CLUSTER, JOB, VCLOS_OPTS, PLACEMENT]),
     "ns_vclos_place_ex": (c_int, [CLUSTER, JOB, VCLOS_OPTS, PLACEMENT, _int_p]),
     "ns_placement_virtual_leaves": (c_int, [PLACEMENT]),
