@@ -665,7 +665,11 @@ def ci95(values):
     mean = sum(values) / n
     if n < 2:
         return Stat(mean, math.nan, n)
-    from scipy.stats import t
+    try:
+        from scipy.stats import t
+    except ImportError:
+        raise GridError("the 95 % confidence interval needs scipy (Debian: apt-get install "
+                        "python3-scipy; python3-distributed brings it)") from None
     sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
     return Stat(mean, float(t.ppf(0.975, n - 1)) * sd / math.sqrt(n), n)
 
