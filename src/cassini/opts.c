@@ -28,7 +28,7 @@ int ns_cassini_opts_set_angle_step_deg(ns_cassini_opts *o, double deg) {
   NSI_TRY(nsi_check_ptr(o, fn, "o"));
   NSI_TRY(nsi_check_finite_gt0(deg, fn, "deg"));
   if (deg > 180)
-    return nsi_fail(NS_EINVAL, "%s: deg must be in (0, 180] (got %g)", fn, deg);
+    return nsi_fail(NS_EINVAL, "%s: deg must be in (0, 180] (got %s)", fn, NSI_REAL_STR(deg));
   o->step_deg = deg;
   return NS_OK;
 }
