@@ -212,6 +212,12 @@ class TestGridValidation(unittest.TestCase):
                     "--trace", "/nonexistent/t.csv")
         self.refuse(["--policies", "ff", "--plot", "x.gif"], "--plot", "'gif'")
         self.refuse(["--policies", "ff", "--cell", "2"], "--cell", "2", "1 cells")
+        with tempfile.TemporaryDirectory() as tmp:
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err):
+                rc = sweep.main(["--policies", "ff", "--out", tmp, "--workers", "0"])
+            self.assertEqual(rc, 2)
+            self.assertIn("is a directory", err.getvalue())
 
     def test_grid_file(self):
         with tempfile.TemporaryDirectory() as tmp:
