@@ -196,6 +196,8 @@ _TABLE = {
     "ns_cassini_opts_angle_step_deg": (c_double, [CASSINI_OPTS]),
     "ns_cassini_opts_time_quantum_ms": (c_double, [CASSINI_OPTS]),
     "ns_cassini_opts_threads": (c_int, [CASSINI_OPTS]),
+    "ns_cassini_opts_set_drift_fraction": (c_int, [CASSINI_OPTS, c_double]),
+    "ns_cassini_opts_drift_fraction": (c_double, [CASSINI_OPTS]),
     "ns_cassini_score": (c_int, [LINK, CASSINI_OPTS, _dbl_p, _dbl_p, c_size_t]),
     "ns_cassini_score_at": (c_int, [LINK, CASSINI_OPTS, _dbl_p, c_size_t, _dbl_p]),
     "ns_cassini_link_perimeter": (c_int, [LINK, CASSINI_OPTS, _dbl_p, _dbl_p]),
@@ -210,6 +212,9 @@ _TABLE = {
     "ns_candidate_add": (c_int, [CANDIDATE, JOB, LINK]),
     "ns_cassini_rank": (c_int, [POINTER(CANDIDATE), c_size_t, CASSINI_OPTS, _size_p, _dbl_p]),
     "ns_candidate_shift_ms": (c_int, [CANDIDATE, JOB, _dbl_p]),
+    "ns_cassini_candidate_from_cluster": (c_int, [CANDIDATE, CLUSTER, JOB, PLACEMENT]),
+    "ns_cassini_readjust": (c_int, [CANDIDATE, CASSINI_OPTS, POINTER(JOB), _dbl_p, c_size_t,
+                                    _size_p]),
     # adadual.h
     "ns_comm_time_ms": (c_double, [c_double, c_double, c_double, c_int, c_uint64]),
     "ns_adadual_decide": (c_int, [c_double, c_double, c_uint64, _int_p, _u64_p, c_size_t,
