@@ -172,7 +172,7 @@ check: lib header-check $(UNIT_BINS) $(HOSTILE_BINS) $(ABI_BINS) examples
 	echo "== tests/install.sh"; bash tests/install.sh "$(OUT)" || fail=1; \
 	echo "== tests/readme_snippets.sh"; bash tests/readme_snippets.sh "$(OUT)" "$(SANITIZE)" || fail=1; \
 	if [ -d tests/python ] && ls tests/python/test_*.py >/dev/null 2>&1; then \
-	  echo "== tests/python"; $(PY_ENV) NETSCHED_LIBRARY=$(abspath $(OUT))/$(SO_NAME) \
+	  echo "== tests/python"; $(PY_ENV) NETSCHED_LIBRARY=$(abspath $(OUT))/$(SO_NAME) NETSCHED_SIM=$(abspath $(SIM_CLI)) \
 	    PYTHONPATH=$(abspath bindings/python) $(PYTHON) -m unittest discover -s tests/python -t . || fail=1; \
 	fi; \
 	if [ $$fail -ne 0 ]; then echo "make check: FAILED"; exit 1; fi; echo "make check: all suites passed"
