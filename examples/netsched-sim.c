@@ -182,11 +182,12 @@ static int parse_choice(const char *opt, const char *s, const char *const *names
 
 /* ---- tables: networks, formats, columns ---------------------------------- */
 
-static const char *const network_names[] = {"maxmin", "contention", "ideal"};
-static const int network_ids[] = {NS_SIM_NET_MAXMIN, NS_SIM_NET_CONTENTION, NS_SIM_NET_IDEAL};
-static const char *const network_labels[] = {"max-min", "Eq. 5 contention",
-                                             "ideal (communication free)"};
-#define NNETWORKS 3
+static const char *const network_names[] = {"phase", "maxmin", "contention", "ideal"};
+static const int network_ids[] = {NS_SIM_NET_PHASE, NS_SIM_NET_MAXMIN, NS_SIM_NET_CONTENTION,
+                                  NS_SIM_NET_IDEAL};
+static const char *const network_labels[] = {"phase-level", "max-min (fluid)",
+                                             "Eq. 5 contention (fluid)", "ideal (communication free)"};
+#define NNETWORKS 4
 
 static int network_index(int id) {
   for (int i = 0; i < NNETWORKS; i++)
@@ -377,9 +378,11 @@ static const struct option {
      opt_links},
     {"--gbps", "X", "bandwidth of every leaf-spine link, Gbps > 0 (default 10)", opt_gbps},
     {"--nic-gbps", "X", "server NIC bandwidth, Gbps >= 0; 0 = --gbps (default 0)", opt_nic},
-    {"--network", "maxmin|contention|ideal",
-     "network model: max-min fair link sharing (default), the AdaDUAL paper's Eq. 5, or "
-     "communication free (to compare with simulators that model no network)", opt_network},
+    {"--network", "phase|maxmin|contention|ideal",
+     "network model: phase (default: each job's compute and all-reduce phases, concurrent "
+     "all-reduces sharing links max-min fairly); maxmin and contention, the older fluid models "
+     "(a colliding job is charged all the time; contention = AdaDUAL's Eq. 5); ideal "
+     "(communication free, to compare with simulators that model no network)", opt_network},
     {"--share", NULL, "let jobs share GPUs while their memory fits (LWF-kappa / Ada-SRSF model)",
      opt_share},
     {"--csv", "FILE", "one row per job: the trace's job_id and model_name, times, servers "
@@ -1004,7 +1007,7 @@ static int open_outputs(const cli *c, outputs *o) {
 }
 
 int main(int argc, char **argv) {
-  cli c = {4, 8, 4, 4, 2, 10.0, 0.0, NS_SIM_NET_MAXMIN, 1, NULL, NULL, NULL, NULL, NULL, NULL,
+  cli c = {4, 8, 4, 4, 2, 10.0, 0.0, NS_SIM_NET_PHASE, 1, NULL, NULL, NULL, NULL, NULL, NULL,
            NS_SIM_TRACE_AUTO, {0}, 0, -1, 0, 0, NULL, 0};
   if (parse_args(&c, argc, argv) < 0)
     return 2;

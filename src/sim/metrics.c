@@ -63,7 +63,11 @@ static void fill(ns_sim *s, double *jct, double *queue, size_t n, double first, 
   m[NS_SIM_METRIC_AVG_QUEUE_MS] = mean(queue, n);
   m[NS_SIM_METRIC_P95_QUEUE_MS] = percentile(queue, n, 95);
   int gpus = s->o.leaves * s->o.servers_per_leaf * s->o.gpus_per_server;
-  m[NS_SIM_METRIC_GPU_UTIL] = span > 0 ? s->util_int / ((double)gpus * span) : 0.0;
+  double busy = 0; /* compute GPU-time of the finished jobs */
+  for (size_t i = 0; i < s->njobs; i++)
+    if (s->jobs[i].state == NSI_DONE)
+      busy += s->jobs[i].gpus * s->jobs[i].compute_ms * (double)s->jobs[i].iterations;
+  m[NS_SIM_METRIC_GPU_UTIL] = span > 0 ? busy / ((double)gpus * span) : 0.0;
   m[NS_SIM_METRIC_COMM_OVERHEAD] = n ? overhead / (double)n : 0.0;
   m[NS_SIM_METRIC_FRAGMENTATION] = s->frag_time > 0 ? s->frag_int / s->frag_time : 0.0;
   size_t shared = 0;

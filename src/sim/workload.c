@@ -30,20 +30,6 @@ static const nsi_profile profiles[] = {
     {"lstm-ptb", 251.8, 31.5, 47.3, 2751},
 };
 
-ns_sim *ns_sim_new(const ns_sim_opts *o) {
-  if (o == NULL) {
-    nsi_fail(NS_EINVAL, "ns_sim_new: o is NULL");
-    return NULL;
-  }
-  ns_sim *s = calloc(1, sizeof *s);
-  if (s == NULL) {
-    nsi_fail(NS_ENOMEM, "ns_sim_new: out of memory");
-    return NULL;
-  }
-  s->o = *o;
-  return s;
-}
-
 int nsi_sim_check(const ns_sim *s, const char *fn) {
   NSI_TRY(nsi_check_ptr(s, fn, "s"));
   if (s->in_run)
@@ -52,46 +38,6 @@ int nsi_sim_check(const ns_sim *s, const char *fn) {
                     fn);
   return NS_OK;
 }
-
-static void free_run_state(ns_sim *s);
-
-void ns_sim_free(ns_sim *s) {
-  if (s == NULL || nsi_sim_check(s, "ns_sim_free") < 0)
-    return; /* running: freeing it would pull the run's state from under it */
-  free_run_state(s);
-  for (size_t i = 0; i < s->njobs; i++)
-    free(s->jobs[i].name);
-  free(s->jobs);
-  for (size_t i = 0; i < s->nmodels; i++)
-    free(s->models[i].name);
-  free(s->models);
-  free(s);
-}
-
-/* Releases what one run allocated (jobs keep their static description). */
-static void free_run_state(ns_sim *s) {
-  ns_cluster_free(s->cluster); /* first: it refers to committed jobs */
-  s->cluster = NULL;
-  for (size_t i = 0; i < s->njobs; i++) {
-    nsi_simjob *j = &s->jobs[i];
-    ns_job_free(j->job);
-    j->job = NULL;
-    free(j->links), free(j->srv), free(j->gpu);
-    j->links = NULL, j->srv = NULL, j->gpu = NULL, j->nlinks = j->nsrv = j->ngpu = 0;
-  }
-  nsi_sim_policy_release(s);
-  ns_placement_free(s->pl), ns_placement_free(s->scratch);
-  s->pl = s->scratch = NULL;
-  free(s->order), free(s->queue), free(s->running), free(s->net), free(s->heap.ev);
-  s->order = s->queue = s->running = s->net = NULL;
-  s->nnet = s->cap_net = 0;
-  s->heap.ev = NULL, s->heap.n = s->heap.cap = 0;
-  s->nqueue = s->cap_queue = s->nrunning = s->cap_running = 0;
-  free(s->cap), free(s->load), free(s->fuse), free(s->sum), free(s->cnt), free(s->shared_ever), free(s->srv_busy);
-  s->cap = s->load = s->fuse = s->sum = NULL, s->cnt = NULL, s->shared_ever = NULL, s->srv_busy = NULL;
-}
-
-void nsi_sim_reset(ns_sim *s) { free_run_state(s); }
 
 static int cluster_gpus(const ns_sim_opts *o) {
   return o->leaves * o->servers_per_leaf * o->gpus_per_server;

@@ -52,7 +52,11 @@ START_TEST(test_opts_out_of_range) {
   ck_assert_fails(ns_sim_opts_set_admission(o, NS_SIM_ADMIT_SRSF, 65), NS_EINVAL, "n");
   ck_assert_fails(ns_sim_opts_set_cassini(o, 2, 10), NS_EINVAL, "enabled");
   ck_assert_fails(ns_sim_opts_set_cassini(o, 1, 0), NS_EINVAL, "max_candidates");
-  ck_assert_fails(ns_sim_opts_set_network(o, (ns_sim_network)2), NS_EINVAL, "model");
+  ck_assert_fails(ns_sim_opts_set_network(o, (ns_sim_network)64), NS_EINVAL, "model");
+  ck_assert_fails(ns_sim_opts_set_network(o, (ns_sim_network)-1), NS_EINVAL, "model");
+  ck_assert_fails(ns_sim_opts_set_phase_window(o, -1), NS_EINVAL, "iterations");
+  ck_assert_fails(ns_sim_opts_set_cassini_drift(o, NAN), NS_EINVAL, "fraction");
+  ck_assert_fails(ns_sim_opts_set_cassini_drift(o, 0.75), NS_EINVAL, "0.75");
   ck_assert_fails(ns_sim_opts_set_cluster(o, 0, 0, 1, 1, 0, 10), NS_EINVAL, "leaves");
   ck_assert_fails(ns_sim_opts_set_cluster(o, 1, 0, 0, 1, 0, 10), NS_EINVAL, "servers_per_leaf");
   ck_assert_fails(ns_sim_opts_set_cluster(o, 1, 0, 1, 0, 0, 10), NS_EINVAL, "gpus_per_server");

@@ -153,8 +153,14 @@ class TestSimulator(unittest.TestCase):
         with sim.Options(policy="ff") as o:
             o.set_backfill(False)
             self.assertEqual(o.policy_name, "custom")
+            o.set_network(sim.Network.PHASE)  # the phase model (the default)
             with self.assertRaises(netsched.InvalidArgumentError):
-                o.set_network(2)  # reserved for the phase model
+                o.set_network(4)
+            o.set_phase_window(0)
+            with self.assertRaises(netsched.InvalidArgumentError):
+                o.set_phase_window(-1)
+            with self.assertRaises(netsched.InvalidArgumentError):
+                o.set_cassini_drift(0.75)
 
     def test_before_run_and_bad_jobs(self):
         with sim.Simulator() as s:

@@ -81,6 +81,7 @@ static ns_sim *two_jobs(ns_sim_opts *o) {
 static void test_two_jobs_maxmin(void **state) {
   (void)state;
   ns_sim_opts *o = opts_custom(place_spread);
+  assert_int_equal(ns_sim_opts_set_network(o, NS_SIM_NET_MAXMIN), NS_OK); /* the fluid model */
   ns_sim *s = two_jobs(o);
   assert_int_equal(ns_sim_run(s), NS_OK);
   /* Both collide on every NIC link: 5 Gbps each -> comm 200 ms, iteration
@@ -102,6 +103,7 @@ static void test_two_jobs_maxmin(void **state) {
 static void test_two_jobs_srsf1(void **state) {
   (void)state;
   ns_sim_opts *o = opts_custom(place_spread);
+  assert_int_equal(ns_sim_opts_set_network(o, NS_SIM_NET_MAXMIN), NS_OK); /* the fluid model */
   assert_int_equal(ns_sim_opts_set_admission(o, NS_SIM_ADMIT_SRSF, 1), NS_OK);
   ns_sim *s = two_jobs(o);
   assert_int_equal(ns_sim_run(s), NS_OK);
@@ -149,17 +151,26 @@ static void test_two_jobs_cassini(void **state) {
     skip();
   }
   ns_cassini_opts_free(probe);
-  ns_sim_opts *o = opts_custom(place_spread);
-  assert_int_equal(ns_sim_opts_set_cassini(o, 1, 10), NS_OK);
-  ns_sim *s = two_jobs(o);
-  assert_int_equal(ns_sim_run(s), NS_OK);
-  /* A (running, added first) is the Affinity BFS reference: shift 0.
-     B's optimal rotation puts its Up phase in A's Down: shift 100 ms
-     (ALGORITHMS.md worked example 1 at 200 ms). */
-  assert_near(jct(s, 0), 20000.0, 1e-6);
-  assert_near(jct(s, 1), 100.0 + 50 * 200.0, 1e-6);
-  ns_sim_free(s);
-  ns_sim_opts_free(o);
+  /* Both models agree here. Fluid: each job pauses once for its shift, then
+     counts with its duty cycle 0.5: the links never saturate. Phase: both
+     start at 0, so T0 = 0; A computes 0-100 and communicates 100-200 while
+     B (held until 0 + 100) computes; B communicates 200-300 while A
+     computes: each alone on the links, iteration 200 ms. */
+  ns_sim_network nets[2] = {NS_SIM_NET_MAXMIN, NS_SIM_NET_PHASE};
+  for (int m = 0; m < 2; m++) {
+    ns_sim_opts *o = opts_custom(place_spread);
+    assert_int_equal(ns_sim_opts_set_network(o, nets[m]), NS_OK);
+    assert_int_equal(ns_sim_opts_set_cassini(o, 1, 10), NS_OK);
+    ns_sim *s = two_jobs(o);
+    assert_int_equal(ns_sim_run(s), NS_OK);
+    /* A (running, added first) is the Affinity BFS reference: shift 0.
+       B's optimal rotation puts its Up phase in A's Down: shift 100 ms
+       (ALGORITHMS.md worked example 1 at 200 ms). */
+    assert_near(jct(s, 0), 20000.0, 1e-6);
+    assert_near(jct(s, 1), 100.0 + 50 * 200.0, 1e-6);
+    ns_sim_free(s);
+    ns_sim_opts_free(o);
+  }
 }
 
 
@@ -248,6 +259,224 @@ static void test_gpu_sharing(void **state) {
   assert_near(jct(s, 0), 1000.0, 1e-9);
   assert_near(jct(s, 1), 1500.0, 1e-9);
   ns_sim_free(s);
+  ns_sim_opts_free(o);
+}
+
+/* ---- the phase model (the default) ----------------------------------------- */
+
+/* Runs `o` (network model set by the caller) on jobs given as (arrival,
+   iterations, compute ms, model bytes), all 2-GPU, on the two_jobs cluster. */
+static ns_sim *run_jobs(ns_sim_opts *o, int n, const double (*job)[4]) {
+  assert_int_equal(ns_sim_opts_set_cluster(o, 1, 0, 2, 2, 0, 10.0), NS_OK);
+  ns_sim *s = ns_sim_new(o);
+  assert_non_null(s);
+  for (int i = 0; i < n; i++) {
+    char name[8] = {(char)('A' + i), 0};
+    assert_int_equal(ns_sim_add_job(s, name, job[i][0], 2, (uint64_t)job[i][1], job[i][2],
+                                    (uint64_t)job[i][3], 0),
+                     i);
+  }
+  assert_int_equal(ns_sim_run(s), NS_OK);
+  return s;
+}
+
+/* A lone job takes exactly what it takes in the fluid model: one 2-GPU job
+   spread over 2 servers, 100 ms compute + 125 MB all-reduce alone at
+   10 Gbps (2(2-1)/2 x 125 MB x 8 / 10 Gbps = 100 ms): 100 x 200 ms = 20 s,
+   under both models; and across leaves (place_cross, 20 Gbps NICs, one
+   10 Gbps uplink per leaf: flow rate min(20, 10) = 10 Gbps, one flow per
+   uplink and downlink) the same 20 s. */
+static void test_phase_lone_job(void **state) {
+  (void)state;
+  static const double one[1][4] = {{0, 100, 100.0, 125e6}};
+  ns_sim_network nets[2] = {NS_SIM_NET_MAXMIN, NS_SIM_NET_PHASE};
+  for (int m = 0; m < 2; m++) {
+    ns_sim_opts *o = opts_custom(place_spread);
+    assert_int_equal(ns_sim_opts_set_network(o, nets[m]), NS_OK);
+    ns_sim *s = run_jobs(o, 1, one);
+    assert_near(jct(s, 0), 20000.0, 1e-6);
+    ns_sim_free(s);
+    ns_sim_opts_free(o);
+    o = opts_custom(place_cross);
+    assert_int_equal(ns_sim_opts_set_network(o, nets[m]), NS_OK);
+    assert_int_equal(ns_sim_opts_set_cluster(o, 2, 1, 2, 1, 1, 10.0), NS_OK);
+    assert_int_equal(ns_sim_opts_set_bandwidth(o, 20.0, 100.0), NS_OK);
+    s = ns_sim_new(o);
+    assert_int_equal(ns_sim_add_job(s, "A", 0, 2, 100, 100.0, 125000000ull, 0), 0);
+    assert_int_equal(ns_sim_run(s), NS_OK);
+    assert_near(jct(s, 0), 20000.0, 1e-6);
+    ns_sim_free(s);
+    ns_sim_opts_free(o);
+  }
+}
+
+/* Two identical jobs in lock-step (the two_jobs case under the default
+   phase model): both compute 0-100 ms, then both all-reduces share the two
+   NICs at 5 Gbps: 200 ms; iteration 300 ms. B: 50 x 300 = 15 s; A then
+   alone: 50 x 200 ms more -> 25 s (here the fluid model's weight-1
+   assumption happens to be right). */
+static void test_phase_lock_step(void **state) {
+  (void)state;
+  ns_sim_opts *o = opts_custom(place_spread);
+  ns_sim *s = two_jobs(o); /* default network: phase */
+  assert_int_equal(ns_sim_run(s), NS_OK);
+  assert_near(jct(s, 1), 15000.0, 1e-6);
+  assert_near(jct(s, 0), 25000.0, 1e-6);
+  assert_near(metric(s, NS_SIM_METRIC_LINKS_SHARED), 4, 0);
+  ns_sim_free(s);
+  /* without fast-forward, the same to the microsecond */
+  assert_int_equal(ns_sim_opts_set_phase_window(o, 0), NS_OK);
+  s = two_jobs(o);
+  assert_int_equal(ns_sim_run(s), NS_OK);
+  assert_near(jct(s, 1), 15000.0, 1e-6);
+  assert_near(jct(s, 0), 25000.0, 1e-6);
+  ns_sim_free(s);
+  ns_sim_opts_free(o);
+}
+
+/* The same pair interleaved by arrival: B arrives at 100 ms, when A's
+   compute ends. A communicates 100-200 while B computes; B communicates
+   200-300 while A computes; ... each always alone on the links: iteration
+   200 ms. A: 100 x 200 = 20 s; B: 50 x 200 = 10 s. The fluid model charges
+   both weight 1 for their whole run (collision). */
+static void test_phase_interleaved(void **state) {
+  (void)state;
+  static const double jobs[2][4] = {{0, 100, 100.0, 125e6}, {100, 50, 100.0, 125e6}};
+  ns_sim_opts *o = opts_custom(place_spread);
+  ns_sim *s = run_jobs(o, 2, jobs);
+  assert_near(jct(s, 0), 20000.0, 1e-6);
+  assert_near(jct(s, 1), 10000.0, 1e-6);
+  ns_sim_free(s);
+  assert_int_equal(ns_sim_opts_set_network(o, NS_SIM_NET_MAXMIN), NS_OK);
+  s = run_jobs(o, 2, jobs);
+  /* fluid: B from 100 ms at 300 ms per iteration -> 15 s */
+  assert_near(jct(s, 1), 15000.0, 1e-6);
+  ns_sim_free(s);
+  ns_sim_opts_free(o);
+}
+
+/* Two jobs with different periods drift through each other (all-reduce
+   100 ms alone each): A = 3 x (100 ms compute), B = 2 x (150 ms compute).
+   0-100 A computes; 100-150 A alone on the links (50 ms of its 100 done);
+   150 B joins: both at half rate; A's last 50 ms take 100 -> 250; B did 50,
+   alone 250-300. A computes 250-350, B 300-450. A communicates 350-450
+   alone. B 450-550 alone -> B done at 550. A computes 450-550, its
+   all-reduce 550-650 alone (B leaves at 550) -> A done at 650.
+   Fluid max-min: both weight 1 at 5 Gbps: B = 2 x 350 = 700, A = 833.3. */
+static void test_phase_drift(void **state) {
+  (void)state;
+  static const double jobs[2][4] = {{0, 3, 100.0, 125e6}, {0, 2, 150.0, 125e6}};
+  ns_sim_opts *o = opts_custom(place_spread);
+  ns_sim *s = run_jobs(o, 2, jobs);
+  assert_near(jct(s, 0), 650.0, 1e-6);
+  assert_near(jct(s, 1), 550.0, 1e-6);
+  ns_sim_free(s);
+  assert_int_equal(ns_sim_opts_set_network(o, NS_SIM_NET_MAXMIN), NS_OK);
+  s = run_jobs(o, 2, jobs);
+  assert_near(jct(s, 1), 700.0, 1e-6);
+  assert_near(jct(s, 0), 700.0 + (3 - 700.0 / 300.0) * 200.0, 1e-6);
+  ns_sim_free(s);
+  ns_sim_opts_free(o);
+}
+
+/* SRSF(1): an all-reduce starts only while no other one uses its links;
+   only the excess waits. two_jobs: at 100 ms both computes end; A (lower
+   index at equal times) starts 100-200, B waits; at 200 B starts (200-300)
+   while A computes; at 300 A waits for B's end, then 300-400; ... A's k-th
+   all-reduce ends at 200k, B's at 200k + 100: B's 50th at 10.1 s. A's 51st
+   compute is 10.0-10.1 s, then it communicates alone: 10.1 s + 100 ms +
+   49 x 200 ms = 20 s. SRSF(2) lets both communicate: the lock-step 15/25 s. */
+static void test_phase_srsf(void **state) {
+  (void)state;
+  ns_sim_opts *o = opts_custom(place_spread);
+  assert_int_equal(ns_sim_opts_set_admission(o, NS_SIM_ADMIT_SRSF, 1), NS_OK);
+  ns_sim *s = two_jobs(o);
+  assert_int_equal(ns_sim_run(s), NS_OK);
+  assert_near(jct(s, 1), 10100.0, 1e-6);
+  assert_near(jct(s, 0), 20000.0, 1e-6);
+  ns_sim_free(s);
+  assert_int_equal(ns_sim_opts_set_admission(o, NS_SIM_ADMIT_SRSF, 2), NS_OK);
+  s = two_jobs(o);
+  assert_int_equal(ns_sim_run(s), NS_OK);
+  assert_near(jct(s, 1), 15000.0, 1e-6);
+  assert_near(jct(s, 0), 25000.0, 1e-6);
+  ns_sim_free(s);
+  ns_sim_opts_free(o);
+}
+
+/* AdaDUAL per all-reduce: at 100 ms A starts (no task on its servers). B's
+   decision: one task per server with M_old = A's 125 MB left; 125/125 = 1
+   is not below b / (2(b + eta)) = 0.856 / 2.182 = 0.39: wait, until A's
+   ends at 200. From then on each finds the other's all-reduce in flight
+   (or just ending, with ~0 bytes left: ratio huge) and waits: the same
+   alternation as SRSF(1): B 10.1 s, A 20 s. */
+static void test_phase_adadual_waits(void **state) {
+  (void)state;
+  uint64_t rem[1] = {100};
+  int tasks[1] = {1}, start = -1;
+  if (ns_adadual_decide(1.0, 0.0, 1, tasks, rem, 1, &start) == NS_EUNSUPPORTED) {
+    printf("skipped: AdaDUAL is not in this build\n");
+    skip();
+  }
+  ns_sim_opts *o = opts_custom(place_spread);
+  assert_int_equal(ns_sim_opts_set_admission(o, NS_SIM_ADMIT_ADADUAL, 1), NS_OK);
+  ns_sim *s = two_jobs(o);
+  assert_int_equal(ns_sim_run(s), NS_OK);
+  assert_near(jct(s, 1), 10100.0, 1e-6);
+  assert_near(jct(s, 0), 20000.0, 1e-6);
+  ns_sim_free(s);
+  ns_sim_opts_free(o);
+}
+
+/* GPU sharing at the task level: one server, 2 GPUs; two 2-GPU jobs, 100 ms
+   compute and a 100 ms intra-server all-reduce (1.25 GB at 100 Gbps, 2(2-1)/2
+   x M). A arrives at 0, B at 100 ms on the same GPUs: B computes 100-200
+   while A communicates, A computes 200-300 while B communicates...: the
+   iteration stays 200 ms. A: 10 x 200 = 2 s; B: 5 x 200 = 1 s. The fluid
+   model doubles the compute of both (300 ms iterations while shared). */
+static void test_phase_gpu_sharing_overlap(void **state) {
+  (void)state;
+  ns_sim_opts *o = opts_custom(place_ff);
+  assert_int_equal(ns_sim_opts_set_cluster(o, 1, 0, 1, 2, 0, 10.0), NS_OK);
+  assert_int_equal(ns_sim_opts_set_gpu_sharing(o, 1), NS_OK);
+  ns_sim *s = ns_sim_new(o);
+  assert_int_equal(ns_sim_add_job(s, "A", 0, 2, 10, 100.0, 1250000000ull, 1000), 0);
+  assert_int_equal(ns_sim_add_job(s, "B", 100, 2, 5, 100.0, 1250000000ull, 1000), 1);
+  assert_int_equal(ns_sim_run(s), NS_OK);
+  assert_near(jct(s, 0), 2000.0, 1e-6);
+  assert_near(jct(s, 1), 1000.0, 1e-6);
+  ns_sim_free(s);
+  ns_sim_opts_free(o);
+}
+
+/* Fast-forward against the unaccelerated run on a small shared set whose
+   periods drift (A: 100 ms compute, B: 150 ms; 100 ms all-reduces on the
+   same NICs; 600 and 400 iterations). The documented bound: a member's
+   extrapolated iteration is its mean over the last W iterations, off the
+   exact mean by at most (longest - shortest iteration) / W; here iterations
+   lie within [compute + 100, compute + 200] ms, so the finish time moves by
+   at most span x 100 / (W x (compute + 100)) + one iteration. */
+static void test_phase_fast_forward(void **state) {
+  (void)state;
+  static const double jobs[2][4] = {{0, 600, 100.0, 125e6}, {0, 400, 150.0, 125e6}};
+  ns_sim_opts *o = opts_custom(place_spread);
+  assert_int_equal(ns_sim_opts_set_phase_window(o, 0), NS_OK);
+  ns_sim *exact = run_jobs(o, 2, jobs);
+  const int windows[3] = {4, 16, 64};
+  for (int w = 0; w < 3; w++) {
+    assert_int_equal(ns_sim_opts_set_phase_window(o, windows[w]), NS_OK);
+    ns_sim *ff = run_jobs(o, 2, jobs);
+    for (int j = 0; j < 2; j++) {
+      double c = jobs[j][2], x = jct(exact, j), y = jct(ff, j);
+      double bound = x * 100.0 / (windows[w] * (c + 100.0)) + (c + 200.0);
+      assert_true(fabs(x - y) <= bound);
+    }
+    ns_sim_free(ff);
+  }
+  /* sanity of the exact run: both between alone and fully colliding */
+  assert_true(jct(exact, 0) > 600 * 200.0 && jct(exact, 0) < 600 * 300.0);
+  assert_true(jct(exact, 1) > 400 * 250.0 && jct(exact, 1) < 400 * 350.0);
+  ns_sim_free(exact);
   ns_sim_opts_free(o);
 }
 
@@ -722,6 +951,14 @@ int main(void) {
       cmocka_unit_test(test_two_jobs_uplink),
       cmocka_unit_test(test_two_jobs_no_sharing),
       cmocka_unit_test(test_gpu_sharing),
+      cmocka_unit_test(test_phase_lone_job),
+      cmocka_unit_test(test_phase_lock_step),
+      cmocka_unit_test(test_phase_interleaved),
+      cmocka_unit_test(test_phase_drift),
+      cmocka_unit_test(test_phase_srsf),
+      cmocka_unit_test(test_phase_adadual_waits),
+      cmocka_unit_test(test_phase_gpu_sharing_overlap),
+      cmocka_unit_test(test_phase_fast_forward),
       cmocka_unit_test(test_queueing_and_fragmentation),
       cmocka_unit_test(test_default_workload_shape),
       cmocka_unit_test(test_conservation),

@@ -279,6 +279,8 @@ _TABLE = {
     "ns_sim_opts_set_admission": (c_int, [SIM_OPTS, c_int, c_int]),
     "ns_sim_opts_set_cassini": (c_int, [SIM_OPTS, c_int, c_int]),
     "ns_sim_opts_set_network": (c_int, [SIM_OPTS, c_int]),
+    "ns_sim_opts_set_phase_window": (c_int, [SIM_OPTS, c_int]),
+    "ns_sim_opts_set_cassini_drift": (c_int, [SIM_OPTS, c_double]),
     "ns_sim_opts_set_cluster": (c_int, [SIM_OPTS, c_int, c_int, c_int, c_int, c_int, c_double]),
     "ns_sim_opts_set_bandwidth": (c_int, [SIM_OPTS, c_double, c_double]),
     "ns_sim_opts_set_contention": (c_int, [SIM_OPTS, c_double, c_double, c_double]),

@@ -58,6 +58,7 @@ class Network(enum.IntEnum):
     """ns_sim_network: the network model."""
     MAXMIN = 0
     CONTENTION = 1
+    PHASE = 2
     IDEAL = 3
 
 
@@ -260,6 +261,16 @@ class Options(Handle):
         """The network model (Network or its name, e.g. "maxmin")."""
         self._set("ns_sim_opts_set_network", as_enum(model, Network, "sim.Options.set_network",
                                                      "model"))
+
+    def set_phase_window(self, iterations: int) -> None:
+        """Phase model: fast-forward window W in iterations (0 = off)."""
+        self._set("ns_sim_opts_set_phase_window",
+                  as_int(iterations, "sim.Options.set_phase_window", "iterations"))
+
+    def set_cassini_drift(self, fraction: float) -> None:
+        """Phase model, CASSINI: re-adjust shifts past this drift (0 = never)."""
+        self._set("ns_sim_opts_set_cassini_drift",
+                  as_real(fraction, "sim.Options.set_cassini_drift", "fraction"))
 
     def set_cluster(self, leaves: int, spines: int, servers_per_leaf: int, gpus_per_server: int,
                     links_per_pair: int, link_gbps: float) -> None:
