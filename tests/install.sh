@@ -68,7 +68,7 @@ if nmake install PREFIX="$prefix"; then
   }
   check test "$(comp netsched-sim --polic)" = "--policy"
   check test "$(comp netsched-sim --policy ff,lwf)" = "ff,lwf-1"
-  check test "$(comp netsched-sim --network max)" = "maxmin"
+  check test "$(comp netsched-sim --network ph)" = "phase"
   if command -v cmake >/dev/null; then
     mkdir -p "$tmp/cm"
     cp examples/cluster_basics.c "$tmp/cm/"

@@ -67,7 +67,7 @@ class TestCli(unittest.TestCase):
             self.assertNotIn("usage", r.stderr)
             self.assertEqual(len(r.stderr.splitlines()), 1)
         r = run("--network", "maxmn")
-        self.assertUsageError(r, "must be one of maxmin, contention, ideal (got 'maxmn'); "
+        self.assertUsageError(r, "must be one of phase, maxmin, contention, ideal (got 'maxmn'); "
                                  "did you mean 'maxmin'?")
         r = run("--leaves", "2000", "--servers", "2000", "--gpus", "2000")
         self.assertUsageError(r, "--leaves x --servers x --gpus = 8000000000 exceeds")
