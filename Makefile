@@ -298,7 +298,7 @@ uninstall:
 	      $(DESTDIR)$(LIBDIR)/$(SO_NAME) $(DESTDIR)$(LIBDIR)/libnetsched.so \
 	      $(DESTDIR)$(PKGCONFIGDIR)/netsched.pc $(DESTDIR)$(INCLUDEDIR)/netsched.h
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/netsched $(DESTDIR)$(CMAKEDIR)
-	rm -f $(DESTDIR)$(BINDIR)/netsched-sim $(DESTDIR)$(BASHCOMPDIR)/netsched-sim \
+	rm -f $(DESTDIR)$(BINDIR)/netsched-sim $(DESTDIR)$(BINDIR)/netsched-slurm $(DESTDIR)$(BASHCOMPDIR)/netsched-sim \
 	      $(DESTDIR)$(MANDIR)/man1/netsched-sim.1 $(DESTDIR)$(MANDIR)/man3/libnetsched.3 \
 	      $(DESTDIR)$(DATAROOTDIR)/netsched/netsched.cdef
 	-rmdir $(DESTDIR)$(DATAROOTDIR)/netsched 2>/dev/null
@@ -422,3 +422,47 @@ fuzz: fuzz-build
 	done; \
 	if [ $$fail -ne 0 ]; then echo "make fuzz: FAILED (reproducers in build/fuzz/artifacts/)"; exit 1; fi; \
 	echo "make fuzz: all targets ran $(FUZZ_WHAT) without a crash"
+
+# ==== netsched-slurm: external scheduler for Slurm (issue 16) =================
+# Built when libslurm's header is present (Debian: libslurm-dev); otherwise
+# every target here says it is skipped. The program uses only <netsched.h>.
+.PHONY: slurm check-slurm install-slurm bench-slurm
+SLURM_H := $(wildcard /usr/include/slurm/slurm.h)
+SLURM_SRCS := $(sort $(wildcard bindings/slurm/*.c))
+SLURM_DECIDE_SRCS := bindings/slurm/decide.c bindings/slurm/policies.c bindings/slurm/state.c
+SLURM_BIN := $(OBJ)/bindings/slurm/netsched-slurm
+SLURM_CFLAGS := -Iinclude $(TEST_CFLAGS) -D_DEFAULT_SOURCE
+
+ifneq ($(SLURM_H),)
+all: slurm
+slurm: $(SLURM_BIN)
+$(SLURM_BIN): $(SLURM_SRCS) bindings/slurm/adapter.h $(OUT)/libnetsched.so
+	@mkdir -p $(dir $@)
+	$(CC) $(SLURM_CFLAGS) $(SLURM_SRCS) -o $@ $(LDFLAGS) -L$(OUT) -lnetsched \
+	  -Wl,-rpath,$(abspath $(OUT)) -lslurm -lm
+
+check-slurm: $(SLURM_BIN)
+	bash tests/slurm/run.sh "$(abspath $(SLURM_BIN))"
+
+install-slurm: $(SLURM_SRCS) $(LIB_SO) $(OUT)/libnetsched.so
+	install -d $(DESTDIR)$(BINDIR) $(OBJ)/install
+	$(CC) $(SLURM_CFLAGS) $(SLURM_SRCS) -o $(OBJ)/install/netsched-slurm $(LDFLAGS) -L$(OUT) \
+	  -lnetsched -Wl,-rpath,$(LIBDIR) -lslurm -lm
+	install -m 755 $(OBJ)/install/netsched-slurm $(DESTDIR)$(BINDIR)/netsched-slurm
+
+# The decision part alone (no Slurm): 1,000 held jobs on a 256-node snapshot.
+$(OBJ)/bench/bench_slurm_decide: bench/slurm/bench_slurm_decide.c $(SLURM_DECIDE_SRCS) \
+    bindings/slurm/adapter.h bench/bench_util.h $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(SLURM_CFLAGS) -Ibindings/slurm -Ibench $< $(SLURM_DECIDE_SRCS) -o $@ $(LDFLAGS) \
+	  $(LIB_A) $(LIB_LIBS)
+bench-slurm: $(OBJ)/bench/bench_slurm_decide
+	@echo "== $<"; $<
+else
+slurm check-slurm install-slurm bench-slurm:
+	@echo "netsched-slurm: SKIPPED - /usr/include/slurm/slurm.h not found (install libslurm-dev)"
+endif
+all: slurm
+check: check-slurm
+install: install-slurm
+bench: bench-slurm
