@@ -110,14 +110,14 @@ static int build(nss_ctx *x, const nss_snapshot *s, geom *G, char *msg, size_t m
 }
 
 /* A job handle with the snapshot job's demand and profile. */
-static ns_job *make_job(const nss_job *j, int gpus) {
+static ns_job *make_job(const nss_ctx *x, const nss_job *j, int gpus) {
   char name[32];
   snprintf(name, sizeof name, "slurm-%u", j->id);
   ns_job *job = ns_job_new(name, gpus);
   if (job == NULL)
     return NULL;
   if (j->model >= 0)
-    nss_model_apply(j->model, j->iters, job);
+    nss_model_apply(j->model, j->iters, x->nic_gbps > 0 ? x->nic_gbps : x->link_gbps, job);
   else if (j->limit_ms > 0)
     ns_job_set_compute_ms(job, j->limit_ms, 0.0); /* one "iteration" = its time limit */
   return job;
@@ -125,7 +125,8 @@ static ns_job *make_job(const nss_job *j, int gpus) {
 
 /* Commits a running / in-flight job where it is. Returns GPUs it could not
    be given (a node that changed under it), or -1 on a library failure. */
-static int commit_existing(const geom *G, const nss_job *j, ns_job **out, ns_placement *p) {
+static int commit_existing(const nss_ctx *x, const geom *G, const nss_job *j, ns_job **out,
+                           ns_placement *p) {
   *out = NULL;
   if (j->nplaced <= 0)
     return 0;
@@ -160,7 +161,7 @@ static int commit_existing(const geom *G, const nss_job *j, ns_job **out, ns_pla
   }
   if (n == 0)
     return missing;
-  ns_job *job = make_job(j, n);
+  ns_job *job = make_job(x, j, n);
   if (job == NULL)
     return -1;
   if (ns_cluster_commit(G->c, job, p) < 0) {
@@ -250,7 +251,7 @@ static int offer(nss_ctx *x, const geom *G, const nss_snapshot *s, const nss_job
     snprintf(d->reason, sizeof d->reason, "asks for no GPUs (netsched places GPU jobs only)");
     return 0;
   }
-  ns_job *job = make_job(j, j->gpus);
+  ns_job *job = make_job(x, j, j->gpus);
   if (job == NULL) {
     snprintf(d->reason, sizeof d->reason, "%s", ns_last_error());
     return 0;
@@ -336,7 +337,7 @@ int nss_decide(nss_ctx *x, const nss_snapshot *s, nss_plan *plan, char *msg, siz
       items[nheld++].j = j;
       continue;
     }
-    int m = commit_existing(&G, j, &jobs[i], p);
+    int m = commit_existing(x, &G, j, &jobs[i], p);
     if (m < 0) {
       snprintf(msg, msglen, "cannot account for job %u: %s", j->id, ns_last_error());
       goto out;

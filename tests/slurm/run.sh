@@ -191,6 +191,32 @@ case_vclos() {
   expect_runs "$d" n8,n9,n10,n11
 }
 
+# CASSINI ranks the base policy's candidates by link compatibility. With
+# one spine and --links-per-pair 1 every leaf has one uplink, so cross-leaf
+# jobs out of the same leaf share it (NIC ports are per GPU: never shared).
+case_cassini() {
+  local f r f2 j
+  f=$(submit -H --comment=netsched --gpus=12)     # ff: n0-n2 (no hints: no phases)
+  r=$(submit -H --comment=netsched:model=vgg16,iters=100000 --gpus=8)   # ff: n3,n4 (leaf0|leaf1)
+  f2=$(submit -H --comment=netsched --gpus=8)     # ff: n5,n6
+  ns --once --links-per-pair 1
+  expect_line "$r placed n3,n4"
+  expect_line "$f2 placed n5,n6"
+  expect_runs "$r" n3,n4
+  expect_runs "$f2" n5,n6
+  # j (VGG-16, 8 GPUs): first-fit takes n7,n8 (leaf1|leaf2), sharing leaf1's
+  # uplink and downlink with r; VGG-16 on 8 GPUs communicates 2*7/8*526.4 MB
+  # *8/10 Gbps = 737 ms of an 826 ms iteration, so the two cannot interleave
+  # (score < 1). CASSINI's second candidate (n7 hidden) is n8,n9 inside
+  # leaf2, sharing nothing (score 1): it wins.
+  j=$(submit -H --comment=netsched:model=vgg16,iters=100 --gpus=8)
+  ns --once --dry-run --links-per-pair 1
+  expect_line "$j placed n7,n8"
+  ns --once --policy cassini-ff --links-per-pair 1
+  expect_line "$j placed n8,n9"
+  expect_runs "$j" n8,n9
+}
+
 # Every preset places a 4-GPU job where it then runs: on one node for all
 # but rand (every other policy consolidates a job of one node's size on an
 # empty cluster), on exactly the printed nodes for all.
@@ -423,7 +449,7 @@ case_usage() {
 [ -f /tmp/dbg_case.sh ] && source /tmp/dbg_case.sh
 CASES=("$@")
 [ ${#CASES[@]} -gt 0 ] || CASES=(case_usage case_ff_once case_lwf1 case_vclos case_waits case_partition
-  case_unusable_nodes case_faults_midcycle case_lock_and_signals case_dally_state
+  case_cassini case_unusable_nodes case_faults_midcycle case_lock_and_signals case_dally_state
   case_controller_restart case_all_presets)
 
 t0=$SECONDS
