@@ -77,7 +77,7 @@ expect_held() {
 # Brings nodes back after a case downed or drained them (they re-register).
 resume() {
   local i
-  scontrol update NodeName="$1" State=RESUME
+  scontrol update NodeName="$1" State=RESUME 2>/dev/null # a DOWN node may be back already (ReturnToService=2)
   for i in $(seq 1 300); do
     # back = no node down/drained, none marked not responding (idle*)
     [ -z "$(sinfo -h -N -t down,drain,drng,fail,unk -o %N)" ] &&
