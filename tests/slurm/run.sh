@@ -191,6 +191,28 @@ case_vclos() {
   expect_runs "$d" n8,n9,n10,n11
 }
 
+# Orders: with room for one 4-GPU job, FIFO offers the earlier (long) job,
+# SRSF the one with less remaining service (GPUs x iterations x ideal
+# iteration: 4 x 10000 x VGG-16's 89.5+ ms vs 4 x 10 x ResNet-50's 62.4+ ms).
+case_order() {
+  local fill big small
+  fill=$(submit -N 15 --gpus-per-node=4)
+  for i in $(seq 1 200); do [ "$(job_state "$fill")" = R ] && break; sleep 0.1; done
+  [ "$(job_state "$fill")" = R ] || { fail "filler did not start"; return; }
+  big=$(submit -H --comment=netsched:model=vgg16,iters=10000 --gpus=4)
+  small=$(submit -H --comment=netsched:model=resnet50,iters=10 --gpus=4)
+  local free
+  free=$(comm -23 <(seq 0 15 | sed 's/^/n/' | sort) <(job_nodes "$fill" | tr , '\n' | sort))
+  ns --once --dry-run
+  expect_line "$big placed $free"
+  grep -q "^$small waits: " <<<"$OUT" || fail "fifo: $OUT"
+  ns --once --dry-run --order srsf
+  expect_line "$small placed $free"
+  grep -q "^$big waits: " <<<"$OUT" || fail "srsf: $OUT"
+  ns --once --dry-run --policy srsf-ff
+  expect_line "$small placed $free"
+}
+
 # CASSINI ranks the base policy's candidates by link compatibility. With
 # one spine and --links-per-pair 1 every leaf has one uplink, so cross-leaf
 # jobs out of the same leaf share it (NIC ports are per GPU: never shared).
@@ -448,7 +470,7 @@ case_usage() {
 
 [ -f /tmp/dbg_case.sh ] && source /tmp/dbg_case.sh
 CASES=("$@")
-[ ${#CASES[@]} -gt 0 ] || CASES=(case_usage case_ff_once case_lwf1 case_vclos case_waits case_partition
+[ ${#CASES[@]} -gt 0 ] || CASES=(case_usage case_ff_once case_lwf1 case_vclos case_waits case_order case_partition
   case_cassini case_unusable_nodes case_faults_midcycle case_lock_and_signals case_dally_state
   case_controller_restart case_all_presets)
 
