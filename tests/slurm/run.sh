@@ -318,13 +318,15 @@ case_faults_midcycle() {
   local a b c
   a=$(submit -H --comment=netsched --gpus=4)   # -> n0, cancelled meanwhile
   b=$(submit -H --comment=netsched --gpus=4)   # -> n1, released by an admin meanwhile
-  c=$(submit -H --comment=netsched --gpus=4)   # -> n2, which goes down meanwhile
+  c=$(submit -H --comment=netsched --gpus=4)   # -> n2, which is drained meanwhile
   NETSCHED_SLURM_TEST_PAUSE_S=3 "$BIN" --lock "$SD/lock" --once >"$SD/out.txt" 2>"$SD/err.txt" &
   local pid=$!
   for i in $(seq 1 50); do grep -q "test pause" "$SD/err.txt" 2>/dev/null && break; sleep 0.1; done
   scancel "$a"
   scontrol release "$b"
-  scontrol update NodeName=n2 State=DOWN Reason=test
+  # (drained, not DOWN: with ReturnToService=2 a DOWN node whose slurmd
+  # answers comes back by itself, and Slurm could start c there first)
+  scontrol update NodeName=n2 State=DRAIN Reason=test
   wait $pid
   RC=$?
   OUT=$(cat "$SD/out.txt")
@@ -338,7 +340,7 @@ case_faults_midcycle() {
   [ -z "$(squeue -h -j "$b" -o %R | grep -v '^n')" ] || true
   [ "$(scontrol show job "$b" | grep -o 'ReqNodeList=[^ ]*')" = "ReqNodeList=(null)" ] ||
     fail "the released job got a node list: $(scontrol show job "$b" | grep -o 'ReqNodeList=[^ ]*')"
-  # c waits for the down n2; the next cycle moves it: first-fit's lowest
+  # c waits for the drained n2; the next cycle moves it: first-fit's lowest
   # free node, n0 unless Slurm started b there (a's n0 is free again).
   local bnode want=n0
   for i in $(seq 1 100); do [ "$(job_state "$b")" = R ] && break; sleep 0.1; done
@@ -350,11 +352,11 @@ case_faults_midcycle() {
   resume n2
 }
 
-# Unusable nodes are never chosen: drained n0, reserved... here drained and down.
+# Unusable nodes are never chosen: n0 drained, n1 failing.
 case_unusable_nodes() {
   local a
   scontrol update NodeName=n0 State=DRAIN Reason=test
-  scontrol update NodeName=n1 State=DOWN Reason=test
+  scontrol update NodeName=n1 State=FAIL Reason=test
   a=$(submit -H --comment=netsched --gpus=8)
   ns --once
   expect_line "$a placed n2,n3"
