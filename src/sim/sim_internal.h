@@ -226,7 +226,7 @@ void nsi_sim_policy_release(ns_sim *s);
 int nsi_sim_place(ns_sim *s, int ji, int *placed);
 
 /* metrics.c */
-void nsi_sim_compute_metrics(ns_sim *s);
+int nsi_sim_compute_metrics(ns_sim *s); /* NS_OK / NS_ENOMEM */
 
 /* workload.c */
 /* NS_OK, or NS_EINVAL if s is NULL, or NS_ESTATE if s is running (a

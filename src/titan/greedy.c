@@ -11,7 +11,10 @@
  * new worker's flows to placed workers, lines 6-9): per merged phase, the
  * load on every used machine's NIC ports and every used leaf's uplinks is
  * kept; a candidate run adds only its own flows, checks the entries it
- * touched and is undone from a log.
+ * touched and is undone from a log. With a pair bandwidth callback the
+ * loads are kept per (sender machine, receiver machine, phase) in a hash
+ * table instead, against P_{s,s'} (titan.c); the dominance memo is off
+ * then, since two machines with equal R_s no longer face equal limits.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,12 +31,17 @@ typedef struct acc {
   double **uptr;       /* undo log: where, old value, capacity */
   double *uold, *ucap;
   size_t nlog, cap_uptr, cap_uold, cap_ucap;
+  /* pair mode: open-addressing table (sender, receiver, phase) -> load, cap */
+  uint64_t *pkey;      /* 0 = empty */
+  double *pload, *pcap;
+  size_t psize, pused;
 } acc;
 
 static int oom(void) { return nsi_fail(NS_ENOMEM, "ns_titan_place: out of memory"); }
 
 static void acc_free(acc *x) {
-  void *b[] = {x->mslot, x->lslot, x->mo, x->mi, x->lo, x->li, x->uptr, x->uold, x->ucap};
+  void *b[] = {x->mslot, x->lslot, x->mo, x->mi, x->lo, x->li, x->uptr, x->uold, x->ucap,
+               x->pkey, x->pload, x->pcap};
   for (size_t i = 0; i < sizeof b / sizeof b[0]; i++)
     free(b[i]);
 }
@@ -82,11 +90,16 @@ static int slot(int *map, int key, int *n, int *cap, double **a, double **b, int
   return map[key];
 }
 
-static int add(acc *x, double *where, double w, double cap) {
-  size_t n = x->nlog + 1;
+/* Room in the undo log for `n` more entries (try_run reserves for a whole
+   run up front, so that add itself cannot fail). */
+static int log_reserve(acc *x, size_t n) {
+  n += x->nlog;
   NSI_TRY(nsi_reserve(&x->uptr, &x->cap_uptr, n, sizeof *x->uptr));
   NSI_TRY(nsi_reserve(&x->uold, &x->cap_uold, n, sizeof *x->uold));
-  NSI_TRY(nsi_reserve(&x->ucap, &x->cap_ucap, n, sizeof *x->ucap));
+  return nsi_reserve(&x->ucap, &x->cap_ucap, n, sizeof *x->ucap);
+}
+
+static int add(acc *x, double *where, double w, double cap) {
   x->uptr[x->nlog] = where;
   x->uold[x->nlog] = *where;
   x->ucap[x->nlog++] = cap;
@@ -94,9 +107,61 @@ static int add(acc *x, double *where, double w, double cap) {
   return NS_OK;
 }
 
+/* ---- pair mode: loads per (sender, receiver, phase) ---------------------- */
+
+static size_t ptab_home(uint64_t key, size_t size) { return (size_t)nsi_hash64(key) & (size - 1); }
+
+/* Makes room for `extra` new keys. Called only between tries (empty undo
+   log), since rehashing moves the loads the log points at; entries whose
+   load went back to 0 are dropped. */
+static int ptab_reserve(acc *x, size_t extra) {
+  if ((x->pused + extra) * 2 <= x->psize)
+    return NS_OK;
+  size_t live = 0;
+  for (size_t i = 0; i < x->psize; i++)
+    live += x->pkey[i] != 0 && x->pload[i] != 0;
+  size_t size = 64;
+  while (size < (live + extra) * 2)
+    size *= 2;
+  uint64_t *key = calloc(size, sizeof *key);
+  double *load = malloc(size * sizeof *load), *cap = malloc(size * sizeof *cap);
+  if (!key || !load || !cap) {
+    free(key), free(load), free(cap);
+    return oom();
+  }
+  for (size_t i = 0; i < x->psize; i++)
+    if (x->pkey[i] != 0 && x->pload[i] != 0) {
+      size_t h = ptab_home(x->pkey[i], size);
+      while (key[h] != 0)
+        h = (h + 1) & (size - 1);
+      key[h] = x->pkey[i], load[h] = x->pload[i], cap[h] = x->pcap[i];
+    }
+  free(x->pkey), free(x->pload), free(x->pcap);
+  x->pkey = key, x->pload = load, x->pcap = cap;
+  x->psize = size, x->pused = live;
+  return NS_OK;
+}
+
+/* Adds weight w sent from machine `from` to machine `to` in phase ph. */
+static int ptab_add(acc *x, tn_prob *p, int from, int to, int ph, double w) {
+  uint64_t k = ((uint64_t)ph << 44 | (uint64_t)to << 22 | (uint64_t)from) + 1;
+  size_t h = ptab_home(k, x->psize);
+  while (x->pkey[h] != 0 && x->pkey[h] != k)
+    h = (h + 1) & (x->psize - 1);
+  if (x->pkey[h] == 0) {
+    NSI_TRY(tn_pair_cap(p, from, to, &x->pcap[h]));
+    x->pkey[h] = k;
+    x->pload[h] = 0;
+    x->pused++;
+  }
+  return add(x, &x->pload[h], w, x->pcap[h]);
+}
+
 /* Adds one crossing flow: `s` sends (out = 1) or receives it, `o` is the
    other machine. */
-static int add_flow(acc *x, const tn_prob *p, int s, int o, int ph, double w, int out) {
+static int add_flow(acc *x, tn_prob *p, int s, int o, int ph, double w, int out) {
+  if (p->pair_fn != NULL)
+    return out ? ptab_add(x, p, s, o, ph, w) : ptab_add(x, p, o, s, ph, w);
   int P = p->P, ss = x->mslot[s], so = x->mslot[o];
   double *ms = out ? x->mo : x->mi, *mo = out ? x->mi : x->mo;
   NSI_TRY(add(x, &ms[(size_t)ss * P + ph], w, p->R[s]));
@@ -135,13 +200,20 @@ static int try_run(tn_prob *p, tn_asg *a, acc *x, int s, int pos, int g, int com
   if (slot(x->mslot, s, &x->nm, &x->cm, &x->mo, &x->mi, p->P) < 0 ||
       slot(x->lslot, s / p->spl, &x->nl, &x->cl, &x->lo, &x->li, p->P) < 0)
     rc = NS_ENOMEM;
+  size_t extra = 0; /* the run's incident flows: each adds <= 4 log entries */
+  for (int i = pos; i < pos + g; i++)
+    extra += (size_t)(p->istart[p->order[i] + 1] - p->istart[p->order[i]]);
+  if (rc == NS_OK)
+    rc = log_reserve(x, 4 * extra);
+  if (rc == NS_OK && p->pair_fn != NULL) /* room for every flow of the run */
+    rc = ptab_reserve(x, extra);
   for (int i = pos; i < pos + g && rc == NS_OK; i++) {
     int w = p->order[i];
     for (int k = p->istart[w]; k < p->istart[w + 1] && rc == NS_OK; k++) {
-      int f = p->iflow[k], out = p->fsrc[f] == w, o = out ? p->fdst[f] : p->fsrc[f];
-      int mo = a->mach[o];
+      const tn_inc *e = &p->inc[k];
+      int mo = a->mach[e->peer];
       if (mo >= 0 && mo != s)
-        rc = add_flow(x, p, s, mo, p->fph[f], p->fw[f], out);
+        rc = add_flow(x, p, s, mo, e->ph_out >> 1, e->w, e->ph_out & 1);
     }
   }
   int ok = rc == NS_OK && log_ok(x);
@@ -193,8 +265,7 @@ typedef struct cand {
    bound, then locality (workers of the job already under the machine's
    leaf: fewer cross-leaf flows), then best fit (smallest R_s: keeps large
    holes for later jobs), then the seeded tie-break, then the id. */
-static int cand_cmp(const void *x, const void *y) {
-  const cand *a = x, *b = y;
+static inline int cand_order(const cand *a, const cand *b) {
   if (a->cls != b->cls)
     return a->cls - b->cls;
   if (a->ub != b->ub)
@@ -207,6 +278,8 @@ static int cand_cmp(const void *x, const void *y) {
     return a->tie < b->tie ? -1 : 1;
   return a->s - b->s;
 }
+
+static int cand_cmp(const void *x, const void *y) { return cand_order(x, y); }
 
 /* Equivalent machines within one round. Two unused machines with the same
    R_s and class face the same constraints if they share a leaf; under
@@ -267,7 +340,7 @@ static int best_round(tn_prob *p, tn_asg *a, acc *x, memo *m, cand *cands, int n
     return -1;
   int top = 0;
   for (int i = 1; i < nc; i++)
-    top = cand_cmp(&cands[i], &cands[top]) < 0 ? i : top;
+    top = cand_order(&cands[i], &cands[top]) < 0 ? i : top;
   int g = evaluate(p, a, x, m, &cands[top], pos);
   if (g < 0 || g == cands[top].ub) {
     *err = g < 0 ? g : 0;
@@ -341,7 +414,7 @@ int tn_greedy(tn_prob *p, const unsigned char *allow, int nonidle_first, tn_asg 
   int *leafcnt = calloc((size_t)p->L, sizeof *leafcnt);
   int mi[4][TN_MEMO];
   double mup[TN_MEMO];
-  memo m = {0, TN_MEMO, mi[0], mi[1], mi[2], mi[3], mup};
+  memo m = {0, p->pair_fn ? 0 : TN_MEMO, mi[0], mi[1], mi[2], mi[3], mup};
   acc x;
   int rc = acc_init(&x, p);
   if (rc == NS_OK && (!cands || !leafcnt))

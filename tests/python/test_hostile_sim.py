@@ -62,6 +62,9 @@ def every_call(s):
         "skipped_count": lambda: s.skipped_count,
         "len": lambda: len(s),
         "job_name": lambda: s.job_name(0),
+        "job_model": lambda: s.job_model(0),
+        "scale_arrivals": lambda: s.scale_arrivals(2.0),
+        "add_model_profile": lambda: s.add_model_profile("m", 1.0, 2.0, 1000, 10.0),
         "job_gpus": lambda: s.job_gpus(0),
         "job_result": lambda: s.job_result(0),
         "results": s.results,
@@ -202,6 +205,15 @@ class TestHostileSimulatorCallers(unittest.TestCase):
                                         "release", "job.add_phase", "job.clear_phases",
                                         "job.phases", "job.iterations", "job.model_bytes",
                                         "job.gpu_memory_mb"})
+
+
+class TestHostileStrings(unittest.TestCase):
+    def test_lone_surrogate_in_a_name_is_an_invalid_argument(self):
+        # fuzz_python_args finding: "\ud800" escaped as UnicodeEncodeError
+        with self.assertRaises(netsched.InvalidArgumentError) as cm:
+            netsched.Job("\ud800", 1)
+        self.assertIn("Job", str(cm.exception))
+        self.assertIn("name", str(cm.exception))
 
 
 # Run in a child interpreter: a crash there is an exit code, not a dead

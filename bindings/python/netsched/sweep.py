@@ -388,6 +388,9 @@ def _read_rows(path, columns):
                 rows.append(row)
     except FileNotFoundError:
         pass
+    except (OSError, UnicodeDecodeError) as e:
+        raise GridError("%s: cannot read it: %s" % (path, getattr(e, "strerror", None) or e)) \
+            from None
     return rows
 
 
@@ -532,8 +535,11 @@ def _local_cluster(workers, retries):
     with dask.config.set({"distributed.scheduler.allowed-failures": retries}), \
             warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)  # tornado's, under Python 3.11
+        # extensions={}: the cells need no shuffle or pub-sub, and Debian's
+        # 2022.12 shuffle extension fails an assertion when a worker that
+        # replaced a dead one is closed.
         return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                            dashboard_address=None, env=env, silence_logs=40)
+                            dashboard_address=":0", env=env, silence_logs=40, extensions={})
 
 
 def _import_distributed():
@@ -544,12 +550,12 @@ def _import_distributed():
                         "python3-distributed); --workers 0 runs the cells in this process")
 
 
-def run(grid=None, out=None, workers=2, scheduler=None, client=None, retries=3, progress=True,
+def run(grid=None, out=None, workers=None, scheduler=None, client=None, retries=3, progress=True,
         cells=None, on_cell=None, merge=(), cell_fn=None, **axes):
     """Runs every cell of `grid` (a Grid, or the Grid keywords in **axes) not
     already complete in the CSV `out`, and returns {Cell: {metric: value}} of
-    the whole grid. workers: local Dask worker processes (0: in this
-    process, no Dask); scheduler: address of an existing Dask scheduler;
+    the whole grid. workers: local Dask worker processes (default: the
+    number of CPUs; 0: in this process, no Dask); scheduler: address of an existing Dask scheduler;
     client: an existing distributed.Client (wins over both). cells: indices
     of the grid's cells to run (default all). merge: other sweep CSVs whose
     cells are copied into `out` first. on_cell(cell, metrics) is called in
@@ -563,6 +569,8 @@ def run(grid=None, out=None, workers=2, scheduler=None, client=None, retries=3, 
         raise TypeError("sweep.run: pass either grid or grid keywords")
     if out is None:
         raise GridError("--out: a CSV path is required")
+    if workers is None:
+        workers = os.cpu_count() or 2
     if not isinstance(workers, int) or isinstance(workers, bool) or workers < 0:
         raise GridError("--workers: bad value %r (want an integer >= 0)" % (workers,))
     if not isinstance(retries, int) or isinstance(retries, bool) or retries < 0:
@@ -580,6 +588,8 @@ def run(grid=None, out=None, workers=2, scheduler=None, client=None, retries=3, 
     out_dir = os.path.dirname(os.path.abspath(str(out)))
     if not os.path.isdir(out_dir):
         raise GridError("--out: directory %r does not exist" % out_dir)
+    if os.path.isdir(str(out)):
+        raise GridError("--out: %r is a directory (want a CSV file)" % str(out))
 
     results, jcts = read_results(out), read_jct_quantiles(jct_path(out))
     for other in merge:
@@ -589,7 +599,10 @@ def run(grid=None, out=None, workers=2, scheduler=None, client=None, retries=3, 
         jcts.update(read_jct_quantiles(jct_path(other)))
     jcts = {k: v for k, v in jcts.items() if k in results}
     todo = [c for c in wanted if c not in results]
-    writer = _Writer(out, results, jcts)
+    try:
+        writer = _Writer(out, results, jcts)
+    except OSError as e:
+        raise GridError("--out: cannot write %r: %s" % (str(out), e.strerror or e)) from None
     bar = Progress(len(wanted), len(wanted) - len(todo), enabled=progress)
     failures = {}
     cell_fn = cell_fn or run_cell
@@ -662,7 +675,11 @@ def ci95(values):
     mean = sum(values) / n
     if n < 2:
         return Stat(mean, math.nan, n)
-    from scipy.stats import t
+    try:
+        from scipy.stats import t
+    except ImportError:
+        raise GridError("the 95 % confidence interval needs scipy (Debian: apt-get install "
+                        "python3-scipy; python3-distributed brings it)") from None
     sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
     return Stat(mean, float(t.ppf(0.975, n - 1)) * sd / math.sqrt(n), n)
 
@@ -832,8 +849,9 @@ def _parser():
     p.add_argument("--out", metavar="CSV", help="results (resumed when it exists)")
     p.add_argument("--plot", metavar="FILE", help="mean JCT plot (.png/.svg/.pdf); the CDFs go to "
                    "FILE-cdf with the same extension")
-    p.add_argument("--workers", type=int, default=2,
-                   help="local Dask worker processes (default 2; 0: run in this process)")
+    p.add_argument("--workers", type=int, default=os.cpu_count() or 2,
+                   help="local Dask worker processes (default: the number of CPUs, %(default)s "
+                        "here; 0: run in this process)")
     p.add_argument("--scheduler", metavar="ADDR", help="existing Dask scheduler, e.g. "
                    "tcp://host:8786 (workers need netsched importable)")
     p.add_argument("--retries", type=int, default=3, help="reschedules of a cell whose worker "
@@ -908,8 +926,14 @@ def main(argv=None):
     if not args.quiet and results:
         print(format_summary(results, shown, grid.policies))
     if args.plot and results:
-        paths = plot(results, read_jct_quantiles(jct_path(args.out)), args.plot, grid.policies)
-        print("plots: %s, %s" % paths)
+        try:
+            paths = plot(results, read_jct_quantiles(jct_path(args.out)), args.plot,
+                         grid.policies)
+            print("plots: %s, %s" % paths)
+        except OSError as e:
+            print("netsched.sweep: --plot: cannot write %r: %s" % (args.plot, e.strerror or e),
+                  file=sys.stderr)
+            return 1
     if failed is not None:
         for cell, err in failed.failures.items():
             print("netsched.sweep: failed: %s: %s" % (_cell_text(cell), err), file=sys.stderr)
