@@ -412,7 +412,7 @@ fuzz-build: $(FUZZ_LIB)
 
 # Runs each built target for FUZZ_SECONDS on a scratch copy of its committed
 # seeds (new corpus entries stay in build/, not in the repo).
-fuzz: fuzz-build
+fuzz: fuzz-build lib
 	@fail=0; for t in $$(cat build/fuzz/built); do \
 	  work=build/fuzz/corpus/$$t; rm -rf $$work; mkdir -p $$work build/fuzz/artifacts; \
 	  [ -d tests/fuzz/corpus/$$t ] && cp tests/fuzz/corpus/$$t/* $$work/ 2>/dev/null; \
@@ -422,6 +422,10 @@ fuzz: fuzz-build
 	    > build/fuzz/$$t.log 2>&1 || { fail=1; tail -n 60 build/fuzz/$$t.log; }; \
 	  grep -E '^SKIP|^stat::(number_of_executed_units|new_units_added)' build/fuzz/$$t.log | tr '\n' ' '; echo; \
 	done; \
+	echo "== fuzz fuzz_python_args for $(FUZZ_WHAT)"; \
+	NETSCHED_LIBRARY=$(abspath $(OUT))/$(SO_NAME) PYTHONPATH=$(abspath bindings/python) \
+	  $(PYTHON) tests/fuzz/fuzz_python_args.py $(if $(FUZZ_RUNS),--runs $(FUZZ_RUNS) --seed 1,--seconds $(FUZZ_SECONDS)) \
+	  --corpus tests/fuzz/corpus/fuzz_python_args --artifacts build/fuzz/artifacts || fail=1; \
 	if [ $$fail -ne 0 ]; then echo "make fuzz: FAILED (reproducers in build/fuzz/artifacts/)"; exit 1; fi; \
 	echo "make fuzz: all targets ran $(FUZZ_WHAT) without a crash"
 
