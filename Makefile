@@ -169,16 +169,14 @@ $(OBJ)/tests/abi/%: tests/abi/%.c tests/abi/abi_test.h $(OUT)/libnetsched.so
 
 # Each runner prints its own summary line; every suite runs even if one fails.
 check: lib header-check $(UNIT_BINS) $(HOSTILE_BINS) $(ABI_BINS) examples
-	@fail=0; \
-	for t in $(UNIT_BINS) $(HOSTILE_BINS); do echo "== $$t"; $$t || fail=1; done; \
-	for t in $(ABI_BINS); do echo "== $$t"; NS_LIBRARY=$(abspath $(OUT))/libnetsched.so $$t || fail=1; done; \
-	echo "== tests/install.sh"; bash tests/install.sh "$(OUT)" || fail=1; \
-	echo "== tests/readme_snippets.sh"; bash tests/readme_snippets.sh "$(OUT)" "$(SANITIZE)" || fail=1; \
-	if [ -d tests/python ] && ls tests/python/test_*.py >/dev/null 2>&1; then \
-	  echo "== tests/python"; $(PY_ENV) NETSCHED_LIBRARY=$(abspath $(OUT))/$(SO_NAME) \
-	    PYTHONPATH=$(abspath bindings/python) $(PYTHON) -m unittest discover -s tests/python -t . || fail=1; \
-	fi; \
-	if [ $$fail -ne 0 ]; then echo "make check: FAILED"; exit 1; fi; echo "make check: all suites passed"
+	@. tests/suite.sh; \
+	for t in $(UNIT_BINS) $(HOSTILE_BINS); do suite $$t $$t; done; \
+	for t in $(ABI_BINS); do suite $$t env NS_LIBRARY=$(abspath $(OUT))/libnetsched.so $$t; done; \
+	suite tests/install.sh bash tests/install.sh "$(OUT)"; \
+	suite tests/readme_snippets.sh bash tests/readme_snippets.sh "$(OUT)" "$(SANITIZE)" "$(OBJ)/examples"; \
+	suite tests/python env $(PY_ENV) NETSCHED_LIBRARY=$(abspath $(OUT))/$(SO_NAME) \
+	  NETSCHED_SIM=$(abspath $(SIM_CLI)) PYTHONPATH=$(abspath bindings/python) $(PYTHON) tests/python/run.py; \
+	suite_summary
 
 ifeq ($(SANITIZE),1)
 # ctypes loads the sanitized library into an uninstrumented python.
