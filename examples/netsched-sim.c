@@ -301,9 +301,9 @@ static int run_policy(const cli *c, int policy, result *r, int *skipped) {
 }
 
 static void print_header(void) {
-  printf("%-14s %9s %9s %9s %9s %10s %9s %9s %6s %7s %6s %6s %6s %7s\n", "policy", "avgJCT_s",
-         "medJCT_s", "p95JCT_s", "p99JCT_s", "makespan_s", "avgQ_s", "p95Q_s", "util%", "comm%",
-         "frag%", "shared", "unfin", "time_s");
+  printf("%-14s %9s %9s %9s %9s %10s %9s %9s %6s %7s %6s %6s %6s %7s %7s\n", "policy",
+         "avgJCT_s", "medJCT_s", "p95JCT_s", "p99JCT_s", "makespan_s", "avgQ_s", "p95Q_s", "util%",
+         "comm%", "frag%", "shared", "unfin", "preempt", "time_s");
 }
 
 static void print_row(int policy, const result *r) {
@@ -315,14 +315,15 @@ static void print_row(int policy, const result *r) {
            r->rc == NS_EUNSUPPORTED && why ? why + 13 : r->err);
     return;
   }
-  printf("%-14s %9.1f %9.1f %9.1f %9.1f %10.1f %9.1f %9.1f %6.1f %7.1f %6.1f %6.0f %6.0f %7.2f\n",
+  printf("%-14s %9.1f %9.1f %9.1f %9.1f %10.1f %9.1f %9.1f %6.1f %7.1f %6.1f %6.0f %6.0f %7.0f "
+         "%7.2f\n",
          ns_sim_policy_name(policy), m[NS_SIM_METRIC_AVG_JCT_MS] / 1e3,
          m[NS_SIM_METRIC_MEDIAN_JCT_MS] / 1e3, m[NS_SIM_METRIC_P95_JCT_MS] / 1e3,
          m[NS_SIM_METRIC_P99_JCT_MS] / 1e3, m[NS_SIM_METRIC_MAKESPAN_MS] / 1e3,
          m[NS_SIM_METRIC_AVG_QUEUE_MS] / 1e3, m[NS_SIM_METRIC_P95_QUEUE_MS] / 1e3,
          100 * m[NS_SIM_METRIC_GPU_UTIL], 100 * m[NS_SIM_METRIC_COMM_OVERHEAD],
          100 * m[NS_SIM_METRIC_FRAGMENTATION], m[NS_SIM_METRIC_LINKS_SHARED],
-         m[NS_SIM_METRIC_UNFINISHED], r->secs);
+         m[NS_SIM_METRIC_UNFINISHED], m[NS_SIM_METRIC_PREEMPTIONS], r->secs);
 }
 
 /* JCT CDF per policy through gnuplot, when it is installed. */

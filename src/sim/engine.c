@@ -175,13 +175,18 @@ static int start_job(ns_sim *s, int ji) {
   NSI_TRY(mode);
   j->mode = mode;
   j->state = NSI_RUNNING;
-  j->start_ms = s->now;
   j->t_upd = s->now;
   if (j->paused_until < s->now)
     j->paused_until = s->now;
-  j->rem = (double)j->iterations;
+  if (j->resumed) { /* preempted before: progress kept, restore first */
+    j->paused_until = s->now + s->o.restore_ms;
+    j->susp_ms += s->now - j->susp_at;
+  } else {
+    j->start_ms = s->now;
+    j->rem = (double)j->iterations;
+    j->ver = 0;
+  }
   j->rate = 0.0;
-  j->ver = 0;
   server_delta(s, s->pl, +1);
   s->alloc_gpus += (int)s->pl->ngpus;
   NSI_TRY(nsi_reserve(&s->running, &s->cap_running, s->nrunning + 1, sizeof *s->running));
@@ -192,23 +197,44 @@ static int start_job(ns_sim *s, int ji) {
   return NS_OK;
 }
 
-static int finish_job(ns_sim *s, int ji) {
+/* Releases a running job's GPUs; progress stays in j->rem. */
+static int release_job(ns_sim *s, int ji) {
   nsi_simjob *j = &s->jobs[ji];
   NSI_TRY(ns_cluster_job_placement(s->cluster, j->job, s->pl));
   NSI_TRY(ns_cluster_release(s->cluster, j->job));
   server_delta(s, s->pl, -1);
   s->alloc_gpus -= (int)s->pl->ngpus;
-  if (s->o.gpu_sharing)
-    s->net_dirty = 1; /* the jobs left on its GPUs speed up */
-  j->state = NSI_DONE;
-  j->finish_ms = s->now;
-  if (j->nsrv >= 2)
-    s->net_dirty = 1;
+  if (j->nsrv >= 2 || s->o.gpu_sharing)
+    s->net_dirty = 1; /* the jobs left on its links or GPUs speed up */
   for (size_t r = 0; r < s->nrunning; r++)
     if (s->running[r] == ji) {
       s->running[r] = s->running[--s->nrunning];
       break;
     }
+  return NS_OK;
+}
+
+/* Preemption: the job keeps its iterations done and waits again. */
+static int suspend_job(ns_sim *s, int ji) {
+  nsi_simjob *j = &s->jobs[ji];
+  nsi_sim_advance(s, j);
+  NSI_TRY(release_job(s, ji));
+  j->state = NSI_QUEUED;
+  j->ver++; /* its completion event is stale */
+  j->rate = 0.0;
+  j->preemptions++;
+  j->resumed = 1;
+  j->susp_at = s->now;
+  return NS_OK;
+}
+
+static int finish_job(ns_sim *s, int ji) {
+  nsi_simjob *j = &s->jobs[ji];
+  if (nsi_las_active(&s->o))
+    nsi_las_leave(s, ji);
+  NSI_TRY(release_job(s, ji));
+  j->state = NSI_DONE;
+  j->finish_ms = s->now;
   ns_job_free(j->job);
   j->job = NULL;
   return NS_OK;
@@ -257,6 +283,8 @@ static int enqueue(ns_sim *s, int ji) {
   nsi_simjob *j = &s->jobs[ji];
   NSI_TRY(make_job(s, j));
   j->state = NSI_QUEUED;
+  if (nsi_las_active(&s->o))
+    return nsi_las_arrive(s, ji);
   j->key = nsi_sim_order_key(s, j);
   NSI_TRY(nsi_reserve(&s->queue, &s->cap_queue, s->nqueue + 1, sizeof *s->queue));
   size_t lo = 0, hi = s->nqueue; /* binary search: keys are fixed while queued */
@@ -307,6 +335,33 @@ static int schedule(ns_sim *s, int *changed) {
   return NS_OK;
 }
 
+/* Preemptive orders: las.c decides who holds GPUs, the engine suspends
+   and (re)starts; a wake-up is pushed for the next demotion/promotion. */
+static int schedule_las(ns_sim *s, int *changed) {
+  NSI_TRY(nsi_las_account(s));
+  nsi_las_decide(s);
+  for (size_t i = 0; i < s->las_nstop; i++) {
+    NSI_TRY(suspend_job(s, s->las_stop[i]));
+    *changed = 1;
+  }
+  for (size_t i = 0; i < s->las_ngo; i++) {
+    int ji = s->las_go[i], placed = 0;
+    if (ns_cluster_free_gpu_count(s->cluster) < s->jobs[ji].gpus && !s->o.gpu_sharing)
+      continue;
+    NSI_TRY(nsi_sim_place(s, ji, &placed));
+    if (placed > 0) {
+      NSI_TRY(start_job(s, ji));
+      *changed = 1;
+    }
+  }
+  nsi_las_settle(s);
+  double t = nsi_las_next(s);
+  s->las_wake_ver++; /* earlier wake-ups are stale */
+  if (isfinite(t) && t > s->now)
+    NSI_TRY(nsi_sim_heap_push(&s->heap, t, NSI_LAS_WAKE, s->las_wake_ver));
+  return NS_OK;
+}
+
 /* ---- the run ---------------------------------------------------------------- */
 
 typedef struct nsi_arrival {
@@ -345,6 +400,8 @@ static int setup_run(ns_sim *s) {
     j->start_ms = j->finish_ms = NAN;
     j->servers = 0, j->mode = NSI_COLLIDE, j->paused_until = 0, j->wake_ms = -1;
     j->rate = 0, j->ver = 0;
+    j->preemptions = j->promotions = j->resumed = 0, j->las_q = 0;
+    j->susp_at = j->susp_ms = 0;
   }
   qsort(arr, s->njobs, sizeof *arr, by_arrival);
   for (size_t i = 0; i < s->njobs; i++)
@@ -356,13 +413,22 @@ static int setup_run(ns_sim *s) {
   s->now = 0;
   s->net_dirty = 0;
   s->rejected = 0;
+  s->las_wake_ver = 0;
+  if (nsi_las_active(o))
+    NSI_TRY(nsi_las_prepare(s));
   return nsi_sim_policy_prepare(s);
 }
 
 /* Handles every event at time s->now; *changed if the running set moved. */
-static int handle_event(ns_sim *s, const nsi_event *e, size_t *done, int *changed) {
-  if (e->job < 0)
+static int handle_event(ns_sim *s, const nsi_event *e, size_t *done, int *changed, int *live) {
+  if (e->job == NSI_LAS_WAKE) { /* only the latest demotion/promotion wake-up counts */
+    *live |= e->ver == s->las_wake_ver;
+    return NS_OK;
+  }
+  if (e->job < 0) {
+    *live = 1;
     return NS_OK; /* wake-up: just rerun the scheduling pass */
+  }
   nsi_simjob *j = &s->jobs[e->job];
   if (j->state != NSI_RUNNING || e->ver != j->ver)
     return NS_OK; /* stale completion */
@@ -373,6 +439,7 @@ static int handle_event(ns_sim *s, const nsi_event *e, size_t *done, int *change
   NSI_TRY(finish_job(s, e->job));
   (*done)++;
   *changed = 1;
+  *live = 1;
   return NS_OK;
 }
 
@@ -393,13 +460,22 @@ static int loop(ns_sim *s) {
       break; /* nothing can happen any more */
     integrate(s, t);
     s->now = t;
-    int changed = 0;
-    while (next_arrival < s->njobs && s->jobs[s->order[next_arrival]].arrival_ms <= t)
+    int changed = 0, live = 0;
+    while (next_arrival < s->njobs && s->jobs[s->order[next_arrival]].arrival_ms <= t) {
       NSI_TRY(enqueue(s, s->order[next_arrival++]));
-    nsi_event e;
-    while (s->heap.n > 0 && s->heap.ev[0].t <= t && nsi_sim_heap_pop(&s->heap, &e))
-      NSI_TRY(handle_event(s, &e, &done, &changed));
-    NSI_TRY(schedule(s, &changed));
+      live = 1;
+    }
+    nsi_event e; /* events within rounding of t are simultaneous with it (a finish
+                    computed as start + work / rate lands a few ulps late) */
+    double tol = 1e-12 * t + 1e-9;
+    while (s->heap.n > 0 && s->heap.ev[0].t <= t + tol && nsi_sim_heap_pop(&s->heap, &e))
+      NSI_TRY(handle_event(s, &e, &done, &changed, &live));
+    /* preemptive orders decide at arrivals, finishes and their own wake-up
+       only (the Tiresias simulator's events), the others at every event */
+    if (!nsi_las_active(&s->o))
+      NSI_TRY(schedule(s, &changed));
+    else if (live)
+      NSI_TRY(schedule_las(s, &changed));
     if (changed)
       NSI_TRY(refresh_rates(s));
     report(s, done, &next_report);

@@ -10,6 +10,8 @@
 #include "core/internal.h"
 
 #define NSI_SIM_MAX_CANDIDATES 10
+#define NSI_LAS_MAX_QUEUES 8
+#define NSI_LAS_WAKE (-2) /* event job id of las.c's wake-ups */
 /* Floor of a trace-derived compute per iteration (sim.h, TRACE DURATIONS). */
 #define NSI_SIM_MIN_COMPUTE_MS 1e-3
 
@@ -30,6 +32,11 @@ struct ns_sim_opts {
   uint64_t skew_bytes;
   int gpu_sharing;
   int backfill; /* 0: strict order, the queue stops at the first misfit */
+  /* preemptive orders (las.c) */
+  int las_queues;                          /* K */
+  double las_limit[NSI_LAS_MAX_QUEUES - 1]; /* thresholds, GPU-ms, ascending */
+  double starvation;                       /* promote knob, 0 = off */
+  double restore_ms;                       /* checkpoint/restore per resume */
   ns_sim_place_fn place_fn;
   void *place_user;
 };
@@ -65,7 +72,21 @@ typedef struct nsi_simjob {
   double slow;          /* compute slowdown from GPU sharing (>= 1) */
   size_t nsrv;
   double wake_ms;       /* Dally: last wake-up pushed (-1 = none) */
+  /* preemption (las.c decides, engine.c suspends and resumes) */
+  int las_q;            /* queue */
+  double las_exec;      /* executed ms since the last promotion */
+  double las_total;     /* executed ms */
+  double las_pend;      /* ms waited since it last ran (starvation) */
+  double las_check;     /* time of the last account */
+  double las_rank;      /* Gittins index */
+  int preemptions, promotions, resumed;
+  double susp_at, susp_ms; /* last suspension; total time suspended */
 } nsi_simjob;
+
+typedef struct nsi_lasq {
+  int *v;
+  size_t n, cap;
+} nsi_lasq;
 
 typedef struct nsi_event {
   double t;
@@ -112,6 +133,13 @@ struct ns_sim {
   double *sum;      /* scratch per link */
   int *cnt;         /* jobs per link (scratch) */
   unsigned char *shared_ever;
+  /* preemptive orders (las.c) */
+  nsi_lasq lasq[NSI_LAS_MAX_QUEUES];
+  int *las_run, *las_stop, *las_go; /* jobs in the queues (arrival order); decisions */
+  size_t las_nrun, las_caprun, las_nstop, las_capstop, las_ngo, las_capgo;
+  double *git_d, *git_r; /* Gittins: sorted samples (GPU-s), index at each */
+  unsigned las_wake_ver; /* version of the live demotion/promotion wake-up */
+  size_t git_n;
   int *srv_busy;    /* busy GPUs per server */
   int used_servers, idle_on_used;
   /* metric integrals */
@@ -144,6 +172,17 @@ int nsi_sim_admission_mode(ns_sim *s, nsi_simjob *j);
 
 /* cassini glue (policy.c) */
 int nsi_sim_cassini(ns_sim *s, int ji, int *placed);
+
+/* las.c */
+int nsi_las_active(const ns_sim_opts *o);
+int nsi_las_prepare(ns_sim *s);
+void nsi_las_release(ns_sim *s);
+int nsi_las_arrive(ns_sim *s, int ji);
+void nsi_las_leave(ns_sim *s, int ji);
+int nsi_las_account(ns_sim *s);
+void nsi_las_decide(ns_sim *s);
+void nsi_las_settle(ns_sim *s);
+double nsi_las_next(const ns_sim *s);
 
 /* metrics.c */
 void nsi_sim_compute_metrics(ns_sim *s);

@@ -77,6 +77,7 @@ static void free_run_state(ns_sim *s) {
     j->links = NULL, j->srv = NULL, j->gpu = NULL, j->nlinks = j->nsrv = j->ngpu = 0;
   }
   nsi_sim_policy_release(s);
+  nsi_las_release(s);
   ns_placement_free(s->pl), ns_placement_free(s->scratch);
   s->pl = s->scratch = NULL;
   free(s->order), free(s->queue), free(s->running), free(s->net), free(s->heap.ev);
