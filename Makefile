@@ -33,8 +33,9 @@ BASHCOMPDIR ?= $(DATAROOTDIR)/bash-completion/completions
 DESTDIR ?=
 
 PKG_CONFIG ?= pkg-config
-# Debian's python3-* packages (setuptools, wheel, cffi) belong to the system
-# interpreter, not to whichever python3 is first on PATH.
+# Debian's python3-* packages (setuptools, wheel, cffi; Dask and matplotlib for
+# netsched.sweep) belong to the system interpreter, not to whichever python3 is
+# first on PATH.
 PYTHON ?= /usr/bin/python3
 VENV ?= .venv
 VALGRIND ?= valgrind --leak-check=full --error-exitcode=1 --errors-for-leak-kinds=definite,indirect -q
@@ -82,12 +83,13 @@ LIB_PC := $(OUT)/netsched.pc
         demo bench examples install install-pc install-static install-shared \
         install-includes install-bin install-cmake install-man install-completion install-cdef install-python uninstall clean
 
-all: lib
-lib: $(LIB_A) $(OUT)/libnetsched.so $(LIB_PC) $(CDEF)
-
 # cffi declarations generated from the public header (shipped in the Python
 # package and installed to share/netsched/): ffi.cdef(open(...).read()).
 CDEF := bindings/python/netsched/netsched.cdef
+
+all: lib
+lib: $(LIB_A) $(OUT)/libnetsched.so $(LIB_PC) $(CDEF)
+
 $(CDEF): $(wildcard include/netsched.h include/netsched/*.h) bindings/python/gen_cdef.sh
 	bash bindings/python/gen_cdef.sh include $(CC) > $@
 

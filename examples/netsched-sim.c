@@ -41,8 +41,9 @@ static const struct {
   const char *name, *label;
   int id;
 } networks[] = {
-    {"maxmin", "max-min", NS_SIM_NET_MAXMIN},
-    {"contention", "Eq. 5 contention", NS_SIM_NET_CONTENTION},
+    {"phase", "phase-level", NS_SIM_NET_PHASE},
+    {"maxmin", "max-min (fluid)", NS_SIM_NET_MAXMIN},
+    {"contention", "Eq. 5 contention (fluid)", NS_SIM_NET_CONTENTION},
     {"ideal", "ideal (communication free)", NS_SIM_NET_IDEAL},
 };
 #define NNETWORKS ((int)(sizeof networks / sizeof networks[0]))
@@ -55,12 +56,16 @@ static void usage(FILE *f) {
           "         [--trace FILE --format tiresias|philly] [--seed N]\n"
           "         [--leaves N] [--spines N] [--servers N (per leaf)] [--gpus N (per server)]\n"
           "         [--links N (per leaf-spine pair)] [--gbps X] [--nic-gbps X]\n"
-          "         [--network maxmin|contention|ideal] [--share] [--csv FILE] [--plot FILE.png]\n"
+          "         [--network phase|maxmin|contention|ideal] [--share] [--csv FILE] [--plot FILE.png]\n"
           "Without --trace, runs the embedded default workload (160 jobs, AdaDUAL §V-A)\n"
           "on 4 leaves x 4 servers x 4 GPUs, 8 spines x 2 links. --csv writes one row per job (with several\n"
           "policies: FILE with -<policy> before the extension). --share lets jobs share\n"
           "GPUs while memory fits (the LWF-kappa / Ada-SRSF model). --network ideal makes\n"
           "communication free (to compare with simulators that model no network).\n"
+          "--network phase (default) simulates each job's compute and all-reduce phases,\n"
+          "  flows of concurrent all-reduces sharing links max-min fairly; maxmin and\n"
+          "  contention are the older fluid models (a colliding job is charged all the\n"
+          "  time; contention = AdaDUAL's Eq. 5).\n"
           "A trace's duration is the job's lone run time on a consolidated placement\n"
           "under the chosen network. Policies (\"ff\" backfills, \"fifo\" does not):\n");
   if (f == stdout)
@@ -363,7 +368,7 @@ static void plot(const cli *c, const result *res) {
 }
 
 int main(int argc, char **argv) {
-  cli c = {4, 8, 4, 4, 2, 10.0, 0.0, NS_SIM_NET_MAXMIN, 1, NULL, NULL, NULL,
+  cli c = {4, 8, 4, 4, 2, 10.0, 0.0, NS_SIM_NET_PHASE, 1, NULL, NULL, NULL,
            NS_SIM_TRACE_TIRESIAS, {0}, 0, 0, 0};
   if (parse_args(&c, argc, argv) < 0) {
     usage(stderr);

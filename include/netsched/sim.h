@@ -14,49 +14,87 @@
  *   ns_sim_load_default_workload(s);                 // or ns_sim_load_trace / ns_sim_add_job
  *   if (ns_sim_run(s) == NS_OK) ns_sim_metric(s, NS_SIM_METRIC_AVG_JCT_MS, &jct);
  *
- * NETWORK MODEL (fluid, event-driven; rates change only when the set of
- * running jobs, or a job's time-shift, changes):
- *  - A job's iteration = compute (fwd + bwd ms of its model) + communication
- *    (one all-reduce of its model bytes) [+ waiting for the link, see below].
- *    Iterations progress at 1 / iteration_ms; a job finishes when all its
- *    iterations are done. GPUs are exclusive (one job per GPU) unless GPU
- *    sharing is on (ns_sim_opts_set_gpu_sharing: jobs on a GPU take turns).
- *  - A job on one server all-reduces over the server's internal fabric at
- *    intra_gbps (default 100 Gbps, PCIe-class): 2(N-1)/N * M bytes, no
- *    contention. A job spanning servers runs a ring over its servers (in
- *    GPU-id order): one flow per consecutive server pair. Each flow traverses
- *    the sending server's NIC (tx), the receiving server's NIC (rx) - each of
- *    nic_gbps, default = link_gbps (one NIC per server, as in the Ada-SRSF
- *    testbed) - and, across leaves, one leaf->spine uplink and one
- *    spine->leaf downlink of link_gbps. The parallel uplink is chosen by a
- *    deterministic ECMP hash of (job, flow), except for vClos placements,
- *    which use their reserved links and ns_vclos_route (source routing).
- *    Alone, the communication takes t = 2(N-1)/N * M * 8 / d, d = min(nic, link).
- *  - NS_SIM_NET_MAXMIN (default): concurrent demand on a link shares its
- *    capacity max-min fairly (progressive filling, a job's flows move at one
- *    rate x_j <= d). A job "colliding" on a link counts with weight 1 (its
- *    communication phases are assumed to overlap the others' - the
- *    uncoordinated case CASSINI measures); a "coordinated" job (time-shifted
- *    by CASSINI, or serialised by communication admission) counts with its
- *    duty cycle f = t / (compute + t): interleaved phases only slow each
- *    other once the link's utilisation exceeds 1. Communication then takes
- *    t * d / x_j.
- *  - NS_SIM_NET_CONTENTION: the server-level model of Eq. 5 of the
+ * NETWORK MODELS. Common to all: a job's iteration = compute (fwd + bwd
+ * ms of its model) + communication (one all-reduce of its model bytes).
+ * GPUs are exclusive (one job per GPU) unless GPU sharing is on
+ * (ns_sim_opts_set_gpu_sharing). A job on one server all-reduces over the
+ * server's internal fabric at intra_gbps (default 100 Gbps, PCIe-class):
+ * 2(N-1)/N * M bytes, no contention. A job spanning servers runs a ring
+ * over its servers (in GPU-id order): one flow per consecutive server
+ * pair. Each flow traverses the sending server's NIC (tx), the receiving
+ * server's NIC (rx) - each of nic_gbps, default = link_gbps (one NIC per
+ * server, as in the Ada-SRSF testbed) - and, across leaves, one
+ * leaf->spine uplink and one spine->leaf downlink of link_gbps. The
+ * parallel uplink is chosen by a deterministic ECMP hash of (job, flow),
+ * except for vClos placements, which use their reserved links and
+ * ns_vclos_route (source routing). A ring advances in lock-step: its flows
+ * move at one rate x <= d = min(nic, link), k of its flows on one link
+ * count k times there. Alone, the communication takes
+ * t = 2(N-1)/N * M * 8 / x.
+ *
+ *  - NS_SIM_NET_PHASE (the default): each running job alternates a compute
+ *    phase and its all-reduce; the next compute starts when the all-reduce
+ *    ends (no overlap inside one job). The all-reduces in flight at one
+ *    instant share every link max-min fairly (progressive filling, weights
+ *    = flow multiplicities), recomputed at every phase boundary of a job
+ *    that shares a link with another. Overlap, collisions and interleaving
+ *    emerge from the phases: two identical jobs starting together collide
+ *    at every all-reduce (lock-step), the same pair offset by one compute
+ *    phase never meets, jobs of different periods drift through each
+ *    other. A job alone on its links takes exactly its fluid-model time
+ *    (compute + t per iteration). It is the default because in the fluid
+ *    models the model's shortcuts (a colliding job charged weight 1 all the
+ *    time, a coordinated one its duty cycle) and not the policies decided
+ *    who wins. Cost: only jobs that share a link (or a GPU) are simulated
+ *    phase by phase, in groups; lone jobs are analytic (two events), and a
+ *    group is fast-forwarded after W iterations of its slowest member (each
+ *    member continues at its mean iteration over those W iterations until
+ *    the group changes; ns_sim_opts_set_phase_window, default 32, 0 = off).
+ *    Error bound: none when the group's relative phases repeat within the
+ *    window (lock-step, interleaved, SRSF/AdaDUAL alternation); otherwise a
+ *    member's iteration time is off its exact mean by at most (its longest -
+ *    shortest iteration in the window) / W, plus at most one iteration at
+ *    each hand-over. See bench/RESULTS.md for what it costs.
+ *    Policies in phase terms:
+ *      - admission runs at the start of every all-reduce of a job that
+ *        shares a link: SRSF(n) starts it while fewer than n others are in
+ *        flight on each of its links (only the excess waits); AdaDUAL calls
+ *        ns_adadual_decide with the all-reduces in flight on each of its
+ *        servers and their remaining bytes; a waiting all-reduce is
+ *        reconsidered (smallest remaining service first) whenever one of
+ *        its group ends.
+ *      - CASSINI: the winner's time-shifts align the next compute start of
+ *        each of its jobs to T0 + shift (T0 = the latest next iteration start
+ *        of the running ones); a shifted job whose all-reduce starts more
+ *        than drift x its ideal iteration off that schedule waits for its
+ *        next slot (CASSINI §4.2/§5.7 re-adjustment; drift 5 % by default,
+ *        ns_sim_opts_set_cassini_drift).
+ *      - GPU sharing: the compute phases on one GPU share it (processor
+ *        sharing, max-min over the job's GPUs); one job's all-reduce
+ *        overlaps another's compute.
+ *  - NS_SIM_NET_MAXMIN (fluid): iterations progress at 1 / iteration ms.
+ *    Concurrent demand on a link shares its capacity max-min fairly. A
+ *    job "colliding" on a link counts with weight 1 (its communication is
+ *    assumed to always overlap the others'); a "coordinated" job
+ *    (time-shifted by CASSINI, or serialised by communication admission)
+ *    counts with its duty cycle f = t / (compute + t). Communication then
+ *    takes t * d / x_j. GPU sharing multiplies compute by the job count of
+ *    the job's most shared GPU.
+ *  - NS_SIM_NET_CONTENTION (fluid): the server-level model of Eq. 5 of the
  *    AdaDUAL paper, ns_comm_time_ms(a, b, eta, k, M), with k = number of
  *    colliding multi-server jobs on the job's busiest server (itself
  *    included); coordinated jobs use k = 1 (time-shifted ones stretched by
  *    the NIC's summed duty cycle when it exceeds 1). Default a = 0, b = 0.856 ms/MB,
  *    eta = 0.235 ms/MB (the authors' 10 GbE fit), scaled by 10 / link_gbps.
- *  - Communication admission: ALL lets every job collide; SRSF(n) lets a job
- *    collide while at most n multi-server jobs share each of its links, and
- *    serialises it otherwise (re-decided whenever the running set changes;
- *    with n = 1 a job alone on its links is unaffected); AdaDUAL calls
- *    ns_adadual_decide once when the job starts (per server: multi-server
- *    jobs there, and for a single one M/2 as its expected remaining bytes)
- *    and collides on "start", serialises on "wait". A serialised job that is
- *    not time-shifted waits, per iteration, for the expected residual
- *    transfer of the other serialised jobs sharing its links:
- *    sum_k f_k * t_k / 2 (random phases).
+ *  - Fluid communication admission: ALL lets every job collide; SRSF(n)
+ *    lets a job collide while at most n multi-server jobs share each of its
+ *    links, and serialises it otherwise (re-decided whenever the running
+ *    set changes); AdaDUAL calls ns_adadual_decide once when the job starts
+ *    (per server: multi-server jobs there, and for a single one M/2 as its
+ *    expected remaining bytes) and collides on "start", serialises on
+ *    "wait". A serialised job that is not time-shifted waits, per
+ *    iteration, for the expected residual transfer of the other serialised
+ *    jobs sharing its links: sum_k f_k * t_k / 2 (random phases).
  *  - CASSINI: the base placement policy proposes up to max_candidates
  *    placements (the base placement; then the base policy asked again with
  *    the first server of every previous candidate temporarily marked busy
@@ -67,9 +105,10 @@
  *    a candidate sharing no link wins at once; if every candidate has a
  *    loop, the base placement is used unshifted. The winner's time-shifts
  *    (ns_candidate_shift_ms) are applied: each job on its shared links pauses
- *    once for its shift and becomes coordinated.
- *  - Time-shifts delay a job's iteration start (the new job starts shift ms
- *    after its placement; a running job pauses for its shift).
+ *    once for its shift and becomes coordinated (fluid), or aligns its
+ *    phases (phase model, above).
+ *  - Fluid time-shifts delay a job's iteration start (the new job starts
+ *    shift ms after its placement; a running job pauses for its shift).
  *  - NS_SIM_NET_IDEAL: communication costs nothing (iteration = compute);
  *    placement still decides who fits where, not how fast jobs run.
  *  - Not modelled: Dally's network-sensitive preemption, job migration,
@@ -178,14 +217,15 @@ typedef enum ns_sim_admission {
   NS_SIM_ADMIT_ADADUAL = 2 /* AdaDUAL (Ada-SRSF with SRSF ordering) */
 } ns_sim_admission;
 
-/* Network models (see the model above). 2 is reserved for the phase-level
-   model; NS_SIM_NET_IDEAL: communication costs nothing (every job's
+/* Network models (see the model above). NS_SIM_NET_PHASE is the default;
+   NS_SIM_NET_IDEAL: communication costs nothing (every job's
    iteration is its compute), for comparison with simulators that model no
    network, such as Tiresias's. */
 typedef enum ns_sim_network {
-  NS_SIM_NET_MAXMIN = 0,
-  NS_SIM_NET_CONTENTION = 1, /* Eq. 5, server level */
-  NS_SIM_NET_IDEAL = 3
+  NS_SIM_NET_MAXMIN = 0,     /* fluid, max-min with weight / duty-cycle shortcuts */
+  NS_SIM_NET_CONTENTION = 1, /* fluid, Eq. 5, server level */
+  NS_SIM_NET_PHASE = 2,      /* phase level (the default) */
+  NS_SIM_NET_IDEAL = 3       /* communication costs nothing */
 } ns_sim_network;
 
 /* Embedded model profiles (AdaDUAL paper Table III, V100, batch 16/64). */
@@ -199,7 +239,8 @@ typedef enum ns_sim_model {
 /* Trace file formats (columns documented at ns_sim_load_trace). */
 typedef enum ns_sim_trace_format {
   NS_SIM_TRACE_TIRESIAS = 0,
-  NS_SIM_TRACE_PHILLY = 1
+  NS_SIM_TRACE_PHILLY = 1,
+  NS_SIM_TRACE_AUTO = 2 /* from the header: num_gpu -> Tiresias, timestamp + num_gpus -> Philly */
 } ns_sim_trace_format;
 
 /* Named policy presets: an ordering, a placement, an admission rule, the
@@ -255,7 +296,7 @@ typedef int (*ns_sim_place_fn)(const ns_cluster *c, const ns_job *job, ns_placem
    16 x 4-GPU V100 cluster of the AdaDUAL paper), 8 spines, 2 links per
    leaf-spine pair (one uplink per GPU port, and l x s = 4 x 8 vClos shapes
    for the 32-GPU jobs), 10 Gbps; nic_gbps = link_gbps; intra_gbps 100;
-   MAXMIN network; kappa 1; SRSF(n) n = 1; CASSINI 10 candidates; seed 1;
+   PHASE network (fast-forward window 32, CASSINI drift 0.05); kappa 1; SRSF(n) n = 1; CASSINI 10 candidates; seed 1;
    Tiresias skew threshold 200 MB (VGG-16 and LSTM-PTB are "skewed");
    Dally timers 12 h / 12 h (§4.3.2), history 7 days. NULL on ENOMEM. */
 NS_API ns_sim_opts *ns_sim_opts_new(void);
@@ -275,6 +316,14 @@ NS_API int ns_sim_opts_set_admission(ns_sim_opts *o, ns_sim_admission admission,
 /* enabled 0/1; 1 <= max_candidates <= 10. */
 NS_API int ns_sim_opts_set_cassini(ns_sim_opts *o, int enabled, int max_candidates);
 NS_API int ns_sim_opts_set_network(ns_sim_opts *o, ns_sim_network model);
+/* Phase model: fast-forward window W (0..1<<20 iterations; 0 = simulate
+   every phase; default 32). See the model section for the error bound. */
+NS_API int ns_sim_opts_set_phase_window(ns_sim_opts *o, int iterations);
+/* Phase model, CASSINI: re-adjust a shifted job's time-shift when its
+   all-reduce starts more than fraction x its ideal iteration away from its
+   schedule (0 = shifts are applied once; at most 0.5; default 0.05, the
+   paper's §5.7 threshold). */
+NS_API int ns_sim_opts_set_cassini_drift(ns_sim_opts *o, double fraction);
 /* Leaf-spine shape, as ns_cluster_new_leaf_spine (spines may be 0). */
 NS_API int ns_sim_opts_set_cluster(ns_sim_opts *o, int leaves, int spines, int servers_per_leaf,
                                    int gpus_per_server, int links_per_pair, double link_gbps);
@@ -292,8 +341,10 @@ NS_API int ns_sim_opts_set_dally(ns_sim_opts *o, double machine_ms, double rack_
 NS_API int ns_sim_opts_set_skew_threshold(ns_sim_opts *o, uint64_t bytes);
 /* 0 (default): one job per GPU. 1: the cluster shares GPUs while memory
    fits (ns_cluster_set_gpu_sharing; the LWF-kappa / Ada-SRSF model): jobs
-   on a GPU take turns, so a job's compute time is multiplied by the job
-   count of its most shared GPU. */
+   on a GPU take turns at the task level (phase model: compute phases share
+   the GPU, one job's all-reduce overlaps another's compute; fluid models: a
+   job's compute time is multiplied by the job count of its most shared
+   GPU). */
 NS_API int ns_sim_opts_set_gpu_sharing(ns_sim_opts *o, int shared);
 /* 1 (default of every preset but "fifo"): a queued job that cannot be
    placed does not block later ones (backfilling). 0: the queue stops at the
@@ -345,10 +396,22 @@ NS_API int ns_sim_add_model_job(ns_sim *s, const char *name, double arrival_ms, 
    5 / 1.25 %), 1000-6000 iterations, models drawn uniformly from the four
    profiles. Returns the number of jobs added. */
 NS_API int ns_sim_load_default_workload(ns_sim *s);
+/* Adds (or replaces) a model profile named `name` (1..255 bytes) for the
+   traces loaded afterwards: forward and backward ms per iteration (finite,
+   >= 0, sum > 0), model_bytes all-reduced per iteration, mem_mb per GPU
+   (finite, >= 0). A trace's model_name equal to `name` uses it before the
+   embedded profiles' prefixes. NS_OK, or NS_EINVAL naming the argument. */
+NS_API int ns_sim_add_model_profile(ns_sim *s, const char *name, double forward_ms,
+                                    double backward_ms, uint64_t model_bytes, double mem_mb);
 /* Reads a trace (libcsv). Tiresias: header job_id,num_gpu,submit_time,
-   iterations,model_name[,duration,interval] (seconds); model names map to
-   profiles by prefix: vgg/alexnet -> VGG-16, resnet -> ResNet-50,
+   iterations,model_name[,duration,interval] (seconds); model names are the
+   profiles added by ns_sim_add_model_profile, else map to embedded ones by
+   prefix: vgg/alexnet -> VGG-16, resnet -> ResNet-50,
    inception/googlenet -> Inception-V3, lstm -> LSTM-PTB, else NS_EINVAL.
+   A job_id column (either format) names the jobs (ns_sim_job_name); ids
+   must be unique (NS_EINVAL names both lines); without it jobs are named
+   tiresias<i> / philly<i> (i = data row, from 0). A missing column fails
+   naming it. NS_SIM_TRACE_AUTO picks the format from the header.
    Philly: header timestamp,duration,num_gpus[,gpu_time,cluster]; arrival =
    timestamp - earliest timestamp; a model is drawn per job from the seed;
    iterations from the duration (TRACE DURATIONS above). All or nothing:
@@ -356,6 +419,14 @@ NS_API int ns_sim_load_default_workload(ns_sim *s);
    is added. Rows larger than the cluster are skipped and counted. Returns
    the number of jobs added. */
 NS_API int ns_sim_load_trace(ns_sim *s, const char *path, ns_sim_trace_format format);
+/* Scales the offered load of the jobs loaded so far: every gap between
+   arrivals is multiplied by `factor` (finite, > 0). The earliest arrival a0
+   stays; a job arriving at a then arrives at a0 + factor * (a - a0), so
+   factor 2 halves the load and 0.5 doubles it (factor 1 changes nothing).
+   Jobs added later are not scaled. Discards the last run's results (the
+   accessors return NS_ESTATE until the next ns_sim_run). NS_EINVAL (s,
+   factor) leaves every job as it was. */
+NS_API int ns_sim_scale_arrivals(ns_sim *s, double factor);
 
 /* Progress callback, called with done/total jobs at most ~200 times per run. */
 typedef void (*ns_sim_progress_fn)(size_t done, size_t total, void *user);
@@ -415,8 +486,13 @@ NS_API int ns_sim_job_gpus(const ns_sim *s, int job);
 /* Times job (an index) was preempted in the last run (>= 0), or NS_EINVAL
    (out of range) / NS_ESTATE (before a run). */
 NS_API int ns_sim_job_preemptions(const ns_sim *s, int job);
+/* The job's model name: the trace's model_name as written (e.g. "vgg19",
+   which runs on the VGG-16 profile), the embedded profile's name
+   (ns_sim_add_model_job, Philly, default workload), or "" (ns_sim_add_job,
+   or out of range). Valid until s is freed. */
+NS_API const char *ns_sim_job_model(const ns_sim *s, int job);
 /* Writes one CSV row per job (header: job,name,gpus,iterations,arrival_ms,
-   start_ms,finish_ms,jct_ms,queue_ms,servers,comm_overhead,preemptions). NS_ESTATE
+   start_ms,finish_ms,jct_ms,queue_ms,servers,comm_overhead,model,preemptions). NS_ESTATE
    before a run; NS_EINVAL if the file cannot be written (names the path). */
 NS_API int ns_sim_write_jobs_csv(const ns_sim *s, const char *path);
 

@@ -1,9 +1,13 @@
 /*
- * src/sim/engine.c - the discrete-event loop: an event heap (arrivals,
- * completions, time-shift ends, Dally timer wake-ups), one scheduling pass
- * per event time, and network rates recomputed only when the running set
- * changes. Completion events carry a version so that a rate change simply
- * pushes a new event and the stale one is skipped when popped.
+ * src/sim/engine.c - the simulator handle and the discrete-event loop. The
+ * engine owns the clock, the event heap (heap.c: arrivals, job events,
+ * Dally timer wake-ups) and the running set; it calls exactly two tables:
+ * the network model (s->net_model: start, update, event, stop - maxmin and
+ * contention in net_fluid.c, phase in net_phase.c) and the policy's hooks
+ * (s->hooks: order, place, admit_comm, shift - policy.c). One scheduling
+ * pass per event time; the model's update runs only when the running set
+ * changed. Job events carry a version: a model that moves a job's next
+ * event pushes a new one and the stale one is skipped when popped.
  *
  * Readings of passages the papers leave open (the model itself is in
  * include/netsched/sim.h):
@@ -23,8 +27,9 @@
  *    arrival order - preemption, which would give them progress, is not
  *    modelled.
  *  - Dally starvation: time since arrival (no preemption: never reassigned).
- *  - AdaDUAL M_old: the fluid model has no per-all-reduce state, so the one
- *    running task on a server is taken half done (M / 2 remaining).
+ *  - AdaDUAL M_old: the fluid models have no per-all-reduce state, so the
+ *    one running task on a server is taken half done (M / 2 remaining); the
+ *    phase model passes the in-flight all-reduce's actual remaining bytes.
  *  - Eq. 5 defaults: b and eta from the authors' 10 GbE fit (0.856 and
  *    0.235 ms/MB) scaled to the link rate, a = 0 (the published a does not
  *    reproduce their own 10 MB measurements; set it with
@@ -45,76 +50,70 @@
 
 #include "sim/sim_internal.h"
 
-/* ---- binary min-heap on (t, job) ------------------------------------------ */
-
-static int ev_less(const nsi_event *a, const nsi_event *b) {
-  return a->t < b->t || (a->t == b->t && a->job < b->job);
-}
-
-int nsi_sim_heap_push(nsi_heap *h, double t, int job, unsigned ver) {
-  NSI_TRY(nsi_reserve(&h->ev, &h->cap, h->n + 1, sizeof *h->ev));
-  size_t i = h->n++;
-  nsi_event e = {t, job, ver};
-  while (i > 0 && ev_less(&e, &h->ev[(i - 1) / 2])) {
-    h->ev[i] = h->ev[(i - 1) / 2];
-    i = (i - 1) / 2;
-  }
-  h->ev[i] = e;
-  return NS_OK;
-}
-
-int nsi_sim_heap_pop(nsi_heap *h, nsi_event *out) {
-  if (h->n == 0)
-    return 0;
-  *out = h->ev[0];
-  nsi_event last = h->ev[--h->n];
-  size_t i = 0;
-  for (;;) {
-    size_t c = 2 * i + 1;
-    if (c >= h->n)
-      break;
-    if (c + 1 < h->n && ev_less(&h->ev[c + 1], &h->ev[c]))
-      c++;
-    if (!ev_less(&h->ev[c], &last))
-      break;
-    h->ev[i] = h->ev[c];
-    i = c;
-  }
-  if (h->n > 0)
-    h->ev[i] = last;
-  return 1;
-}
-
-/* ---- job progress ------------------------------------------------------ */
-
-void nsi_sim_advance(ns_sim *s, nsi_simjob *j) {
-  double from = j->t_upd > j->paused_until ? j->t_upd : j->paused_until;
-  if (s->now > from && j->rate > 0) {
-    j->rem -= j->rate * (s->now - from);
-    if (j->rem < 0)
-      j->rem = 0;
-  }
-  j->t_upd = s->now;
-}
-
-static double finish_time(const ns_sim *s, const nsi_simjob *j) {
-  double from = s->now > j->paused_until ? s->now : j->paused_until;
-  return from + j->rem / j->rate;
-}
-
-/* Metric integrals over [s->now, t): allocated GPUs, compute rate (busy
-   GPU fraction), machine fragmentation over used machines (Titan §V). */
+/* Metric integrals over [s->now, t): allocated GPUs, machine
+   fragmentation over used machines (Titan §V). */
 static void integrate(ns_sim *s, double t) {
   double dt = t - s->now;
   if (dt <= 0)
     return;
   s->alloc_int += dt * s->alloc_gpus;
-  s->util_int += dt * s->compute_rate;
   s->machines_int += dt * s->used_servers;
   if (s->used_servers > 0) {
     s->frag_int += dt * (double)s->idle_on_used / ((double)s->used_servers * s->o.gpus_per_server);
     s->frag_time += dt;
   }
+}
+
+/* ---- the handle ---------------------------------------------------------- */
+
+ns_sim *ns_sim_new(const ns_sim_opts *o) {
+  if (o == NULL) {
+    nsi_fail(NS_EINVAL, "ns_sim_new: o is NULL");
+    return NULL;
+  }
+  ns_sim *s = calloc(1, sizeof *s);
+  if (s == NULL) {
+    nsi_fail(NS_ENOMEM, "ns_sim_new: out of memory");
+    return NULL;
+  }
+  s->o = *o;
+  return s;
+}
+
+void ns_sim_free(ns_sim *s) {
+  if (s == NULL || nsi_sim_check(s, "ns_sim_free") < 0)
+    return; /* running: freeing it would pull the run's state from under it */
+  nsi_sim_reset(s);
+  for (size_t i = 0; i < s->njobs; i++)
+    free(s->jobs[i].name);
+  free(s->jobs);
+  for (size_t i = 0; i < s->nmodels; i++)
+    free(s->models[i].name);
+  free(s->models);
+  free(s);
+}
+
+/* Releases what one run allocated (jobs keep their static description). */
+void nsi_sim_reset(ns_sim *s) {
+  ns_cluster_free(s->cluster); /* first: it refers to committed jobs */
+  s->cluster = NULL;
+  for (size_t i = 0; i < s->njobs; i++) {
+    nsi_simjob *j = &s->jobs[i];
+    ns_job_free(j->job);
+    j->job = NULL;
+    free(j->links), free(j->srv), free(j->gpu);
+    j->links = NULL, j->srv = NULL, j->gpu = NULL, j->nlinks = j->nsrv = j->ngpu = 0;
+  }
+  nsi_sim_policy_release(s);
+  nsi_las_release(s);
+  ns_placement_free(s->pl), ns_placement_free(s->scratch);
+  s->pl = s->scratch = NULL;
+  free(s->order), free(s->queue), free(s->running), free(s->net), free(s->heap.ev);
+  s->order = s->queue = s->running = s->net = NULL;
+  s->nnet = s->cap_net = 0;
+  s->heap.ev = NULL, s->heap.n = s->heap.cap = 0;
+  s->nqueue = s->cap_queue = s->nrunning = s->cap_running = 0;
+  nsi_sim_net_free(s);
 }
 
 /* Call after a commit (+1) or a release (-1): a GPU turns busy when its
@@ -135,24 +134,6 @@ static void server_delta(ns_sim *s, const ns_placement *p, int sign) {
   }
 }
 
-/* Rates from the network model; pushes completion events that changed. */
-static int refresh_rates(ns_sim *s) {
-  NSI_TRY(nsi_sim_net_update(s));
-  s->compute_rate = 0.0;
-  for (size_t r = 0; r < s->nrunning; r++) {
-    nsi_simjob *j = &s->jobs[s->running[r]];
-    double rate = 1.0 / j->iter_ms;
-    s->compute_rate += j->gpus * j->compute_ms / j->iter_ms;
-    if (rate == j->rate && j->ver > 0)
-      continue;
-    nsi_sim_advance(s, j);
-    j->rate = rate;
-    j->ver++;
-    NSI_TRY(nsi_sim_heap_push(&s->heap, finish_time(s, j), (int)(j - s->jobs), j->ver));
-  }
-  return NS_OK;
-}
-
 static int start_job(ns_sim *s, int ji) {
   nsi_simjob *j = &s->jobs[ji];
   int rc = ns_cluster_commit(s->cluster, j->job, s->pl);
@@ -169,43 +150,28 @@ static int start_job(ns_sim *s, int ji) {
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
   memcpy(j->gpu, s->pl->gpus, s->pl->ngpus * sizeof *j->gpu);
   j->ngpu = s->pl->ngpus;
-  j->slow = 1.0;
-  j->comm_alone_ms = nsi_sim_comm_alone_ms(s, j, j->nsrv >= 2);
-  int mode = nsi_sim_admission_mode(s, j);
-  NSI_TRY(mode);
-  j->mode = mode;
   j->state = NSI_RUNNING;
-  j->t_upd = s->now;
-  if (j->paused_until < s->now)
-    j->paused_until = s->now;
-  if (j->resumed) { /* preempted before: progress kept, restore first */
-    j->paused_until = s->now + s->o.restore_ms;
+  if (j->resumed) /* preempted before: the network model resumes its progress */
     j->susp_ms += s->now - j->susp_at;
-  } else {
+  else
     j->start_ms = s->now;
-    j->rem = (double)j->iterations;
-    j->ver = 0;
-  }
-  j->rate = 0.0;
   server_delta(s, s->pl, +1);
   s->alloc_gpus += (int)s->pl->ngpus;
   NSI_TRY(nsi_reserve(&s->running, &s->cap_running, s->nrunning + 1, sizeof *s->running));
   NSI_TRY(nsi_reserve(&s->net, &s->cap_net, s->nrunning + 1, sizeof *s->net));
   s->running[s->nrunning++] = ji;
-  if (j->nsrv >= 2 || s->o.gpu_sharing)
-    s->net_dirty = 1;
-  return NS_OK;
+  return s->net_model->start(s, j);
 }
 
-/* Releases a running job's GPUs; progress stays in j->rem. */
+/* Releases a running job's GPUs; the network model's stop() brings its
+   progress up to now and keeps it (a suspended job resumes from it). */
 static int release_job(ns_sim *s, int ji) {
   nsi_simjob *j = &s->jobs[ji];
+  s->net_model->stop(s, j);
   NSI_TRY(ns_cluster_job_placement(s->cluster, j->job, s->pl));
   NSI_TRY(ns_cluster_release(s->cluster, j->job));
   server_delta(s, s->pl, -1);
   s->alloc_gpus -= (int)s->pl->ngpus;
-  if (j->nsrv >= 2 || s->o.gpu_sharing)
-    s->net_dirty = 1; /* the jobs left on its links or GPUs speed up */
   for (size_t r = 0; r < s->nrunning; r++)
     if (s->running[r] == ji) {
       s->running[r] = s->running[--s->nrunning];
@@ -217,11 +183,9 @@ static int release_job(ns_sim *s, int ji) {
 /* Preemption: the job keeps its iterations done and waits again. */
 static int suspend_job(ns_sim *s, int ji) {
   nsi_simjob *j = &s->jobs[ji];
-  nsi_sim_advance(s, j);
-  NSI_TRY(release_job(s, ji));
+  NSI_TRY(release_job(s, ji)); /* the network model brings its progress up to now */
   j->state = NSI_QUEUED;
   j->ver++; /* its completion event is stale */
-  j->rate = 0.0;
   j->preemptions++;
   j->resumed = 1;
   j->susp_at = s->now;
@@ -285,7 +249,7 @@ static int enqueue(ns_sim *s, int ji) {
   j->state = NSI_QUEUED;
   if (nsi_las_active(&s->o))
     return nsi_las_arrive(s, ji);
-  j->key = nsi_sim_order_key(s, j);
+  j->key = s->hooks.order(s, j);
   NSI_TRY(nsi_reserve(&s->queue, &s->cap_queue, s->nqueue + 1, sizeof *s->queue));
   size_t lo = 0, hi = s->nqueue; /* binary search: keys are fixed while queued */
   while (lo < hi) {
@@ -390,6 +354,10 @@ static int setup_run(ns_sim *s) {
   if (s->cluster == NULL || s->pl == NULL || s->scratch == NULL || s->order == NULL)
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory setting up the run");
   NSI_TRY(nsi_sim_net_init(s));
+  static const nsi_netmodel *const models[] = {
+      [NS_SIM_NET_MAXMIN] = &nsi_sim_net_maxmin, [NS_SIM_NET_CONTENTION] = &nsi_sim_net_contention,
+      [NS_SIM_NET_PHASE] = &nsi_sim_net_phase, [NS_SIM_NET_IDEAL] = &nsi_sim_net_ideal};
+  s->net_model = models[o->network];
   nsi_arrival *arr = malloc(s->njobs * sizeof *arr);
   if (arr == NULL)
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
@@ -399,7 +367,8 @@ static int setup_run(ns_sim *s) {
     j->state = NSI_WAITING, j->job = NULL;
     j->start_ms = j->finish_ms = NAN;
     j->servers = 0, j->mode = NSI_COLLIDE, j->paused_until = 0, j->wake_ms = -1;
-    j->rate = 0, j->ver = 0;
+    j->rate = 0, j->ver = 0, j->shift_pending = 0, j->shift_ms = 0, j->group = -1;
+    j->hold_until = 0, j->it_left = j->iterations;
     j->preemptions = j->promotions = j->resumed = 0, j->las_q = 0;
     j->susp_at = j->susp_ms = 0;
   }
@@ -407,7 +376,7 @@ static int setup_run(ns_sim *s) {
   for (size_t i = 0; i < s->njobs; i++)
     s->order[i] = arr[i].job;
   free(arr);
-  s->util_int = s->frag_int = s->frag_time = s->alloc_int = s->compute_rate = 0;
+  s->frag_int = s->frag_time = s->alloc_int = 0;
   s->machines_int = 0;
   s->alloc_gpus = s->used_servers = s->idle_on_used = 0;
   s->now = 0;
@@ -431,11 +400,11 @@ static int handle_event(ns_sim *s, const nsi_event *e, size_t *done, int *change
   }
   nsi_simjob *j = &s->jobs[e->job];
   if (j->state != NSI_RUNNING || e->ver != j->ver)
-    return NS_OK; /* stale completion */
-  nsi_sim_advance(s, j);
-  double ft = finish_time(s, j);
-  if (j->rem > 1e-9 * (double)j->iterations && ft > s->now) /* work left: not yet */
-    return nsi_sim_heap_push(&s->heap, ft, e->job, j->ver);
+    return NS_OK; /* stale */
+  int finished = 0;
+  NSI_TRY(s->net_model->event(s, j, &finished));
+  if (!finished)
+    return NS_OK;
   NSI_TRY(finish_job(s, e->job));
   (*done)++;
   *changed = 1;
@@ -452,6 +421,7 @@ static void report(ns_sim *s, size_t done, size_t *next_report) {
 
 static int loop(ns_sim *s) {
   size_t next_arrival = 0, done = 0, next_report = 0;
+  int carry = 0; /* a preemptive pass put off to the next event time */
   for (;;) {
     double ta = next_arrival < s->njobs ? s->jobs[s->order[next_arrival]].arrival_ms : INFINITY;
     double te = s->heap.n > 0 ? s->heap.ev[0].t : INFINITY;
@@ -460,24 +430,28 @@ static int loop(ns_sim *s) {
       break; /* nothing can happen any more */
     integrate(s, t);
     s->now = t;
-    int changed = 0, live = 0;
+    int changed = 0, live = carry;
+    carry = 0;
     while (next_arrival < s->njobs && s->jobs[s->order[next_arrival]].arrival_ms <= t) {
       NSI_TRY(enqueue(s, s->order[next_arrival++]));
       live = 1;
     }
-    nsi_event e; /* events within rounding of t are simultaneous with it (a finish
-                    computed as start + work / rate lands a few ulps late) */
-    double tol = 1e-12 * t + 1e-9;
-    while (s->heap.n > 0 && s->heap.ev[0].t <= t + tol && nsi_sim_heap_pop(&s->heap, &e))
+    nsi_event e;
+    while (s->heap.n > 0 && s->heap.ev[0].t <= t && nsi_sim_heap_pop(&s->heap, &e))
       NSI_TRY(handle_event(s, &e, &done, &changed, &live));
-    /* preemptive orders decide at arrivals, finishes and their own wake-up
-       only (the Tiresias simulator's events), the others at every event */
+    /* Preemptive orders decide at arrivals, finishes and their own wake-up
+       only (the Tiresias simulator's events), the others at every event. A
+       pass is put off while an event lies within rounding of t (a finish
+       computed as start + work / rate lands a few ulps late): it runs once
+       that event has been handled, so a job ending now is not preempted. */
     if (!nsi_las_active(&s->o))
       NSI_TRY(schedule(s, &changed));
+    else if (live && s->heap.n > 0 && s->heap.ev[0].t <= t + 1e-12 * t + 1e-9)
+      carry = 1;
     else if (live)
       NSI_TRY(schedule_las(s, &changed));
     if (changed)
-      NSI_TRY(refresh_rates(s));
+      NSI_TRY(s->net_model->update(s));
     report(s, done, &next_report);
   }
   if (s->progress)

@@ -63,7 +63,11 @@ static void fill(ns_sim *s, double *jct, double *queue, size_t n, double first, 
   m[NS_SIM_METRIC_AVG_QUEUE_MS] = mean(queue, n);
   m[NS_SIM_METRIC_P95_QUEUE_MS] = percentile(queue, n, 95);
   int gpus = s->o.leaves * s->o.servers_per_leaf * s->o.gpus_per_server;
-  m[NS_SIM_METRIC_GPU_UTIL] = span > 0 ? s->util_int / ((double)gpus * span) : 0.0;
+  double busy = 0; /* compute GPU-time of the finished jobs */
+  for (size_t i = 0; i < s->njobs; i++)
+    if (s->jobs[i].state == NSI_DONE)
+      busy += s->jobs[i].gpus * s->jobs[i].compute_ms * (double)s->jobs[i].iterations;
+  m[NS_SIM_METRIC_GPU_UTIL] = span > 0 ? busy / ((double)gpus * span) : 0.0;
   m[NS_SIM_METRIC_COMM_OVERHEAD] = n ? overhead / (double)n : 0.0;
   m[NS_SIM_METRIC_FRAGMENTATION] = s->frag_time > 0 ? s->frag_int / s->frag_time : 0.0;
   size_t shared = 0;
@@ -155,6 +159,12 @@ const char *ns_sim_job_name(const ns_sim *s, int job) {
   return s->jobs[job].name;
 }
 
+const char *ns_sim_job_model(const ns_sim *s, int job) {
+  if (nsi_sim_check(s, "ns_sim_job_model") < 0 || job < 0 || (size_t)job >= s->njobs)
+    return "";
+  return s->jobs[job].model;
+}
+
 int ns_sim_job_gpus(const ns_sim *s, int job) {
   NSI_TRY(nsi_sim_check(s, "ns_sim_job_gpus"));
   NSI_TRY(nsi_check_int(job, 0, (long long)s->njobs - 1, "ns_sim_job_gpus", "job"));
@@ -182,7 +192,7 @@ int ns_sim_write_jobs_csv(const ns_sim *s, const char *path) {
     return nsi_fail(NS_EINVAL, "ns_sim_write_jobs_csv: path '%.200s' cannot be written: %s", path,
                     strerror(errno));
   fprintf(f, "job,name,gpus,iterations,arrival_ms,start_ms,finish_ms,jct_ms,queue_ms,servers,"
-             "comm_overhead,preemptions\n");
+             "comm_overhead,model,preemptions\n");
   for (size_t i = 0; i < s->njobs; i++) {
     const nsi_simjob *j = &s->jobs[i];
     fprintf(f, "%zu,", i);
@@ -190,11 +200,13 @@ int ns_sim_write_jobs_csv(const ns_sim *s, const char *path) {
     int done = j->state == NSI_DONE;
     fprintf(f, ",%d,%llu,%.3f,", j->gpus, (unsigned long long)j->iterations, j->arrival_ms);
     if (done)
-      fprintf(f, "%.3f,%.3f,%.3f,%.3f,%d,%.6f,%d\n", j->start_ms, j->finish_ms,
+      fprintf(f, "%.3f,%.3f,%.3f,%.3f,%d,%.6f,", j->start_ms, j->finish_ms,
               j->finish_ms - j->arrival_ms, j->start_ms - j->arrival_ms, j->servers,
-              job_overhead(j), j->preemptions);
+              job_overhead(j));
     else
-      fprintf(f, ",,,,%d,,%d\n", j->servers, j->preemptions);
+      fprintf(f, ",,,,%d,,", j->servers);
+    put_name(f, j->model);
+    fprintf(f, ",%d\n", j->preemptions);
   }
   if (fclose(f) != 0)
     return nsi_fail(NS_EINVAL, "ns_sim_write_jobs_csv: path '%.200s' write failed: %s", path,

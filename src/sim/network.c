@@ -1,7 +1,9 @@
 /*
- * src/sim/network.c - the network model: which links a placement's ring
- * traverses, and each running job's iteration time given everyone else
- * (max-min fair sharing, or the Eq. 5 contention model). See sim.h.
+ * src/sim/network.c - the fabric the network models share: which links a
+ * placement's ring traverses (ECMP or vClos source routing), their
+ * capacities, a job's all-reduce alone, and a max-min fair solver
+ * (progressive filling). The models themselves are in net_fluid.c
+ * (maxmin, contention) and net_phase.c (phase). See sim.h.
  *
  * Link indices: server NIC tx [0, S), server NIC rx [S, 2S), leaf->spine
  * uplinks [2S, 2S+U), spine->leaf downlinks [2S+U, 2S+2U), U = leaves *
@@ -31,7 +33,32 @@ int nsi_sim_net_init(ns_sim *s) {
   double nic = o->nic_gbps > 0 ? o->nic_gbps : o->link_gbps;
   for (size_t i = 0; i < n; i++)
     s->cap[i] = i < (size_t)(2 * S) ? nic : o->link_gbps;
+  /* the phase model: union-find owners per link and GPU, GPU capacities */
+  int G = S * o->gpus_per_server;
+  s->ngpus_total = G;
+  s->own = malloc((n + (size_t)G) * sizeof *s->own);
+  s->gcap = malloc((size_t)G * sizeof *s->gcap);
+  s->gload = calloc((size_t)G, sizeof *s->gload);
+  s->gused = calloc((size_t)G, sizeof *s->gused);
+  if (!s->own || !s->gcap || !s->gload || !s->gused)
+    return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory for %d GPUs", G);
+  for (int g = 0; g < G; g++)
+    s->gcap[g] = 1.0;
   return NS_OK;
+}
+
+void nsi_sim_net_free(ns_sim *s) {
+  free(s->cap), free(s->load), free(s->fuse), free(s->sum), free(s->cnt), free(s->shared_ever);
+  free(s->srv_busy), free(s->own), free(s->gcap), free(s->gload), free(s->gused);
+  s->cap = s->load = s->fuse = s->sum = s->gcap = s->gload = s->gused = NULL;
+  s->cnt = s->own = s->srv_busy = NULL;
+  s->shared_ever = NULL;
+  free(s->rate_tmp), free(s->res_tmp), free(s->nres_tmp);
+  s->rate_tmp = NULL, s->res_tmp = NULL, s->nres_tmp = NULL, s->cap_tmp = 0;
+  for (size_t g = 0; g < s->ngrp; g++)
+    free(s->grp[g].members);
+  free(s->grp);
+  s->grp = NULL, s->ngrp = s->cap_grp = 0;
 }
 
 /* Deterministic ECMP hash of (job, flow). */
@@ -125,235 +152,69 @@ double nsi_sim_comm_alone_ms(const ns_sim *s, const nsi_simjob *j, int multi_ser
   return frac * (double)j->model_bytes * 8.0 / (nsi_sim_nic_gbps(o) * 1e6);
 }
 
-/* Alone communication time of a multi-server job under the active model. */
-static double comm_t1(const ns_sim *s, const nsi_simjob *j) {
-  if (s->o.network == NS_SIM_NET_CONTENTION)
-    return ns_comm_time_ms(s->o.eq5_a, nsi_sim_eq5_b(&s->o), nsi_sim_eq5_eta(&s->o), 1,
-                           j->model_bytes);
-  return j->comm_alone_ms;
-}
-
-static double duty(const ns_sim *s, const nsi_simjob *j) {
-  double t = comm_t1(s, j);
-  return t / (j->compute_ms + t);
-}
-
-static int is_net(const nsi_simjob *j) { return j->nsrv >= 2; }
-
-/* Per-link job counts (distinct jobs) and the SRSF(n) admission modes. */
-static void count_links(ns_sim *s) {
-  for (size_t r = 0; r < s->nnet; r++) {
-    nsi_simjob *j = &s->jobs[s->net[r]];
-    for (size_t i = 0; i < j->nlinks; i++)
-      s->cnt[j->links[i]] = 0;
+/* The rate of a multi-server job's flows alone: the flow rate d, capped on
+   every link by capacity / the number of its own flows there. */
+double nsi_sim_lone_rate(const ns_sim *s, const nsi_simjob *j) {
+  double x = nsi_sim_nic_gbps(&s->o);
+  for (size_t i = 0; i < j->nlinks;) {
+    size_t k = i;
+    while (k < j->nlinks && j->links[k] == j->links[i])
+      k++;
+    double v = s->cap[j->links[i]] / (double)(k - i);
+    x = v < x ? v : x;
+    i = k;
   }
-  for (size_t r = 0; r < s->nnet; r++) {
-    nsi_simjob *j = &s->jobs[s->net[r]];
-    for (size_t i = 0; i < j->nlinks; i++)
-      if (i == 0 || j->links[i] != j->links[i - 1]) /* links are sorted */
-        s->cnt[j->links[i]]++;
-  }
-  for (size_t r = 0; r < s->nnet; r++) {
-    nsi_simjob *j = &s->jobs[s->net[r]];
-    int worst = 0;
-    for (size_t i = 0; i < j->nlinks; i++) {
-      int c = s->cnt[j->links[i]];
-      worst = c > worst ? c : worst;
-      if (c >= 2)
-        s->shared_ever[j->links[i]] = 1;
-    }
-    if (is_net(j) && j->mode != NSI_SHIFTED && s->o.admission == NS_SIM_ADMIT_SRSF)
-      j->mode = worst <= s->o.admit_n ? NSI_COLLIDE : NSI_SERIAL; /* at most n per link */
-  }
+  return x;
 }
 
-static double weight(const ns_sim *s, const nsi_simjob *j) {
-  return j->mode == NSI_COLLIDE ? 1.0 : duty(s, j);
-}
-
-/* Progressive filling: every unfrozen job's flow rate rises together until a
-   link saturates or the job reaches its demand d (max-min fairness). The
-   job's rate is stored in j->iter_ms temporarily. */
-static void maxmin(ns_sim *s, double d) {
-  size_t left = 0;
-  for (size_t r = 0; r < s->nnet; r++) {
-    nsi_simjob *j = &s->jobs[s->net[r]];
-    j->iter_ms = is_net(j) ? -1.0 : 0.0; /* -1 = unfrozen */
-    left += is_net(j);
-    for (size_t i = 0; i < j->nlinks; i++)
-      s->fuse[j->links[i]] = 0.0;
+/* Max-min fairness by progressive filling: every unfrozen item's rate rises
+   together until one of its resources saturates or it reaches `demand`.
+   Item i uses res[i][0..nres[i]) (a repeated resource counts once per
+   repeat, as k flows of one ring on one link). load and used are scratch
+   per resource. */
+void nsi_sim_fill(size_t n, int *const *res, const size_t *nres, double demand, const double *cap,
+                  double *load, double *used, double *rate) {
+  size_t left = n;
+  for (size_t i = 0; i < n; i++) {
+    rate[i] = -1.0; /* unfrozen */
+    for (size_t k = 0; k < nres[i]; k++)
+      used[res[i][k]] = 0.0;
   }
   while (left > 0) {
-    for (size_t r = 0; r < s->nnet; r++) {
-      nsi_simjob *j = &s->jobs[s->net[r]];
-      for (size_t i = 0; i < j->nlinks; i++)
-        s->load[j->links[i]] = 0.0;
-    }
-    for (size_t r = 0; r < s->nnet; r++) {
-      nsi_simjob *j = &s->jobs[s->net[r]];
-      if (j->iter_ms < 0)
-        for (size_t i = 0; i < j->nlinks; i++)
-          s->load[j->links[i]] += weight(s, j);
-    }
-    double level = d;
-    for (size_t r = 0; r < s->nnet; r++) {
-      nsi_simjob *j = &s->jobs[s->net[r]];
-      if (j->iter_ms < 0)
-        for (size_t i = 0; i < j->nlinks; i++) {
-          int l = j->links[i];
-          double lv = (s->cap[l] - s->fuse[l]) / s->load[l];
+    for (size_t i = 0; i < n; i++)
+      for (size_t k = 0; k < nres[i]; k++)
+        load[res[i][k]] = 0.0;
+    for (size_t i = 0; i < n; i++)
+      if (rate[i] < 0)
+        for (size_t k = 0; k < nres[i]; k++)
+          load[res[i][k]] += 1.0;
+    double level = demand;
+    for (size_t i = 0; i < n; i++)
+      if (rate[i] < 0)
+        for (size_t k = 0; k < nres[i]; k++) {
+          int r = res[i][k];
+          double lv = (cap[r] - used[r]) / load[r];
           level = lv < level ? lv : level;
         }
-    }
     if (level < 1e-12)
       level = 1e-12;
-    for (size_t r = 0; r < s->nnet; r++) {
-      nsi_simjob *j = &s->jobs[s->net[r]];
-      if (j->iter_ms >= 0)
+    for (size_t i = 0; i < n; i++) {
+      if (rate[i] >= 0)
         continue;
-      int sat = level >= d * (1 - 1e-12);
-      for (size_t i = 0; i < j->nlinks && !sat; i++) {
-        int l = j->links[i];
-        sat = (s->cap[l] - s->fuse[l]) / s->load[l] <= level * (1 + 1e-9);
+      int sat = level >= demand * (1 - 1e-12);
+      for (size_t k = 0; k < nres[i] && !sat; k++) {
+        int r = res[i][k];
+        sat = (cap[r] - used[r]) / load[r] <= level * (1 + 1e-9);
       }
       if (sat)
-        j->iter_ms = level, left--;
+        rate[i] = level, left--;
     }
-    for (size_t r = 0; r < s->nnet; r++) { /* frozen use, recomputed */
-      nsi_simjob *j = &s->jobs[s->net[r]];
-      for (size_t i = 0; i < j->nlinks; i++)
-        s->fuse[j->links[i]] = 0.0;
-    }
-    for (size_t r = 0; r < s->nnet; r++) {
-      nsi_simjob *j = &s->jobs[s->net[r]];
-      if (j->iter_ms > 0)
-        for (size_t i = 0; i < j->nlinks; i++)
-          s->fuse[j->links[i]] += weight(s, j) * j->iter_ms;
-    }
+    for (size_t i = 0; i < n; i++)
+      for (size_t k = 0; k < nres[i]; k++)
+        used[res[i][k]] = 0.0;
+    for (size_t i = 0; i < n; i++)
+      if (rate[i] >= 0)
+        for (size_t k = 0; k < nres[i]; k++)
+          used[res[i][k]] += rate[i];
   }
-}
-
-/* Expected wait of a serialised job: half the other serialised jobs'
-   transfers weighted by their duty cycles, on its busiest link. */
-static void serial_sums(ns_sim *s) {
-  for (size_t r = 0; r < s->nnet; r++) {
-    nsi_simjob *j = &s->jobs[s->net[r]];
-    for (size_t i = 0; i < j->nlinks; i++)
-      s->sum[j->links[i]] = 0.0;
-  }
-  for (size_t r = 0; r < s->nnet; r++) {
-    nsi_simjob *j = &s->jobs[s->net[r]];
-    if (j->mode != NSI_SERIAL)
-      continue;
-    for (size_t i = 0; i < j->nlinks; i++)
-      if (i == 0 || j->links[i] != j->links[i - 1])
-        s->sum[j->links[i]] += duty(s, j) * comm_t1(s, j);
-  }
-}
-
-static double serial_wait(const ns_sim *s, const nsi_simjob *j) {
-  if (j->mode != NSI_SERIAL)
-    return 0.0;
-  double own = duty(s, j) * comm_t1(s, j), w = 0.0;
-  for (size_t i = 0; i < j->nlinks; i++) {
-    double v = s->sum[j->links[i]] - own;
-    w = v > w ? v : w;
-  }
-  return 0.5 * w;
-}
-
-/* Eq. 5: k = colliding multi-server jobs on the job's busiest server. */
-static double eq5_comm(ns_sim *s, const nsi_simjob *j) {
-  int S = s->o.leaves * s->o.servers_per_leaf;
-  int k = 1;
-  double u = 0.0;
-  for (size_t i = 0; i < j->nlinks; i++) {
-    int l = j->links[i];
-    if (l >= S)
-      continue; /* NIC tx links stand for the servers */
-    k = (int)s->load[l] > k ? (int)s->load[l] : k;
-    u = s->fuse[l] > u ? s->fuse[l] : u;
-  }
-  if (j->mode != NSI_COLLIDE)
-    k = 1;
-  double t = ns_comm_time_ms(s->o.eq5_a, nsi_sim_eq5_b(&s->o), nsi_sim_eq5_eta(&s->o), k,
-                             j->model_bytes);
-  if (j->mode == NSI_SHIFTED && u > 1.0)
-    t *= u; /* interleaved phases saturate the NIC */
-  return t;
-}
-
-static void eq5_loads(ns_sim *s) {
-  for (size_t r = 0; r < s->nnet; r++) {
-    nsi_simjob *j = &s->jobs[s->net[r]];
-    for (size_t i = 0; i < j->nlinks; i++)
-      s->load[j->links[i]] = 0.0, s->fuse[j->links[i]] = 0.0;
-  }
-  int S = s->o.leaves * s->o.servers_per_leaf;
-  for (size_t r = 0; r < s->nnet; r++) {
-    nsi_simjob *j = &s->jobs[s->net[r]];
-    for (size_t i = 0; i < j->nlinks; i++)
-      if (j->links[i] < S) {
-        if (j->mode == NSI_COLLIDE)
-          s->load[j->links[i]] += 1.0;
-        else
-          s->fuse[j->links[i]] += duty(s, j);
-      }
-  }
-}
-
-static double iter_alone(const nsi_simjob *j) { return j->compute_ms * j->slow + j->comm_alone_ms; }
-
-/* Recomputes iteration times. Single-server jobs use no network link, so
-   their iteration never changes; the network model is solved again only
-   when the set of multi-server jobs (or a time-shift) changed. */
-/* GPU sharing: jobs on one GPU take turns, so a job computes at the pace
-   of its most shared GPU (synchronous data parallelism). */
-static double share_factor(const ns_sim *s, const nsi_simjob *j) {
-  if (!s->o.gpu_sharing)
-    return 1.0;
-  int worst = 1;
-  for (size_t i = 0; i < j->ngpu; i++) {
-    int n = ns_cluster_gpu_job_count(s->cluster, j->gpu[i]);
-    worst = n > worst ? n : worst;
-  }
-  return (double)worst;
-}
-
-int nsi_sim_net_update(ns_sim *s) {
-  if (!s->net_dirty) { /* only single-server arrivals: their own time */
-    for (size_t r = 0; r < s->nrunning; r++) {
-      nsi_simjob *j = &s->jobs[s->running[r]];
-      if (j->ver == 0)
-        j->iter_ms = iter_alone(j);
-    }
-    return NS_OK;
-  }
-  s->nnet = 0;
-  for (size_t r = 0; r < s->nrunning; r++) {
-    nsi_simjob *j = &s->jobs[s->running[r]];
-    j->slow = share_factor(s, j);
-    if (is_net(j))
-      s->net[s->nnet++] = s->running[r];
-    else
-      j->iter_ms = iter_alone(j);
-  }
-  s->net_dirty = 0;
-  count_links(s);
-  serial_sums(s);
-  double d = nsi_sim_nic_gbps(&s->o);
-  if (s->o.network == NS_SIM_NET_CONTENTION)
-    eq5_loads(s);
-  else
-    maxmin(s, d);
-  for (size_t r = 0; r < s->nnet; r++) {
-    nsi_simjob *j = &s->jobs[s->net[r]];
-    double comm = s->o.network == NS_SIM_NET_CONTENTION ? eq5_comm(s, j)
-                                                        : j->comm_alone_ms * d / j->iter_ms;
-    if (!isfinite(comm) || comm < 0)
-      return nsi_fail(NS_EUNSUPPORTED, "ns_sim_run: the contention model (ns_comm_time_ms) is "
-                                       "unavailable: %s", ns_last_error());
-    j->iter_ms = j->compute_ms * j->slow + comm + serial_wait(s, j);
-  }
-  return NS_OK;
 }

@@ -99,7 +99,9 @@ ns_sim_opts *ns_sim_opts_new(void) {
   }
   apply_preset(o, NS_SIM_POLICY_FF);
   o->max_candidates = NSI_SIM_MAX_CANDIDATES;
-  o->network = NS_SIM_NET_MAXMIN;
+  o->network = NS_SIM_NET_PHASE;
+  o->phase_window = 32;
+  o->cassini_drift = 0.05; /* CASSINI §5.7: five percent of the ideal iteration */
   o->leaves = 4, o->spines = 8, o->servers_per_leaf = 4, o->gpus_per_server = 4;
   o->links_per_pair = 2, o->link_gbps = 10.0; /* one uplink per GPU port (vClos) */
   o->nic_gbps = 0.0, o->intra_gbps = 100.0;
@@ -197,9 +199,6 @@ int ns_sim_opts_set_network(ns_sim_opts *o, ns_sim_network model) {
   NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_network", "o"));
   NSI_TRY(nsi_check_int((long long)model, 0, NS_SIM_NET_IDEAL, "ns_sim_opts_set_network",
                         "model"));
-  if (model == 2)
-    return nsi_fail(NS_EINVAL, "ns_sim_opts_set_network: model 2 (phase) is not available in "
-                               "this version; use 0 (maxmin), 1 (contention) or 3 (ideal)");
   o->network = model;
   return NS_OK;
 }
@@ -313,5 +312,22 @@ int ns_sim_opts_set_gpu_sharing(ns_sim_opts *o, int shared) {
   NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_gpu_sharing", "o"));
   NSI_TRY(nsi_check_int(shared, 0, 1, "ns_sim_opts_set_gpu_sharing", "shared"));
   o->gpu_sharing = shared;
+  return NS_OK;
+}
+
+int ns_sim_opts_set_phase_window(ns_sim_opts *o, int iterations) {
+  NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_phase_window", "o"));
+  NSI_TRY(nsi_check_int(iterations, 0, 1 << 20, "ns_sim_opts_set_phase_window", "iterations"));
+  o->phase_window = iterations;
+  return NS_OK;
+}
+
+int ns_sim_opts_set_cassini_drift(ns_sim_opts *o, double fraction) {
+  NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_cassini_drift", "o"));
+  NSI_TRY(nsi_check_finite_ge0(fraction, "ns_sim_opts_set_cassini_drift", "fraction"));
+  if (fraction > 0.5)
+    return nsi_fail(NS_EINVAL, "ns_sim_opts_set_cassini_drift: fraction must be in [0, 0.5] "
+                               "(got %g)", fraction);
+  o->cassini_drift = fraction;
   return NS_OK;
 }

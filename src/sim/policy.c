@@ -23,8 +23,11 @@ static int unavailable(const ns_sim *s, const char *what) {
                   ns_last_error());
 }
 
+static void set_hooks(ns_sim *s);
+
 int nsi_sim_policy_prepare(ns_sim *s) {
   const ns_sim_opts *o = &s->o;
+  set_hooks(s);
   if (o->order == NS_SIM_ORDER_NW_SENS && !isfinite(ns_dally_priority(1, 2, 1.0, 1.0)))
     return unavailable(s, "ns_dally_priority");
   if (o->placement == NS_SIM_PLACE_TITAN) {
@@ -78,28 +81,64 @@ void nsi_sim_policy_release(ns_sim *s) {
   }
 }
 
-double nsi_sim_order_key(const ns_sim *s, const nsi_simjob *j) {
-  double ideal = nsi_sim_ideal_iter_ms(&s->o, j) * (double)j->iterations;
-  switch (s->o.order) {
-  case NS_SIM_ORDER_SRSF: return ideal * j->gpus; /* remaining service = GPU-time */
-  case NS_SIM_ORDER_SJF: return ideal;
-  case NS_SIM_ORDER_NW_SENS: {
-    /* Dally §4.3.1: offers in increasing Nw_sens; a job that has not run
-       has no progress: its priority is ns_dally_priority(0, I, 0, T_ideal). */
-    double p = ns_dally_priority(0, j->iterations, 0.0, ideal);
-    return isfinite(p) ? p : 0.0;
-  }
-  default: return j->arrival_ms;
-  }
-}
+/* ---- order: the queue key (fixed while a job waits) ------------------------ */
 
+static double ideal_ms(const ns_sim *s, const nsi_simjob *j) {
+  return nsi_sim_ideal_iter_ms(&s->o, j) * (double)j->iterations;
+}
+static double order_fifo(const ns_sim *s, const nsi_simjob *j) {
+  (void)s;
+  return j->arrival_ms;
+}
+/* remaining service = GPU-time */
+static double order_srsf(const ns_sim *s, const nsi_simjob *j) { return ideal_ms(s, j) * j->gpus; }
+static double order_sjf(const ns_sim *s, const nsi_simjob *j) { return ideal_ms(s, j); }
+/* Dally §4.3.1: offers in increasing Nw_sens; a job that has not run has no
+   progress: its priority is ns_dally_priority(0, I, 0, T_ideal). */
+static double order_nw_sens(const ns_sim *s, const nsi_simjob *j) {
+  double p = ns_dally_priority(0, j->iterations, 0.0, ideal_ms(s, j));
+  return isfinite(p) ? p : 0.0;
+}
+static double (*const order_fns[])(const ns_sim *, const nsi_simjob *) = {
+    [NS_SIM_ORDER_FIFO] = order_fifo, [NS_SIM_ORDER_SRSF] = order_srsf,
+    [NS_SIM_ORDER_SJF] = order_sjf, [NS_SIM_ORDER_NW_SENS] = order_nw_sens,
+    /* preemptive: las.c keeps the queues; the key is only arrival */
+    [NS_SIM_ORDER_2D_LAS] = order_fifo, [NS_SIM_ORDER_2D_GITTINS] = order_fifo};
+
+/* ---- place: one call of the base placement policy into `out` ---------------- */
+
+static int place_ff(ns_sim *s, int ji, ns_placement *out) {
+  return ns_place_first_fit(s->cluster, s->jobs[ji].job, out);
+}
+static int place_ls(ns_sim *s, int ji, ns_placement *out) {
+  return ns_place_list_scheduling(s->cluster, s->jobs[ji].job, out);
+}
+static int place_rand(ns_sim *s, int ji, ns_placement *out) {
+  return ns_place_random(s->cluster, s->jobs[ji].job,
+                         s->o.seed * 0x9e3779b97f4a7c15ull + (uint64_t)ji, out);
+}
+static int place_best_fit(ns_sim *s, int ji, ns_placement *out) {
+  return ns_place_best_fit(s->cluster, s->jobs[ji].job, out);
+}
+static int place_tiresias(ns_sim *s, int ji, ns_placement *out) {
+  return ns_place_tiresias(s->cluster, s->jobs[ji].job, s->o.skew_bytes, out);
+}
+static int place_lwf(ns_sim *s, int ji, ns_placement *out) {
+  return ns_lwf_place(s->cluster, s->jobs[ji].job, s->o.kappa, out);
+}
+static int place_titan(ns_sim *s, int ji, ns_placement *out) {
+  return ns_titan_place(s->cluster, s->jobs[ji].job, s->titan_opts, out);
+}
+static int place_vclos(ns_sim *s, int ji, ns_placement *out) {
+  return ns_vclos_place(s->cluster, s->jobs[ji].job, s->vclos_opts, out);
+}
 /* The user's callback (NS_SIM_PLACE_CUSTOM). It gets an empty placement
    bound to nothing, as a fresh ns_placement_new() would be (not the previous
    job's GPUs), and the message buffer cleared, so that a status it returns
    without a message is not reported with a stale one. NS_OK must come with
    at least the job's GPUs (more is allowed, as vClos rounds sizes up) and
    at most the cluster's. */
-static int custom_place(ns_sim *s, int ji, ns_placement *out) {
+static int place_custom(ns_sim *s, int ji, ns_placement *out) {
   const nsi_simjob *j = &s->jobs[ji];
   ns_placement_clear(out);
   out->bound = 0;
@@ -123,33 +162,25 @@ static int custom_place(ns_sim *s, int ji, ns_placement *out) {
   return NS_OK;
 }
 
-/* One call of the base placement policy into `out`. */
-static int base_place(ns_sim *s, int ji, ns_placement *out) {
-  const ns_sim_opts *o = &s->o;
-  const ns_cluster *c = s->cluster;
-  const ns_job *job = s->jobs[ji].job;
-  switch (o->placement) {
-  case NS_SIM_PLACE_FIRST_FIT: return ns_place_first_fit(c, job, out);
-  case NS_SIM_PLACE_LIST_SCHEDULING: return ns_place_list_scheduling(c, job, out);
-  case NS_SIM_PLACE_RANDOM:
-    return ns_place_random(c, job, o->seed * 0x9e3779b97f4a7c15ull + (uint64_t)ji, out);
-  case NS_SIM_PLACE_BEST_FIT: return ns_place_best_fit(c, job, out);
-  case NS_SIM_PLACE_TIRESIAS: return ns_place_tiresias(c, job, o->skew_bytes, out);
-  case NS_SIM_PLACE_LWF: return ns_lwf_place(c, job, o->kappa, out);
-  case NS_SIM_PLACE_TITAN: return ns_titan_place(c, job, s->titan_opts, out);
-  case NS_SIM_PLACE_VCLOS:
-  case NS_SIM_PLACE_OCS_VCLOS: return ns_vclos_place(c, job, s->vclos_opts, out);
-  case NS_SIM_PLACE_CUSTOM: return custom_place(s, ji, out);
-  default: break;
-  }
-  int accepted = 0; /* Dally: Algorithm 1 on the offer of the free GPUs */
-  /* Algorithm 1 lines 1-2: starvation = time since the job was last assigned GPUs */
+/* Dally: Algorithm 1 on the offer of the free GPUs; lines 1-2: starvation =
+   time since the job was last assigned GPUs. */
+static int place_dally(ns_sim *s, int ji, ns_placement *out) {
+  int accepted = 0;
   double starvation = s->now - s->jobs[ji].arrival_ms;
-  int rc = ns_dally_offer(s->tuner, c, job, starvation, s->now, out, &accepted);
+  int rc = ns_dally_offer(s->tuner, s->cluster, s->jobs[ji].job, starvation, s->now, out, &accepted);
   if (rc < 0)
     return rc;
   return accepted ? NS_OK : NS_ENOSPACE;
 }
+static int (*const place_fns[])(ns_sim *, int, ns_placement *) = {
+    [NS_SIM_PLACE_FIRST_FIT] = place_ff,      [NS_SIM_PLACE_LIST_SCHEDULING] = place_ls,
+    [NS_SIM_PLACE_RANDOM] = place_rand,       [NS_SIM_PLACE_BEST_FIT] = place_best_fit,
+    [NS_SIM_PLACE_TIRESIAS] = place_tiresias, [NS_SIM_PLACE_LWF] = place_lwf,
+    [NS_SIM_PLACE_TITAN] = place_titan,       [NS_SIM_PLACE_VCLOS] = place_vclos,
+    [NS_SIM_PLACE_OCS_VCLOS] = place_vclos,   [NS_SIM_PLACE_DALLY] = place_dally,
+    [NS_SIM_PLACE_DALLY_MANUAL] = place_dally, [NS_SIM_PLACE_CUSTOM] = place_custom};
+
+static int base_place(ns_sim *s, int ji, ns_placement *out) { return s->hooks.place(s, ji, out); }
 
 /* Dally: a declined job must be offered again when one of its timers
    expires, even if nothing else happens then. Timers count from its
@@ -174,8 +205,8 @@ static int dally_wake(ns_sim *s, int ji) {
 
 int nsi_sim_place(ns_sim *s, int ji, int *placed) {
   *placed = 0;
-  if (s->o.cassini)
-    return nsi_sim_cassini(s, ji, placed);
+  if (s->hooks.shift != NULL)
+    return s->hooks.shift(s, ji, placed);
   int rc = base_place(s, ji, s->pl);
   if (rc == NS_ENOSPACE) {
     if (s->tuner != NULL)
@@ -196,39 +227,76 @@ int nsi_sim_place(ns_sim *s, int ji, int *placed) {
   return NS_OK;
 }
 
-/* AdaDUAL Algorithm 2 once, when the job starts (see sim.h). */
-int nsi_sim_admission_mode(ns_sim *s, nsi_simjob *j) {
-  if (j->nsrv < 2)
-    return NSI_COLLIDE;
-  if (s->o.admission != NS_SIM_ADMIT_ADADUAL)
-    return j->mode == NSI_SHIFTED ? NSI_SHIFTED : NSI_COLLIDE;
+/* ---- admit_comm: may a job in a group start its all-reduce now? ------------
+   Called by the phase model when the job's compute phase ends while it
+   shares a link with other jobs (a lone job never waits). The jobs that can
+   communicate on its links at that instant are its group's members. */
+
+static int admit_all(ns_sim *s, nsi_simjob *j, int *start) {
+  (void)s, (void)j;
+  *start = 1;
+  return NS_OK;
+}
+
+static int uses_link(const nsi_simjob *k, int l) {
+  return k->nlinks > 0 && bsearch(&l, k->links, k->nlinks, sizeof *k->links, nsi_cmp_int) != NULL;
+}
+
+/* SRSF(n) (LWF-kappa paper §IV): the task starts only while fewer than n
+   other tasks communicate on each of its links; only the excess waits. */
+static int admit_srsf(ns_sim *s, nsi_simjob *j, int *start) {
+  const nsi_group *g = &s->grp[j->group];
+  *start = 1;
+  for (size_t i = 0; i < j->nlinks && *start; i++) {
+    if (i > 0 && j->links[i] == j->links[i - 1])
+      continue;
+    int others = 0;
+    for (size_t m = 0; m < g->n; m++) {
+      const nsi_simjob *k = &s->jobs[g->members[m]];
+      if (k != j && k->phase == NSI_PH_COMM && k->nsrv >= 2 && uses_link(k, j->links[i]))
+        others++;
+    }
+    *start = others < s->o.admit_n;
+  }
+  return NS_OK;
+}
+
+/* AdaDUAL Algorithm 2 at the start of every all-reduce: per server of the
+   job, the all-reduces in flight there and, where one, its remaining bytes.
+   "Wait" queues the all-reduce; it is decided again whenever an all-reduce
+   of its group ends. */
+static int admit_adadual(ns_sim *s, nsi_simjob *j, int *start) {
+  const nsi_group *g = &s->grp[j->group];
   int *tasks = calloc(j->nsrv, sizeof *tasks);
   uint64_t *rem = calloc(j->nsrv, sizeof *rem);
   if (tasks == NULL || rem == NULL) {
     free(tasks), free(rem);
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
   }
-  for (size_t r = 0; r < s->nrunning; r++) {
-    const nsi_simjob *k = &s->jobs[s->running[r]];
-    if (k == j || k->nsrv < 2)
+  for (size_t m = 0; m < g->n; m++) {
+    const nsi_simjob *k = &s->jobs[g->members[m]];
+    if (k == j || k->phase != NSI_PH_COMM || k->nsrv < 2)
       continue;
+    double left = k->comm_work > 0 ? k->ph_left / k->comm_work : 0.0;
+    uint64_t bytes = (uint64_t)(left * (double)k->model_bytes) + 1;
     for (size_t a = 0; a < j->nsrv; a++)
       for (size_t b = 0; b < k->nsrv; b++)
         if (j->srv[a] == k->srv[b]) {
           tasks[a]++;
-          rem[a] = k->model_bytes / 2; /* expected remainder of an in-flight all-reduce */
+          rem[a] = bytes;
         }
   }
-  double b = s->o.eq5_b >= 0 ? s->o.eq5_b : 0.856e-6 * 10.0 / s->o.link_gbps;
-  double eta = s->o.eq5_eta >= 0 ? s->o.eq5_eta : 0.235e-6 * 10.0 / s->o.link_gbps;
-  int start = 0;
-  int rc = ns_adadual_decide(b, eta, j->model_bytes ? j->model_bytes : 1, tasks, rem, j->nsrv,
-                             &start);
+  int rc = ns_adadual_decide(nsi_sim_eq5_b(&s->o), nsi_sim_eq5_eta(&s->o),
+                             j->model_bytes ? j->model_bytes : 1, tasks, rem, j->nsrv, start);
   free(tasks), free(rem);
   if (rc < 0)
     return rc == NS_EUNSUPPORTED ? unavailable(s, "ns_adadual_decide") : rc;
-  return start ? NSI_COLLIDE : NSI_SERIAL;
+  return NS_OK;
 }
+
+static int (*const admit_fns[])(ns_sim *, nsi_simjob *, int *) = {
+    [NS_SIM_ADMIT_ALL] = admit_all, [NS_SIM_ADMIT_SRSF] = admit_srsf,
+    [NS_SIM_ADMIT_ADADUAL] = admit_adadual};
 
 /* ---- CASSINI ------------------------------------------------------------ */
 
@@ -348,25 +416,20 @@ static int describe(ns_sim *s, int ji, const ns_placement *p, nsi_cand_links *cl
   return rc;
 }
 
-/* Pauses each job of the winning candidate for its time-shift (Eq. 5 t_j). */
+/* Records the winner's time-shifts (Eq. 5 t_j) for the new job and the
+   running jobs on its shared links; the network model applies them (fluid:
+   each pauses once; phase: their next compute phases are aligned). */
 static int apply_shifts(ns_sim *s, int ji, const nsi_cand_links *cl) {
   double sh = 0;
   int rc = ns_candidate_shift_ms(cl->cand, s->jobs[ji].job, &sh);
   if (rc < 0)
     return rc;
-  s->jobs[ji].mode = NSI_SHIFTED;
-  s->jobs[ji].paused_until = s->now + sh;
+  s->jobs[ji].shift_ms = sh, s->jobs[ji].shift_pending = 1;
   s->net_dirty = 1;
   for (size_t i = 0; i < cl->nmembers; i++) {
     nsi_simjob *k = &s->jobs[cl->members[i]];
-    if (ns_candidate_shift_ms(cl->cand, k->job, &sh) < 0)
-      continue;
-    if (k->mode != NSI_SHIFTED) { /* first coordination: shift once */
-      nsi_sim_advance(s, k);
-      k->paused_until = s->now + sh;
-      k->mode = NSI_SHIFTED;
-      k->rate = -1.0; /* its completion moves: refresh_rates pushes a new event */
-    }
+    if (ns_candidate_shift_ms(cl->cand, k->job, &sh) == NS_OK)
+      k->shift_ms = sh, k->shift_pending = 1;
   }
   return NS_OK;
 }
@@ -408,7 +471,7 @@ static int rank_and_pick(ns_sim *s, int ji, size_t n, int *placed) {
   return NS_OK;
 }
 
-int nsi_sim_cassini(ns_sim *s, int ji, int *placed) {
+static int cassini_place(ns_sim *s, int ji, int *placed) {
   size_t n = 0;
   int rc = make_candidates(s, ji, &n);
   if (rc == NS_ENOSPACE)
@@ -420,4 +483,12 @@ int nsi_sim_cassini(ns_sim *s, int ji, int *placed) {
   if (rc < 0)
     return rc == NS_EUNSUPPORTED ? unavailable(s, "placement") : rc;
   return rank_and_pick(s, ji, n, placed);
+}
+
+/* The run's policy: one function per part, from the options. */
+static void set_hooks(ns_sim *s) {
+  s->hooks.order = order_fns[s->o.order];
+  s->hooks.place = place_fns[s->o.placement];
+  s->hooks.admit_comm = admit_fns[s->o.admission];
+  s->hooks.shift = s->o.cassini ? cassini_place : NULL;
 }

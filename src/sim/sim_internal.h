@@ -31,6 +31,8 @@ struct ns_sim_opts {
   double dally_machine_ms, dally_rack_ms, dally_history_ms;
   uint64_t skew_bytes;
   int gpu_sharing;
+  int phase_window;   /* fast-forward window W (iterations; 0 = off) */
+  double cassini_drift; /* re-adjust when drift > this fraction of the period (0 = never) */
   int backfill; /* 0: strict order, the queue stops at the first misfit */
   /* preemptive orders (las.c) */
   int las_queues;                          /* K */
@@ -44,9 +46,20 @@ struct ns_sim_opts {
 /* How a multi-server job's communication meets the others' on a link. */
 enum { NSI_COLLIDE = 0, NSI_SERIAL = 1, NSI_SHIFTED = 2 };
 enum { NSI_WAITING = 0, NSI_QUEUED = 1, NSI_RUNNING = 2, NSI_DONE = 3, NSI_REJECTED = 4 };
+/* Phase of a job in the phase model (net_phase.c). */
+enum { NSI_PH_COMPUTE = 0, NSI_PH_COMM = 1, NSI_PH_WAIT = 2, NSI_PH_HOLD = 3 };
+
+/* A model profile: an embedded one (static name) or one added with
+   ns_sim_add_model_profile (name owned by the simulator). */
+typedef struct nsi_model {
+  char *name;
+  double compute_ms, mem_mb;
+  uint64_t bytes;
+} nsi_model;
 
 typedef struct nsi_simjob {
-  char *name;
+  char *name;        /* one allocation "name\0model": freeing name frees model */
+  const char *model; /* model name as given (trace's model_name), "" if none */
   int gpus;
   uint64_t iterations;
   double arrival_ms, compute_ms, mem_mb;
@@ -72,6 +85,21 @@ typedef struct nsi_simjob {
   double slow;          /* compute slowdown from GPU sharing (>= 1) */
   size_t nsrv;
   double wake_ms;       /* Dally: last wake-up pushed (-1 = none) */
+  double shift_ms;      /* CASSINI: time-shift of the winning candidate ... */
+  int shift_pending;    /* ... not yet applied by the network model */
+  /* phase model (net_phase.c) */
+  int phase;            /* NSI_PH_* (group members) */
+  uint64_t it_left;     /* iterations not finished, the current one included */
+  double ph_left;       /* work left in the phase: ms of compute / of transfer at full rate / of hold */
+  double ph_rate;       /* progress of ph_left per ms */
+  double pos, per;      /* lone: ms into the current iteration at t_upd (< 0: held); iteration ms */
+  double comm_work;     /* the all-reduce: ms at full rate (0: none) */
+  double lone_comm;     /* the all-reduce alone (its own flows' multiplicity) */
+  int group;            /* group id, -1 = lone */
+  double hold_until;    /* the next compute phase starts no earlier (CASSINI) */
+  double anchor;        /* CASSINI: a compute start of the ideal schedule (drift check) */
+  uint64_t w_n;         /* fast-forward window: iteration ends counted ... */
+  double w_t1, w_tl;    /* ... time of the first and of the last */
   /* preemption (las.c decides, engine.c suspends and resumes) */
   int las_q;            /* queue */
   double las_exec;      /* executed ms since the last promotion */
@@ -82,6 +110,39 @@ typedef struct nsi_simjob {
   int preemptions, promotions, resumed;
   double susp_at, susp_ms; /* last suspension; total time suspended */
 } nsi_simjob;
+
+typedef struct nsi_group {
+  int *members; /* sim job indices */
+  size_t n;
+  int ff;       /* fast-forwarded: members run as lone jobs at their window mean */
+} nsi_group;
+
+struct ns_sim;
+
+/* A network model: the engine calls these, nothing else (see sim.h). */
+typedef struct nsi_netmodel {
+  const char *name;
+  /* the job was just committed (links known): set up its progress */
+  int (*start)(struct ns_sim *s, nsi_simjob *j);
+  /* after the event time's starts and finishes: rates, events */
+  int (*update)(struct ns_sim *s);
+  /* the job's current event was popped; *finished = 1 when it is done */
+  int (*event)(struct ns_sim *s, nsi_simjob *j, int *finished);
+  /* the job leaves (finish; later suspend): progress up to now, out of its group */
+  void (*stop)(struct ns_sim *s, nsi_simjob *j);
+} nsi_netmodel;
+
+/* A policy: one function per part, the engine and the phase model call them
+   (room for preempt: issue 15). */
+typedef struct nsi_hooks {
+  double (*order)(const struct ns_sim *s, const nsi_simjob *j);
+  int (*place)(struct ns_sim *s, int ji, ns_placement *out);
+  /* phase model: may j start its all-reduce now? */
+  int (*admit_comm)(struct ns_sim *s, nsi_simjob *j, int *start);
+  /* CASSINI: rank the base policy's candidates and record time-shifts */
+  int (*shift)(struct ns_sim *s, int ji, int *placed);
+} nsi_hooks;
+
 
 typedef struct nsi_lasq {
   int *v;
@@ -108,6 +169,8 @@ struct ns_sim {
   ns_sim_progress_fn progress;
   void *progress_user;
   /* run state */
+  const nsi_netmodel *net_model;
+  nsi_hooks hooks;
   int ran;
   int in_run; /* inside ns_sim_run: callbacks may not re-enter (nsi_sim_check) */
   ns_cluster *cluster;
@@ -133,6 +196,17 @@ struct ns_sim {
   double *sum;      /* scratch per link */
   int *cnt;         /* jobs per link (scratch) */
   unsigned char *shared_ever;
+  /* phase model */
+  nsi_group *grp;
+  size_t ngrp, cap_grp;
+  int *own;         /* scratch per link and per GPU: union-find owner */
+  double *gcap, *gload, *gused; /* per GPU: capacity 1, solver scratch */
+  int ngpus_total;
+  double *rate_tmp;
+  int **res_tmp;
+  size_t *nres_tmp;
+  size_t cap_tmp;
+  uint64_t phase_events;
   /* preemptive orders (las.c) */
   nsi_lasq lasq[NSI_LAS_MAX_QUEUES];
   int *las_run, *las_stop, *las_go; /* jobs in the queues (arrival order); decisions */
@@ -143,35 +217,37 @@ struct ns_sim {
   int *srv_busy;    /* busy GPUs per server */
   int used_servers, idle_on_used;
   /* metric integrals */
-  double util_int, frag_int, frag_time, alloc_int, compute_rate;
+  double frag_int, frag_time, alloc_int;
   double machines_int; /* integral of used servers over time */
   int alloc_gpus;
   double metrics[NS_SIM_METRIC_COUNT];
+  nsi_model *models; /* ns_sim_add_model_profile */
+  size_t nmodels, cap_models;
 };
 
-/* engine.c */
+/* heap.c */
 int nsi_sim_heap_push(nsi_heap *h, double t, int job, unsigned ver);
 int nsi_sim_heap_pop(nsi_heap *h, nsi_event *out);
 
-/* engine.c: brings j->rem up to s->now */
-void nsi_sim_advance(ns_sim *s, nsi_simjob *j);
-
-/* network.c */
+/* network.c: the fabric (links of a ring, capacities, a max-min solver) */
 int nsi_sim_net_init(ns_sim *s);
+void nsi_sim_net_free(ns_sim *s);
 int nsi_sim_job_links(ns_sim *s, nsi_simjob *j, const ns_placement *p, int **links,
                       size_t *nlinks);
-int nsi_sim_net_update(ns_sim *s);
 double nsi_sim_comm_alone_ms(const ns_sim *s, const nsi_simjob *j, int multi_server);
+double nsi_sim_lone_rate(const ns_sim *s, const nsi_simjob *j);
+void nsi_sim_fill(size_t n, int *const *res, const size_t *nres, double demand, const double *cap,
+                  double *load, double *used, double *rate);
+
+/* net_fluid.c, net_phase.c: the models of ns_sim_network (ideal = the phase
+   model with free communication: every job is lone) */
+extern const nsi_netmodel nsi_sim_net_maxmin, nsi_sim_net_contention, nsi_sim_net_phase,
+    nsi_sim_net_ideal;
 
 /* policy.c */
 int nsi_sim_policy_prepare(ns_sim *s);
 void nsi_sim_policy_release(ns_sim *s);
 int nsi_sim_place(ns_sim *s, int ji, int *placed);
-double nsi_sim_order_key(const ns_sim *s, const nsi_simjob *j);
-int nsi_sim_admission_mode(ns_sim *s, nsi_simjob *j);
-
-/* cassini glue (policy.c) */
-int nsi_sim_cassini(ns_sim *s, int ji, int *placed);
 
 /* las.c */
 int nsi_las_active(const ns_sim_opts *o);
@@ -192,13 +268,22 @@ void nsi_sim_compute_metrics(ns_sim *s);
    progress or placement callback calling back into its own simulator). */
 int nsi_sim_check(const ns_sim *s, const char *fn);
 double nsi_sim_ideal_iter_ms(const ns_sim_opts *o, const nsi_simjob *j);
-int nsi_sim_model_of_name(const char *model_name);
-double nsi_sim_model_compute_ms(int model);
-uint64_t nsi_sim_model_bytes(int model);
-void nsi_sim_reset(ns_sim *s);
+/* Profile of a model name: an added profile of that exact name, else an
+   embedded one by prefix (vgg, resnet, ...). NS_OK or NS_ENOTFOUND. */
+int nsi_sim_model_lookup(const ns_sim *s, const char *model_name, nsi_model *out);
+/* Embedded profile m (0..3: ns_sim_model). */
+void nsi_sim_model_builtin(int m, nsi_model *out);
+/* Validated add (ns_sim_add_job's checks) with a model name; fn names the
+   caller in messages. Returns the index, NS_ENOSPACE (skipped) or < 0. */
+int nsi_sim_add_job_model(ns_sim *s, const char *fn, const char *name, const char *model,
+                          double arrival_ms, int gpus, uint64_t iterations, double compute_ms,
+                          uint64_t model_bytes, double mem_mb);
 double nsi_sim_nic_gbps(const ns_sim_opts *o);
 double nsi_sim_eq5_b(const ns_sim_opts *o);
 double nsi_sim_eq5_eta(const ns_sim_opts *o);
 double nsi_sim_comm_consolidated_ms(const ns_sim_opts *o, int gpus, uint64_t model_bytes);
+
+/* engine.c */
+void nsi_sim_reset(ns_sim *s);
 
 #endif

@@ -18,9 +18,11 @@
 #define NSI_MAX_FIELDS 16
 
 typedef struct nsi_row {
-  char *name;
+  char *id;         /* job_id column, or NULL */
+  char *model_name; /* Tiresias model_name as written, or NULL (Philly: drawn) */
+  nsi_model model;
   double arrival_ms;
-  int gpus, model;
+  int gpus;
   uint64_t iterations;
   double duration_s; /* Philly; Tiresias when has_duration (see sim.h) */
   int has_duration;
@@ -34,7 +36,7 @@ typedef struct nsi_reader {
   long line;
   char *field[NSI_MAX_FIELDS];
   size_t nfield;
-  int col[5]; /* format columns -> field index (col[4]: Tiresias duration, optional) */
+  int col[6]; /* format columns -> field index (col[4]: Tiresias duration, col[5]: job_id; optional) */
   int rc;     /* first error */
   nsi_row *rows;
   size_t nrows, cap_rows;
@@ -45,7 +47,7 @@ static const char fn[] = "ns_sim_load_trace";
 
 static int bad(nsi_reader *r, const char *what, const char *val) {
   if (r->rc == NS_OK)
-    r->rc = nsi_fail(NS_EINVAL, "%s: path '%.160s' line %ld: %s (got '%.40s')", fn, r->path, r->line,
+    r->rc = nsi_fail(NS_EINVAL, "%s: path '%.160s' line %ld: %s (got '%.80s')", fn, r->path, r->line,
                      what, val ? val : "");
   return r->rc;
 }
@@ -107,25 +109,49 @@ static int parse_timestamp(nsi_reader *r, int idx, double *out) {
   return NS_OK;
 }
 
+static int column(const nsi_reader *r, const char *name) {
+  for (size_t i = 0; i < r->nfield; i++)
+    if (strcmp(r->field[i], name) == 0)
+      return (int)i;
+  return -1;
+}
+
+/* The header line as read (for messages), e.g. "gpus,submit_time,...". */
+static void header_text(const nsi_reader *r, char *buf, size_t len) {
+  size_t at = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; i < r->nfield && at + 1 < len; i++)
+    at += (size_t)snprintf(buf + at, len - at, "%s%s", i ? "," : "", r->field[i]);
+}
+
 static int header(nsi_reader *r) {
   static const char *cols[2][4] = {{"num_gpu", "submit_time", "iterations", "model_name"},
                                    {"timestamp", "duration", "num_gpus", NULL}};
+  static const char *need[2] = {"job_id,num_gpu,submit_time,iterations,model_name",
+                                "timestamp,duration,num_gpus"};
+  char got[200];
+  header_text(r, got, sizeof got);
+  if (r->fmt == NS_SIM_TRACE_AUTO) {
+    if (column(r, "num_gpu") >= 0)
+      r->fmt = NS_SIM_TRACE_TIRESIAS;
+    else if (column(r, "timestamp") >= 0 && column(r, "num_gpus") >= 0)
+      r->fmt = NS_SIM_TRACE_PHILLY;
+    else
+      return bad(r, "format not recognised: a Tiresias header has num_gpu, a Philly header "
+                    "timestamp and num_gpus", got);
+  }
   for (int c = 0; c < 4; c++) {
     const char *want = cols[r->fmt][c];
-    r->col[c] = -1;
-    for (size_t i = 0; want && i < r->nfield; i++)
-      if (strcmp(r->field[i], want) == 0)
-        r->col[c] = (int)i;
-    if (want && r->col[c] < 0)
-      return bad(r, r->fmt == NS_SIM_TRACE_TIRESIAS
-                        ? "Tiresias header needs num_gpu,submit_time,iterations,model_name"
-                        : "Philly header needs timestamp,duration,num_gpus",
-                 r->field[0]);
+    r->col[c] = want ? column(r, want) : -1;
+    if (want && r->col[c] < 0) {
+      char what[160];
+      snprintf(what, sizeof what, "missing column %s (a %s header has %s)", want,
+               r->fmt == NS_SIM_TRACE_TIRESIAS ? "Tiresias" : "Philly", need[r->fmt]);
+      return bad(r, what, got);
+    }
   }
-  r->col[4] = -1;
-  for (size_t i = 0; r->fmt == NS_SIM_TRACE_TIRESIAS && i < r->nfield; i++)
-    if (strcmp(r->field[i], "duration") == 0)
-      r->col[4] = (int)i;
+  r->col[4] = r->fmt == NS_SIM_TRACE_TIRESIAS ? column(r, "duration") : -1;
+  r->col[5] = column(r, "job_id");
   return NS_OK;
 }
 
@@ -134,10 +160,11 @@ static int row_tiresias(nsi_reader *r, nsi_row *row) {
   NSI_TRY(parse_count(r, r->col[0], "num_gpu must be an integer >= 1", 1 << 20, &g));
   NSI_TRY(parse_double(r, r->col[1], "submit_time must be seconds >= 0", &t));
   NSI_TRY(parse_count(r, r->col[2], "iterations must be an integer >= 1", 9007199254740992.0, &it));
-  row->model = nsi_sim_model_of_name(r->field[r->col[3]]);
-  if (row->model < 0)
-    return bad(r, "model_name has no profile (vgg*, alexnet, resnet*, inception*, googlenet, lstm*)",
+  if (nsi_sim_model_lookup(r->s, r->field[r->col[3]], &row->model) != NS_OK)
+    return bad(r, "model_name has no profile (vgg*, alexnet, resnet*, inception*, googlenet, "
+                  "lstm*, or one added with ns_sim_add_model_profile / netsched-sim --models)",
                r->field[r->col[3]]);
+  row->model_name = r->field[r->col[3]];
   row->gpus = (int)g, row->arrival_ms = t * 1000.0, row->iterations = (uint64_t)it;
   if (r->col[4] >= 0 && (size_t)r->col[4] < r->nfield) {
     NSI_TRY(parse_double(r, r->col[4], "duration must be seconds >= 0", &row->duration_s));
@@ -152,7 +179,7 @@ static int row_philly(nsi_reader *r, nsi_row *row) {
   NSI_TRY(parse_double(r, r->col[1], "duration must be seconds >= 0", &dur));
   NSI_TRY(parse_count(r, r->col[2], "num_gpus must be an integer >= 1", 1 << 20, &g));
   uint64_t st = r->s->o.seed ^ ((uint64_t)r->line * 0x9e3779b97f4a7c15ull);
-  row->model = (int)(nsi_splitmix64(&st) % 4ull);
+  nsi_sim_model_builtin((int)(nsi_splitmix64(&st) % 4ull), &row->model);
   row->gpus = (int)g, row->arrival_ms = ts, row->duration_s = dur, row->has_duration = 1;
   if (ts < r->t0)
     r->t0 = ts;
@@ -170,12 +197,18 @@ static void on_row(int c, void *vr) {
     int maxcol = 0;
     for (int k = 0; k < need; k++)
       maxcol = r->col[k] > maxcol ? r->col[k] : maxcol;
+    maxcol = r->col[5] > maxcol ? r->col[5] : maxcol;
     nsi_row row = {0};
     if ((size_t)maxcol >= r->nfield)
       bad(r, "too few columns", r->nfield ? r->field[0] : "");
     else if ((r->fmt == NS_SIM_TRACE_TIRESIAS ? row_tiresias(r, &row) : row_philly(r, &row)) == NS_OK) {
+      /* keep the strings the row refers to: take them from the field array */
+      if (row.model_name)
+        r->field[r->col[3]] = NULL;
+      if (r->col[5] >= 0)
+        row.id = r->field[r->col[5]], r->field[r->col[5]] = NULL;
       if (nsi_reserve(&r->rows, &r->cap_rows, r->nrows + 1, sizeof *r->rows) < 0)
-        r->rc = NS_ENOMEM;
+        r->rc = NS_ENOMEM, free(row.id), free(row.model_name);
       else
         row.line = r->line, r->rows[r->nrows++] = row;
     }
@@ -209,11 +242,11 @@ static int parse_file(nsi_reader *r, FILE *f) {
    placement under the options' network model. */
 static int row_work(const nsi_reader *r, const nsi_row *row, double *compute, uint64_t *iters) {
   const ns_sim *s = r->s;
-  *compute = nsi_sim_model_compute_ms(row->model);
+  *compute = row->model.compute_ms;
   *iters = row->iterations;
   if (!row->has_duration)
     return NS_OK;
-  double comm = nsi_sim_comm_consolidated_ms(&s->o, row->gpus, nsi_sim_model_bytes(row->model));
+  double comm = nsi_sim_comm_consolidated_ms(&s->o, row->gpus, row->model.bytes);
   if (!isfinite(comm))
     return nsi_fail(NS_EUNSUPPORTED, "the contention model's ns_comm_time_ms is unavailable: %s",
                     ns_last_error());
@@ -244,9 +277,10 @@ static int commit_rows(nsi_reader *r) {
     snprintf(name, sizeof name, "%s%zu", r->fmt == NS_SIM_TRACE_PHILLY ? "philly" : "tiresias", i);
     int rc = row_work(r, row, &compute, &iters);
     if (rc == NS_OK)
-      rc = ns_sim_add_model_job(s, name, arrival, row->gpus, iters, (ns_sim_model)row->model);
+      rc = nsi_sim_add_job_model(s, fn, row->id ? row->id : name,
+                                 row->model_name ? row->model_name : row->model.name, arrival,
+                                 row->gpus, iters, compute, row->model.bytes, row->model.mem_mb);
     if (rc >= 0) {
-      s->jobs[rc].compute_ms = compute;
       added++;
     } else if (rc != NS_ENOSPACE) {
       while (s->njobs > before)
@@ -261,10 +295,44 @@ static int commit_rows(nsi_reader *r) {
   return added;
 }
 
+static int cmp_row_id(const void *a, const void *b) {
+  const nsi_row *x = *(nsi_row *const *)a, *y = *(nsi_row *const *)b;
+  int c = strcmp(x->id, y->id);
+  return c ? c : (x->line > y->line) - (x->line < y->line);
+}
+
+/* Job ids must be unique (they are how results join back to the trace):
+   NS_EINVAL naming the first repeated id and two of its lines. */
+static int unique_ids(nsi_reader *r) {
+  if (r->nrows < 2 || r->rows[0].id == NULL)
+    return NS_OK;
+  nsi_row **by = malloc(r->nrows * sizeof *by);
+  if (by == NULL)
+    return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
+  for (size_t i = 0; i < r->nrows; i++)
+    by[i] = &r->rows[i];
+  qsort(by, r->nrows, sizeof *by, cmp_row_id);
+  const nsi_row *dup = NULL, *first = NULL;
+  for (size_t i = 1; i < r->nrows; i++)
+    if (strcmp(by[i - 1]->id, by[i]->id) == 0 && (dup == NULL || by[i]->line < dup->line))
+      dup = by[i], first = by[i - 1];
+  free(by);
+  if (dup == NULL)
+    return NS_OK;
+  return nsi_fail(NS_EINVAL, "%s: path '%.160s' lines %ld and %ld: job_id must be unique (got '%.40s' twice)",
+                  fn, r->path, first->line, dup->line, dup->id);
+}
+
+static void free_rows(nsi_reader *r) {
+  for (size_t i = 0; i < r->nrows; i++)
+    free(r->rows[i].id), free(r->rows[i].model_name);
+  free(r->rows);
+}
+
 int ns_sim_load_trace(ns_sim *s, const char *path, ns_sim_trace_format format) {
   NSI_TRY(nsi_sim_check(s, fn));
   NSI_TRY(nsi_check_ptr(path, fn, "path"));
-  NSI_TRY(nsi_check_int((long long)format, 0, NS_SIM_TRACE_PHILLY, fn, "format"));
+  NSI_TRY(nsi_check_int((long long)format, 0, NS_SIM_TRACE_AUTO, fn, "format"));
   FILE *f = fopen(path, "rb");
   if (f == NULL)
     return nsi_fail(NS_EINVAL, "%s: path '%.200s' cannot be opened: %s", fn, path, strerror(errno));
@@ -275,7 +343,9 @@ int ns_sim_load_trace(ns_sim *s, const char *path, ns_sim_trace_format format) {
   if (rc == NS_OK && r.line < 1)
     rc = nsi_fail(NS_EINVAL, "%s: path '%.200s' is empty (no header)", fn, path);
   if (rc == NS_OK)
+    rc = unique_ids(&r);
+  if (rc == NS_OK)
     rc = commit_rows(&r);
-  free(r.rows);
+  free_rows(&r);
   return rc;
 }

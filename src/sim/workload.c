@@ -30,20 +30,6 @@ static const nsi_profile profiles[] = {
     {"lstm-ptb", 251.8, 31.5, 47.3, 2751},
 };
 
-ns_sim *ns_sim_new(const ns_sim_opts *o) {
-  if (o == NULL) {
-    nsi_fail(NS_EINVAL, "ns_sim_new: o is NULL");
-    return NULL;
-  }
-  ns_sim *s = calloc(1, sizeof *s);
-  if (s == NULL) {
-    nsi_fail(NS_ENOMEM, "ns_sim_new: out of memory");
-    return NULL;
-  }
-  s->o = *o;
-  return s;
-}
-
 int nsi_sim_check(const ns_sim *s, const char *fn) {
   NSI_TRY(nsi_check_ptr(s, fn, "s"));
   if (s->in_run)
@@ -52,44 +38,6 @@ int nsi_sim_check(const ns_sim *s, const char *fn) {
                     fn);
   return NS_OK;
 }
-
-static void free_run_state(ns_sim *s);
-
-void ns_sim_free(ns_sim *s) {
-  if (s == NULL || nsi_sim_check(s, "ns_sim_free") < 0)
-    return; /* running: freeing it would pull the run's state from under it */
-  free_run_state(s);
-  for (size_t i = 0; i < s->njobs; i++)
-    free(s->jobs[i].name);
-  free(s->jobs);
-  free(s);
-}
-
-/* Releases what one run allocated (jobs keep their static description). */
-static void free_run_state(ns_sim *s) {
-  ns_cluster_free(s->cluster); /* first: it refers to committed jobs */
-  s->cluster = NULL;
-  for (size_t i = 0; i < s->njobs; i++) {
-    nsi_simjob *j = &s->jobs[i];
-    ns_job_free(j->job);
-    j->job = NULL;
-    free(j->links), free(j->srv), free(j->gpu);
-    j->links = NULL, j->srv = NULL, j->gpu = NULL, j->nlinks = j->nsrv = j->ngpu = 0;
-  }
-  nsi_sim_policy_release(s);
-  nsi_las_release(s);
-  ns_placement_free(s->pl), ns_placement_free(s->scratch);
-  s->pl = s->scratch = NULL;
-  free(s->order), free(s->queue), free(s->running), free(s->net), free(s->heap.ev);
-  s->order = s->queue = s->running = s->net = NULL;
-  s->nnet = s->cap_net = 0;
-  s->heap.ev = NULL, s->heap.n = s->heap.cap = 0;
-  s->nqueue = s->cap_queue = s->nrunning = s->cap_running = 0;
-  free(s->cap), free(s->load), free(s->fuse), free(s->sum), free(s->cnt), free(s->shared_ever), free(s->srv_busy);
-  s->cap = s->load = s->fuse = s->sum = NULL, s->cnt = NULL, s->shared_ever = NULL, s->srv_busy = NULL;
-}
-
-void nsi_sim_reset(ns_sim *s) { free_run_state(s); }
 
 static int cluster_gpus(const ns_sim_opts *o) {
   return o->leaves * o->servers_per_leaf * o->gpus_per_server;
@@ -121,10 +69,15 @@ static int append_job(ns_sim *s, const char *fn, const nsi_simjob *proto) {
     return nsi_fail(NS_ENOMEM, "%s: too many jobs", fn);
   NSI_TRY(nsi_reserve(&s->jobs, &s->cap_jobs, s->njobs + 1, sizeof *s->jobs));
   nsi_simjob *j = &s->jobs[s->njobs];
-  *j = *proto;
-  j->name = nsi_strdup(proto->name);
-  if (j->name == NULL)
+  const char *model = proto->model ? proto->model : "";
+  size_t nlen = strlen(proto->name), mlen = strlen(model);
+  char *names = malloc(nlen + mlen + 2); /* "name\0model": one free releases both */
+  if (names == NULL)
     return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
+  memcpy(names, proto->name, nlen + 1);
+  memcpy(names + nlen + 1, model, mlen + 1);
+  *j = *proto;
+  j->name = names, j->model = names + nlen + 1;
   s->ran = 0;
   return (int)s->njobs++;
 }
@@ -147,31 +100,82 @@ int ns_sim_add_model_job(ns_sim *s, const char *name, double arrival_ms, int gpu
   static const char fn[] = "ns_sim_add_model_job";
   NSI_TRY(check_job(s, fn, name, arrival_ms, gpus, iterations));
   NSI_TRY(nsi_check_int((long long)model, 0, NS_SIM_MODEL_LSTM_PTB, fn, "model"));
-  const nsi_profile *p = &profiles[model];
+  nsi_model m;
+  nsi_sim_model_builtin((int)model, &m);
   nsi_simjob proto = {0};
-  proto.name = (char *)name;
+  proto.name = (char *)name, proto.model = m.name;
   proto.gpus = gpus, proto.iterations = iterations, proto.arrival_ms = arrival_ms;
-  proto.compute_ms = p->fwd_ms + p->bwd_ms;
-  proto.model_bytes = nsi_sim_model_bytes((int)model);
-  proto.mem_mb = p->mem_mb;
+  proto.compute_ms = m.compute_ms, proto.model_bytes = m.bytes, proto.mem_mb = m.mem_mb;
   return append_job(s, fn, &proto);
 }
 
-int nsi_sim_model_of_name(const char *model_name) {
+int nsi_sim_add_job_model(ns_sim *s, const char *fn, const char *name, const char *model,
+                          double arrival_ms, int gpus, uint64_t iterations, double compute_ms,
+                          uint64_t model_bytes, double mem_mb) {
+  NSI_TRY(check_job(s, fn, name, arrival_ms, gpus, iterations));
+  NSI_TRY(nsi_check_finite_gt0(compute_ms, fn, "compute_ms"));
+  NSI_TRY(nsi_check_finite_ge0(mem_mb, fn, "mem_mb"));
+  nsi_simjob proto = {0};
+  proto.name = (char *)name, proto.model = model;
+  proto.gpus = gpus, proto.iterations = iterations, proto.arrival_ms = arrival_ms;
+  proto.compute_ms = compute_ms, proto.model_bytes = model_bytes, proto.mem_mb = mem_mb;
+  return append_job(s, fn, &proto);
+}
+
+void nsi_sim_model_builtin(int m, nsi_model *out) {
+  out->name = (char *)profiles[m].name;
+  out->compute_ms = profiles[m].fwd_ms + profiles[m].bwd_ms;
+  out->bytes = (uint64_t)llround(profiles[m].model_mb * 1e6);
+  out->mem_mb = profiles[m].mem_mb;
+}
+
+int nsi_sim_model_lookup(const ns_sim *s, const char *model_name, nsi_model *out) {
   static const struct { const char *prefix; int model; } map[] = {
       {"vgg", NS_SIM_MODEL_VGG16},         {"alexnet", NS_SIM_MODEL_VGG16},
       {"resnet", NS_SIM_MODEL_RESNET50},   {"inception", NS_SIM_MODEL_INCEPTION_V3},
       {"googlenet", NS_SIM_MODEL_INCEPTION_V3}, {"lstm", NS_SIM_MODEL_LSTM_PTB},
   };
+  for (size_t i = 0; i < s->nmodels; i++)
+    if (strcmp(model_name, s->models[i].name) == 0) {
+      *out = s->models[i];
+      return NS_OK;
+    }
   for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-    if (strncmp(model_name, map[i].prefix, strlen(map[i].prefix)) == 0)
-      return map[i].model;
-  return -1;
+    if (strncmp(model_name, map[i].prefix, strlen(map[i].prefix)) == 0) {
+      nsi_sim_model_builtin(map[i].model, out);
+      return NS_OK;
+    }
+  return NS_ENOTFOUND;
 }
 
-double nsi_sim_model_compute_ms(int model) { return profiles[model].fwd_ms + profiles[model].bwd_ms; }
-
-uint64_t nsi_sim_model_bytes(int model) { return (uint64_t)llround(profiles[model].model_mb * 1e6); }
+int ns_sim_add_model_profile(ns_sim *s, const char *name, double forward_ms, double backward_ms,
+                             uint64_t model_bytes, double mem_mb) {
+  static const char fn[] = "ns_sim_add_model_profile";
+  NSI_TRY(nsi_sim_check(s, fn));
+  NSI_TRY(nsi_check_ptr(name, fn, "name"));
+  size_t len = strlen(name);
+  if (len == 0 || len > 255)
+    return nsi_fail(NS_EINVAL, "%s: name must be 1..255 bytes (got %zu)", fn, len);
+  NSI_TRY(nsi_check_finite_ge0(forward_ms, fn, "forward_ms"));
+  NSI_TRY(nsi_check_finite_ge0(backward_ms, fn, "backward_ms"));
+  if (!(forward_ms + backward_ms > 0))
+    return nsi_fail(NS_EINVAL, "%s: forward_ms + backward_ms must be > 0 (got %g + %g)", fn,
+                    forward_ms, backward_ms);
+  NSI_TRY(nsi_check_finite_ge0(mem_mb, fn, "mem_mb"));
+  nsi_model m = {NULL, forward_ms + backward_ms, mem_mb, model_bytes};
+  for (size_t i = 0; i < s->nmodels; i++)
+    if (strcmp(name, s->models[i].name) == 0) { /* replace, keep the name */
+      m.name = s->models[i].name;
+      s->models[i] = m;
+      return NS_OK;
+    }
+  NSI_TRY(nsi_reserve(&s->models, &s->cap_models, s->nmodels + 1, sizeof *s->models));
+  m.name = nsi_strdup(name);
+  if (m.name == NULL)
+    return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
+  s->models[s->nmodels++] = m;
+  return NS_OK;
+}
 
 int ns_sim_load_default_workload(ns_sim *s) {
   static const int sizes[6] = {1, 2, 4, 8, 16, 32};
@@ -243,5 +247,24 @@ double nsi_sim_nic_gbps(const ns_sim_opts *o) {
 int ns_sim_set_progress(ns_sim *s, ns_sim_progress_fn fn, void *user) {
   NSI_TRY(nsi_sim_check(s, "ns_sim_set_progress"));
   s->progress = fn, s->progress_user = user;
+  return NS_OK;
+}
+
+int ns_sim_scale_arrivals(ns_sim *s, double factor) {
+  static const char fn[] = "ns_sim_scale_arrivals";
+  NSI_TRY(nsi_check_ptr(s, fn, "s"));
+  NSI_TRY(nsi_check_finite_gt0(factor, fn, "factor"));
+  if (s->njobs == 0 || factor == 1.0)
+    return NS_OK; /* exact no-op: (a - a0) + a0 may round */
+  double a0 = s->jobs[0].arrival_ms, last = a0;
+  for (size_t i = 1; i < s->njobs; i++) {
+    a0 = fmin(a0, s->jobs[i].arrival_ms);
+    last = fmax(last, s->jobs[i].arrival_ms);
+  }
+  if (!isfinite(a0 + factor * (last - a0))) /* checked before anything changes */
+    return nsi_fail(NS_EINVAL, "%s: factor %g makes the last arrival overflow", fn, factor);
+  for (size_t i = 0; i < s->njobs; i++)
+    s->jobs[i].arrival_ms = a0 + factor * (s->jobs[i].arrival_ms - a0);
+  s->ran = 0;
   return NS_OK;
 }

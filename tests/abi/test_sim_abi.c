@@ -43,7 +43,7 @@ START_TEST(test_opts_out_of_range) {
   ck_assert_fails(ns_sim_opts_set_policy(o, (ns_sim_policy)ns_sim_policy_count()), NS_EINVAL, "policy");
   ck_assert_fails(ns_sim_opts_set_policy_name(o, NULL), NS_EINVAL, "name");
   ck_assert_fails(ns_sim_opts_set_policy_name(o, "nope"), NS_EINVAL, "name");
-  ck_assert_fails(ns_sim_opts_set_order(o, (ns_sim_order)4), NS_EINVAL, "order");
+  ck_assert_fails(ns_sim_opts_set_order(o, (ns_sim_order)6), NS_EINVAL, "order");
   ck_assert_fails(ns_sim_opts_set_order(o, (ns_sim_order)-1), NS_EINVAL, "order");
   ck_assert_fails(ns_sim_opts_set_placement(o, (ns_sim_placement)12), NS_EINVAL, "placement");
   ck_assert_fails(ns_sim_opts_set_placement(o, NS_SIM_PLACE_CUSTOM), NS_EINVAL, "placement");
@@ -52,7 +52,11 @@ START_TEST(test_opts_out_of_range) {
   ck_assert_fails(ns_sim_opts_set_admission(o, NS_SIM_ADMIT_SRSF, 65), NS_EINVAL, "n");
   ck_assert_fails(ns_sim_opts_set_cassini(o, 2, 10), NS_EINVAL, "enabled");
   ck_assert_fails(ns_sim_opts_set_cassini(o, 1, 0), NS_EINVAL, "max_candidates");
-  ck_assert_fails(ns_sim_opts_set_network(o, (ns_sim_network)2), NS_EINVAL, "model");
+  ck_assert_fails(ns_sim_opts_set_network(o, (ns_sim_network)64), NS_EINVAL, "model");
+  ck_assert_fails(ns_sim_opts_set_network(o, (ns_sim_network)-1), NS_EINVAL, "model");
+  ck_assert_fails(ns_sim_opts_set_phase_window(o, -1), NS_EINVAL, "iterations");
+  ck_assert_fails(ns_sim_opts_set_cassini_drift(o, NAN), NS_EINVAL, "fraction");
+  ck_assert_fails(ns_sim_opts_set_cassini_drift(o, 0.75), NS_EINVAL, "0.75");
   ck_assert_fails(ns_sim_opts_set_cluster(o, 0, 0, 1, 1, 0, 10), NS_EINVAL, "leaves");
   ck_assert_fails(ns_sim_opts_set_cluster(o, 1, 0, 0, 1, 0, 10), NS_EINVAL, "servers_per_leaf");
   ck_assert_fails(ns_sim_opts_set_cluster(o, 1, 0, 1, 0, 0, 10), NS_EINVAL, "gpus_per_server");
@@ -111,7 +115,10 @@ START_TEST(test_sim_bad_args) {
     ck_assert_fails(ns_sim_add_job(s, "j", 0, 1, 1, d, 0, 0), NS_EINVAL, "compute_ms");
     ck_assert_fails(ns_sim_add_job(s, "j", 0, 1, 1, 1, 0, d), NS_EINVAL, "mem_mb");
     ck_assert_fails(ns_sim_add_model_job(s, "j", d, 1, 1, NS_SIM_MODEL_VGG16), NS_EINVAL, "arrival_ms");
+    ck_assert_fails(ns_sim_scale_arrivals(s, d), NS_EINVAL, "factor");
   }
+  ck_assert_fails(ns_sim_scale_arrivals(s, 0), NS_EINVAL, "factor");
+  ck_assert_fails(ns_sim_scale_arrivals(NULL, 2), NS_EINVAL, "s");
   ck_assert_fails(ns_sim_add_job(s, "j", 0, 1, 1, 0, 0, 0), NS_EINVAL, "compute_ms");
   ck_assert_fails(ns_sim_add_job(s, NULL, 0, 1, 1, 1, 0, 0), NS_EINVAL, "name");
   ck_assert_fails(ns_sim_add_job(s, "j", 0, -1, 1, 1, 0, 0), NS_EINVAL, "gpus");
@@ -120,7 +127,10 @@ START_TEST(test_sim_bad_args) {
   ck_assert_fails(ns_sim_add_model_job(s, "j", 0, 1, 1, (ns_sim_model)4), NS_EINVAL, "model");
   ck_assert_fails(ns_sim_add_job(s, "big", 0, 65, 1, 1, 0, 0), NS_ENOSPACE, "big");
   ck_assert_fails(ns_sim_load_trace(s, NULL, NS_SIM_TRACE_PHILLY), NS_EINVAL, "path");
-  ck_assert_fails(ns_sim_load_trace(s, "/nonexistent/x.csv", (ns_sim_trace_format)2), NS_EINVAL, "format");
+  ck_assert_fails(ns_sim_load_trace(s, "/nonexistent/x.csv", (ns_sim_trace_format)3), NS_EINVAL, "format"); /* 2 = AUTO */
+  ck_assert_fails(ns_sim_add_model_profile(s, "m", 1, 1, 0, -1), NS_EINVAL, "mem_mb");
+  ck_assert_fails(ns_sim_add_model_profile(NULL, "m", 1, 1, 0, 0), NS_EINVAL, "s");
+  ck_assert_str_eq(ns_sim_job_model(NULL, 0), "");
   ck_assert_fails(ns_sim_load_trace(s, "/nonexistent/x.csv", NS_SIM_TRACE_PHILLY), NS_EINVAL, "path");
   ck_assert_fails(ns_sim_run(s), NS_EINVAL, "s"); /* no jobs */
   double v;

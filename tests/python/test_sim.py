@@ -153,8 +153,14 @@ class TestSimulator(unittest.TestCase):
         with sim.Options(policy="ff") as o:
             o.set_backfill(False)
             self.assertEqual(o.policy_name, "custom")
+            o.set_network(sim.Network.PHASE)  # the phase model (the default)
             with self.assertRaises(netsched.InvalidArgumentError):
-                o.set_network(2)  # reserved for the phase model
+                o.set_network(4)
+            o.set_phase_window(0)
+            with self.assertRaises(netsched.InvalidArgumentError):
+                o.set_phase_window(-1)
+            with self.assertRaises(netsched.InvalidArgumentError):
+                o.set_cassini_drift(0.75)
 
     def test_preemption(self):
         # test_sim_preempt.c's first case: L (4 GPUs, 10000 s) preempted
@@ -223,7 +229,7 @@ class TestSimulator(unittest.TestCase):
                 with self.assertRaises(ValueError) as cm:
                     s.load_trace(trace, "phily")
                 self.assertEqual(str(cm.exception), "sim.Simulator.load_trace: fmt must be one of "
-                                 "tiresias, philly (got 'phily'); did you mean 'philly'?")
+                                 "tiresias, philly, auto (got 'phily'); did you mean 'philly'?")
                 # a malformed trace: ValueError in Python terms, not C's
                 bad = os.path.join(tmp, "bad.csv")
                 with open(bad, "w") as f:
@@ -233,6 +239,38 @@ class TestSimulator(unittest.TestCase):
                 self.assertTrue(str(cm.exception).startswith("sim.Simulator.load_trace: "),
                                 str(cm.exception))
                 self.assertNotIn("ns_sim", str(cm.exception))
+
+
+    def test_trace_ids_models_and_profiles(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            trace = os.path.join(tmp, "t.csv")
+            with open(trace, "w") as f:
+                f.write("job_id,num_gpu,submit_time,iterations,model_name\n"
+                        "j-7,1,0,100,bert\nj-9,1,0,10,vgg19\n")
+            models = os.path.join(tmp, "models.csv")
+            with open(models, "w") as f:
+                f.write("name,forward_ms,backward_ms,model_bytes,memory_mb\nbert,40,60,0,1000\n")
+            with sim.Simulator(policy="ff") as s:
+                with self.assertRaises(ValueError) as cm:  # bert has no profile yet
+                    s.load_trace(trace)
+                self.assertIn("'bert'", str(cm.exception))
+                self.assertEqual(s.load_models(models), ["bert"])
+                self.assertEqual(s.load_trace(trace), 2)  # format from the header
+                s.run()
+                r = s.results()
+                # the trace's ids and model names, as written
+                self.assertEqual([(x.name, x.model) for x in r], [("j-7", "bert"), ("j-9", "vgg19")])
+                # 1 GPU, no communication: 100 x (40 + 60) ms
+                self.assertAlmostEqual(r[0].finish_ms - r[0].arrival_ms, 10000.0, places=6)
+            bad = os.path.join(tmp, "bad-models.csv")
+            with open(bad, "w") as f:
+                f.write("name,forward_ms,backward_ms,model_bytes\nbert,1,2,3\n")
+            with sim.Simulator() as s:
+                with self.assertRaises(ValueError) as cm:
+                    s.load_models(bad)
+                self.assertIn("missing column memory_mb", str(cm.exception))
+                with self.assertRaises(FileNotFoundError):
+                    s.load_models(os.path.join(tmp, "none.csv"))
 
 
 if __name__ == "__main__":

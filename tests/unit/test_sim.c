@@ -81,6 +81,7 @@ static ns_sim *two_jobs(ns_sim_opts *o) {
 static void test_two_jobs_maxmin(void **state) {
   (void)state;
   ns_sim_opts *o = opts_custom(place_spread);
+  assert_int_equal(ns_sim_opts_set_network(o, NS_SIM_NET_MAXMIN), NS_OK); /* the fluid model */
   ns_sim *s = two_jobs(o);
   assert_int_equal(ns_sim_run(s), NS_OK);
   /* Both collide on every NIC link: 5 Gbps each -> comm 200 ms, iteration
@@ -102,6 +103,7 @@ static void test_two_jobs_maxmin(void **state) {
 static void test_two_jobs_srsf1(void **state) {
   (void)state;
   ns_sim_opts *o = opts_custom(place_spread);
+  assert_int_equal(ns_sim_opts_set_network(o, NS_SIM_NET_MAXMIN), NS_OK); /* the fluid model */
   assert_int_equal(ns_sim_opts_set_admission(o, NS_SIM_ADMIT_SRSF, 1), NS_OK);
   ns_sim *s = two_jobs(o);
   assert_int_equal(ns_sim_run(s), NS_OK);
@@ -149,17 +151,26 @@ static void test_two_jobs_cassini(void **state) {
     skip();
   }
   ns_cassini_opts_free(probe);
-  ns_sim_opts *o = opts_custom(place_spread);
-  assert_int_equal(ns_sim_opts_set_cassini(o, 1, 10), NS_OK);
-  ns_sim *s = two_jobs(o);
-  assert_int_equal(ns_sim_run(s), NS_OK);
-  /* A (running, added first) is the Affinity BFS reference: shift 0.
-     B's optimal rotation puts its Up phase in A's Down: shift 100 ms
-     (ALGORITHMS.md worked example 1 at 200 ms). */
-  assert_near(jct(s, 0), 20000.0, 1e-6);
-  assert_near(jct(s, 1), 100.0 + 50 * 200.0, 1e-6);
-  ns_sim_free(s);
-  ns_sim_opts_free(o);
+  /* Both models agree here. Fluid: each job pauses once for its shift, then
+     counts with its duty cycle 0.5: the links never saturate. Phase: both
+     start at 0, so T0 = 0; A computes 0-100 and communicates 100-200 while
+     B (held until 0 + 100) computes; B communicates 200-300 while A
+     computes: each alone on the links, iteration 200 ms. */
+  ns_sim_network nets[2] = {NS_SIM_NET_MAXMIN, NS_SIM_NET_PHASE};
+  for (int m = 0; m < 2; m++) {
+    ns_sim_opts *o = opts_custom(place_spread);
+    assert_int_equal(ns_sim_opts_set_network(o, nets[m]), NS_OK);
+    assert_int_equal(ns_sim_opts_set_cassini(o, 1, 10), NS_OK);
+    ns_sim *s = two_jobs(o);
+    assert_int_equal(ns_sim_run(s), NS_OK);
+    /* A (running, added first) is the Affinity BFS reference: shift 0.
+       B's optimal rotation puts its Up phase in A's Down: shift 100 ms
+       (ALGORITHMS.md worked example 1 at 200 ms). */
+    assert_near(jct(s, 0), 20000.0, 1e-6);
+    assert_near(jct(s, 1), 100.0 + 50 * 200.0, 1e-6);
+    ns_sim_free(s);
+    ns_sim_opts_free(o);
+  }
 }
 
 
@@ -248,6 +259,224 @@ static void test_gpu_sharing(void **state) {
   assert_near(jct(s, 0), 1000.0, 1e-9);
   assert_near(jct(s, 1), 1500.0, 1e-9);
   ns_sim_free(s);
+  ns_sim_opts_free(o);
+}
+
+/* ---- the phase model (the default) ----------------------------------------- */
+
+/* Runs `o` (network model set by the caller) on jobs given as (arrival,
+   iterations, compute ms, model bytes), all 2-GPU, on the two_jobs cluster. */
+static ns_sim *run_jobs(ns_sim_opts *o, int n, const double (*job)[4]) {
+  assert_int_equal(ns_sim_opts_set_cluster(o, 1, 0, 2, 2, 0, 10.0), NS_OK);
+  ns_sim *s = ns_sim_new(o);
+  assert_non_null(s);
+  for (int i = 0; i < n; i++) {
+    char name[8] = {(char)('A' + i), 0};
+    assert_int_equal(ns_sim_add_job(s, name, job[i][0], 2, (uint64_t)job[i][1], job[i][2],
+                                    (uint64_t)job[i][3], 0),
+                     i);
+  }
+  assert_int_equal(ns_sim_run(s), NS_OK);
+  return s;
+}
+
+/* A lone job takes exactly what it takes in the fluid model: one 2-GPU job
+   spread over 2 servers, 100 ms compute + 125 MB all-reduce alone at
+   10 Gbps (2(2-1)/2 x 125 MB x 8 / 10 Gbps = 100 ms): 100 x 200 ms = 20 s,
+   under both models; and across leaves (place_cross, 20 Gbps NICs, one
+   10 Gbps uplink per leaf: flow rate min(20, 10) = 10 Gbps, one flow per
+   uplink and downlink) the same 20 s. */
+static void test_phase_lone_job(void **state) {
+  (void)state;
+  static const double one[1][4] = {{0, 100, 100.0, 125e6}};
+  ns_sim_network nets[2] = {NS_SIM_NET_MAXMIN, NS_SIM_NET_PHASE};
+  for (int m = 0; m < 2; m++) {
+    ns_sim_opts *o = opts_custom(place_spread);
+    assert_int_equal(ns_sim_opts_set_network(o, nets[m]), NS_OK);
+    ns_sim *s = run_jobs(o, 1, one);
+    assert_near(jct(s, 0), 20000.0, 1e-6);
+    ns_sim_free(s);
+    ns_sim_opts_free(o);
+    o = opts_custom(place_cross);
+    assert_int_equal(ns_sim_opts_set_network(o, nets[m]), NS_OK);
+    assert_int_equal(ns_sim_opts_set_cluster(o, 2, 1, 2, 1, 1, 10.0), NS_OK);
+    assert_int_equal(ns_sim_opts_set_bandwidth(o, 20.0, 100.0), NS_OK);
+    s = ns_sim_new(o);
+    assert_int_equal(ns_sim_add_job(s, "A", 0, 2, 100, 100.0, 125000000ull, 0), 0);
+    assert_int_equal(ns_sim_run(s), NS_OK);
+    assert_near(jct(s, 0), 20000.0, 1e-6);
+    ns_sim_free(s);
+    ns_sim_opts_free(o);
+  }
+}
+
+/* Two identical jobs in lock-step (the two_jobs case under the default
+   phase model): both compute 0-100 ms, then both all-reduces share the two
+   NICs at 5 Gbps: 200 ms; iteration 300 ms. B: 50 x 300 = 15 s; A then
+   alone: 50 x 200 ms more -> 25 s (here the fluid model's weight-1
+   assumption happens to be right). */
+static void test_phase_lock_step(void **state) {
+  (void)state;
+  ns_sim_opts *o = opts_custom(place_spread);
+  ns_sim *s = two_jobs(o); /* default network: phase */
+  assert_int_equal(ns_sim_run(s), NS_OK);
+  assert_near(jct(s, 1), 15000.0, 1e-6);
+  assert_near(jct(s, 0), 25000.0, 1e-6);
+  assert_near(metric(s, NS_SIM_METRIC_LINKS_SHARED), 4, 0);
+  ns_sim_free(s);
+  /* without fast-forward, the same to the microsecond */
+  assert_int_equal(ns_sim_opts_set_phase_window(o, 0), NS_OK);
+  s = two_jobs(o);
+  assert_int_equal(ns_sim_run(s), NS_OK);
+  assert_near(jct(s, 1), 15000.0, 1e-6);
+  assert_near(jct(s, 0), 25000.0, 1e-6);
+  ns_sim_free(s);
+  ns_sim_opts_free(o);
+}
+
+/* The same pair interleaved by arrival: B arrives at 100 ms, when A's
+   compute ends. A communicates 100-200 while B computes; B communicates
+   200-300 while A computes; ... each always alone on the links: iteration
+   200 ms. A: 100 x 200 = 20 s; B: 50 x 200 = 10 s. The fluid model charges
+   both weight 1 for their whole run (collision). */
+static void test_phase_interleaved(void **state) {
+  (void)state;
+  static const double jobs[2][4] = {{0, 100, 100.0, 125e6}, {100, 50, 100.0, 125e6}};
+  ns_sim_opts *o = opts_custom(place_spread);
+  ns_sim *s = run_jobs(o, 2, jobs);
+  assert_near(jct(s, 0), 20000.0, 1e-6);
+  assert_near(jct(s, 1), 10000.0, 1e-6);
+  ns_sim_free(s);
+  assert_int_equal(ns_sim_opts_set_network(o, NS_SIM_NET_MAXMIN), NS_OK);
+  s = run_jobs(o, 2, jobs);
+  /* fluid: B from 100 ms at 300 ms per iteration -> 15 s */
+  assert_near(jct(s, 1), 15000.0, 1e-6);
+  ns_sim_free(s);
+  ns_sim_opts_free(o);
+}
+
+/* Two jobs with different periods drift through each other (all-reduce
+   100 ms alone each): A = 3 x (100 ms compute), B = 2 x (150 ms compute).
+   0-100 A computes; 100-150 A alone on the links (50 ms of its 100 done);
+   150 B joins: both at half rate; A's last 50 ms take 100 -> 250; B did 50,
+   alone 250-300. A computes 250-350, B 300-450. A communicates 350-450
+   alone. B 450-550 alone -> B done at 550. A computes 450-550, its
+   all-reduce 550-650 alone (B leaves at 550) -> A done at 650.
+   Fluid max-min: both weight 1 at 5 Gbps: B = 2 x 350 = 700, A = 833.3. */
+static void test_phase_drift(void **state) {
+  (void)state;
+  static const double jobs[2][4] = {{0, 3, 100.0, 125e6}, {0, 2, 150.0, 125e6}};
+  ns_sim_opts *o = opts_custom(place_spread);
+  ns_sim *s = run_jobs(o, 2, jobs);
+  assert_near(jct(s, 0), 650.0, 1e-6);
+  assert_near(jct(s, 1), 550.0, 1e-6);
+  ns_sim_free(s);
+  assert_int_equal(ns_sim_opts_set_network(o, NS_SIM_NET_MAXMIN), NS_OK);
+  s = run_jobs(o, 2, jobs);
+  assert_near(jct(s, 1), 700.0, 1e-6);
+  assert_near(jct(s, 0), 700.0 + (3 - 700.0 / 300.0) * 200.0, 1e-6);
+  ns_sim_free(s);
+  ns_sim_opts_free(o);
+}
+
+/* SRSF(1): an all-reduce starts only while no other one uses its links;
+   only the excess waits. two_jobs: at 100 ms both computes end; A (lower
+   index at equal times) starts 100-200, B waits; at 200 B starts (200-300)
+   while A computes; at 300 A waits for B's end, then 300-400; ... A's k-th
+   all-reduce ends at 200k, B's at 200k + 100: B's 50th at 10.1 s. A's 51st
+   compute is 10.0-10.1 s, then it communicates alone: 10.1 s + 100 ms +
+   49 x 200 ms = 20 s. SRSF(2) lets both communicate: the lock-step 15/25 s. */
+static void test_phase_srsf(void **state) {
+  (void)state;
+  ns_sim_opts *o = opts_custom(place_spread);
+  assert_int_equal(ns_sim_opts_set_admission(o, NS_SIM_ADMIT_SRSF, 1), NS_OK);
+  ns_sim *s = two_jobs(o);
+  assert_int_equal(ns_sim_run(s), NS_OK);
+  assert_near(jct(s, 1), 10100.0, 1e-6);
+  assert_near(jct(s, 0), 20000.0, 1e-6);
+  ns_sim_free(s);
+  assert_int_equal(ns_sim_opts_set_admission(o, NS_SIM_ADMIT_SRSF, 2), NS_OK);
+  s = two_jobs(o);
+  assert_int_equal(ns_sim_run(s), NS_OK);
+  assert_near(jct(s, 1), 15000.0, 1e-6);
+  assert_near(jct(s, 0), 25000.0, 1e-6);
+  ns_sim_free(s);
+  ns_sim_opts_free(o);
+}
+
+/* AdaDUAL per all-reduce: at 100 ms A starts (no task on its servers). B's
+   decision: one task per server with M_old = A's 125 MB left; 125/125 = 1
+   is not below b / (2(b + eta)) = 0.856 / 2.182 = 0.39: wait, until A's
+   ends at 200. From then on each finds the other's all-reduce in flight
+   (or just ending, with ~0 bytes left: ratio huge) and waits: the same
+   alternation as SRSF(1): B 10.1 s, A 20 s. */
+static void test_phase_adadual_waits(void **state) {
+  (void)state;
+  uint64_t rem[1] = {100};
+  int tasks[1] = {1}, start = -1;
+  if (ns_adadual_decide(1.0, 0.0, 1, tasks, rem, 1, &start) == NS_EUNSUPPORTED) {
+    printf("skipped: AdaDUAL is not in this build\n");
+    skip();
+  }
+  ns_sim_opts *o = opts_custom(place_spread);
+  assert_int_equal(ns_sim_opts_set_admission(o, NS_SIM_ADMIT_ADADUAL, 1), NS_OK);
+  ns_sim *s = two_jobs(o);
+  assert_int_equal(ns_sim_run(s), NS_OK);
+  assert_near(jct(s, 1), 10100.0, 1e-6);
+  assert_near(jct(s, 0), 20000.0, 1e-6);
+  ns_sim_free(s);
+  ns_sim_opts_free(o);
+}
+
+/* GPU sharing at the task level: one server, 2 GPUs; two 2-GPU jobs, 100 ms
+   compute and a 100 ms intra-server all-reduce (1.25 GB at 100 Gbps, 2(2-1)/2
+   x M). A arrives at 0, B at 100 ms on the same GPUs: B computes 100-200
+   while A communicates, A computes 200-300 while B communicates...: the
+   iteration stays 200 ms. A: 10 x 200 = 2 s; B: 5 x 200 = 1 s. The fluid
+   model doubles the compute of both (300 ms iterations while shared). */
+static void test_phase_gpu_sharing_overlap(void **state) {
+  (void)state;
+  ns_sim_opts *o = opts_custom(place_ff);
+  assert_int_equal(ns_sim_opts_set_cluster(o, 1, 0, 1, 2, 0, 10.0), NS_OK);
+  assert_int_equal(ns_sim_opts_set_gpu_sharing(o, 1), NS_OK);
+  ns_sim *s = ns_sim_new(o);
+  assert_int_equal(ns_sim_add_job(s, "A", 0, 2, 10, 100.0, 1250000000ull, 1000), 0);
+  assert_int_equal(ns_sim_add_job(s, "B", 100, 2, 5, 100.0, 1250000000ull, 1000), 1);
+  assert_int_equal(ns_sim_run(s), NS_OK);
+  assert_near(jct(s, 0), 2000.0, 1e-6);
+  assert_near(jct(s, 1), 1000.0, 1e-6);
+  ns_sim_free(s);
+  ns_sim_opts_free(o);
+}
+
+/* Fast-forward against the unaccelerated run on a small shared set whose
+   periods drift (A: 100 ms compute, B: 150 ms; 100 ms all-reduces on the
+   same NICs; 600 and 400 iterations). The documented bound: a member's
+   extrapolated iteration is its mean over the last W iterations, off the
+   exact mean by at most (longest - shortest iteration) / W; here iterations
+   lie within [compute + 100, compute + 200] ms, so the finish time moves by
+   at most span x 100 / (W x (compute + 100)) + one iteration. */
+static void test_phase_fast_forward(void **state) {
+  (void)state;
+  static const double jobs[2][4] = {{0, 600, 100.0, 125e6}, {0, 400, 150.0, 125e6}};
+  ns_sim_opts *o = opts_custom(place_spread);
+  assert_int_equal(ns_sim_opts_set_phase_window(o, 0), NS_OK);
+  ns_sim *exact = run_jobs(o, 2, jobs);
+  const int windows[3] = {4, 16, 64};
+  for (int w = 0; w < 3; w++) {
+    assert_int_equal(ns_sim_opts_set_phase_window(o, windows[w]), NS_OK);
+    ns_sim *ff = run_jobs(o, 2, jobs);
+    for (int j = 0; j < 2; j++) {
+      double c = jobs[j][2], x = jct(exact, j), y = jct(ff, j);
+      double bound = x * 100.0 / (windows[w] * (c + 100.0)) + (c + 200.0);
+      assert_true(fabs(x - y) <= bound);
+    }
+    ns_sim_free(ff);
+  }
+  /* sanity of the exact run: both between alone and fully colliding */
+  assert_true(jct(exact, 0) > 600 * 200.0 && jct(exact, 0) < 600 * 300.0);
+  assert_true(jct(exact, 1) > 400 * 250.0 && jct(exact, 1) < 400 * 350.0);
+  ns_sim_free(exact);
   ns_sim_opts_free(o);
 }
 
@@ -508,6 +737,7 @@ static void test_csv_output(void **state) {
   assert_int_equal(strncmp(line, "job,name,gpus,iterations,arrival_ms", 35), 0);
   assert_non_null(fgets(line, sizeof line, f));
   assert_non_null(strstr(line, "\"a \"\"quoted\"\" name\",1,10,0.000,0.000,1000.000,1000.000"));
+  assert_non_null(strstr(line, ",\"\",0\n")); /* model ("" for ns_sim_add_job), preemptions */
   assert_non_null(fgets(line, sizeof line, f));
   assert_null(fgets(line, sizeof line, f));
   fclose(f);
@@ -515,6 +745,138 @@ static void test_csv_output(void **state) {
   assert_fails_with(ns_sim_write_jobs_csv(s, "/nonexistent-dir/x.csv"), NS_EINVAL, "nonexistent-dir");
   ns_sim_free(s);
   ns_sim_opts_free(o);
+}
+
+
+/* Writes `text` to a fresh temporary file; path in buf. */
+static void temp_trace(char *buf, const char *text) {
+  strcpy(buf, "/tmp/ns_sim_trace_XXXXXX");
+  int fd = mkstemp(buf);
+  assert_true(fd >= 0);
+  FILE *f = fdopen(fd, "w");
+  fputs(text, f);
+  fclose(f);
+}
+
+static void test_trace_ids_and_models(void **state) {
+  (void)state;
+  ns_sim_opts *o = opts_custom(place_ff);
+  ns_sim *s = ns_sim_new(o);
+  /* the trace's own job_id and model_name (as written: vgg19 runs on the
+     VGG-16 profile) name the jobs, in results and in the CSV */
+  assert_int_equal(ns_sim_load_trace(s, "tests/fixtures/tiresias-small.csv", NS_SIM_TRACE_AUTO), 5);
+  assert_string_equal(ns_sim_job_name(s, 0), "0");
+  assert_string_equal(ns_sim_job_name(s, 3), "3");
+  assert_string_equal(ns_sim_job_model(s, 0), "vgg19");
+  assert_string_equal(ns_sim_job_model(s, 2), "inception4");
+  assert_string_equal(ns_sim_job_model(s, 5), ""); /* out of range */
+  assert_int_equal(ns_sim_add_model_job(s, "extra", 0, 1, 10, NS_SIM_MODEL_RESNET50), 5);
+  assert_string_equal(ns_sim_job_model(s, 5), "resnet50");
+  assert_int_equal(ns_sim_add_job(s, "raw", 0, 1, 10, 5.0, 0, 0), 6);
+  assert_string_equal(ns_sim_job_model(s, 6), "");
+  ns_sim_free(s);
+  /* Philly has no job_id: jobs are named by data row; models are drawn */
+  s = ns_sim_new(o);
+  assert_int_equal(ns_sim_load_trace(s, "tests/fixtures/philly-small.csv", NS_SIM_TRACE_AUTO), 3);
+  assert_string_equal(ns_sim_job_name(s, 2), "philly2");
+  const char *m = ns_sim_job_model(s, 0);
+  assert_true(!strcmp(m, "vgg16") || !strcmp(m, "resnet50") || !strcmp(m, "inception3") ||
+              !strcmp(m, "lstm-ptb"));
+  ns_sim_free(s);
+  ns_sim_opts_free(o);
+}
+
+static void test_trace_header_errors(void **state) {
+  (void)state;
+  ns_sim_opts *o = ns_sim_opts_new();
+  ns_sim *s = ns_sim_new(o);
+  char path[64];
+  /* "gpus" instead of "num_gpu": the message names the missing column */
+  temp_trace(path, "job_id,gpus,submit_time,iterations,model_name\n1,2,0,10,vgg16\n");
+  assert_fails_with(ns_sim_load_trace(s, path, NS_SIM_TRACE_TIRESIAS), NS_EINVAL,
+                    "line 1: missing column num_gpu");
+  assert_non_null(strstr(ns_last_error(), "(got 'job_id,gpus,submit_time,iterations,model_name')"));
+  /* ... and AUTO cannot tell the format from it */
+  assert_fails_with(ns_sim_load_trace(s, path, NS_SIM_TRACE_AUTO), NS_EINVAL, "format not recognised");
+  remove(path);
+  /* a repeated job_id: both lines named, nothing loaded */
+  temp_trace(path, "job_id,num_gpu,submit_time,iterations,model_name\n"
+                   "a,1,0,10,vgg16\nb,1,0,10,vgg16\na,1,5,10,resnet50\n");
+  assert_fails_with(ns_sim_load_trace(s, path, NS_SIM_TRACE_AUTO), NS_EINVAL,
+                    "lines 2 and 4: job_id must be unique (got 'a' twice)");
+  assert_int_equal(ns_sim_job_count(s), 0);
+  remove(path);
+  assert_fails_with(ns_sim_load_trace(s, "tests/fixtures/philly-small.csv", (ns_sim_trace_format)3),
+                    NS_EINVAL, "format");
+  ns_sim_free(s);
+  ns_sim_opts_free(o);
+}
+
+static void test_custom_model_profiles(void **state) {
+  (void)state;
+  ns_sim_opts *o = opts_custom(place_ff);
+  ns_sim *s = ns_sim_new(o);
+  char path[64];
+  temp_trace(path, "job_id,num_gpu,submit_time,iterations,model_name\nj1,1,0,100,bert\n");
+  /* unknown model: refused, and the message says how to add one */
+  assert_fails_with(ns_sim_load_trace(s, path, NS_SIM_TRACE_AUTO), NS_EINVAL, "'bert'");
+  assert_non_null(strstr(ns_last_error(), "ns_sim_add_model_profile"));
+  assert_fails_with(ns_sim_add_model_profile(s, "bert", -1, 2, 0, 0), NS_EINVAL, "forward_ms");
+  assert_fails_with(ns_sim_add_model_profile(s, "bert", 0, 0, 0, 0), NS_EINVAL, "forward_ms + backward_ms");
+  assert_fails_with(ns_sim_add_model_profile(s, "", 1, 1, 0, 0), NS_EINVAL, "name");
+  assert_int_equal(ns_sim_add_model_profile(s, "bert", 10, 20, 0, 1000), NS_OK);
+  assert_int_equal(ns_sim_add_model_profile(s, "bert", 40, 60, 0, 1000), NS_OK); /* replaces */
+  assert_int_equal(ns_sim_load_trace(s, path, NS_SIM_TRACE_AUTO), 1);
+  assert_string_equal(ns_sim_job_model(s, 0), "bert");
+  assert_int_equal(ns_sim_run(s), NS_OK);
+  /* one GPU, no communication: JCT = 100 iterations x (40 + 60) ms = 10 s */
+  assert_near(jct(s, 0), 10000.0, 1e-6);
+  ns_sim_free(s);
+  remove(path);
+  ns_sim_opts_free(o);
+}
+
+/* ---- load scaling ------------------------------------------------------------- */
+
+static double arrival(const ns_sim *s, int job) {
+  double a, st, f;
+  assert_int_equal(ns_sim_job_result(s, job, &a, &st, &f, NULL), NS_OK);
+  return a;
+}
+
+/* Three 1-GPU jobs (10 iterations x 10 ms, no all-reduce: 100 ms alone on an
+   empty 64-GPU cluster) arriving at 100, 300, 700 ms: gaps 200 and 400. Scale
+   2: the first stays, gaps 400 and 800 -> 100, 500, 1300; then 0.25 of that:
+   gaps 100 and 200 -> 100, 200, 400. Each runs 100 ms from its arrival. */
+static void test_scale_arrivals(void **state) {
+  (void)state;
+  ns_sim_opts *o = ns_sim_opts_new();
+  ns_sim *s = ns_sim_new(o);
+  ns_sim_opts_free(o);
+  assert_int_equal(ns_sim_scale_arrivals(s, 3.0), NS_OK); /* no jobs: nothing to do */
+  static const double at[3] = {300, 100, 700};  /* not in arrival order */
+  for (int i = 0; i < 3; i++)
+    assert_int_equal(ns_sim_add_job(s, "j", at[i], 1, 10, 10.0, 0, 0), i);
+  assert_int_equal(ns_sim_scale_arrivals(s, 2.0), NS_OK);
+  assert_int_equal(ns_sim_run(s), NS_OK);
+  assert_near(arrival(s, 0), 500, 0);
+  assert_near(arrival(s, 1), 100, 0);
+  assert_near(arrival(s, 2), 1300, 0);
+  assert_near(jct(s, 2), 100, 1e-9);
+  assert_near(metric(s, NS_SIM_METRIC_MAKESPAN_MS), 1400 - 100, 1e-9);
+  assert_int_equal(ns_sim_scale_arrivals(s, 0.25), NS_OK);
+  double v;
+  assert_fails_with(ns_sim_metric(s, NS_SIM_METRIC_AVG_JCT_MS, &v), NS_ESTATE, "ns_sim_run");
+  assert_fails_with(ns_sim_scale_arrivals(s, 0), NS_EINVAL, "factor");
+  assert_fails_with(ns_sim_scale_arrivals(s, -1), NS_EINVAL, "factor");
+  assert_fails_with(ns_sim_scale_arrivals(s, NAN), NS_EINVAL, "factor");
+  assert_fails_with(ns_sim_scale_arrivals(s, 1e307), NS_EINVAL, "overflow");
+  assert_int_equal(ns_sim_run(s), NS_OK); /* the failures changed nothing */
+  assert_near(arrival(s, 0), 200, 0);
+  assert_near(arrival(s, 1), 100, 0);
+  assert_near(arrival(s, 2), 400, 0);
+  assert_near(metric(s, NS_SIM_METRIC_MAKESPAN_MS), 500 - 100, 1e-9);
+  ns_sim_free(s);
 }
 
 static void test_bad_arguments(void **state) {
@@ -560,7 +922,8 @@ static void test_every_preset(void **state) {
         double a, st, f;
         assert_int_equal(ns_sim_job_result(s, i, &a, &st, &f, NULL), NS_OK);
         assert_true(isfinite(f) && a <= st && st < f);
-        held += ns_sim_job_gpus(s, i) * (f - st);
+        if (ns_sim_job_preemptions(s, i) == 0) /* a preempted job holds none while suspended */
+          held += ns_sim_job_gpus(s, i) * (f - st);
       }
       /* vClos may round a job up (more GPUs held than asked): >= */
       assert_true(metric(s, NS_SIM_METRIC_GPU_MS_ALLOCATED) >= held * (1 - 1e-9));
@@ -576,12 +939,23 @@ static void test_every_preset(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_two_jobs_maxmin),
+      cmocka_unit_test(test_trace_ids_and_models),
+      cmocka_unit_test(test_trace_header_errors),
+      cmocka_unit_test(test_custom_model_profiles),
       cmocka_unit_test(test_two_jobs_srsf1),
       cmocka_unit_test(test_two_jobs_contention),
       cmocka_unit_test(test_two_jobs_cassini),
       cmocka_unit_test(test_two_jobs_uplink),
       cmocka_unit_test(test_two_jobs_no_sharing),
       cmocka_unit_test(test_gpu_sharing),
+      cmocka_unit_test(test_phase_lone_job),
+      cmocka_unit_test(test_phase_lock_step),
+      cmocka_unit_test(test_phase_interleaved),
+      cmocka_unit_test(test_phase_drift),
+      cmocka_unit_test(test_phase_srsf),
+      cmocka_unit_test(test_phase_adadual_waits),
+      cmocka_unit_test(test_phase_gpu_sharing_overlap),
+      cmocka_unit_test(test_phase_fast_forward),
       cmocka_unit_test(test_queueing_and_fragmentation),
       cmocka_unit_test(test_default_workload_shape),
       cmocka_unit_test(test_conservation),
@@ -595,6 +969,7 @@ int main(void) {
       cmocka_unit_test(test_policy_error_aborts),
       cmocka_unit_test(test_csv_output),
       cmocka_unit_test(test_bad_arguments),
+      cmocka_unit_test(test_scale_arrivals),
       cmocka_unit_test(test_every_preset),
   };
   return cmocka_run_group_tests_name("sim", tests, NULL, NULL);

@@ -80,8 +80,8 @@ static void test_ideal_network(void **state) {
   assert_int_equal(ns_sim_run(s), NS_OK);
   assert_near(jct(s, 0), 100 * 200.0, 1e-6); /* alone: 100 ms compute + 100 ms ring */
   ns_sim_free(s);
-  /* model 2 is reserved (phase): refused, options unchanged */
-  assert_fails_with(ns_sim_opts_set_network(o, (ns_sim_network)2), NS_EINVAL, "model 2");
+  /* model 2 is the phase model (the default, issue 14): accepted */
+  assert_int_equal(ns_sim_opts_set_network(o, NS_SIM_NET_PHASE), NS_OK);
   assert_fails_with(ns_sim_opts_set_network(o, (ns_sim_network)4), NS_EINVAL, "model");
   ns_sim_opts_free(o);
 }

@@ -20,7 +20,7 @@ from ._clib import SIM_PLACE_FN, SIM_PROGRESS_FN, lib
 from ._handle import (Handle, as_enum, as_flag, as_handle, as_int, as_real, as_str, as_u64,
                       view)
 from .core import Cluster, Job, Placement
-from .errors import NetschedError, StateError, Status, check
+from .errors import InvalidArgumentError, NetschedError, StateError, Status, check
 
 
 class Order(enum.IntEnum):
@@ -60,6 +60,7 @@ class Network(enum.IntEnum):
     """ns_sim_network: the network model."""
     MAXMIN = 0
     CONTENTION = 1
+    PHASE = 2
     IDEAL = 3
 
 
@@ -97,9 +98,10 @@ class Model(enum.IntEnum):
 
 
 class TraceFormat(enum.IntEnum):
-    """ns_sim_trace_format."""
+    """ns_sim_trace_format (AUTO: from the header)."""
     TIRESIAS = 0
     PHILLY = 1
+    AUTO = 2
 
 
 class Metric(enum.IntEnum):
@@ -125,14 +127,16 @@ class Metric(enum.IntEnum):
 
 class JobResult(NamedTuple):
     """One job of the last run: `name` is the trace's job_id (or the name
-    given to add_job); start/finish are NaN if it never started/finished;
-    servers 0 if never placed."""
+    given to add_job), `model` the trace's model_name as written (or the
+    profile's name; "" for add_job); start/finish are NaN if it never
+    started/finished; servers 0 if never placed."""
     name: str
     gpus: int
     arrival_ms: float
     start_ms: float
     finish_ms: float
     servers: int
+    model: str = ""
 
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -262,6 +266,16 @@ class Options(Handle):
         """The network model (Network or its name, e.g. "maxmin")."""
         self._set("ns_sim_opts_set_network", as_enum(model, Network, "sim.Options.set_network",
                                                      "model"))
+
+    def set_phase_window(self, iterations: int) -> None:
+        """Phase model: fast-forward window W in iterations (0 = off)."""
+        self._set("ns_sim_opts_set_phase_window",
+                  as_int(iterations, "sim.Options.set_phase_window", "iterations"))
+
+    def set_cassini_drift(self, fraction: float) -> None:
+        """Phase model, CASSINI: re-adjust shifts past this drift (0 = never)."""
+        self._set("ns_sim_opts_set_cassini_drift",
+                  as_real(fraction, "sim.Options.set_cassini_drift", "fraction"))
 
     def set_cluster(self, leaves: int, spines: int, servers_per_leaf: int, gpus_per_server: int,
                     links_per_pair: int, link_gbps: float) -> None:
@@ -439,10 +453,53 @@ class Simulator(Handle):
         """The embedded AdaDUAL workload (160 jobs); returns the jobs added."""
         return check(lib.ns_sim_load_default_workload(self._ptr))
 
+    def add_model_profile(self, name: str, forward_ms: float, backward_ms: float,
+                          model_bytes: int, mem_mb: float = 0.0) -> None:
+        """A model profile for traces loaded afterwards: a model_name equal
+        to `name` runs with these per-iteration forward / backward ms, bytes
+        all-reduced per iteration and GPU memory (MB); it takes precedence
+        over the embedded profiles (replaces an earlier one of that name)."""
+        w = "sim.Simulator.add_model_profile"
+        self._not_running(w)
+        check(lib.ns_sim_add_model_profile(self._ptr, as_str(name, w, "name"),
+                                           as_real(forward_ms, w, "forward_ms"),
+                                           as_real(backward_ms, w, "backward_ms"),
+                                           as_u64(model_bytes, w, "model_bytes"),
+                                           as_real(mem_mb, w, "mem_mb")), w)
+
+    def load_models(self, path: PathLike) -> List[str]:
+        """add_model_profile for every row of a CSV file with the header
+        name,forward_ms,backward_ms,model_bytes,memory_mb (netsched-sim
+        --models reads the same file); returns the names added. A missing
+        column or a bad value raises ValueError naming the line."""
+        import csv
+        w = "sim.Simulator.load_models"
+        path = _fspath(path, w, "path")
+        _readable(path)
+        need = ("name", "forward_ms", "backward_ms", "model_bytes", "memory_mb")
+        names = []
+        with open(path, newline="") as f:
+            rows = csv.DictReader(f)
+            missing = [c for c in need if c not in (rows.fieldnames or ())]
+            if missing:
+                raise InvalidArgumentError("%s: %s line 1: missing column %s (header needs %s)"
+                                           % (w, path, missing[0], ",".join(need)))
+            for row in rows:
+                try:
+                    nbytes = int(row["model_bytes"])
+                    args = (float(row["forward_ms"]), float(row["backward_ms"]), nbytes,
+                            float(row["memory_mb"]))
+                    self.add_model_profile(row["name"], *args)
+                except (TypeError, ValueError) as e:
+                    raise InvalidArgumentError("%s: %s line %d: %s" % (w, path, rows.line_num, e))
+                names.append(row["name"])
+        return names
+
     def load_trace(self, path: PathLike,
-                   fmt: Union[TraceFormat, str, int] = TraceFormat.TIRESIAS) -> int:
+                   fmt: Union[TraceFormat, str, int] = TraceFormat.AUTO) -> int:
         """Reads a Tiresias or Philly CSV trace (fmt: TraceFormat or its
-        name, "tiresias" or "philly"); returns the jobs added. A missing or
+        name, "tiresias", "philly" or "auto", the default: from the
+        header); returns the jobs added. A missing or
         unreadable file raises FileNotFoundError / PermissionError, a
         malformed row InvalidArgumentError (a ValueError) with its line."""
         w = "sim.Simulator.load_trace"
@@ -450,6 +507,14 @@ class Simulator(Handle):
         f = as_enum(fmt, TraceFormat, w, "fmt")
         _readable(path)
         return check(lib.ns_sim_load_trace(self._ptr, as_str(path, w, "path"), f), w)
+
+    def scale_arrivals(self, factor: float) -> None:
+        """Multiplies every gap between the loaded jobs' arrivals by `factor`
+        (finite, > 0; the earliest arrival stays): 2 halves the offered load,
+        0.5 doubles it. Jobs added later are not scaled; the last run's
+        results are discarded."""
+        w = "sim.Simulator.scale_arrivals"
+        check(lib.ns_sim_scale_arrivals(self._ptr, as_real(factor, w, "factor")), w)
 
     def set_progress(self, fn: Optional[Callable[[int, int], None]]) -> None:
         """fn(done, total) is called at most ~200 times per run (None removes it)."""
@@ -526,6 +591,11 @@ class Simulator(Handle):
         return lib.ns_sim_job_name(self._ptr, as_int(job, "sim.Simulator.job_name",
                                                      "job")).decode("utf-8", "replace")
 
+    def job_model(self, job: int) -> str:
+        """Model name of the job of index `job` (JobResult.model)."""
+        return lib.ns_sim_job_model(self._ptr, as_int(job, "sim.Simulator.job_model",
+                                                      "job")).decode("utf-8", "replace")
+
     def job_gpus(self, job: int) -> int:
         """GPUs the job of index `job` asks for."""
         w = "sim.Simulator.job_gpus"
@@ -543,7 +613,8 @@ class Simulator(Handle):
         a, s, f, n = c_double(), c_double(), c_double(), c_int()
         check(lib.ns_sim_job_result(self._ptr, j, ctypes.byref(a), ctypes.byref(s),
                                     ctypes.byref(f), ctypes.byref(n)), w)
-        return JobResult(self.job_name(j), self.job_gpus(j), a.value, s.value, f.value, n.value)
+        return JobResult(self.job_name(j), self.job_gpus(j), a.value, s.value, f.value, n.value,
+                         self.job_model(j))
 
     def results(self) -> List[JobResult]:
         """JobResult of every job of the last run, in load order."""

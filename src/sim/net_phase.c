@@ -1,0 +1,623 @@
+/*
+ * src/sim/net_phase.c - the phase-level network model, NS_SIM_NET_PHASE
+ * (the default; the model is described in sim.h).
+ *
+ * A running job iterates: compute (forward + backward) then its all-reduce;
+ * the next compute starts when the all-reduce ends. The all-reduce is the
+ * ring's flows, one aggregate demand over the ring's links with their
+ * multiplicity (nsi_sim_job_links); flows of the jobs communicating at the
+ * same instant share every link max-min fairly, recomputed at every phase
+ * boundary of a job that shares a link.
+ *
+ * Speed (PHASE.md): only jobs that meet need phase events.
+ *  - Groups: running jobs are joined when they share a network link (or,
+ *    with GPU sharing, a GPU); a connected component of two or more is a
+ *    group, simulated phase by phase with max-min solved over its own
+ *    links only. Groups are rebuilt only when a job starts or leaves, and
+ *    only components whose membership changed are touched.
+ *  - Lone jobs (a component of one: single-server jobs, and multi-server
+ *    jobs alone on their links) are analytic: iteration = compute + the
+ *    all-reduce alone, two events (start, finish) for the whole run. This
+ *    is exactly the fluid model's lone iteration.
+ *  - Fast-forward: once every member of a group has completed W + 1
+ *    iterations since the group formed (W = ns_sim_opts_set_phase_window,
+ *    default 32; 0 = off), each member continues as a lone job whose
+ *    iteration time is its mean over its last W iterations, until the
+ *    group's membership changes again; then phase simulation resumes from
+ *    the extrapolated position. Error bound: when the group's relative
+ *    phases repeat with a cycle that divides the window (lock-step pairs,
+ *    CASSINI-interleaved pairs, SRSF(1) alternation) the mean is exact; in
+ *    general a member's extrapolated iteration time differs from its exact
+ *    long-run mean by at most (longest - shortest iteration in the
+ *    window) / W, so a job's finish time moves by at most that relative
+ *    amount of its fast-forwarded span plus one iteration at the hand-over
+ *    (test_phase_fast_forward checks this against W = 0).
+ *
+ * Policies enter through the run's hooks (policy.c): admit_comm when a
+ * group member's compute ends (SRSF(n), AdaDUAL per all-reduce), and the
+ * CASSINI time-shifts recorded at placement. Time-shifts: the running jobs
+ * of the winning candidate and the new one align their next compute starts
+ * to T0 + shift, T0 = the latest next iteration start among the running
+ * ones (their current iteration is not cut). Re-adjustment (CASSINI §4.2,
+ * §5.7): when a shifted job starts an all-reduce more than `drift` x its
+ * ideal iteration away from its ideal schedule, its next compute waits for
+ * the next ideal slot (default drift 0.05, the paper's five percent).
+ * GPU sharing: the compute phases of jobs on one GPU share it (processor
+ * sharing, max-min over the GPUs it uses); one job's all-reduce overlaps
+ * another's compute.
+ *
+ * Suspend/resume (issue 15): a job's progress is (iterations left, phase,
+ * work left in it); stop() brings it up to now and takes it out of its group,
+ * so a later start() can resume it from that state.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/sim_internal.h"
+
+#define EPS 1e-9
+
+static nsi_group *group_of(ns_sim *s, const nsi_simjob *j) {
+  return j->group >= 0 ? &s->grp[j->group] : NULL;
+}
+
+/* Lone representation (group -1 or fast-forwarded): the position in the
+   current iteration of length per. */
+static int is_lone(ns_sim *s, const nsi_simjob *j) {
+  const nsi_group *g = group_of(s, j);
+  return g == NULL || g->ff;
+}
+
+static double ideal_per(const nsi_simjob *j) { return j->compute_ms + j->lone_comm; }
+
+static void lone_advance(ns_sim *s, nsi_simjob *j) {
+  double p = j->pos + (s->now - j->t_upd);
+  if (p >= j->per) {
+    double k = floor(p / j->per);
+    if (k >= (double)j->it_left) {
+      j->it_left = 0, p = 0;
+    } else {
+      j->it_left -= (uint64_t)k;
+      p -= k * j->per;
+    }
+  }
+  j->pos = p, j->t_upd = s->now;
+}
+
+static double lone_left(const nsi_simjob *j) {
+  return j->it_left == 0 ? 0.0 : (j->per - j->pos) + (double)(j->it_left - 1) * j->per;
+}
+
+static int push(ns_sim *s, nsi_simjob *j, double t) {
+  j->ver++;
+  return nsi_sim_heap_push(&s->heap, t, (int)(j - s->jobs), j->ver);
+}
+
+/* Phase state (already advanced) -> lone at the alone iteration time. */
+static void to_lone(ns_sim *s, nsi_simjob *j) {
+  double c = j->compute_ms;
+  switch (j->phase) {
+  case NSI_PH_HOLD: j->pos = -j->ph_left; break;
+  case NSI_PH_COMPUTE: j->pos = c - j->ph_left; break;
+  case NSI_PH_COMM:
+    j->pos = c + (j->comm_work > 0 ? (1.0 - j->ph_left / j->comm_work) * j->lone_comm : 0.0);
+    break;
+  default: j->pos = c; break; /* waiting to communicate */
+  }
+  j->per = ideal_per(j);
+  j->t_upd = s->now;
+}
+
+/* Lone (advanced) -> phase state at now. */
+static void to_phase(ns_sim *s, nsi_simjob *j) {
+  lone_advance(s, j);
+  double c = j->compute_ms, ip = ideal_per(j);
+  double q = j->pos * ip / j->per; /* the fast-forwarded position, in the alone frame */
+  if (j->pos < 0) {
+    j->phase = NSI_PH_HOLD, j->ph_left = -j->pos;
+  } else if (q < c || j->comm_work <= 0) {
+    j->phase = NSI_PH_COMPUTE, j->ph_left = c - q > 0 ? c - q : 0.0;
+  } else {
+    double f = j->lone_comm > 0 ? (q - c) / j->lone_comm : 1.0;
+    j->phase = NSI_PH_COMM, j->ph_left = j->comm_work * (f < 1.0 ? 1.0 - f : 0.0);
+  }
+  j->ph_rate = 0, j->t_upd = s->now;
+}
+
+static void group_advance(ns_sim *s, nsi_group *g) {
+  for (size_t m = 0; m < g->n; m++) {
+    nsi_simjob *k = &s->jobs[g->members[m]];
+    double dt = s->now - k->t_upd;
+    if (dt > 0 && k->ph_rate > 0) {
+      k->ph_left -= k->ph_rate * dt;
+      if (k->ph_left < 0)
+        k->ph_left = 0;
+    }
+    k->t_upd = s->now;
+  }
+}
+
+static int reserve_tmp(ns_sim *s, size_t n) {
+  if (n <= s->cap_tmp)
+    return NS_OK;
+  size_t cap = n > 2 * s->cap_tmp ? n : 2 * s->cap_tmp;
+  double *r = realloc(s->rate_tmp, cap * sizeof *r);
+  if (r)
+    s->rate_tmp = r;
+  int **res = realloc(s->res_tmp, cap * sizeof *res);
+  if (res)
+    s->res_tmp = res;
+  size_t *nr = realloc(s->nres_tmp, cap * sizeof *nr);
+  if (nr)
+    s->nres_tmp = nr;
+  if (!r || !res || !nr)
+    return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
+  s->cap_tmp = cap;
+  return NS_OK;
+}
+
+/* Rates of a group's members: all-reduces max-min over the links (rate as a
+   fraction of the flow rate d), compute phases over shared GPUs. */
+static int solve(ns_sim *s, nsi_group *g) {
+  NSI_TRY(reserve_tmp(s, g->n));
+  double d = nsi_sim_nic_gbps(&s->o);
+  size_t n = 0;
+  for (size_t m = 0; m < g->n; m++) {
+    nsi_simjob *k = &s->jobs[g->members[m]];
+    k->ph_rate = k->phase == NSI_PH_WAIT ? 0.0 : 1.0;
+    if (k->phase == NSI_PH_COMM && k->nsrv >= 2)
+      s->res_tmp[n] = k->links, s->nres_tmp[n++] = k->nlinks;
+  }
+  nsi_sim_fill(n, s->res_tmp, s->nres_tmp, d, s->cap, s->load, s->fuse, s->rate_tmp);
+  n = 0;
+  for (size_t m = 0; m < g->n; m++) {
+    nsi_simjob *k = &s->jobs[g->members[m]];
+    if (k->phase == NSI_PH_COMM && k->nsrv >= 2)
+      k->ph_rate = s->rate_tmp[n++] / d;
+  }
+  if (!s->o.gpu_sharing)
+    return NS_OK;
+  n = 0;
+  for (size_t m = 0; m < g->n; m++) {
+    nsi_simjob *k = &s->jobs[g->members[m]];
+    if (k->phase == NSI_PH_COMPUTE)
+      s->res_tmp[n] = k->gpu, s->nres_tmp[n++] = k->ngpu;
+  }
+  nsi_sim_fill(n, s->res_tmp, s->nres_tmp, 1.0, s->gcap, s->gload, s->gused, s->rate_tmp);
+  n = 0;
+  for (size_t m = 0; m < g->n; m++) {
+    nsi_simjob *k = &s->jobs[g->members[m]];
+    if (k->phase == NSI_PH_COMPUTE)
+      k->ph_rate = s->rate_tmp[n++];
+  }
+  return NS_OK;
+}
+
+/* Pushes each member's next phase boundary (a waiting one has none). */
+static int push_group(ns_sim *s, nsi_group *g) {
+  for (size_t m = 0; m < g->n; m++) {
+    nsi_simjob *k = &s->jobs[g->members[m]];
+    if (k->ph_rate <= 0) {
+      k->ver++; /* no event while it waits */
+      continue;
+    }
+    NSI_TRY(push(s, k, s->now + k->ph_left / k->ph_rate));
+    s->phase_events++;
+  }
+  return NS_OK;
+}
+
+static void begin_compute(ns_sim *s, nsi_simjob *j) {
+  if (j->hold_until > s->now + EPS)
+    j->phase = NSI_PH_HOLD, j->ph_left = j->hold_until - s->now;
+  else
+    j->phase = NSI_PH_COMPUTE, j->ph_left = j->compute_ms;
+}
+
+/* CASSINI re-adjustment: the all-reduce starts at now; if that is more than
+   drift x the ideal iteration off the ideal schedule, the next compute waits
+   for its next ideal slot. */
+static void check_drift(ns_sim *s, nsi_simjob *j) {
+  if (!isfinite(j->anchor) || s->o.cassini_drift <= 0)
+    return;
+  double P = ideal_per(j);
+  double dev = fmod(s->now - (j->anchor + j->compute_ms), P);
+  if (dev < 0)
+    dev += P;
+  if (dev > P / 2)
+    dev -= P;
+  if (fabs(dev) <= s->o.cassini_drift * P)
+    return;
+  double end = s->now + j->lone_comm; /* expected end of this all-reduce */
+  double k = ceil((end - j->anchor) / P - EPS);
+  j->hold_until = j->anchor + k * P;
+}
+
+static int start_comm(ns_sim *s, nsi_simjob *j) {
+  j->phase = NSI_PH_COMM, j->ph_left = j->comm_work;
+  check_drift(s, j);
+  return NS_OK;
+}
+
+/* The compute phase ended: the all-reduce starts, or waits (admission). */
+static int begin_comm(ns_sim *s, nsi_simjob *j) {
+  int start = 1;
+  if (j->nsrv >= 2)
+    NSI_TRY(s->hooks.admit_comm(s, j, &start));
+  if (start)
+    return start_comm(s, j);
+  j->phase = NSI_PH_WAIT, j->ph_left = 0;
+  return NS_OK;
+}
+
+static double waiter_key(const nsi_simjob *j) {
+  return (double)j->it_left * j->gpus * ideal_per(j); /* remaining service: SRSF */
+}
+
+/* After an all-reduce ended (or the group changed): waiting all-reduces
+   try again, smallest remaining service first. */
+static int admit_waiters(ns_sim *s, nsi_group *g) {
+  for (;;) {
+    nsi_simjob *best = NULL;
+    for (size_t m = 0; m < g->n; m++) {
+      nsi_simjob *k = &s->jobs[g->members[m]];
+      if (k->phase == NSI_PH_WAIT && k->it_left > 0 &&
+          (best == NULL || waiter_key(k) < waiter_key(best) ||
+           (waiter_key(k) == waiter_key(best) && k < best)))
+        best = k;
+    }
+    if (best == NULL)
+      return NS_OK;
+    int start = 1;
+    NSI_TRY(s->hooks.admit_comm(s, best, &start));
+    if (!start)
+      return NS_OK; /* the best waiter waits: so do the others (in order) */
+    NSI_TRY(start_comm(s, best));
+  }
+}
+
+static void leave_group(ns_sim *s, nsi_simjob *j) {
+  nsi_group *g = group_of(s, j);
+  if (g == NULL)
+    return;
+  int ji = (int)(j - s->jobs);
+  for (size_t m = 0; m < g->n; m++)
+    if (g->members[m] == ji) {
+      g->members[m] = g->members[--g->n];
+      break;
+    }
+  if (g->ff)
+    g->ff = 2; /* the window means are stale: rebuilt at the next update */
+  for (size_t m = 0; m < g->n; m++)
+    s->jobs[g->members[m]].w_n = 0; /* a new window */
+  j->group = -1;
+  s->net_dirty = 1; /* the component changed: rebuilt at the next update */
+}
+
+/* Every member has W + 1 iteration ends in the window: run them as lone
+   jobs at their window means until the membership changes. */
+static int maybe_fast_forward(ns_sim *s, nsi_group *g) {
+  uint64_t W = (uint64_t)s->o.phase_window;
+  if (W == 0)
+    return NS_OK;
+  for (size_t m = 0; m < g->n; m++) {
+    const nsi_simjob *k = &s->jobs[g->members[m]];
+    if (k->w_n < W + 1 || k->w_tl <= k->w_t1)
+      return NS_OK;
+  }
+  g->ff = 1;
+  for (size_t m = 0; m < g->n; m++) {
+    nsi_simjob *k = &s->jobs[g->members[m]];
+    k->per = (k->w_tl - k->w_t1) / (double)(k->w_n - 1);
+    k->pos = s->now - k->w_tl;
+    if (k->pos >= k->per)
+      k->pos = k->per * (1 - 1e-12);
+    k->t_upd = s->now;
+    NSI_TRY(push(s, k, s->now + lone_left(k)));
+  }
+  return NS_OK;
+}
+
+/* A group member's phase ended. */
+static int group_event(ns_sim *s, nsi_simjob *j, int *finished) {
+  nsi_group *g = group_of(s, j);
+  group_advance(s, g);
+  if (j->ph_left > EPS * (j->compute_ms + j->comm_work + 1.0)) /* rounding: not yet */
+    return push(s, j, s->now + j->ph_left / j->ph_rate);
+  int comm_ended = 0;
+  if (j->phase == NSI_PH_HOLD) {
+    j->hold_until = 0;
+    begin_compute(s, j);
+  } else if (j->phase == NSI_PH_COMPUTE) {
+    if (j->comm_work > 0)
+      NSI_TRY(begin_comm(s, j));
+    else
+      comm_ended = 1; /* no all-reduce: the iteration ends */
+  } else {
+    comm_ended = 1;
+  }
+  if (comm_ended) {
+    j->it_left--;
+    if (++j->w_n == 1)
+      j->w_t1 = s->now;
+    j->w_tl = s->now;
+    if (j->it_left == 0) {
+      *finished = 1;
+      leave_group(s, j);
+    } else {
+      begin_compute(s, j);
+    }
+    NSI_TRY(admit_waiters(s, g));
+  }
+  NSI_TRY(solve(s, g));
+  NSI_TRY(push_group(s, g));
+  if (comm_ended && !*finished)
+    NSI_TRY(maybe_fast_forward(s, g));
+  return NS_OK;
+}
+
+static int phase_event(ns_sim *s, nsi_simjob *j, int *finished) {
+  if (!is_lone(s, j))
+    return group_event(s, j, finished);
+  lone_advance(s, j);
+  double left = lone_left(j);
+  if (j->it_left > 0 && left > EPS * j->per)
+    return push(s, j, s->now + left);
+  *finished = 1;
+  return NS_OK;
+}
+
+/* Takes part in groups: shares network links or (GPU sharing) GPUs. */
+static int meets(const ns_sim *s, const nsi_simjob *j) {
+  return (j->nsrv >= 2 && j->comm_work > 0) || s->o.gpu_sharing;
+}
+
+static int phase_start(ns_sim *s, nsi_simjob *j) {
+  /* resumed (issue 15): the fraction of the current iteration done, kept
+     by phase_stop in pos / per; the restore overhead holds it first */
+  double frac = j->resumed && j->per > 0 && j->pos > 0 ? j->pos / j->per : 0.0;
+  j->comm_work = nsi_sim_comm_alone_ms(s, j, j->nsrv >= 2);
+  j->lone_comm = j->comm_work;
+  if (j->nsrv >= 2 && j->comm_work > 0)
+    j->lone_comm = j->comm_work * nsi_sim_nic_gbps(&s->o) / nsi_sim_lone_rate(s, j);
+  if (!j->resumed)
+    j->it_left = j->iterations, j->ver = 0;
+  j->group = -1;
+  j->per = ideal_per(j);
+  j->pos = j->resumed ? (frac < 1 ? frac : 0.0) * j->per - s->o.restore_ms : 0.0;
+  j->t_upd = s->now;
+  j->hold_until = 0, j->anchor = NAN;
+  j->w_n = 0;
+  if (meets(s, j))
+    s->net_dirty = 1; /* the update may put it in a group */
+  return push(s, j, s->now + lone_left(j));
+}
+
+static void phase_stop(ns_sim *s, nsi_simjob *j) {
+  int lone = is_lone(s, j);
+  if (lone)
+    lone_advance(s, j);
+  else
+    group_advance(s, group_of(s, j));
+  if (j->group >= 0) {
+    nsi_group *g = group_of(s, j);
+    leave_group(s, j);
+    if (!g->ff && g->n > 0 && admit_waiters(s, g) == NS_OK && solve(s, g) == NS_OK)
+      (void)push_group(s, g); /* ENOMEM here resurfaces at the next update */
+  }
+  if (meets(s, j))
+    s->net_dirty = 1;
+  if (!lone)
+    to_lone(s, j); /* progress as pos / per: a resumed job starts from it */
+}
+
+/* Time until the job's next iteration starts (0: at a start now). */
+static double next_start_in(ns_sim *s, nsi_simjob *j) {
+  if (is_lone(s, j)) {
+    lone_advance(s, j);
+    if (j->pos <= 0)
+      return -j->pos;
+    return j->per - j->pos;
+  }
+  switch (j->phase) {
+  case NSI_PH_HOLD: return j->ph_left;
+  case NSI_PH_COMPUTE:
+    return j->ph_left >= j->compute_ms ? 0.0 : j->ph_left + j->lone_comm;
+  case NSI_PH_COMM: return j->comm_work > 0 ? j->ph_left / j->comm_work * j->lone_comm : 0.0;
+  default: return j->lone_comm;
+  }
+}
+
+/* CASSINI's shifts (policy.c records them): every pending job's next
+   compute starts at T0 + its shift. */
+static void apply_shifts(ns_sim *s) {
+  double t0 = s->now;
+  int any = 0;
+  for (size_t r = 0; r < s->nrunning; r++) {
+    nsi_simjob *j = &s->jobs[s->running[r]];
+    if (!j->shift_pending)
+      continue;
+    any = 1;
+    if (!is_lone(s, j))
+      group_advance(s, group_of(s, j));
+    double t = s->now + next_start_in(s, j);
+    t0 = t > t0 ? t : t0;
+  }
+  if (!any)
+    return;
+  for (size_t r = 0; r < s->nrunning; r++) {
+    nsi_simjob *j = &s->jobs[s->running[r]];
+    if (!j->shift_pending)
+      continue;
+    j->shift_pending = 0;
+    j->hold_until = t0 + j->shift_ms;
+    j->anchor = j->hold_until;
+    if (is_lone(s, j) && j->pos == 0 && j->t_upd == s->now) { /* at its start now */
+      j->pos = -(j->hold_until - s->now);
+      (void)push(s, j, s->now + lone_left(j));
+    } else if (!is_lone(s, j) && j->phase == NSI_PH_COMPUTE && j->ph_left >= j->compute_ms) {
+      begin_compute(s, j); /* at its start now: holds; the rebuild pushes its event */
+    }
+  }
+}
+
+static int find(int *parent, int i) {
+  while (parent[i] != i)
+    i = parent[i] = parent[parent[i]];
+  return i;
+}
+
+static int new_group(ns_sim *s, const int *members, size_t n) {
+  NSI_TRY(nsi_reserve(&s->grp, &s->cap_grp, s->ngrp + 1, sizeof *s->grp));
+  nsi_group *g = &s->grp[s->ngrp];
+  g->members = malloc(n * sizeof *g->members);
+  if (g->members == NULL)
+    return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
+  memcpy(g->members, members, n * sizeof *members);
+  g->n = n, g->ff = 0;
+  return (int)s->ngrp++;
+}
+
+/* Is component `comp` (sim job indices) one lone job, or exactly one group
+   whose state is still valid? */
+static int unchanged(ns_sim *s, const int *comp, size_t n) {
+  const nsi_simjob *first = &s->jobs[comp[0]];
+  if (n == 1)
+    return first->group < 0;
+  if (first->group < 0 || s->grp[first->group].n != n || s->grp[first->group].ff == 2)
+    return 0;
+  for (size_t i = 1; i < n; i++)
+    if (s->jobs[comp[i]].group != first->group)
+      return 0;
+  return 1;
+}
+
+/* A member of a changed component: phase state at now. */
+static void bring_up(ns_sim *s, nsi_simjob *j) {
+  if (is_lone(s, j))
+    to_phase(s, j);
+  else
+    group_advance(s, group_of(s, j));
+}
+
+/* Its old group is gone. */
+static void drop_group(ns_sim *s, nsi_simjob *j) {
+  nsi_group *g = group_of(s, j);
+  if (g != NULL && g->members != NULL) {
+    free(g->members);
+    g->members = NULL, g->n = 0, g->ff = 0;
+  }
+  j->group = -1;
+  j->w_n = 0;
+}
+
+/* A changed component (members in phase state): lone or a new group. */
+static int rebuild(ns_sim *s, const int *comp, size_t n) {
+  if (n == 1) {
+    nsi_simjob *j = &s->jobs[comp[0]];
+    if (j->phase == NSI_PH_WAIT)
+      j->phase = NSI_PH_COMM, j->ph_left = j->comm_work; /* alone: its all-reduce starts */
+    to_lone(s, j);
+    return push(s, j, s->now + lone_left(j));
+  }
+  int gi = new_group(s, comp, n);
+  NSI_TRY(gi);
+  for (size_t i = 0; i < n; i++)
+    s->jobs[comp[i]].group = gi;
+  nsi_group *g = &s->grp[gi];
+  NSI_TRY(admit_waiters(s, g));
+  NSI_TRY(solve(s, g));
+  return push_group(s, g);
+}
+
+static int by_root(const void *a, const void *b) {
+  const int *x = a, *y = b;
+  return x[0] != y[0] ? (x[0] > y[0]) - (x[0] < y[0]) : (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* The running set changed: components by shared links (and GPUs). */
+static int phase_update(ns_sim *s) {
+  if (!s->net_dirty)
+    return NS_OK;
+  s->net_dirty = 0;
+  apply_shifts(s);
+  size_t n = 0;
+  for (size_t r = 0; r < s->nrunning; r++)
+    if (meets(s, &s->jobs[s->running[r]]))
+      s->net[n++] = s->running[r];
+  if (n == 0)
+    return NS_OK;
+  int *parent = malloc(n * sizeof *parent);
+  int *pairs = malloc(2 * n * sizeof *pairs);
+  int *comp = malloc(n * sizeof *comp);
+  if (!parent || !pairs || !comp) {
+    free(parent), free(pairs), free(comp);
+    return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory grouping %zu jobs", n);
+  }
+  int L = s->nnet_links;
+  for (size_t i = 0; i < n; i++) {
+    parent[i] = (int)i;
+    const nsi_simjob *j = &s->jobs[s->net[i]];
+    for (size_t k = 0; k < j->nlinks; k++)
+      s->own[j->links[k]] = -1;
+    for (size_t k = 0; k < j->ngpu && s->o.gpu_sharing; k++)
+      s->own[L + j->gpu[k]] = -1;
+  }
+  for (size_t i = 0; i < n; i++) {
+    const nsi_simjob *j = &s->jobs[s->net[i]];
+    size_t nres = j->nlinks + (s->o.gpu_sharing ? j->ngpu : 0);
+    for (size_t k = 0; k < nres; k++) {
+      int r = k < j->nlinks ? j->links[k] : L + j->gpu[k - j->nlinks];
+      int o = s->own[r];
+      if (o < 0) {
+        s->own[r] = (int)i;
+      } else if (o != (int)i) {
+        if (r < L)
+          s->shared_ever[r] = 1;
+        int a = find(parent, o), b = find(parent, (int)i);
+        if (a != b)
+          parent[a < b ? b : a] = a < b ? a : b;
+      }
+    }
+  }
+  for (size_t i = 0; i < n; i++)
+    pairs[2 * i] = find(parent, (int)i), pairs[2 * i + 1] = s->net[i];
+  qsort(pairs, n, 2 * sizeof *pairs, by_root);
+  /* components: a changed one gets a negative root; all changed members
+     are brought to phase state before any old group is dropped */
+  for (size_t i = 0; i < n;) {
+    size_t k = i, m = 0;
+    while (k < n && pairs[2 * k] == pairs[2 * i])
+      comp[m++] = pairs[2 * k + 1], k++;
+    int ch = !unchanged(s, comp, m);
+    for (size_t x = i; x < k; x++) {
+      if (ch)
+        bring_up(s, &s->jobs[pairs[2 * x + 1]]);
+      pairs[2 * x] = ch ? -1 - pairs[2 * x] : pairs[2 * x];
+    }
+    i = k;
+  }
+  for (size_t i = 0; i < n; i++)
+    if (pairs[2 * i] < 0)
+      drop_group(s, &s->jobs[pairs[2 * i + 1]]);
+  int rc = NS_OK;
+  for (size_t i = 0; i < n && rc == NS_OK;) {
+    size_t k = i, m = 0;
+    while (k < n && pairs[2 * k] == pairs[2 * i])
+      comp[m++] = pairs[2 * k + 1], k++;
+    if (pairs[2 * i] < 0)
+      rc = rebuild(s, comp, m);
+    i = k;
+  }
+  free(parent), free(pairs), free(comp);
+  return rc;
+}
+
+const nsi_netmodel nsi_sim_net_phase = {"phase", phase_start, phase_update, phase_event,
+                                        phase_stop};
+
+/* NS_SIM_NET_IDEAL: nsi_sim_comm_alone_ms is 0, so no job communicates and
+   every job (without GPU sharing) is lone: it runs exactly its compute. */
+const nsi_netmodel nsi_sim_net_ideal = {"ideal", phase_start, phase_update, phase_event,
+                                        phase_stop};
