@@ -156,7 +156,10 @@ $(OBJ)/tests/unit/%: tests/unit/%.c $(TEST_HELPERS) $(wildcard tests/unit/helper
 $(OBJ)/tests/hostile/%: tests/hostile/%.c $(TEST_HELPERS) $(wildcard tests/unit/helpers/*.h) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CPPFLAGS) $(LIB_PKG_CFLAGS) $(TEST_CFLAGS) $< $(TEST_HELPERS) -o $@ \
-	  $(LDFLAGS) $(LIB_A) $(shell $(PKG_CONFIG) --libs cmocka) $(LIB_LIBS)
+	  $(LDFLAGS) $(HOSTILE_LDFLAGS) $(LIB_A) $(shell $(PKG_CONFIG) --libs cmocka) $(LIB_LIBS)
+# Allocation-failure injection: the library's allocations go through the
+# test's wrappers (the static library's objects are linked into the test).
+$(OBJ)/tests/hostile/test_alloc_failure: HOSTILE_LDFLAGS := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc
 
 # ABI suites link the shared library: they see exactly what consumers see.
 $(OBJ)/tests/abi/%: tests/abi/%.c tests/abi/abi_test.h $(OUT)/libnetsched.so

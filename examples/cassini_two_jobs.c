@@ -2,7 +2,11 @@
  * examples/cassini_two_jobs.c - CASSINI on two VGG-like jobs sharing one
  * 50 Gbps link: their compatibility score and the time-shift that
  * interleaves their Up phases; then Algorithm 2 ranking two candidate
- * placements of four jobs on two links. Uses only <netsched.h>.
+ * placements of four jobs on two links; then candidates built from a
+ * cluster's own links (ns_cassini_candidate_from_cluster) for a job
+ * arriving next to a running one, and the re-adjustment of its time-shift
+ * when the running job's iteration drifts (ns_cassini_readjust). Uses only
+ * <netsched.h>.
  *
  *   cc cassini_two_jobs.c $(pkg-config --cflags --libs netsched)
  */
@@ -14,9 +18,11 @@ static int fail(const char *what, int rc) {
   return 1;
 }
 
-/* Down (compute only) for down_ms, then Up at gbps for the rest. */
-static ns_job *vgg_like(const char *name, double iter_ms, double down_ms, double gbps) {
-  ns_job *j = ns_job_new(name, 4);
+/* A `gpus`-worker job: Down (compute only) for down_ms, then Up at gbps
+   for the rest. */
+static ns_job *job_like(const char *name, int gpus, double iter_ms, double down_ms,
+                        double gbps) {
+  ns_job *j = ns_job_new(name, gpus);
   if (j == NULL || ns_job_set_iteration_ms(j, iter_ms) != NS_OK ||
       ns_job_add_phase(j, down_ms, 0) != NS_OK ||
       ns_job_add_phase(j, iter_ms - down_ms, gbps) != NS_OK) {
@@ -24,6 +30,10 @@ static ns_job *vgg_like(const char *name, double iter_ms, double down_ms, double
     return NULL;
   }
   return j;
+}
+
+static ns_job *vgg_like(const char *name, double iter_ms, double down_ms, double gbps) {
+  return job_like(name, 4, iter_ms, down_ms, gbps);
 }
 
 static int part1_one_link(ns_job *a, ns_job *b, const ns_cassini_opts *o) {
@@ -84,6 +94,63 @@ static int part2_rank(ns_job *const *vgg, ns_job *const *resnet, const ns_cassin
   return rc == NS_OK ? 0 : fail("ranking", rc);
 }
 
+/* Part 3: a 2-leaf cluster (1 spine, 2 servers of 2 GPUs per leaf, 50
+   Gbps); vgg-a (Up 160 of 255 ms, heavier than in part 1) runs across the
+   leaves on GPUs 0 and 4. vgg-b may go across the leaves too (GPUs 1, 5: it
+   shares the leaf-spine links with vgg-a, and two 160 ms Up phases cannot
+   interleave in 255 ms) or inside leaf 0 (GPUs 1, 3: nothing shared);
+   CASSINI ranks both. */
+static int part3_cluster(const ns_cassini_opts *o) {
+  ns_cluster *c = ns_cluster_new_leaf_spine(2, 1, 2, 2, 1, 50);
+  ns_job *a = job_like("vgg-a", 2, 255, 95, 50), *b = job_like("vgg-b", 2, 255, 95, 50);
+  ns_placement *pa = ns_placement_new(), *p[2] = {ns_placement_new(), ns_placement_new()};
+  ns_candidate *cand[2] = {ns_candidate_new(), ns_candidate_new()};
+  int rc = c && a && b && pa && p[0] && p[1] && cand[0] && cand[1] ? NS_OK : NS_ENOMEM;
+  const int ga[] = {0, 4}, gb[2][2] = {{1, 5}, {1, 3}};
+  for (int i = 0; i < 2 && rc == NS_OK; i++) /* 2-worker jobs */
+    rc = ns_placement_add_gpu(pa, ga[i]) || ns_placement_add_gpu(p[0], gb[0][i]) ||
+                 ns_placement_add_gpu(p[1], gb[1][i])
+             ? NS_EINVAL
+             : NS_OK;
+  if (rc == NS_OK)
+    rc = ns_cluster_commit(c, a, pa);
+  for (int i = 0; i < 2 && rc == NS_OK; i++)
+    rc = ns_cassini_candidate_from_cluster(cand[i], c, b, p[i]);
+  size_t best = 0, drifted = 0;
+  double scores[2], t = 0;
+  if (rc == NS_OK)
+    rc = ns_cassini_rank(cand, 2, o, &best, scores);
+  if (rc == NS_OK) {
+    printf("Part 3: vgg-b next to vgg-a (GPUs 0, 4) on a 2-leaf cluster\n");
+    printf("  across the leaves (GPUs 1, 5): %.3f\n", scores[0]);
+    printf("  inside leaf 0 (GPUs 1, 3):     %.3f\n", scores[1]);
+    printf("  best: candidate %zu\n", best);
+    rc = ns_cassini_rank(cand, 1, o, &best, scores); /* the shared one, to show its shifts */
+  }
+  const ns_job *listed[] = {a};
+  const double measured[] = {280}; /* vgg-a now takes 280 ms: a 10 % drift */
+  double ta = 0;
+  /* the new job is its component's reference (t = 0): the running one moves */
+  if (rc == NS_OK && (rc = ns_candidate_shift_ms(cand[0], b, &t)) == NS_OK &&
+      (rc = ns_candidate_shift_ms(cand[0], a, &ta)) == NS_OK)
+    printf("  sharing the links: vgg-b shift %.3f ms, vgg-a shift %.3f ms\n", t, ta);
+  if (rc == NS_OK)
+    rc = ns_cassini_readjust(cand[0], o, listed, measured, 1, &drifted);
+  if (rc == NS_OK && (rc = ns_candidate_shift_ms(cand[0], b, &t)) == NS_OK &&
+      (rc = ns_candidate_shift_ms(cand[0], a, &ta)) == NS_OK)
+    printf("  vgg-a drifts to 280 ms: %zu job re-adjusted; shifts %.3f and %.3f ms\n", drifted,
+           t, ta);
+  for (int i = 0; i < 2; i++) {
+    ns_candidate_free(cand[i]);
+    ns_placement_free(p[i]);
+  }
+  ns_placement_free(pa);
+  ns_job_free(a);
+  ns_job_free(b);
+  ns_cluster_free(c);
+  return rc == NS_OK ? 0 : fail("part 3", rc);
+}
+
 int main(void) {
   ns_cassini_opts *o = ns_cassini_opts_new(); /* 5 degree bins, 1 ms quantum */
   ns_job *vgg[2] = {vgg_like("vgg16-a", 255, 141, 50), vgg_like("vgg16-b", 255, 141, 50)};
@@ -93,6 +160,8 @@ int main(void) {
     rc = part1_one_link(vgg[0], vgg[1], o);
   if (rc == 0)
     rc = part2_rank(vgg, resnet, o);
+  if (rc == 0)
+    rc = part3_cluster(o);
   for (int i = 0; i < 2; i++) {
     ns_job_free(vgg[i]);
     ns_job_free(resnet[i]);

@@ -28,6 +28,11 @@
  *    component, not a random one; ranking ties go to the lowest index.
  *  - A link with one job scores 1.0 if its demand fits under the capacity,
  *    else 1 - its own excess / (|A| C).
+ *  - Candidates from the cluster (ns_cassini_candidate_from_cluster): the
+ *    links are the cluster's GPU NIC ports and ECMP-routed leaf-spine links
+ *    (vClos-reserved links are never shared); re-adjustment on drift
+ *    (ns_cassini_readjust) re-optimises with the measured iterations, §5.7's
+ *    5 % threshold by default.
  */
 #ifndef NETSCHED_CASSINI_H
 #define NETSCHED_CASSINI_H
@@ -61,6 +66,12 @@ NS_API int ns_cassini_opts_set_threads(ns_cassini_opts *o, int threads);
 NS_API double ns_cassini_opts_angle_step_deg(const ns_cassini_opts *o);
 NS_API double ns_cassini_opts_time_quantum_ms(const ns_cassini_opts *o);
 NS_API int ns_cassini_opts_threads(const ns_cassini_opts *o);
+/* Extension: the drift that triggers ns_cassini_readjust, as a fraction of
+   a job's iteration time, 0 < fraction < 1 (default 0.05: §5.7's "more than
+   five percent of the ideal iteration time"). NS_EINVAL otherwise. */
+NS_API int ns_cassini_opts_set_drift_fraction(ns_cassini_opts *o, double fraction);
+/* NAN for a NULL o. */
+NS_API double ns_cassini_opts_drift_fraction(const ns_cassini_opts *o);
 
 /* ---- one link ---------------------------------------------------------- */
 
@@ -140,6 +151,46 @@ NS_API int ns_cassini_rank(ns_candidate *const *cands, size_t n, const ns_cassin
    if the job is not in the candidate, NS_ESTATE if the candidate was not the
    best (or changed since). */
 NS_API int ns_candidate_shift_ms(const ns_candidate *c, const ns_job *job, double *shift_ms);
+
+/* Extension: builds `cand` (its earlier pairs, links and shifts dropped) from
+   the cluster, so that a cluster manager need not describe links by hand:
+   the links placement `p` of `job` would share with the jobs committed on
+   `c`, each with the (job, link) pairs of every job on it. Model (details
+   in src/cassini/cluster.c): the job's collective over p's first
+   ns_job_gpus GPUs (worker i on GPU i); a flow between servers uses the
+   sender GPU's NIC port and the receiver's (one link_gbps port per GPU);
+   across leaves a placement with reserved links (vClos) uses only those,
+   which nobody shares, and any other is routed by ECMP (a fixed hash of the
+   GPU pair picks spine and parallel link) over an uplink and a downlink.
+   A link is kept when `job` and at least one committed job with a phase
+   profile use it; links carrying the same jobs are kept once. The
+   candidate owns these links (named "nic-tx:gpu3", "up:leaf0-spine1.0",
+   ...; capacity link_gbps; freed with it) and is ready for
+   ns_cassini_rank; `job` itself, if committed, is not counted twice. A job
+   without phases shares nothing (empty candidate, score 1.0).
+   Errors (cand unchanged): NS_EINVAL (NULL arguments, p holding fewer GPUs
+   than the job's workers or GPUs outside the cluster), NS_EUNSUPPORTED (a
+   job with phases x workers > 2^26), NS_ENOMEM. */
+NS_API int ns_cassini_candidate_from_cluster(ns_candidate *cand, const ns_cluster *c,
+                                             const ns_job *job, const ns_placement *p);
+
+/* Extension, the re-adjustment of §4.2/§5.7: `cand` is the candidate the
+   last ns_cassini_rank chose (it holds shifts). measured_iteration_ms[i] is
+   the iteration time measured for jobs[i], a job of cand. A job drifts when
+   |measured - ns_job_iteration_ms| > drift fraction (opts; 5 %) x its
+   iteration. No drift: *readjusted = 0 and the shifts stand. Otherwise the
+   candidate's links are re-optimised with each drifted job's phases
+   stretched to its measured iteration, Algorithm 1 gives new unique shifts
+   (ns_candidate_shift_ms answers them; the reference job of each component
+   is again at 0) and *readjusted = the number of drifted jobs. The jobs are
+   not modified: update their profiles with ns_job_* to make the drift
+   permanent. Errors (cand unchanged): NS_EINVAL (NULL arguments, a
+   measurement not finite and > 0, a job without iteration time),
+   NS_ENOTFOUND (a job not in cand), NS_ESTATE (cand holds no shifts),
+   NS_ERANGE / NS_ELOOP / NS_ENOMEM as ns_cassini_rank. */
+NS_API int ns_cassini_readjust(ns_candidate *cand, const ns_cassini_opts *o,
+                               const ns_job *const *jobs, const double *measured_iteration_ms,
+                               size_t n, size_t *readjusted);
 
 #ifdef __cplusplus
 }

@@ -42,6 +42,25 @@ typedef enum ns_status {
   NS_EUNSUPPORTED = -9 /* operation not supported by this build/topology */
 } ns_status;
 
+/* A job that can never fit the cluster -- more GPUs than the cluster has,
+   or more memory per GPU than a GPU has -- is NS_EINVAL from every policy
+   (LWF-kappa, FF, LS, RAND, Titan, best-fit, Tiresias-style, Dally,
+   vClos/OCS-vClos), with a message naming the job and both numbers: no
+   amount of waiting helps, so it is a bad argument for this cluster, not
+   NS_ENOSPACE ("wait"). vClos also returns NS_EINVAL when no l x s virtual
+   Clos fits the fabric even empty. */
+
+/* Real-valued arguments (times in ms, rates in Gbps, memory in MB, costs
+   per byte) of every setter, constructor and policy entry point must be
+   finite, non-negative and at most 1e15 (~31,700 years in ms) unless their
+   documentation says otherwise: sums and products of a few of them then
+   stay finite. A value outside its range is NS_EINVAL with a message that
+   names the argument, its limit and the value as the caller most likely
+   wrote it (the shortest decimal that reads back as it: "-0.1", "1e+300",
+   "nan"). Pure computations (ns_comm_time_ms, ns_allreduce_cost,
+   ns_dally_priority) take any finite non-negative value and report an
+   overflowing result as NS_ERANGE / NaN instead. */
+
 /* Static English name of a status ("invalid argument" ...); never NULL. */
 NS_API const char *ns_strerror(int status);
 /* One line describing the calling thread's most recent failure, naming the

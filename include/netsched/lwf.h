@@ -43,13 +43,16 @@ NS_API double ns_cluster_gpu_workload_ms(const ns_cluster *c, int gpu);
 /* Algorithm 1. Fills `out` (cleared and bound to c) with job's GPU demand
    |G| GPUs; never mutates the cluster. kappa >= 1 (the paper's best is 1).
    NS_ENOSPACE if fewer than |G| GPUs can host the job now (out left empty);
-   NS_EINVAL for NULL handles or kappa < 1 (out untouched). */
+   NS_EINVAL for NULL handles or kappa < 1 (out untouched), and for a job
+   that can never fit (more GPUs than the cluster, or more memory per GPU
+   than a GPU has; out left empty; core.h). */
 NS_API int ns_lwf_place(const ns_cluster *c, const ns_job *job, int kappa, ns_placement *out);
 
 /* Baselines the LWF-kappa paper compares against (Section V), used by the
    simulator. Each fills `out` with job->gpus GPUs that can host the job now
    (free, or in sharing mode with enough free memory), never mutates the
-   cluster, and returns NS_ENOSPACE when too few GPUs can host it.
+   cluster, and returns NS_ENOSPACE when too few GPUs can host it now,
+   NS_EINVAL when it can never fit (core.h).
    FF: the lowest-numbered GPUs. LS (list scheduling): the GPUs with least
    workload (ties: lowest id), in that order. RAND: uniformly random GPUs
    drawn with a deterministic generator seeded by `seed` (xoshiro256**

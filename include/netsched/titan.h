@@ -44,10 +44,37 @@ NS_API void ns_titan_opts_free(ns_titan_opts *o);
    initial distribution): the placement is a function of (cluster, job,
    seed). Any value. */
 NS_API int ns_titan_opts_set_seed(ns_titan_opts *o, uint64_t seed);
+/* The paper's P_{s,s'}: fn(a, b, user) is the bandwidth, in Gbps, that
+   servers a and b (ns_cluster_server_of_gpu ids) have for this job from a
+   to b (called for both directions; 0 = none; INFINITY = unlimited; NaN
+   or negative makes ns_titan_place fail with NS_EINVAL). The constraint
+   is then the paper's Eq. 1 alone: in every phase, the bytes a sends to b
+   fit P_{a,b} within the phase's time budget; so P(a, b) = 0 keeps any two
+   workers that exchange data in some phase off a and b. Without fn
+   (NULL, the default, or to restore it) P comes from the cluster: NIC
+   ports of a server's free GPUs at link_gbps, and each leaf's uplinks not
+   reserved by vClos jobs shared in proportion to its free GPUs -- the link
+   rates minus what committed jobs hold -- as shared limits on what a
+   server (leaf) sends and receives. fn is called from ns_titan_place only,
+   on the calling thread; `user` is passed through. NS_EINVAL for NULL o. */
+NS_API int ns_titan_opts_set_pair_bandwidth_fn(ns_titan_opts *o,
+                                               double (*fn)(int server_a, int server_b,
+                                                            void *user),
+                                               void *user);
+/* Time budget of each collective phase, ms (finite, > 0; NS_EINVAL
+   otherwise, o unchanged): a phase moving C bytes from s to s' must fit
+   the budget at P_{s,s'} (C <= P x ms), so the model size K and the link
+   rate decide feasibility (a larger model or a slower link can turn a
+   spread placement into a consolidated one, or into NS_ENOSPACE). Without
+   a budget (default) each phase's budget is its largest flow at line rate
+   (link_gbps): no phase may be slowed by congestion, whatever K. */
+NS_API int ns_titan_opts_set_phase_budget_ms(ns_titan_opts *o, double ms);
 /* Places `job` (ns_job_gpus workers, its collective and model bytes) on `c`
    without changing `c`. On success `out` is cleared, bound to `c` and holds
    one GPU per worker: the i-th GPU hosts worker (rank) i. Errors, with
-   `out` untouched: NS_EINVAL for NULL arguments; NS_ENOSPACE if fewer free
+   `out` untouched: NS_EINVAL for NULL arguments or a job that can never
+   fit (more GPUs than the cluster, more memory per GPU than a GPU has;
+   core.h); NS_ENOSPACE if fewer free
    GPUs than workers (with the job's memory) or no placement meets the
    bandwidth constraint (the job should wait); NS_EUNSUPPORTED for jobs
    beyond the work limits (phases x workers > 2^26, or more than 2^22

@@ -16,14 +16,27 @@
  *      OCS circuits of idle ports (§7.2), one circuit per GPU
  *   3  OCS-vClos only: l x s virtual Clos over rewired idle OCS ports, an
  *      ILP after Appendix A.3 (always solved by CBC)
- * Size rounding (the paper's N_new): a virtual leaf holds s/T whole idle
- * servers and s ports, a power-of-two multiple of T (Appendix A.2; needed
- * for Lemma 5.1 under halving-doubling). For l = max(1, 2^floor(log2 N)
- * / S), doubled while l <= L, s is the smallest T * 2^j with l * s >= N,
- * and the first l whose l x s virtual Clos exists is taken (l = 1 is
- * Stage 1). The job gets N_new = l * s GPUs: the placement may hold more
- * GPUs than the job asked for (e.g. N = 40 on 8-GPU servers and 32
- * spines: 2 x 32 = 64).
+ * What a job gets (Stage 2, the paper's N = l * s and N_new, §6): for
+ * each l tried, s is the smallest multiple of T with l * s >= N, and the
+ * first l whose l x s virtual Clos is free now is taken; the job gets
+ * l * s GPUs (s/T whole servers on each of l leaves). l runs
+ * l0 = max(1, 2^floor(log2 N) / S), 2 l0, 4 l0, ... <= L (Alg. 3/4), then
+ * every other l in 2..L, so a job that fits some l x s is placed. N gets
+ * more GPUs than asked only when it does not factor as l * s with T | s:
+ * on 8 leaves x 16 spines x 4 servers x 4 GPUs, N = 24, 48, 96, 20, 64 get
+ * 24 (2 x 12), 48 (4 x 12), 96 (8 x 12), 24 (2 x 12) and 64 (4 x 16).
+ * Contention-free (Lemma 5.1, tests/unit/test_vclos.c): the GPU order of
+ * the placement is the worker rank. Ring and pair-wise all-to-all jobs get
+ * their GPUs leaf by leaf; halving-doubling jobs (ns_job_set_collective)
+ * with the pre-step for N not a power of two (src/core/collective.c) get
+ * an interleaved order that makes every phase a leaf-wise permutation, and
+ * only power-of-two l (the layout needs it). Ring is contention-free in
+ * both orders.
+ * ns_vclos_opts_set_power_of_two(o, 1) restores the earlier rule for
+ * users who run plain recursive halving-doubling without the pre-step:
+ * s = T * 2^j, l doubled only, leaf-by-leaf order (N = 24 above -> 32).
+ * OCS-vClos Stage 3 keeps that rule for halving-doubling jobs (its
+ * layout is leaf by leaf).
  * Objective (6): among feasible l x s virtual Clos, minimise
  * sum RPN(S_m) + T * sum RSN(L_n) (free ports of the chosen spines, idle
  * servers of the chosen leaves): pack jobs where resources are scarce.
@@ -31,8 +44,9 @@
  * one OCS, a crossbar; jobs get circuits between idle ports only, and a
  * placement link is then a circuit (leaf, spine) from one leaf port.
  * Status of ns_vclos_place: NS_OK; NS_ENOSPACE (no placement now: wait);
- * NS_EINVAL (bad argument, job larger than the fabric, or no l x s shape
- * fits this fabric even empty); NS_EUNSUPPORTED (a multi-leaf job on a
+ * NS_EINVAL (bad argument, job larger than the fabric -- the
+ * status every policy uses for that, see core.h -- or no l x s shape fits
+ * this fabric even empty); NS_EUNSUPPORTED (a multi-leaf job on a
  * cluster without spines); NS_ESOLVER (CBC failed or hit its time limit;
  * the message carries CBC's status); NS_ERANGE (the exact search exceeded
  * its node budget). `out` and the cluster are untouched on failure.
@@ -61,6 +75,10 @@ NS_API int ns_vclos_opts_set_solver(ns_vclos_opts *o, int use_milp);
 /* Extension: wall-clock limit per CBC solve, ms (finite, > 0; default
    10000). A solve that hits it fails with NS_ESOLVER. */
 NS_API int ns_vclos_opts_set_time_limit_ms(ns_vclos_opts *o, double ms);
+/* Extension: 1 = size Stage 2 as s = T * 2^j with l only doubled (plain
+   recursive halving-doubling, no pre-step); 0 = the paper's sizing
+   (default; see above). NS_EINVAL for a NULL o or `enabled` not 0/1. */
+NS_API int ns_vclos_opts_set_power_of_two(ns_vclos_opts *o, int enabled);
 
 /* Fills `out` (cleared first) with GPUs, virtual leaf/spine counts and the
    reserved leaf-spine links; never mutates the cluster. Commit it with

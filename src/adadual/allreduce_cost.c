@@ -30,9 +30,9 @@ static int check_args(ns_allreduce_algo algo, int nodes, double alpha, double be
   if (algo != NS_AR_RING && !is_pow2(nodes))
     return nsi_fail(NS_EINVAL, "%s: nodes must be a power of two for %s (got %d)", fn,
                     names[algo], nodes);
-  NSI_TRY(nsi_check_finite_ge0(alpha, fn, "alpha_ms"));
-  NSI_TRY(nsi_check_finite_ge0(beta, fn, "beta_ms_per_byte"));
-  NSI_TRY(nsi_check_finite_ge0(gamma, fn, "gamma_ms_per_byte"));
+  NSI_TRY(nsi_check_real_ge0(alpha, fn, "alpha_ms"));
+  NSI_TRY(nsi_check_real_ge0(beta, fn, "beta_ms_per_byte"));
+  NSI_TRY(nsi_check_real_ge0(gamma, fn, "gamma_ms_per_byte"));
   NSI_TRY(nsi_check_ptr(a, fn, "a_ms"));
   NSI_TRY(nsi_check_ptr(b, fn, "b_ms_per_byte"));
   return NS_OK;

@@ -29,9 +29,9 @@
 double ns_comm_time_ms(double a_ms, double b_ms_per_byte, double eta_ms_per_byte, int k,
                        uint64_t bytes) {
   static const char *fn = "ns_comm_time_ms";
-  if (nsi_check_finite_ge0(a_ms, fn, "a_ms") < 0 ||
-      nsi_check_finite_ge0(b_ms_per_byte, fn, "b_ms_per_byte") < 0 ||
-      nsi_check_finite_ge0(eta_ms_per_byte, fn, "eta_ms_per_byte") < 0)
+  if (nsi_check_real_ge0(a_ms, fn, "a_ms") < 0 ||
+      nsi_check_real_ge0(b_ms_per_byte, fn, "b_ms_per_byte") < 0 ||
+      nsi_check_real_ge0(eta_ms_per_byte, fn, "eta_ms_per_byte") < 0)
     return NAN;
   if (k < 1) {
     nsi_fail(NS_EINVAL, "%s: k must be >= 1 (got %d)", fn, k);

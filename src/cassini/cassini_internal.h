@@ -19,10 +19,13 @@
 #define NSC_MAX_THREADS 256
 #define NSC_PERIMETER_CAP 16       /* p <= 16 x the longest quantized iteration */
 
+#define NSC_DEFAULT_DRIFT 0.05    /* §5.7: re-adjust beyond 5 % of the iteration */
+
 struct ns_cassini_opts {
   double step_deg;
   double quantum_ms;
   int threads;
+  double drift; /* ns_cassini_readjust threshold, fraction of the iteration */
 };
 
 /* ---- unified circles (circle.c) ----------------------------------------- */
@@ -141,5 +144,18 @@ void nsc_affinity_clear(ns_affinity *g);
 int nsc_affinity_bfs(const ns_affinity *g, double *out, const char *fn);
 /* 1 if some connected component has edges >= vertices. <0 on ENOMEM. */
 int nsc_affinity_loop(const ns_affinity *g);
+
+/* ---- candidates (rank.c, cluster.c) -------------------------------------- */
+
+struct ns_candidate {
+  ns_affinity pairs; /* every (job, link) pair of the placement, w = 0 */
+  double *shift;     /* per job of `pairs`, valid when solved */
+  int solved;
+  ns_link **owned;   /* links made by ns_cassini_candidate_from_cluster */
+  size_t nowned;
+};
+
+/* Frees the links the candidate owns (cluster.c). */
+void nsc_candidate_drop_links(ns_candidate *c);
 
 #endif /* NS_CASSINI_INTERNAL_H */

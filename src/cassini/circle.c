@@ -438,8 +438,8 @@ int ns_cassini_score_at(const ns_link *link, const ns_cassini_opts *o, const dou
                     nshifts, link->njobs);
   for (size_t j = 0; j < link->njobs; j++)
     if (!isfinite(shifts_ms[j]))
-      return nsi_fail(NS_EINVAL, "%s: shifts_ms[%zu] must be finite (got %g)", fn, j,
-                      shifts_ms[j]);
+      return nsi_fail(NS_EINVAL, "%s: shifts_ms[%zu] must be finite (got %s)", fn, j,
+                      NSI_REAL_STR(shifts_ms[j]));
   nsc_circle c;
   NSI_TRY(nsc_circle_build(&c, link->jobs, link->njobs, link->capacity_gbps, o, fn));
   double segs = 2; /* double: r_j x phases may exceed size_t */

@@ -1,8 +1,8 @@
 /*
  * src/cassini/opts.c - the CASSINI options handle: angle step (the paper's
  * discretization precision, 5 degrees by default per §5.7), time quantum of
- * the unified-circle perimeter, and the opt-in thread count of
- * ns_cassini_rank. Setters validate before they write.
+ * the unified-circle perimeter, the opt-in thread count of ns_cassini_rank
+ * and the drift threshold of ns_cassini_readjust (§5.7: 5 %). Setters validate before they write.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -18,6 +18,7 @@ ns_cassini_opts *ns_cassini_opts_new(void) {
   o->step_deg = NSC_DEFAULT_STEP_DEG;
   o->quantum_ms = NSC_DEFAULT_QUANTUM_MS;
   o->threads = 1;
+  o->drift = NSC_DEFAULT_DRIFT;
   return o;
 }
 
@@ -28,7 +29,7 @@ int ns_cassini_opts_set_angle_step_deg(ns_cassini_opts *o, double deg) {
   NSI_TRY(nsi_check_ptr(o, fn, "o"));
   NSI_TRY(nsi_check_finite_gt0(deg, fn, "deg"));
   if (deg > 180)
-    return nsi_fail(NS_EINVAL, "%s: deg must be in (0, 180] (got %g)", fn, deg);
+    return nsi_fail(NS_EINVAL, "%s: deg must be in (0, 180] (got %s)", fn, NSI_REAL_STR(deg));
   o->step_deg = deg;
   return NS_OK;
 }
@@ -64,4 +65,20 @@ double ns_cassini_opts_time_quantum_ms(const ns_cassini_opts *o) {
 int ns_cassini_opts_threads(const ns_cassini_opts *o) {
   NSI_TRY(nsi_check_ptr(o, "ns_cassini_opts_threads", "o"));
   return o->threads;
+}
+
+int ns_cassini_opts_set_drift_fraction(ns_cassini_opts *o, double fraction) {
+  static const char fn[] = "ns_cassini_opts_set_drift_fraction";
+  NSI_TRY(nsi_check_ptr(o, fn, "o"));
+  NSI_TRY(nsi_check_finite_gt0(fraction, fn, "fraction"));
+  if (fraction >= 1)
+    return nsi_fail(NS_EINVAL, "%s: fraction must be in (0, 1) (got %g)", fn, fraction);
+  o->drift = fraction;
+  return NS_OK;
+}
+
+double ns_cassini_opts_drift_fraction(const ns_cassini_opts *o) {
+  if (nsi_check_ptr(o, "ns_cassini_opts_drift_fraction", "o") < 0)
+    return NAN;
+  return o->drift;
 }

@@ -36,12 +36,6 @@
 
 #include "cassini/cassini_internal.h"
 
-struct ns_candidate {
-  ns_affinity pairs; /* every (job, link) pair of the placement, w = 0 */
-  double *shift;     /* per job of `pairs`, valid when solved */
-  int solved;
-};
-
 ns_candidate *ns_candidate_new(void) {
   ns_candidate *c = calloc(1, sizeof *c);
   if (c == NULL)
@@ -53,6 +47,7 @@ void ns_candidate_free(ns_candidate *c) {
   if (c == NULL)
     return;
   nsc_affinity_clear(&c->pairs);
+  nsc_candidate_drop_links(c);
   free(c->shift);
   free(c);
 }

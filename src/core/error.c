@@ -5,6 +5,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/internal.h"
@@ -53,14 +54,44 @@ int nsi_check_int(long long v, long long lo, long long hi, const char *fn, const
   return NS_OK;
 }
 
+const char *nsi_fmt_real(double v, char *buf, size_t len) {
+  /* The shortest %g form that reads back as v: 0.1, 1e+300, 123456789 -
+     what the caller most likely wrote, not 0.10000000000000001. */
+  for (int prec = 1; prec <= 17; prec++) {
+    snprintf(buf, len, "%.*g", prec, v);
+    if (!isfinite(v) || strtod(buf, NULL) == v)
+      break;
+  }
+  return buf;
+}
+
+/* One message for every range check of a real argument. */
+static int real_out_of_range(double v, const char *fn, const char *arg, const char *rule) {
+  char got[32];
+  return nsi_fail(NS_EINVAL, "%s: %s must be %s (got %s)", fn, arg, rule,
+                  nsi_fmt_real(v, got, sizeof got));
+}
+
 int nsi_check_finite_ge0(double v, const char *fn, const char *arg) {
-  if (!isfinite(v) || v < 0)
-    return nsi_fail(NS_EINVAL, "%s: %s must be finite and >= 0 (got %g)", fn, arg, v);
+  if (!isfinite(v) || v < 0 || v > NSI_REAL_MAX)
+    return real_out_of_range(v, fn, arg, "finite, in [0, 1e+15]");
   return NS_OK;
 }
 
 int nsi_check_finite_gt0(double v, const char *fn, const char *arg) {
+  if (!isfinite(v) || v <= 0 || v > NSI_REAL_MAX)
+    return real_out_of_range(v, fn, arg, "finite, > 0 and <= 1e+15");
+  return NS_OK;
+}
+
+int nsi_check_real_ge0(double v, const char *fn, const char *arg) {
+  if (!isfinite(v) || v < 0)
+    return real_out_of_range(v, fn, arg, "finite and >= 0");
+  return NS_OK;
+}
+
+int nsi_check_real_gt0(double v, const char *fn, const char *arg) {
   if (!isfinite(v) || v <= 0)
-    return nsi_fail(NS_EINVAL, "%s: %s must be finite and > 0 (got %g)", fn, arg, v);
+    return real_out_of_range(v, fn, arg, "finite and > 0");
   return NS_OK;
 }

@@ -39,8 +39,23 @@ int nsi_fail(int status, const char *fmt, ...) NSI_PRINTF(2, 3);
 /* Validation helpers: NS_OK, or NS_EINVAL with "fn: arg ..." recorded. */
 int nsi_check_ptr(const void *p, const char *fn, const char *arg);
 int nsi_check_int(long long v, long long lo, long long hi, const char *fn, const char *arg);
-int nsi_check_finite_ge0(double v, const char *fn, const char *arg); /* finite, >= 0 */
-int nsi_check_finite_gt0(double v, const char *fn, const char *arg); /* finite, > 0 */
+/* Every real argument (times in ms, rates in Gbps, memory in MB, costs per
+   byte) is at most NSI_REAL_MAX = 1e15 (~31,700 years in ms, 1 EB/s in
+   Gbps): sums and products of a few such values stay finite, so no result
+   overflows to inf. */
+#define NSI_REAL_MAX 1e15
+int nsi_check_finite_ge0(double v, const char *fn, const char *arg); /* finite, [0, MAX] */
+int nsi_check_finite_gt0(double v, const char *fn, const char *arg); /* finite, (0, MAX] */
+/* Without the cap, for pure computations (ns_comm_time_ms, cost models,
+   priorities) that report an overflowing result themselves (NS_ERANGE). */
+int nsi_check_real_ge0(double v, const char *fn, const char *arg);
+int nsi_check_real_gt0(double v, const char *fn, const char *arg);
+/* v formatted as the caller most likely wrote it: the shortest %g that
+   reads back as v. Returns buf. */
+const char *nsi_fmt_real(double v, char *buf, size_t len);
+/* The same as an expression for a message argument ("(got %s)"): the
+   buffer is a compound literal living until the end of the enclosing block. */
+#define NSI_REAL_STR(v) nsi_fmt_real((v), (char[32]){0}, 32)
 
 /* ---- memory ---------------------------------------------------------- */
 
@@ -203,6 +218,10 @@ static inline int nsi_gpu_free(const ns_cluster *c, int gpu) {
 /* 1 if a job needing `mem_mb` per GPU could be added to `gpu` now
    (exclusive: free; sharing: not background-busy and memory fits). */
 int nsi_gpu_can_host(const ns_cluster *c, int gpu, double mem_mb);
+/* The one "never fits" test every policy shares (core.h): NS_EINVAL naming
+   `fn` if the job asks for more GPUs than the cluster has or more memory
+   per GPU than a GPU has; NS_OK otherwise. Valid c and job. */
+int nsi_check_job_fits(const ns_cluster *c, const ns_job *job, const char *fn);
 /* Free GPUs on `server` and idle (all GPUs free) servers of `leaf`, without
    argument checks: the public ns_cluster_free_gpus_on_server /
    ns_cluster_idle_servers_on_leaf for modules that already hold valid ids. */

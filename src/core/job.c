@@ -194,3 +194,13 @@ double nsi_job_lwf_workload_ms(const ns_job *job) {
   double remaining = (double)(job->iters_total - job->iters_done);
   return (job->forward_ms + job->backward_ms) * remaining * (double)job->gpus;
 }
+
+int nsi_check_job_fits(const ns_cluster *c, const ns_job *job, const char *fn) {
+  if (job->gpus > c->ngpus)
+    return nsi_fail(NS_EINVAL, "%s: job '%s' needs %d GPUs but the cluster has only %d", fn,
+                    job->name, job->gpus, c->ngpus);
+  if (job->mem_mb > c->gpu_mem_mb)
+    return nsi_fail(NS_EINVAL, "%s: job '%s' needs %g MB per GPU but a GPU has only %g MB", fn,
+                    job->name, job->mem_mb, c->gpu_mem_mb);
+  return NS_OK;
+}

@@ -138,8 +138,8 @@ int ns_dally_offer(ns_delay_tuner *t, const ns_cluster *c, const ns_job *job,
   NSI_TRY(check_offer_args(t, c, job, starvation_ms, now_ms, out, accepted, fn));
   /* A recorded wait must stay within the tuner's bound. */
   if (starvation_ms > NSD_MAX_MS)
-    return nsi_fail(NS_EINVAL, "%s: starvation_ms must be <= %g ms (got %g)", fn, NSD_MAX_MS,
-                    starvation_ms);
+    return nsi_fail(NS_EINVAL, "%s: starvation_ms must be <= %g ms (got %s)", fn, NSD_MAX_MS,
+                    NSI_REAL_STR(starvation_ms));
   int gd = job->gpus;
   double mc, rk;
   offer_timers(t, c, gd, now_ms, &mc, &rk); /* line 4 */

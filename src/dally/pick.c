@@ -24,13 +24,7 @@
 int nsd_check_job(const ns_cluster *c, const ns_job *job, const char *fn) {
   NSI_TRY(nsi_check_ptr(c, fn, "c"));
   NSI_TRY(nsi_check_ptr(job, fn, "job"));
-  if (job->gpus > c->ngpus)
-    return nsi_fail(NS_EINVAL, "%s: job '%s' needs %d GPUs but the cluster has only %d", fn,
-                    job->name, job->gpus, c->ngpus);
-  if (job->mem_mb > c->gpu_mem_mb)
-    return nsi_fail(NS_EINVAL, "%s: job '%s' needs %g MB per GPU but a GPU has only %g MB", fn,
-                    job->name, job->mem_mb, c->gpu_mem_mb);
-  return NS_OK;
+  return nsi_check_job_fits(c, job, fn);
 }
 
 int nsd_view_init(nsd_view *v, const ns_cluster *c, double mem_mb, const char *fn) {

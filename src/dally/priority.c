@@ -26,8 +26,8 @@ double ns_dally_priority(uint64_t iters_done, uint64_t iters_total, double run_m
              (unsigned long long)iters_done, (unsigned long long)iters_total);
     return NAN;
   }
-  if (nsi_check_finite_ge0(run_ms, fn, "run_ms") < 0 ||
-      nsi_check_finite_gt0(ideal_run_ms, fn, "ideal_run_ms") < 0)
+  if (nsi_check_real_ge0(run_ms, fn, "run_ms") < 0 ||
+      nsi_check_real_gt0(ideal_run_ms, fn, "ideal_run_ms") < 0)
     return NAN;
   if (run_ms == 0) {
     /* Not run yet: no slowdown endured, the ideal ratio (reading 9). */
@@ -79,8 +79,8 @@ int ns_dally_offer_order(const double *nw_sens, size_t n, size_t *order) {
   NSI_TRY(nsi_check_ptr(order, fn, "order"));
   for (size_t i = 0; i < n; i++)
     if (isnan(nw_sens[i]) || nw_sens[i] < 0)
-      return nsi_fail(NS_EINVAL, "%s: nw_sens[%zu] must be >= 0 and not NaN (got %g)", fn, i,
-                      nw_sens[i]);
+      return nsi_fail(NS_EINVAL, "%s: nw_sens[%zu] must be >= 0 and not NaN (got %s)", fn, i,
+                      NSI_REAL_STR(nw_sens[i]));
   if (n > SIZE_MAX / sizeof(keyed))
     return nsi_fail(NS_ENOMEM, "%s: n (%zu) too large", fn, n);
   keyed *k = malloc(n * sizeof *k);

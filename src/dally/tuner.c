@@ -19,8 +19,8 @@
 
 static int check_ms(double v, const char *fn, const char *arg) {
   if (!isfinite(v) || v < 0 || v > NSD_MAX_MS)
-    return nsi_fail(NS_EINVAL, "%s: %s must be finite and in [0, %g] ms (got %g)", fn, arg,
-                    NSD_MAX_MS, v);
+    return nsi_fail(NS_EINVAL, "%s: %s must be finite and in [0, %g] ms (got %s)", fn, arg,
+                    NSD_MAX_MS, NSI_REAL_STR(v));
   return NS_OK;
 }
 
@@ -63,7 +63,8 @@ int ns_delay_tuner_set_manual(ns_delay_tuner *t, int manual) {
 
 int nsd_check_now(const ns_delay_tuner *t, double now_ms, const char *fn) {
   if (!isfinite(now_ms) || now_ms < 0)
-    return nsi_fail(NS_EINVAL, "%s: now_ms must be finite and >= 0 (got %g)", fn, now_ms);
+    return nsi_fail(NS_EINVAL, "%s: now_ms must be finite and >= 0 (got %s)", fn,
+                    NSI_REAL_STR(now_ms));
   if (now_ms < t->clock_ms)
     return nsi_fail(NS_EINVAL,
                     "%s: now_ms (%g) is before the tuner's clock (%g): time must not go back",

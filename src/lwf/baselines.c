@@ -56,7 +56,7 @@ static uint32_t rng_below(rng *r, uint32_t bound) {
 }
 
 /* The common start of every baseline: validate the arguments, refuse a job
-   larger than the cluster (NS_ENOSPACE), and allocate scratch for c->ngpus
+   that can never fit the cluster (NS_EINVAL, core.h), and allocate scratch for c->ngpus
    candidates plus `per_gpu` ints per GPU the job asks for in *buf. NS_OK,
    or the status to return. */
 static int begin(const ns_cluster *c, const ns_job *job, ns_placement *out, int per_gpu,

@@ -82,9 +82,7 @@ int lwfi_no_space(const ns_cluster *c, ns_placement *out, const ns_job *job, int
                   const char *fn) {
   ns_placement_clear(out);
   ns_placement_bind(out, c);
-  if (job->gpus > c->ngpus)
-    return nsi_fail(NS_ENOSPACE, "%s: job '%s' needs %d GPUs; the cluster has %d", fn, job->name,
-                    job->gpus, c->ngpus);
+  NSI_TRY(nsi_check_job_fits(c, job, fn)); /* never fits: NS_EINVAL (core.h) */
   return nsi_fail(NS_ENOSPACE, "%s: job '%s' needs %d GPUs; %d of the cluster's %d can host it now",
                   fn, job->name, job->gpus, hostable, c->ngpus);
 }

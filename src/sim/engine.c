@@ -469,7 +469,7 @@ int ns_sim_run(ns_sim *s) {
   if (rc == NS_OK)
     rc = loop(s);
   if (rc == NS_OK)
-    nsi_sim_compute_metrics(s);
+    rc = nsi_sim_compute_metrics(s);
   /* Free the policy state and handles now; results stay in s->jobs. */
   nsi_sim_reset(s);
   s->in_run = 0;

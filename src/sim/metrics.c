@@ -81,12 +81,16 @@ static void fill(ns_sim *s, double *jct, double *queue, size_t n, double first, 
   m[NS_SIM_METRIC_MACHINES_USED] = span > 0 ? s->machines_int / span : 0.0;
 }
 
-void nsi_sim_compute_metrics(ns_sim *s) {
+int nsi_sim_compute_metrics(ns_sim *s) {
   double *jct = malloc((s->njobs + 1) * sizeof *jct);
   double *queue = malloc((s->njobs + 1) * sizeof *queue);
+  if (jct == NULL || queue == NULL) { /* a failed run, never zeros passed off as results */
+    free(jct), free(queue);
+    return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory computing the metrics");
+  }
   size_t n = 0;
   double first = INFINITY, last = 0, overhead = 0, preemptions = 0;
-  for (size_t i = 0; i < s->njobs && jct && queue; i++) {
+  for (size_t i = 0; i < s->njobs; i++) {
     const nsi_simjob *j = &s->jobs[i];
     first = j->arrival_ms < first ? j->arrival_ms : first;
     preemptions += j->preemptions;
@@ -98,13 +102,10 @@ void nsi_sim_compute_metrics(ns_sim *s) {
     overhead += job_overhead(j);
     n++;
   }
-  if (jct && queue) {
-    fill(s, jct, queue, n, first, last, overhead);
-    s->metrics[NS_SIM_METRIC_PREEMPTIONS] = preemptions;
-  }
-  else
-    memset(s->metrics, 0, sizeof s->metrics); /* allocation failed: zeros, not garbage */
+  fill(s, jct, queue, n, first, last, overhead);
+  s->metrics[NS_SIM_METRIC_PREEMPTIONS] = preemptions;
   free(jct), free(queue);
+  return NS_OK;
 }
 
 int ns_sim_metric(const ns_sim *s, ns_sim_metric_id metric, double *value) {

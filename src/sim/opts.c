@@ -327,7 +327,7 @@ int ns_sim_opts_set_cassini_drift(ns_sim_opts *o, double fraction) {
   NSI_TRY(nsi_check_finite_ge0(fraction, "ns_sim_opts_set_cassini_drift", "fraction"));
   if (fraction > 0.5)
     return nsi_fail(NS_EINVAL, "ns_sim_opts_set_cassini_drift: fraction must be in [0, 0.5] "
-                               "(got %g)", fraction);
+                               "(got %s)", NSI_REAL_STR(fraction));
   o->cassini_drift = fraction;
   return NS_OK;
 }

@@ -23,6 +23,14 @@ static int unavailable(const ns_sim *s, const char *what) {
                   ns_last_error());
 }
 
+/* A policy constructor returned NULL: out of memory (the constructors say
+   so in their message) or the module is not in this build. */
+static int not_made(const ns_sim *s, const char *what) {
+  if (strstr(ns_last_error(), "out of memory") != NULL)
+    return nsi_fail(NS_ENOMEM, "ns_sim_run: %s: %s", what, ns_last_error());
+  return unavailable(s, what);
+}
+
 static void set_hooks(ns_sim *s);
 
 int nsi_sim_policy_prepare(ns_sim *s) {
@@ -33,14 +41,14 @@ int nsi_sim_policy_prepare(ns_sim *s) {
   if (o->placement == NS_SIM_PLACE_TITAN) {
     ns_titan_opts *t = ns_titan_opts_new();
     if (t == NULL)
-      return unavailable(s, "ns_titan_opts_new");
+      return not_made(s, "ns_titan_opts_new");
     s->titan_opts = t;
     NSI_TRY(ns_titan_opts_set_seed(t, o->seed));
   }
   if (o->placement == NS_SIM_PLACE_VCLOS || o->placement == NS_SIM_PLACE_OCS_VCLOS) {
     s->vclos_opts = ns_vclos_opts_new();
     if (s->vclos_opts == NULL)
-      return unavailable(s, "ns_vclos_opts_new");
+      return not_made(s, "ns_vclos_opts_new");
   }
   if (o->placement == NS_SIM_PLACE_OCS_VCLOS) {
     int rc = ns_cluster_enable_ocs(s->cluster, o->spines > 0 ? o->spines : 1);
@@ -50,7 +58,7 @@ int nsi_sim_policy_prepare(ns_sim *s) {
   if (o->placement == NS_SIM_PLACE_DALLY || o->placement == NS_SIM_PLACE_DALLY_MANUAL) {
     ns_delay_tuner *t = ns_delay_tuner_new(o->dally_history_ms, o->dally_machine_ms, o->dally_rack_ms);
     if (t == NULL)
-      return unavailable(s, "ns_delay_tuner_new");
+      return not_made(s, "ns_delay_tuner_new");
     s->tuner = t;
     if (o->placement == NS_SIM_PLACE_DALLY_MANUAL && ns_delay_tuner_set_manual(t, 1) < 0)
       return unavailable(s, "ns_delay_tuner_set_manual");
@@ -61,7 +69,7 @@ int nsi_sim_policy_prepare(ns_sim *s) {
   if (o->cassini) {
     s->cassini_opts = ns_cassini_opts_new();
     if (s->cassini_opts == NULL)
-      return unavailable(s, "ns_cassini_opts_new");
+      return not_made(s, "ns_cassini_opts_new");
     for (int i = 0; i < NSI_SIM_MAX_CANDIDATES; i++)
       if ((s->cand[i] = ns_placement_new()) == NULL)
         return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
@@ -322,7 +330,9 @@ static int make_candidates(ns_sim *s, int ji, size_t *ncand) {
     for (int g = server * gps; g < (server + 1) * gps && nf < 64; g++)
       if (ns_cluster_gpu_is_free(s->cluster, g) == 1)
         fresh[nf++] = g;
-    if (nf == 0 || ns_cluster_occupy(s->cluster, fresh, (size_t)nf) < 0)
+    if (nf == 0)
+      break;
+    if ((rc = ns_cluster_occupy(s->cluster, fresh, (size_t)nf)) < 0)
       break;
     memcpy(occ + nocc, fresh, (size_t)nf * sizeof *occ);
     nocc += (size_t)nf;
@@ -331,7 +341,9 @@ static int make_candidates(ns_sim *s, int ji, size_t *ncand) {
     ns_cluster_vacate(s->cluster, occ, nocc);
   free(occ);
   *ncand = n;
-  if (n == 0)
+  /* No candidate left (NS_ENOSPACE) ends the list; another failure (out
+     of memory, a policy error) is the call's, not a shorter list. */
+  if (n == 0 || (rc < 0 && rc != NS_ENOSPACE))
     return rc;
   return NS_OK;
 }

@@ -261,7 +261,7 @@ void nsi_las_settle(ns_sim *s);
 double nsi_las_next(const ns_sim *s);
 
 /* metrics.c */
-void nsi_sim_compute_metrics(ns_sim *s);
+int nsi_sim_compute_metrics(ns_sim *s); /* NS_OK / NS_ENOMEM */
 
 /* workload.c */
 /* NS_OK, or NS_EINVAL if s is NULL, or NS_ESTATE if s is running (a

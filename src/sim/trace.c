@@ -70,19 +70,29 @@ static void on_field(void *data, size_t len, void *vr) {
   r->field[r->nfield++] = f;
 }
 
-static int parse_double(nsi_reader *r, int idx, const char *what, double *out) {
+/* A non-negative decimal of at most `max`; the message quotes the field as
+   written in the file (never a converted value). */
+static int parse_real(nsi_reader *r, int idx, const char *what, double max, double *out) {
   const char *v = r->field[idx];
   char *end;
   errno = 0;
   double d = strtod(v, &end);
-  if (end == v || *end != '\0' || errno != 0 || !isfinite(d) || d < 0)
+  if (end == v || *end != '\0' || errno != 0 || !isfinite(d) || d < 0 || d > max)
     return bad(r, what, v);
   *out = d;
   return NS_OK;
 }
 
+/* Times in seconds: at most 1e12 s, so that every time in ms stays within
+   the library's 1e15 limit for real arguments (NSI_REAL_MAX). */
+#define NSI_TRACE_MAX_S 1e12
+
+static int parse_double(nsi_reader *r, int idx, const char *what, double *out) {
+  return parse_real(r, idx, what, NSI_TRACE_MAX_S, out);
+}
+
 static int parse_count(nsi_reader *r, int idx, const char *what, double max, double *out) {
-  NSI_TRY(parse_double(r, idx, what, out));
+  NSI_TRY(parse_real(r, idx, what, max, out));
   if (*out < 1 || *out > max || *out != floor(*out))
     return bad(r, what, r->field[idx]);
   return NS_OK;
@@ -98,13 +108,22 @@ static long days_from_civil(long y, unsigned m, unsigned d) {
   return era * 146097 + (long)doe - 719468;
 }
 
+/* Days in month mo (1-12) of year y, Gregorian. */
+static int month_days(int y, int mo) {
+  static const int days[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  return days[mo - 1] + (mo == 2 && leap);
+}
+
 static int parse_timestamp(nsi_reader *r, int idx, double *out) {
   int y, mo, d, h, mi, sec, n = 0;
   const char *v = r->field[idx];
   if (sscanf(v, "%4d-%2d-%2d %2d:%2d:%2d%n", &y, &mo, &d, &h, &mi, &sec, &n) != 6 ||
-      v[n] != '\0' || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60 ||
-      h < 0 || mi < 0 || sec < 0)
+      v[n] != '\0' || y < 1 || mo < 1 || mo > 12 || h > 23 || mi > 59 || sec > 60 || h < 0 ||
+      mi < 0 || sec < 0)
     return bad(r, "timestamp must be YYYY-MM-DD HH:MM:SS", v);
+  if (d < 1 || d > month_days(y, mo))
+    return bad(r, "timestamp is not a calendar date (day out of range for its month)", v);
   *out = (double)days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400.0 + h * 3600.0 + mi * 60.0 + sec;
   return NS_OK;
 }
@@ -158,7 +177,7 @@ static int header(nsi_reader *r) {
 static int row_tiresias(nsi_reader *r, nsi_row *row) {
   double g = 0, t = 0, it = 0;
   NSI_TRY(parse_count(r, r->col[0], "num_gpu must be an integer >= 1", 1 << 20, &g));
-  NSI_TRY(parse_double(r, r->col[1], "submit_time must be seconds >= 0", &t));
+  NSI_TRY(parse_double(r, r->col[1], "submit_time must be seconds in [0, 1e12]", &t));
   NSI_TRY(parse_count(r, r->col[2], "iterations must be an integer >= 1", 9007199254740992.0, &it));
   if (nsi_sim_model_lookup(r->s, r->field[r->col[3]], &row->model) != NS_OK)
     return bad(r, "model_name has no profile (vgg*, alexnet, resnet*, inception*, googlenet, "
@@ -167,7 +186,7 @@ static int row_tiresias(nsi_reader *r, nsi_row *row) {
   row->model_name = r->field[r->col[3]];
   row->gpus = (int)g, row->arrival_ms = t * 1000.0, row->iterations = (uint64_t)it;
   if (r->col[4] >= 0 && (size_t)r->col[4] < r->nfield) {
-    NSI_TRY(parse_double(r, r->col[4], "duration must be seconds >= 0", &row->duration_s));
+    NSI_TRY(parse_double(r, r->col[4], "duration must be seconds in [0, 1e12]", &row->duration_s));
     row->has_duration = 1;
   }
   return NS_OK;
@@ -176,7 +195,7 @@ static int row_tiresias(nsi_reader *r, nsi_row *row) {
 static int row_philly(nsi_reader *r, nsi_row *row) {
   double ts = 0, dur = 0, g = 0;
   NSI_TRY(parse_timestamp(r, r->col[0], &ts));
-  NSI_TRY(parse_double(r, r->col[1], "duration must be seconds >= 0", &dur));
+  NSI_TRY(parse_double(r, r->col[1], "duration must be seconds in [0, 1e12]", &dur));
   NSI_TRY(parse_count(r, r->col[2], "num_gpus must be an integer >= 1", 1 << 20, &g));
   uint64_t st = r->s->o.seed ^ ((uint64_t)r->line * 0x9e3779b97f4a7c15ull);
   nsi_sim_model_builtin((int)(nsi_splitmix64(&st) % 4ull), &row->model);

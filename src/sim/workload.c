@@ -159,8 +159,8 @@ int ns_sim_add_model_profile(ns_sim *s, const char *name, double forward_ms, dou
   NSI_TRY(nsi_check_finite_ge0(forward_ms, fn, "forward_ms"));
   NSI_TRY(nsi_check_finite_ge0(backward_ms, fn, "backward_ms"));
   if (!(forward_ms + backward_ms > 0))
-    return nsi_fail(NS_EINVAL, "%s: forward_ms + backward_ms must be > 0 (got %g + %g)", fn,
-                    forward_ms, backward_ms);
+    return nsi_fail(NS_EINVAL, "%s: forward_ms + backward_ms must be > 0 (got %s + %s)", fn,
+                    NSI_REAL_STR(forward_ms), NSI_REAL_STR(backward_ms));
   NSI_TRY(nsi_check_finite_ge0(mem_mb, fn, "mem_mb"));
   nsi_model m = {NULL, forward_ms + backward_ms, mem_mb, model_bytes};
   for (size_t i = 0; i < s->nmodels; i++)
@@ -252,8 +252,8 @@ int ns_sim_set_progress(ns_sim *s, ns_sim_progress_fn fn, void *user) {
 
 int ns_sim_scale_arrivals(ns_sim *s, double factor) {
   static const char fn[] = "ns_sim_scale_arrivals";
-  NSI_TRY(nsi_check_ptr(s, fn, "s"));
-  NSI_TRY(nsi_check_finite_gt0(factor, fn, "factor"));
+  NSI_TRY(nsi_sim_check(s, fn));
+  NSI_TRY(nsi_check_real_gt0(factor, fn, "factor"));
   if (s->njobs == 0 || factor == 1.0)
     return NS_OK; /* exact no-op: (a - a0) + a0 may round */
   double a0 = s->jobs[0].arrival_ms, last = a0;

@@ -11,7 +11,10 @@
  * new worker's flows to placed workers, lines 6-9): per merged phase, the
  * load on every used machine's NIC ports and every used leaf's uplinks is
  * kept; a candidate run adds only its own flows, checks the entries it
- * touched and is undone from a log.
+ * touched and is undone from a log. With a pair bandwidth callback the
+ * loads are kept per (sender machine, receiver machine, phase) in a hash
+ * table instead, against P_{s,s'} (titan.c); the dominance memo is off
+ * then, since two machines with equal R_s no longer face equal limits.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -28,12 +31,17 @@ typedef struct acc {
   double **uptr;       /* undo log: where, old value, capacity */
   double *uold, *ucap;
   size_t nlog, cap_uptr, cap_uold, cap_ucap;
+  /* pair mode: open-addressing table (sender, receiver, phase) -> load, cap */
+  uint64_t *pkey;      /* 0 = empty */
+  double *pload, *pcap;
+  size_t psize, pused;
 } acc;
 
 static int oom(void) { return nsi_fail(NS_ENOMEM, "ns_titan_place: out of memory"); }
 
 static void acc_free(acc *x) {
-  void *b[] = {x->mslot, x->lslot, x->mo, x->mi, x->lo, x->li, x->uptr, x->uold, x->ucap};
+  void *b[] = {x->mslot, x->lslot, x->mo, x->mi, x->lo, x->li, x->uptr, x->uold, x->ucap,
+               x->pkey, x->pload, x->pcap};
   for (size_t i = 0; i < sizeof b / sizeof b[0]; i++)
     free(b[i]);
 }
@@ -94,9 +102,61 @@ static int add(acc *x, double *where, double w, double cap) {
   return NS_OK;
 }
 
+/* ---- pair mode: loads per (sender, receiver, phase) ---------------------- */
+
+static size_t ptab_home(uint64_t key, size_t size) { return (size_t)nsi_hash64(key) & (size - 1); }
+
+/* Makes room for `extra` new keys. Called only between tries (empty undo
+   log), since rehashing moves the loads the log points at; entries whose
+   load went back to 0 are dropped. */
+static int ptab_reserve(acc *x, size_t extra) {
+  if ((x->pused + extra) * 2 <= x->psize)
+    return NS_OK;
+  size_t live = 0;
+  for (size_t i = 0; i < x->psize; i++)
+    live += x->pkey[i] != 0 && x->pload[i] != 0;
+  size_t size = 64;
+  while (size < (live + extra) * 2)
+    size *= 2;
+  uint64_t *key = calloc(size, sizeof *key);
+  double *load = malloc(size * sizeof *load), *cap = malloc(size * sizeof *cap);
+  if (!key || !load || !cap) {
+    free(key), free(load), free(cap);
+    return oom();
+  }
+  for (size_t i = 0; i < x->psize; i++)
+    if (x->pkey[i] != 0 && x->pload[i] != 0) {
+      size_t h = ptab_home(x->pkey[i], size);
+      while (key[h] != 0)
+        h = (h + 1) & (size - 1);
+      key[h] = x->pkey[i], load[h] = x->pload[i], cap[h] = x->pcap[i];
+    }
+  free(x->pkey), free(x->pload), free(x->pcap);
+  x->pkey = key, x->pload = load, x->pcap = cap;
+  x->psize = size, x->pused = live;
+  return NS_OK;
+}
+
+/* Adds weight w sent from machine `from` to machine `to` in phase ph. */
+static int ptab_add(acc *x, tn_prob *p, int from, int to, int ph, double w) {
+  uint64_t k = ((uint64_t)ph << 44 | (uint64_t)to << 22 | (uint64_t)from) + 1;
+  size_t h = ptab_home(k, x->psize);
+  while (x->pkey[h] != 0 && x->pkey[h] != k)
+    h = (h + 1) & (x->psize - 1);
+  if (x->pkey[h] == 0) {
+    NSI_TRY(tn_pair_cap(p, from, to, &x->pcap[h]));
+    x->pkey[h] = k;
+    x->pload[h] = 0;
+    x->pused++;
+  }
+  return add(x, &x->pload[h], w, x->pcap[h]);
+}
+
 /* Adds one crossing flow: `s` sends (out = 1) or receives it, `o` is the
    other machine. */
-static int add_flow(acc *x, const tn_prob *p, int s, int o, int ph, double w, int out) {
+static int add_flow(acc *x, tn_prob *p, int s, int o, int ph, double w, int out) {
+  if (p->pair_fn != NULL)
+    return out ? ptab_add(x, p, s, o, ph, w) : ptab_add(x, p, o, s, ph, w);
   int P = p->P, ss = x->mslot[s], so = x->mslot[o];
   double *ms = out ? x->mo : x->mi, *mo = out ? x->mi : x->mo;
   NSI_TRY(add(x, &ms[(size_t)ss * P + ph], w, p->R[s]));
@@ -135,6 +195,12 @@ static int try_run(tn_prob *p, tn_asg *a, acc *x, int s, int pos, int g, int com
   if (slot(x->mslot, s, &x->nm, &x->cm, &x->mo, &x->mi, p->P) < 0 ||
       slot(x->lslot, s / p->spl, &x->nl, &x->cl, &x->lo, &x->li, p->P) < 0)
     rc = NS_ENOMEM;
+  if (rc == NS_OK && p->pair_fn != NULL) { /* room for every flow of the run */
+    size_t extra = 0;
+    for (int i = pos; i < pos + g; i++)
+      extra += (size_t)(p->istart[p->order[i] + 1] - p->istart[p->order[i]]);
+    rc = ptab_reserve(x, extra);
+  }
   for (int i = pos; i < pos + g && rc == NS_OK; i++) {
     int w = p->order[i];
     for (int k = p->istart[w]; k < p->istart[w + 1] && rc == NS_OK; k++) {
@@ -341,7 +407,7 @@ int tn_greedy(tn_prob *p, const unsigned char *allow, int nonidle_first, tn_asg 
   int *leafcnt = calloc((size_t)p->L, sizeof *leafcnt);
   int mi[4][TN_MEMO];
   double mup[TN_MEMO];
-  memo m = {0, TN_MEMO, mi[0], mi[1], mi[2], mi[3], mup};
+  memo m = {0, p->pair_fn ? 0 : TN_MEMO, mi[0], mi[1], mi[2], mi[3], mup};
   acc x;
   int rc = acc_init(&x, p);
   if (rc == NS_OK && (!cands || !leafcnt))

@@ -85,7 +85,7 @@ static int same_pattern(const flowbuf *f, size_t a0, size_t b0, size_t n) {
    one, keeping each flow's larger weight: checking the merged phase is
    then at least as strict as checking each of them. */
 static int add_phase(tn_prob *p, flowbuf *f, int **psp, size_t *cap_ps, ns_collective coll,
-                     uint64_t bytes, int t) {
+                     uint64_t bytes, int t, double port_bytes) {
   size_t start = f->n;
   double bmax = 0;
   for (int n = 0; n < p->W; n++) {
@@ -99,8 +99,9 @@ static int add_phase(tn_prob *p, flowbuf *f, int **psp, size_t *cap_ps, ns_colle
   size_t nflows = f->n - start;
   if (nflows == 0)
     return NS_OK;
+  double unit = port_bytes > 0 ? port_bytes : bmax; /* one port's bytes in tau_t */
   for (size_t i = start; i < f->n; i++)
-    f->w[i] /= bmax;
+    f->w[i] /= unit;
   size_t prev = p->P > 0 ? (size_t)(*psp)[p->P - 1] : 0;
   if (p->P > 0 && start - prev == nflows && same_pattern(f, prev, start, nflows)) {
     for (size_t i = 0; i < nflows; i++) {
@@ -115,7 +116,9 @@ static int add_phase(tn_prob *p, flowbuf *f, int **psp, size_t *cap_ps, ns_colle
   return NS_OK;
 }
 
-static int build_flows(tn_prob *p, const ns_job *job) {
+/* port_bytes: what one link_gbps port moves in the phase budget (0: no
+   budget, each phase's unit is its largest flow B_t). */
+static int build_flows(tn_prob *p, const ns_job *job, double port_bytes) {
   ns_collective coll = job->collective;
   int T = nsi_coll_phases(coll, p->W);
   if ((long long)T * p->W > TN_MAX_WALK)
@@ -126,7 +129,7 @@ static int build_flows(tn_prob *p, const ns_job *job) {
   size_t cap_ps = (size_t)T + 2;
   int *ps = malloc(cap_ps * sizeof *ps), rc = ps ? NS_OK : oom();
   for (int t = 0; t < T && rc == NS_OK; t++)
-    rc = add_phase(p, &f, &ps, &cap_ps, coll, job->model_bytes, t);
+    rc = add_phase(p, &f, &ps, &cap_ps, coll, job->model_bytes, t, port_bytes);
   if (ps)
     ps[p->P] = (int)f.n;
   p->pstart = ps;
@@ -213,16 +216,24 @@ static int alloc_scratch(tn_prob *p) {
   return NS_OK;
 }
 
-int tn_prob_init(tn_prob *p, const ns_cluster *c, const ns_job *job, uint64_t seed) {
+int tn_prob_init(tn_prob *p, const ns_cluster *c, const ns_job *job, const ns_titan_opts *o) {
   memset(p, 0, sizeof *p);
   p->W = job->gpus;
   p->M = c->nservers;
   p->G = c->gpus_per_server;
   p->L = c->leaves;
   p->spl = c->servers_per_leaf;
-  int rc = snapshot(p, c, job, seed);
+  p->pair_fn = o->pair_fn;
+  p->pair_user = o->pair_user;
+  p->link_gbps = c->link_gbps;
+  /* Gbps x ms = 1e9 / 8 bytes/s x 1e-3 s = 1.25e5 bytes */
+  double port_bytes = o->budget_ms > 0 ? c->link_gbps * o->budget_ms * 1.25e5 : 0;
+  int rc = snapshot(p, c, job, o->seed);
   if (rc == NS_OK)
-    rc = build_flows(p, job);
+    rc = build_flows(p, job, port_bytes);
+  if (rc == NS_OK && p->pair_fn != NULL && p->P >= (1 << 20)) /* ptab_add's key layout */
+    rc = nsi_fail(NS_EUNSUPPORTED, "ns_titan_place: %d phases with a pair bandwidth fn "
+                                   "(at most %d)", p->P, (1 << 20) - 1);
   if (rc == NS_OK)
     rc = alloc_scratch(p);
   if (rc == NS_OK)
@@ -304,10 +315,68 @@ int tn_asg_cmp(const tn_asg *a, const tn_asg *b) {
 
 /* ---- the bandwidth constraint -------------------------------------------- */
 
+int tn_pair_fail(const tn_prob *p) {
+  return nsi_fail(NS_EINVAL, "ns_titan_place: the pair bandwidth fn returned %g for servers %d "
+                             "and %d (must be >= 0 Gbps, or infinity)", p->cb_val, p->cb_a,
+                  p->cb_b);
+}
+
+int tn_pair_cap(tn_prob *p, int a, int b, double *cap) {
+  double gbps = p->pair_fn(a, b, p->pair_user);
+  if (!(gbps >= 0)) { /* NaN or negative */
+    p->cb_err = NS_EINVAL, p->cb_a = a, p->cb_b = b, p->cb_val = gbps;
+    return tn_pair_fail(p);
+  }
+  *cap = gbps / p->link_gbps;
+  return NS_OK;
+}
+
+typedef struct tn_pair_load {
+  uint64_t key; /* sender << 32 | receiver */
+  double w;
+} tn_pair_load;
+
+static int cmp_pair_load(const void *x, const void *y) {
+  uint64_t a = ((const tn_pair_load *)x)->key, b = ((const tn_pair_load *)y)->key;
+  return (a > b) - (a < b);
+}
+
+/* One merged phase against P_{s,s'} (pair_fn): the weight machine s sends
+   to machine s' must fit P_{s,s'} / link_gbps ports. */
+static int phase_ok_pairs(tn_prob *p, const tn_asg *a, int ph) {
+  int n = 0, ok = 1;
+  size_t cap = (size_t)(p->pstart[ph + 1] - p->pstart[ph]) + 1;
+  tn_pair_load *v = malloc(cap * sizeof *v);
+  if (v == NULL) { /* refused: the caller's result stands or is NS_ENOSPACE */
+    nsi_fail(NS_ENOMEM, "ns_titan_place: out of memory");
+    return 0;
+  }
+  for (int i = p->pstart[ph]; i < p->pstart[ph + 1]; i++) {
+    int ms = a->mach[p->fsrc[i]], md = a->mach[p->fdst[i]];
+    if (ms >= 0 && md >= 0 && ms != md)
+      v[n++] = (tn_pair_load){(uint64_t)ms << 32 | (uint64_t)md, p->fw[i]};
+  }
+  qsort(v, (size_t)n, sizeof *v, cmp_pair_load);
+  for (int i = 0; i < n && ok;) {
+    double sum = 0, pc = 0;
+    int j = i;
+    for (; j < n && v[j].key == v[i].key; j++)
+      sum += v[j].w;
+    if (tn_pair_cap(p, (int)(v[i].key >> 32), (int)(v[i].key & 0xffffffffu), &pc) != NS_OK ||
+        sum > pc + TN_EPS)
+      ok = 0;
+    i = j;
+  }
+  free(v);
+  return ok;
+}
+
 /* One merged phase: every machine's NIC ports (R_s, one per usable GPU,
    pooled) bound the weight it sends and receives; every leaf's uplink
    share bounds the weight leaving and entering it. */
 static int phase_ok(tn_prob *p, const tn_asg *a, int ph) {
+  if (p->pair_fn != NULL)
+    return phase_ok_pairs(p, a, ph);
   int nt = 0, ok = 1;
   for (int i = p->pstart[ph]; i < p->pstart[ph + 1]; i++) {
     int ms = a->mach[p->fsrc[i]], md = a->mach[p->fdst[i]];

@@ -13,10 +13,17 @@
  *   free; a non-idle one (S_f) has some GPU holding a job or background
  *   load (ns_cluster_occupy). R_s counts free GPUs that also have the job's
  *   memory. Workers never share a GPU (§III-B), even in GPU-sharing mode.
- * - P_{s,s'} from the topology (the paper only says "100 Gbps links"): a
- *   phase must not be slowed by congestion. Its time unit is its largest
- *   flow B_t at line rate, so P in bytes = ports x B_t, and the constraint
- *   counts flows in units of B_t. The ports are the shared bottlenecks the
+ * - Units: every flow weighs C / (bytes one link_gbps port moves in the
+ *   phase's time budget tau_t). With ns_titan_opts_set_phase_budget_ms,
+ *   tau_t is that budget, so K and the link rate decide feasibility. Without
+ *   it, tau_t is the phase's largest flow B_t at line rate: no phase may be
+ *   slowed by congestion, and the weight is C / B_t whatever K.
+ * - P_{s,s'} given (ns_titan_opts_set_pair_bandwidth_fn): Eq. 1 as
+ *   written, per directed machine pair and phase: sum of C^t from s to s'
+ *   <= P_{s,s'} x tau_t, i.e. weight <= P / link_gbps ports. Only this
+ *   constraint applies then (the caller's P includes NICs and uplinks).
+ * - P_{s,s'} from the topology (default; the paper only says "100 Gbps
+ *   links"). The ports are the shared bottlenecks the
  *   pair's traffic crosses: machine s's NIC ports (one link_gbps port per
  *   GPU; the R_s ports of its free GPUs are pooled for the job), for both
  *   what s sends and what it receives; and, between leaves, each leaf's
@@ -75,6 +82,22 @@ void ns_titan_opts_free(ns_titan_opts *o) { free(o); }
 int ns_titan_opts_set_seed(ns_titan_opts *o, uint64_t seed) {
   NSI_TRY(nsi_check_ptr(o, "ns_titan_opts_set_seed", "o"));
   o->seed = seed;
+  return NS_OK;
+}
+
+int ns_titan_opts_set_pair_bandwidth_fn(ns_titan_opts *o,
+                                        double (*fn)(int server_a, int server_b, void *user),
+                                        void *user) {
+  NSI_TRY(nsi_check_ptr(o, "ns_titan_opts_set_pair_bandwidth_fn", "o"));
+  o->pair_fn = fn;
+  o->pair_user = fn ? user : NULL;
+  return NS_OK;
+}
+
+int ns_titan_opts_set_phase_budget_ms(ns_titan_opts *o, double ms) {
+  NSI_TRY(nsi_check_ptr(o, "ns_titan_opts_set_phase_budget_ms", "o"));
+  NSI_TRY(nsi_check_finite_gt0(ms, "ns_titan_opts_set_phase_budget_ms", "ms"));
+  o->budget_ms = ms;
   return NS_OK;
 }
 
@@ -167,6 +190,7 @@ static int check_args(const ns_cluster *c, const ns_job *job, const ns_titan_opt
   NSI_TRY(nsi_check_ptr(o, fn, "o"));
   NSI_TRY(nsi_check_ptr(out, fn, "out"));
   NSI_TRY(nsi_coll_check(job->collective, job->gpus, fn));
+  NSI_TRY(nsi_check_job_fits(c, job, fn)); /* never fits: NS_EINVAL (core.h) */
   int usable = 0;
   for (int g = 0; g < c->ngpus; g++)
     usable += nsi_gpu_free(c, g) && job->mem_mb <= c->gpu_mem_mb;
@@ -180,11 +204,13 @@ int ns_titan_place(const ns_cluster *c, const ns_job *job, const ns_titan_opts *
                    ns_placement *out) {
   NSI_TRY(check_args(c, job, o, out));
   tn_prob p;
-  NSI_TRY(tn_prob_init(&p, c, job, o->seed));
+  NSI_TRY(tn_prob_init(&p, c, job, o));
   tn_asg best = {0};
   int rc = tn_asg_init(&best, &p);
   if (rc == NS_OK)
     rc = solve(&p, &best);
+  if (p.cb_err != 0) /* the callback gave a bad value somewhere: not a decision */
+    rc = tn_pair_fail(&p);
   if (rc == NS_OK)
     rc = emit(c, job, &p, &best, out);
   tn_asg_free(&best);

@@ -11,16 +11,23 @@
 #include "core/collective.h"
 #include "core/internal.h"
 
-/* Slack of the bandwidth comparisons (weights are in units of B_t). */
+/* Slack of the bandwidth comparisons (weights are in port units). */
 #define TN_EPS 1e-9
+
+typedef double (*tn_pair_fn)(int server_a, int server_b, void *user);
 
 struct ns_titan_opts {
   uint64_t seed;
+  tn_pair_fn pair_fn; /* P_{s,s'} in Gbps, or NULL: from the cluster */
+  void *pair_user;
+  double budget_ms;   /* per-phase time budget; 0 = the phase's largest flow at line rate */
 };
 
-/* One NIMP instance (Eq. 1). Flows are stored per merged phase with weight
-   C / B_t, B_t being the phase's largest flow: the bandwidth constraint
-   compares these weights with NIC ports and uplink shares (see titan.c). */
+/* One NIMP instance (Eq. 1). Flows are stored per merged phase with a
+   weight in port units: C / (what one link_gbps port moves in the phase's
+   time budget tau_t; see titan.c). The bandwidth constraint compares these
+   weights with NIC ports and uplink shares (default P) or with
+   P_{s,s'} / link_gbps (pair_fn). */
 typedef struct tn_prob {
   int W, M, G, L, spl;   /* workers, machines, GPUs per machine, leaves, machines per leaf */
   int *R;                /* usable free GPUs per machine (R_s) */
@@ -29,7 +36,7 @@ typedef struct tn_prob {
   int P;                 /* merged phases */
   int *pstart;           /* P + 1 offsets into the flow arrays */
   int *fsrc, *fdst;      /* flow endpoints (workers) */
-  double *fw;            /* flow weight C^t / B_t in (0, 1] */
+  double *fw;            /* flow weight in port units (C^t / B_t without a budget) */
   double *fbytes;        /* flow bytes, summed over the phases merged into it */
   int *fph;              /* merged phase of each flow */
   int *istart, *iflow;   /* per worker: W + 1 offsets, incident flows (sent or received) */
@@ -41,6 +48,12 @@ typedef struct tn_prob {
   double *mout, *min, *lout, *lin;
   int *touched;
   int bw_limited;        /* set by tn_greedy when bandwidth shrank a feasible set */
+  tn_pair_fn pair_fn;    /* P_{s,s'} callback (opts), or NULL */
+  void *pair_user;
+  double link_gbps;      /* one port's rate: the unit of fw */
+  int cb_err;            /* NS_EINVAL once pair_fn returned a bad value ... */
+  int cb_a, cb_b;        /* ... for these servers */
+  double cb_val;
 } tn_prob;
 
 /* An assignment of workers to machines and its objectives. */
@@ -52,7 +65,13 @@ typedef struct tn_asg {
   double cross;  /* bytes sent between workers on different machines, all phases */
 } tn_asg;
 
-int tn_prob_init(tn_prob *p, const ns_cluster *c, const ns_job *job, uint64_t seed);
+int tn_prob_init(tn_prob *p, const ns_cluster *c, const ns_job *job, const ns_titan_opts *o);
+/* Capacity, in port units, of the directed machine pair a -> b in one
+   phase: P_{a,b} / link_gbps from pair_fn. NS_EINVAL (message recorded,
+   p->cb_err set) if pair_fn returned NaN or a negative value. */
+int tn_pair_cap(tn_prob *p, int a, int b, double *cap);
+/* Records the NS_EINVAL message for the bad value p->cb_val again. */
+int tn_pair_fail(const tn_prob *p);
 void tn_prob_free(tn_prob *p);
 
 int tn_asg_init(tn_asg *a, const tn_prob *p);

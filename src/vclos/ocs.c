@@ -343,17 +343,19 @@ static int ocs_ilp(const ns_cluster *c, const vc_ocs_state *st, const ns_vclos_o
   return rc;
 }
 
-/* Alg. 4: shapes l = l0, 2 l0, ... as in vClos. */
+/* Alg. 4: shapes as in vClos (vc_shapes). Stage 3 lays virtual leaves out
+   contiguously (route.c), which keeps halving-doubling contention-free only
+   for s = T * 2^j: halving-doubling jobs keep the power-of-two rule here. */
 static int stage3_ocs(const ns_cluster *c, const vc_ocs_state *st, const ns_job *job,
                       const ns_vclos_opts *o, ns_placement *p, const char *fn) {
-  int rc = NS_ENOSPACE, shapes = 0, n = job->gpus;
-  for (long long l = vc_first_l(n, st->S); l <= st->L && rc == NS_ENOSPACE; l *= 2) {
-    int s = vc_spines_for(n, (int)l, st->T);
-    if (!vc_shape_ok((int)l, s, n, c))
-      continue;
+  int rc = NS_ENOSPACE, shapes = 0, n = job->gpus, l, s;
+  vc_size_rule rule = vc_rule_for(job, o);
+  vc_shapes it;
+  vc_shapes_begin(&it, c, n, rule == VC_SIZE_PAPER ? VC_SIZE_PAPER : VC_SIZE_POW2);
+  while (rc == NS_ENOSPACE && vc_shapes_next(&it, &l, &s)) {
     shapes++;
     ns_placement_clear(p);
-    rc = ocs_ilp(c, st, o, (int)l, s, p, fn);
+    rc = ocs_ilp(c, st, o, l, s, p, fn);
   }
   if (rc == NS_ENOSPACE && shapes == 0)
     return nsi_fail(NS_EINVAL, "%s: job '%s' (%d GPUs) fits no l x s virtual Clos of this fabric "

@@ -1,6 +1,6 @@
 /*
- * src/vclos/opts.c - ns_vclos_opts: which Stage-2 solver to use and the
- * CBC time limit.
+ * src/vclos/opts.c - ns_vclos_opts: which Stage-2 solver to use, the
+ * CBC time limit and the Stage-2 sizing rule.
  */
 #include <stdlib.h>
 
@@ -14,6 +14,7 @@ ns_vclos_opts *ns_vclos_opts_new(void) {
   }
   o->use_milp = 0; /* exact search: same objective, orders of magnitude faster */
   o->time_limit_s = VC_DEFAULT_TIME_LIMIT_S;
+  o->power_of_two = 0; /* the paper's sizing: s a multiple of T */
   return o;
 }
 
@@ -30,5 +31,12 @@ int ns_vclos_opts_set_time_limit_ms(ns_vclos_opts *o, double ms) {
   NSI_TRY(nsi_check_ptr(o, "ns_vclos_opts_set_time_limit_ms", "o"));
   NSI_TRY(nsi_check_finite_gt0(ms, "ns_vclos_opts_set_time_limit_ms", "ms"));
   o->time_limit_s = ms / 1000.0;
+  return NS_OK;
+}
+
+int ns_vclos_opts_set_power_of_two(ns_vclos_opts *o, int enabled) {
+  NSI_TRY(nsi_check_ptr(o, "ns_vclos_opts_set_power_of_two", "o"));
+  NSI_TRY(nsi_check_int(enabled, 0, 1, "ns_vclos_opts_set_power_of_two", "enabled"));
+  o->power_of_two = enabled;
   return NS_OK;
 }

@@ -12,17 +12,23 @@
  *   exactly N GPUs, filling the lowest idle servers in order.
  * Stage 2: a virtual Clos of l leaves x s spines (Alg. 3). Readings:
  *   - l starts at max(1, 2^floor(log2 N) / S) (integer division) and
- *     doubles while l <= L (Alg. 4 line 3); l = 1 is Stage 1's single leaf
- *     (the paper's "s = (l = 1) ? 0"), so it is skipped.
+ *     doubles while l <= L (Alg. 4 line 3); then every other l in 2..L
+ *     (ascending) is tried, so that a fabric whose leaf count is not a
+ *     power of two still places jobs that fit (6 leaves: l = 3, 5, 6). l = 1
+ *     is Stage 1's single leaf (the paper's "s = (l = 1) ? 0"): skipped.
  *   - N_new: the paper's "N must be prime" is garbled; a virtual leaf takes
  *     s/T whole idle servers, so N must factor as l * s with s a multiple
- *     of T. Appendix A.2 also wants the ports of a virtual leaf "as large
- *     as possible to a power of 2", and Lemma 5.1 needs it: with s = 24,
- *     recursive halving-doubling is not a leaf-wise permutation and two
- *     flows meet on one downlink (found by tests/unit/test_vclos.c). So
- *     for each l, s = T * 2^j is the smallest power-of-two multiple of T
- *     with l * s >= N, and the job gets N_new = l * s GPUs (commit accepts
- *     a placement larger than the job).
+ *     of T; otherwise s = T * ceil(N / (l T)) and the job gets
+ *     N_new = l * s GPUs (commit accepts a placement larger than the job).
+ *     Appendix A.2's "as large as possible to a power of 2" concerns the
+ *     leaf ports' neatness, not the size; halving-doubling on N not a
+ *     power of two is the pre-step scheme (collective.c), made
+ *     contention-free by the interleaved worker order of
+ *     hd_leaf_of_worker (with the leaf-by-leaf order of the paper's proof,
+ *     s = 12 on 4 leaves puts two flows on one downlink, found by
+ *     tests/unit/test_vclos.c), which needs l = 2^a: halving-doubling
+ *     jobs try only power-of-two l. Option power_of_two keeps the former
+ *     rule s = T * 2^j, l doubled only.
  *   - a shape is tried only if s <= S (one virtual spine per spine) and
  *     s / T <= servers per leaf. The first l whose ILP/search is feasible
  *     wins (Alg. 3 line 5), even if a later l would cost less.
@@ -63,7 +69,12 @@ int vc_first_l(int n, int spines) {
   return l > 1 ? l : 1;
 }
 
-int vc_spines_for(int n, int l, int T) {
+int vc_spines_for(int n, int l, int T, vc_size_rule rule) {
+  if (rule != VC_SIZE_POW2) { /* smallest multiple of T with l * s >= n */
+    long long per_leaf = ((long long)n + l - 1) / l;
+    long long s = (per_leaf + T - 1) / T * T;
+    return s <= INT_MAX ? (int)s : INT_MAX;
+  }
   long long s = T;
   while ((long long)l * s < n && s <= INT_MAX / 2)
     s *= 2; /* A.2: ports per virtual leaf "as large as possible to a power of 2" */
@@ -73,6 +84,56 @@ int vc_spines_for(int n, int l, int T) {
 int vc_shape_ok(int l, int s, int n, const ns_cluster *c) {
   (void)n;
   return l > 1 && s <= c->spines && s / c->gpus_per_server <= c->servers_per_leaf;
+}
+
+static int is_pow2(long long v) { return v > 0 && (v & (v - 1)) == 0; }
+
+void vc_shapes_begin(vc_shapes *it, const ns_cluster *c, int n, vc_size_rule rule) {
+  it->c = c;
+  it->n = n;
+  it->rule = rule;
+  it->l0 = vc_first_l(n, c->spines);
+  it->l = it->l0;
+  it->pass = 0;
+}
+
+/* 1 if l belongs to the doubling sequence l0, 2 l0, 4 l0, ... */
+static int in_doubling(long long l, int l0) { return l % l0 == 0 && is_pow2(l / l0); }
+
+int vc_shapes_next(vc_shapes *it, int *l, int *s) {
+  const ns_cluster *c = it->c;
+  for (;;) {
+    long long cand;
+    if (it->pass == 0) { /* Alg. 3/4: l0, 2 l0, ... <= L */
+      if (it->l > c->leaves) {
+        if (it->rule == VC_SIZE_POW2)
+          return 0;
+        it->pass = 1, it->l = 2;
+        continue;
+      }
+      cand = it->l;
+      it->l *= 2;
+    } else { /* then every other l, so a job that fits some l x s is placed */
+      if (it->l > c->leaves)
+        return 0;
+      cand = it->l++;
+      if (in_doubling(cand, it->l0))
+        continue;
+    }
+    if (it->rule == VC_SIZE_PAPER_POW2_L && !is_pow2(cand))
+      continue;
+    int sv = vc_spines_for(it->n, (int)cand, c->gpus_per_server, it->rule);
+    if (!vc_shape_ok((int)cand, sv, it->n, c))
+      continue;
+    *l = (int)cand, *s = sv;
+    return 1;
+  }
+}
+
+vc_size_rule vc_rule_for(const ns_job *job, const ns_vclos_opts *o) {
+  if (o->power_of_two)
+    return VC_SIZE_POW2;
+  return job->collective == NS_COLL_HALVING_DOUBLING ? VC_SIZE_PAPER_POW2_L : VC_SIZE_PAPER;
 }
 
 /* ---- stage 0 and 1 ---------------------------------------------------------- */
@@ -144,21 +205,58 @@ static int first_free_k(const ns_cluster *c, int leaf, int spine) {
   return -1;
 }
 
-/* Fills p from a Stage-2 choice (Alg. 3 lines 6-8). */
-static int build_vclos(const ns_cluster *c, const vc_choice *ch, int l, int s, ns_placement *p) {
+/* Virtual leaf (0..l-1) of worker w in the halving-doubling layout of an
+   N = l * s job, l = 2^a: the pre-step folds worker 2i into 2i+1 (i < r,
+   r = N - 2^floor(log2 N), src/core/collective.c), the core runs on
+   virtual ranks v (2i+1 -> i, w >= 2r -> w - r), and v's low a bits name
+   the leaf. Every core exchange v <-> v ^ 2^t then either stays in a leaf
+   or pairs the whole of one leaf with the whole of another at equal
+   in-leaf rank, a leaf-wise permutation (Lemma 5.1); a folded worker sits
+   on its partner's leaf. Each leaf gets 2^floor(log2 s) core ranks and
+   s - 2^floor(log2 s) folded ones: s workers. */
+static int hd_leaf_of_worker(int w, int l, int n) {
+  int pow2 = 1;
+  while (pow2 <= n / 2)
+    pow2 *= 2;
+  int r = n - pow2, v = w < 2 * r ? w / 2 : w - r;
+  return v % l;
+}
+
+/* Fills p from a Stage-2 choice (Alg. 3 lines 6-8). GPU order (= worker
+   rank): leaf by leaf, except for halving-doubling jobs under the paper's
+   sizing, which get the interleaved layout of hd_leaf_of_worker. */
+static int build_vclos(const ns_cluster *c, const vc_choice *ch, int l, int s, int hd_layout,
+                       ns_placement *p) {
   p->virtual_leaves = l;
   p->virtual_spines = s;
-  for (int i = 0; i < l; i++) {
-    NSI_TRY(vc_take_idle_servers(c, ch->leaves[i], s / c->gpus_per_server, s, p));
-    for (int j = 0; j < s; j++) {
+  ns_placement per_leaf = {0};
+  int rc = NS_OK;
+  for (int i = 0; i < l && rc == NS_OK; i++) {
+    rc = vc_take_idle_servers(c, ch->leaves[i], s / c->gpus_per_server, s,
+                              hd_layout ? &per_leaf : p);
+    for (int j = 0; j < s && rc == NS_OK; j++) {
       int k = first_free_k(c, ch->leaves[i], ch->spines[j]);
       if (k < 0) /* the solvers only pick pairs with a free link */
-        return nsi_fail(NS_ESOLVER, "ns_vclos_place: internal: no free link (leaf %d, spine %d)",
-                        ch->leaves[i], ch->spines[j]);
-      NSI_TRY(nsi_placement_add_link(p, ch->leaves[i], ch->spines[j], k));
+        rc = nsi_fail(NS_ESOLVER, "ns_vclos_place: internal: no free link (leaf %d, spine %d)",
+                      ch->leaves[i], ch->spines[j]);
+      else
+        rc = nsi_placement_add_link(p, ch->leaves[i], ch->spines[j], k);
     }
   }
-  return NS_OK;
+  if (rc == NS_OK && hd_layout) { /* per_leaf holds leaf i's s GPUs at [i*s, i*s + s) */
+    int *next = calloc((size_t)l, sizeof *next);
+    if (next == NULL)
+      rc = nsi_fail(NS_ENOMEM, "ns_vclos_place: out of memory");
+    for (int w = 0; w < l * s && rc == NS_OK; w++) {
+      int a = hd_leaf_of_worker(w, l, l * s);
+      if (ns_placement_add_gpu(p, per_leaf.gpus[(size_t)a * (size_t)s + (size_t)next[a]++]) < 0)
+        rc = nsi_fail(NS_ENOMEM, "ns_vclos_place: out of memory");
+    }
+    free(next);
+  }
+  free(per_leaf.gpus);
+  free(per_leaf.links);
+  return rc;
 }
 
 static int solve_shape(const vc_fabric *f, const ns_vclos_opts *o, int l, int s, vc_choice *ch,
@@ -174,17 +272,16 @@ static int stage2(const ns_cluster *c, const ns_job *job, const ns_vclos_opts *o
   vc_fabric f;
   NSI_TRY(vc_fabric_build(&f, c, fn));
   int *buf = malloc(((size_t)c->leaves + (size_t)c->spines) * sizeof *buf);
-  int rc = buf ? NS_ENOSPACE : nsi_fail(NS_ENOMEM, "%s: out of memory", fn), shapes = 0;
-  for (long long l = vc_first_l(n, c->spines); buf && l <= c->leaves && rc == NS_ENOSPACE;
-       l *= 2) {
-    int s = vc_spines_for(n, (int)l, T);
-    if (!vc_shape_ok((int)l, s, n, c))
-      continue;
+  int rc = buf ? NS_ENOSPACE : nsi_fail(NS_ENOMEM, "%s: out of memory", fn), shapes = 0, l, s;
+  vc_size_rule rule = vc_rule_for(job, o);
+  vc_shapes it;
+  vc_shapes_begin(&it, c, n, rule);
+  while (buf && rc == NS_ENOSPACE && vc_shapes_next(&it, &l, &s)) {
     shapes++;
     vc_choice ch = {buf, buf + c->leaves, 0};
-    rc = solve_shape(&f, o, (int)l, s, &ch, fn);
+    rc = solve_shape(&f, o, l, s, &ch, fn);
     if (rc == NS_OK)
-      rc = build_vclos(c, &ch, (int)l, s, p);
+      rc = build_vclos(c, &ch, l, s, rule == VC_SIZE_PAPER_POW2_L, p);
   }
   if (rc == NS_ENOSPACE && shapes == 0)
     rc = nsi_fail(NS_EINVAL, "%s: job '%s' (%d GPUs) fits no l x s virtual Clos of this fabric "
@@ -206,10 +303,7 @@ static int check_args(const ns_cluster *c, const ns_job *job, const ns_vclos_opt
   NSI_TRY(nsi_check_ptr(job, fn, "job"));
   NSI_TRY(nsi_check_ptr(o, fn, "o"));
   NSI_TRY(nsi_check_ptr(out, fn, "out"));
-  if (job->gpus > c->ngpus)
-    return nsi_fail(NS_EINVAL, "%s: job '%s' needs %d GPUs but the fabric has %d", fn, job->name,
-                    job->gpus, c->ngpus);
-  return NS_OK;
+  return nsi_check_job_fits(c, job, fn); /* never fits: NS_EINVAL (core.h) */
 }
 
 /* Stages 0-1, then vClos Stage 2 or OCS-vClos Stages 2-3, into the empty

@@ -15,6 +15,7 @@
 struct ns_vclos_opts {
   int use_milp;        /* 1 = CBC ILP, 0 = exact search */
   double time_limit_s; /* CBC wall-clock limit per ILP */
+  int power_of_two;    /* 1 = s rounded to T * 2^j, l only doubled (pre-issue-17 rule) */
 };
 
 /* Fabric state before scheduling. Spine sets are bitsets of `words`
@@ -50,12 +51,34 @@ int vc_search(const vc_fabric *f, int l, int s, vc_choice *ch, const char *fn);
 int vc_ilp(const vc_fabric *f, int l, int s, double time_limit_s, vc_choice *ch, const char *fn);
 
 /* Shape rule (see vclos.c): first l of the doubling sequence and the
-   rounded virtual-spine count s for a given l (0 if no multiple of T
-   works). */
+   virtual-spine count s for a given l: the smallest multiple of T with
+   l * s >= n (VC_SIZE_PAPER, VC_SIZE_PAPER_POW2_L) or the smallest T * 2^j
+   (VC_SIZE_POW2); INT_MAX if none fits an int. */
+typedef enum vc_size_rule {
+  VC_SIZE_PAPER,        /* s multiple of T; l doubled from l0, then every other l */
+  VC_SIZE_PAPER_POW2_L, /* as PAPER, but only power-of-two l (halving-doubling jobs) */
+  VC_SIZE_POW2          /* s = T * 2^j; l doubled from l0 only */
+} vc_size_rule;
 int vc_first_l(int n, int spines);
-int vc_spines_for(int n, int l, int T);
+int vc_spines_for(int n, int l, int T, vc_size_rule rule);
 /* 1 if the l x s shape is admissible for an N-GPU job on cluster c. */
 int vc_shape_ok(int l, int s, int n, const ns_cluster *c);
+
+/* The Stage-2 shapes in the order they are tried: l0, 2 l0, ... <= L,
+   then (PAPER rules) every other l in 2..L ascending. Shapes that fail
+   vc_shape_ok are skipped. Use: vc_shapes it; vc_shapes_begin(&it, ...);
+   while (vc_shapes_next(&it, &l, &s)) ... */
+typedef struct vc_shapes {
+  const ns_cluster *c;
+  int n, l0, pass;
+  long long l;
+  vc_size_rule rule;
+} vc_shapes;
+void vc_shapes_begin(vc_shapes *it, const ns_cluster *c, int n, vc_size_rule rule);
+int vc_shapes_next(vc_shapes *it, int *l, int *s);
+/* The rule for this job and options: POW2 if asked for, PAPER_POW2_L for
+   halving-doubling jobs (their layout needs l = 2^k), PAPER otherwise. */
+vc_size_rule vc_rule_for(const ns_job *job, const ns_vclos_opts *o);
 
 /* Appends the GPUs of the lowest `servers` idle servers of a leaf (at most
    `gpus` GPUs). Free/idle counts come from core (nsi_free_gpus_on_server,

@@ -467,6 +467,50 @@ START_TEST(test_policies_full_cluster_and_committed_job) {
 }
 END_TEST
 
+/* A job that can never fit -- more GPUs than the cluster, or more memory
+   per GPU than a GPU has -- is NS_EINVAL from every policy (core.h), with a
+   message naming the function and the numbers; nothing is mutated. The
+   same cluster half full still answers NS_ENOSPACE for a job that fits
+   later. */
+START_TEST(test_policies_job_never_fits) {
+  policy pol[16];
+  int np = policies(pol, 0);
+  ns_cluster *c = ns_cluster_new_leaf_spine(2, 4, 2, 4, 1, 100); /* 16 GPUs */
+  ck_assert_int_eq(ns_cluster_set_gpu_memory_mb(c, 16000), NS_OK);
+  int busy[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+  ck_assert_int_eq(ns_cluster_occupy(c, busy, 10), NS_OK);
+  ns_job *big = job_with_load("big", 17, 0), *fat = job_with_load("fat", 2, 20000);
+  ns_job *later = job_with_load("later", 8, 0);
+  for (int i = 0; i < np; i++) {
+    ns_placement *p = ns_placement_new();
+    snap *s = snap_take(c);
+    int rc = pol[i].place(c, big, p);
+    if (unsupported(&pol[i], rc)) {
+      snap_free(s);
+      ns_placement_free(p);
+      continue;
+    }
+    ck_assert_msg(rc == NS_EINVAL && strstr(ns_last_error(), pol[i].fn) &&
+                      strstr(ns_last_error(), "needs 17 GPUs but the cluster has only 16"),
+                  "%s, 17 GPUs of 16: %d (%s)", pol[i].name, rc, ns_last_error());
+    rc = pol[i].place(c, fat, p);
+    ck_assert_msg(rc == NS_EINVAL && strstr(ns_last_error(), pol[i].fn) &&
+                      strstr(ns_last_error(), "needs 20000 MB per GPU but a GPU has only 16000"),
+                  "%s, 20000 MB on 16000 MB GPUs: %d (%s)", pol[i].name, rc, ns_last_error());
+    rc = pol[i].place(c, later, p); /* 6 free GPUs: wait, not never */
+    ck_assert_msg(rc == NS_ENOSPACE, "%s, 8 GPUs with 6 free: %d (%s)", pol[i].name, rc,
+                  ns_last_error());
+    ck_assert_unchanged(c, s, pol[i].fn);
+    snap_free(s);
+    ns_placement_free(p);
+  }
+  ns_job_free(big);
+  ns_job_free(fat);
+  ns_job_free(later);
+  ns_cluster_free(c);
+}
+END_TEST
+
 /* A job that communicates nothing (model bytes 0: no collective phases) spread
    over more machines than any small test uses (20 of 32, two free GPUs each). */
 START_TEST(test_policies_job_without_traffic) {
@@ -641,8 +685,8 @@ START_TEST(test_100k_gpu_cluster_policies) {
       fflush(stdout);
       if (unsupported(&pol[i], rc))
         ; /* stub */
-      else if (sizes[k] > 100000) /* never fits: lwf.h says ENOSPACE, dally.h EINVAL */
-        ck_assert_msg((rc == NS_ENOSPACE || rc == NS_EINVAL) &&
+      else if (sizes[k] > 100000) /* never fits: NS_EINVAL from every policy (core.h) */
+        ck_assert_msg(rc == NS_EINVAL &&
                           strstr(ns_last_error(), pol[i].fn) != NULL,
                       "%s: %d GPUs on a 100 000-GPU cluster: %d (%s)", pol[i].name, sizes[k], rc,
                       ns_last_error());
@@ -677,6 +721,7 @@ static Suite *misuse_suite(void) {
   tcase_add_test(mismatch, test_policies_rebind_foreign_placement);
   tcase_add_test(mismatch, test_policies_full_cluster_and_committed_job);
   tcase_add_test(mismatch, test_policies_job_without_traffic);
+  tcase_add_test(mismatch, test_policies_job_never_fits);
   suite_add_tcase(s, mismatch);
 
   /* Generous for sanitizer builds on a shared 2-core machine; a hang still

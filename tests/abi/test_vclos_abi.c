@@ -69,7 +69,7 @@ START_TEST(test_place) {
   ck_assert_int_eq(stage, -1);
   ck_assert_int_eq(ns_vclos_place_ex(f.c, f.job, f.o, f.p, NULL), NS_OK); /* stage optional */
   ns_job *huge = ns_job_new("huge", 17);
-  ck_assert_fails(ns_vclos_place(f.c, huge, f.o, f.p), NS_EINVAL, "fabric");
+  ck_assert_fails(ns_vclos_place(f.c, huge, f.o, f.p), NS_EINVAL, "needs 17 GPUs");
   ns_job *wide = ns_job_new("wide", 6);
   ck_assert_fails(ns_vclos_place(f.flat, wide, f.o, f.p), NS_EUNSUPPORTED, "no spines");
   ck_assert_int_eq(ns_vclos_place(f.ocs, f.job, f.o, f.p), NS_OK);

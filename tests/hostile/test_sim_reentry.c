@@ -99,6 +99,9 @@ static void attack(hostile *h) {
   expect_estate(h, "ns_sim_load_trace",
                 ns_sim_load_trace(s, "tests/fixtures/tiresias-small.csv", NS_SIM_TRACE_TIRESIAS));
   expect_estate(h, "ns_sim_set_progress", ns_sim_set_progress(s, noop_progress, NULL));
+  expect_estate(h, "ns_sim_scale_arrivals", ns_sim_scale_arrivals(s, 2.0));
+  expect_estate(h, "ns_sim_add_model_profile",
+                ns_sim_add_model_profile(s, "m", 1.0, 2.0, 1000, 10.0));
   expect_estate(h, "ns_sim_metric", ns_sim_metric(s, NS_SIM_METRIC_AVG_JCT_MS, &v));
   expect_estate(h, "ns_sim_job_count", ns_sim_job_count(s));
   expect_estate(h, "ns_sim_skipped_count", ns_sim_skipped_count(s));
@@ -108,6 +111,9 @@ static void attack(hostile *h) {
   expect_estate(h, "ns_sim_write_jobs_csv", ns_sim_write_jobs_csv(s, path));
   if (fd >= 0)
     remove(path);
+  if (strcmp(ns_sim_job_model(s, 0), "") != 0 && h->failures++ == 0)
+    snprintf(h->first_bad, sizeof h->first_bad, "ns_sim_job_model gave '%s'",
+             ns_sim_job_model(s, 0));
   if (strcmp(ns_sim_job_name(s, 0), "") != 0 && h->failures++ == 0)
     snprintf(h->first_bad, sizeof h->first_bad, "ns_sim_job_name gave '%s'",
              ns_sim_job_name(s, 0));

@@ -23,7 +23,8 @@ _HANDLES = {"ns_job": _clib.JOB, "ns_link": _clib.LINK, "ns_cluster": _clib.CLUS
             "ns_delay_tuner": _clib.DELAY_TUNER, "ns_sim_opts": _clib.SIM_OPTS,
             "ns_sim": _clib.SIM}
 _SCALARS = {"void": None, "void*": c_void_p, "ns_sim_place_fn": _clib.SIM_PLACE_FN,
-            "ns_sim_progress_fn": _clib.SIM_PROGRESS_FN, "int": c_int, "double": c_double, "size_t": c_size_t, "uint64_t": c_uint64,
+            "ns_sim_progress_fn": _clib.SIM_PROGRESS_FN,
+            "double(*)(int,int,void*)": _clib.TITAN_PAIR_FN, "int": c_int, "double": c_double, "size_t": c_size_t, "uint64_t": c_uint64,
             "char*": c_char_p}
 
 
@@ -51,6 +52,29 @@ def _ctype_of(c_type):
     raise AssertionError("C type %r has no mapping in this test" % c_type)
 
 
+def _top_level_split(s):
+    """Splits a parameter list at commas outside parentheses."""
+    out, depth, cur = [], 0, ""
+    for ch in s:
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    return out + [cur]
+
+
+def _param_type(p):
+    """A parameter's type without its name; a function pointer
+    `double (*fn)(int a, void *u)` becomes `double(*)(int,void*)`."""
+    m = re.match(r"(.*?)\(\s*\*\s*\w+\s*\)\s*\((.*)\)$", p, re.S)
+    if m:
+        inner = [_param_type(q.strip()) for q in _top_level_split(m.group(2))]
+        return (m.group(1).strip() + "(*)(" + ",".join(inner) + ")").replace(" ", "")
+    return re.match(r"(.*?)\w+$", p, re.S).group(1).strip()
+
+
 def declared_functions():
     """{name: (return type, [param types])} of every NS_API declaration."""
     decls = {}
@@ -58,11 +82,12 @@ def declared_functions():
         with open(path) as f:
             text = re.sub(r"/\*.*?\*/", "", f.read(), flags=re.S)
         text = re.sub(r"^\s*#.*$", "", text, flags=re.M)  # the NS_API macro itself
-        for m in re.finditer(r"^NS_API\s+([^;(]*?)\b(ns_\w+)\s*\(([^)]*)\)\s*;", text, re.M):
-            params = [p.strip() for p in m.group(3).split(",")]
+        for m in re.finditer(r"^NS_API\s+([^;(]*?)\b(ns_\w+)\s*\(((?:[^()]|\([^()]*\))*)\)\s*;",
+                             text, re.M):
+            params = [p.strip() for p in _top_level_split(m.group(3))]
             if params == ["void"]:
                 params = []
-            types = [re.match(r"(.*?)\w+$", p, re.S).group(1).strip() for p in params]
+            types = [_param_type(p) for p in params]
             decls[m.group(2)] = (m.group(1).strip(), types)
     return decls
 

@@ -53,7 +53,7 @@ class TestLwf(unittest.TestCase):
 
     def test_no_space_and_commit(self):
         with Job("big", 17) as big:
-            with self.assertRaises(netsched.NoSpaceError) as cm:
+            with self.assertRaises(netsched.InvalidArgumentError) as cm:  # never fits
                 lwf.place(self.c, big, 1)
             self.assertIn("17", str(cm.exception))
         with Job("j", 2, compute_ms=(1, 1), iterations=(5, 0)) as j:

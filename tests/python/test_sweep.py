@@ -142,7 +142,7 @@ class TestDaskSweep(unittest.TestCase):
         with open(out, "a") as f:
             f.write("ff,1,default,maxmin,default,1.0,avg_jct")
         ran = []
-        got = sweep.run(out=out, workers=2, progress=False,
+        got = sweep.run(out=out, workers=0, progress=False,  # resuming needs no Dask
                         on_cell=lambda cell, m: ran.append(cell), **GRID)
         self.assertEqual(set(ran), lost)  # only the lost cell ran again
         self.assertEqual(got, self.ref)
@@ -150,12 +150,14 @@ class TestDaskSweep(unittest.TestCase):
         with open(out) as f:
             self.assertEqual(sum(1 for _ in f), 1 + 6 * len(sweep.metric_names()))
 
-    def test_cli_with_plot_and_summary(self):
+    def test_cli_on_a_running_scheduler(self):
         out, png = self.path("cli.csv"), self.path("jct.svg")
         stdout = io.StringIO()
-        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(io.StringIO()):
+        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                      dashboard_address=":0") as cluster, \
+                contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(io.StringIO()):
             rc = sweep.main(["--policies", "ff,lwf-1", "--seeds", "1,2,3", "--networks",
-                             "maxmin", "--out", out, "--workers", "2"]
+                             "maxmin", "--out", out, "--scheduler", cluster.scheduler_address]
                             + (["--plot", png] if matplotlib else []))
         self.assertEqual(rc, 0)
         self.assertEqual(csv_cells(out), self.ref)
@@ -292,8 +294,27 @@ class TestStatistics(unittest.TestCase):
         # q = 0.5: rank ceil(5) = 5 -> 5; q = 0.95: rank ceil(9.5) = 10 -> 10
 
 
+def fail_lwf_seed_2(task):
+    """A cell function whose (lwf-1, seed 2) cell fails as a simulation would."""
+    if task["cell"][:2] == ("lwf-1", 2):
+        raise netsched.StateError("simulated failure")
+    return sweep.run_cell(task)
+
+
 class TestInProcess(unittest.TestCase):
     """--workers 0 (no Dask) and the Slurm job-array recipe."""
+
+    def test_a_failed_cell_is_reported_and_the_others_kept(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "r.csv")
+            with self.assertRaises(sweep.SweepError) as cm:
+                sweep.run(out=out, workers=0, progress=False, cell_fn=fail_lwf_seed_2,
+                          policies=["ff", "lwf-1"], seeds=[1, 2])
+            bad = sweep.Cell("lwf-1", 2, "default", "default", "default", 1.0)
+            self.assertEqual(list(cm.exception.failures), [bad])
+            self.assertIn("simulated failure", cm.exception.failures[bad])
+            self.assertEqual(len(csv_cells(out)), 3)
+            self.assertNotIn(bad, csv_cells(out))
 
     def test_load_scale_divides_inter_arrival_times(self):
         # Load x2 = the gaps between arrivals halved (scale_arrivals(0.5)).

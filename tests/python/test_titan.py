@@ -73,9 +73,35 @@ class TestPlace(unittest.TestCase):
             self.assertEqual(c.free_gpus_on_server(0), 4)  # the idle machine stays idle
             c.release(j)
 
+    @support.requires("ns_titan_opts_set_pair_bandwidth_fn", "ns_titan_opts_set_phase_budget_ms")
+    def test_pair_bandwidth_and_budget(self):
+        # Fig. 1's cluster; P(1, 2) = 0 forbids Titan's split of servers 1|2,
+        # leaving servers 1 and 3 (3 + 1 free GPUs). With a 1 ms budget at
+        # 100 Gbps a port moves 12.5 MB: K = 60 MB makes server 2 send
+        # 2 x 15 MB > 25 MB, so the idle server 0 takes the job.
+        with Cluster.leaf_spine(1, 0, 4, 4, 0, 100.0) as c, \
+                Job("hd4", 4, collective=HD, model_bytes=60_000_000) as j:
+            c.occupy([4, 8, 9, 12, 13, 14])
+            with titan.Options(pair_bandwidth=lambda a, b: 0.0 if {a, b} == {1, 2}
+                               else float("inf")) as o:
+                p = titan.place(c, j, o)
+                self.assertEqual(sorted({c.server_of_gpu(g) for g in p}), [1, 3])
+            with titan.Options(phase_budget_ms=1.0) as o:
+                p = titan.place(c, j, o)
+                self.assertEqual({c.server_of_gpu(g) for g in p}, {0})
+                o.set_pair_bandwidth(lambda a, b: 1 / 0)  # raises: NaN to the library
+                with self.assertRaises(netsched.InvalidArgumentError):
+                    titan.place(c, j, o)
+                o.set_pair_bandwidth(None)
+                self.assertEqual({c.server_of_gpu(g) for g in titan.place(c, j, o)}, {0})
+                with self.assertRaises(netsched.InvalidArgumentError):
+                    o.set_phase_budget_ms(0)
+                with self.assertRaises(TypeError):
+                    o.set_pair_bandwidth(3)
+
     def test_no_space_and_types(self):
         with Cluster.leaf_spine(1, 0, 2, 2, 0, 100.0) as c, Job("big", 5) as j:
-            with self.assertRaises(netsched.NoSpaceError):
+            with self.assertRaises(netsched.InvalidArgumentError):  # 5 of 4: never fits
                 titan.place(c, j)
             with self.assertRaises(TypeError):
                 titan.place(c, j, opts=1)

@@ -61,6 +61,18 @@ class TestPlace(unittest.TestCase):
                 c.release(k)
             c.release(j)
 
+    @support.requires("ns_vclos_opts_set_power_of_two")
+    def test_paper_sizing_and_power_of_two(self):
+        # 8 leaves x 16 spines x 4 servers x 4 GPUs: N = 24 is 2 x 12 under
+        # the paper's sizing, 2 x 16 = 32 GPUs under the power-of-two rule.
+        with Cluster.leaf_spine(8, 16, 4, 4, 1, 100.0) as c, Job("j", 24) as j:
+            p = vclos.place(c, j)
+            self.assertEqual((len(p), p.virtual_leaves, p.virtual_spines), (24, 2, 12))
+            with vclos.Options(power_of_two=True) as o:
+                self.assertEqual(len(vclos.place(c, j, o)), 32)
+                with self.assertRaises(netsched.InvalidArgumentError):
+                    o.set_power_of_two(2)
+
     def test_bad_input(self):
         with stage2_cluster() as c, Job("j", 8) as j:
             with self.assertRaises(netsched.InvalidArgumentError):

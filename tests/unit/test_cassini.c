@@ -1062,6 +1062,256 @@ static void test_rank_threads_identical(void **state) {
     ns_job_free(jobs[j]);
 }
 
+/* ---- candidates from the cluster, re-adjustment (issue 17) ---------------- */
+
+/* A `gpus`-worker job: Up `up_ms` at `gbps`, then Down, `iter` ms. */
+static ns_job *prof_job(const char *name, int gpus, double iter, double up_ms, double gbps) {
+  ns_job *j = ns_job_new(name, gpus);
+  assert_int_equal(ns_job_add_phase(j, up_ms, gbps), NS_OK);
+  assert_int_equal(ns_job_add_phase(j, iter - up_ms, 0), NS_OK);
+  assert_int_equal(ns_job_set_iteration_ms(j, iter), NS_OK);
+  return j;
+}
+
+static ns_placement *placement_on(const int *gpus, int n) {
+  ns_placement *p = ns_placement_new();
+  for (int i = 0; i < n; i++)
+    assert_int_equal(ns_placement_add_gpu(p, gpus[i]), NS_OK);
+  return p;
+}
+
+static void commit_on(ns_cluster *c, const ns_job *j, const int *gpus, int n) {
+  ns_placement *p = placement_on(gpus, n);
+  assert_int_equal(ns_cluster_commit(c, j, p), NS_OK);
+  ns_placement_free(p);
+}
+
+/* Builds the candidate of `job` on gpus[] from the cluster. */
+static ns_candidate *cand_on(const ns_cluster *c, const ns_job *job, const int *gpus, int n) {
+  ns_candidate *cd = ns_candidate_new();
+  ns_placement *p = placement_on(gpus, n);
+  assert_int_equal(ns_cassini_candidate_from_cluster(cd, c, job, p), NS_OK);
+  ns_placement_free(p);
+  return cd;
+}
+
+/* Link i of the candidate carries exactly the jobs want[0..n) (any order). */
+static void assert_link_jobs(const ns_candidate *cd, size_t i, const char *name,
+                             ns_job *const *want, size_t n) {
+  const ns_link *l = cd->pairs.links[i];
+  assert_string_equal(ns_link_name(l), name);
+  assert_int_equal(ns_link_job_count(l), n);
+  for (size_t k = 0; k < n; k++) {
+    int found = 0;
+    for (size_t m = 0; m < n; m++)
+      found |= ns_link_job(l, m) == want[k];
+    assert_true(found);
+  }
+}
+
+/* 2 leaves x 1 spine x 2 servers x 2 GPUs, 100 Gbps: servers 0-1 (GPUs 0-3)
+   under leaf 0, servers 2-3 (GPUs 4-7) under leaf 1. Ring jobs of 2 workers
+   (one flow each way), 100 ms iterations, Up 60 ms at 100 Gbps.
+   - A runs on GPUs {0, 4}: flows 0 -> 4 and 4 -> 0 cross the leaves (one
+     spine, one link per pair: up leaf0, down leaf1, up leaf1, down leaf0).
+   - B on {1, 5} uses the same four leaf-spine links and its own NIC ports
+     (GPUs 1, 5): four links, each carrying {A}: one constraint, named after
+     the first (the uplink of leaf 0). Its score is that of a hand-built
+     100 Gbps link carrying A and B (peer: ns_cassini_score).
+   - B on {1, 3} (servers 0 and 1, one leaf) and on {2, 3} (one server)
+     share nothing: empty candidates, score 1.0; Algorithm 2 picks {1, 3}.
+   - A job committed without a profile is left out. */
+static void test_candidate_from_cluster_links(void **state) {
+  (void)state;
+  ns_cluster *c = ns_cluster_new_leaf_spine(2, 1, 2, 2, 1, 100);
+  ns_job *a = prof_job("A", 2, 100, 60, 100), *b = prof_job("B", 2, 100, 60, 100);
+  ns_job *mute = ns_job_new("mute", 2); /* no phases */
+  const int ga[] = {0, 4}, gm[] = {2, 6}, gb_cross[] = {1, 5}, gb_leaf[] = {1, 3},
+            gb_srv[] = {2, 3};
+  commit_on(c, a, ga, 2);
+  ns_candidate *cross = cand_on(c, b, gb_cross, 2);
+  assert_int_equal(cross->pairs.nlinks, 1);
+  ns_job *ab[] = {b, a};
+  assert_link_jobs(cross, 0, "up:leaf0-spine0.0", ab, 2);
+  ns_candidate *leaf = cand_on(c, b, gb_leaf, 2);
+  assert_int_equal(leaf->pairs.nlinks, 0);
+  ns_candidate *srv = cand_on(c, b, gb_srv, 2);
+  assert_int_equal(srv->pairs.nlinks, 0);
+
+  ns_cassini_opts *o = ns_cassini_opts_new();
+  ns_candidate *cands[] = {cross, leaf};
+  size_t best = 9;
+  double scores[2], peer = 0, sh[2];
+  assert_int_equal(ns_cassini_rank(cands, 2, o, &best, scores), NS_OK);
+  ns_job *jobs[] = {a, b};
+  ns_link *l = link_of(100, 2, jobs);
+  assert_int_equal(ns_cassini_score(l, o, &peer, sh, 2), NS_OK);
+  assert_near(scores[0], peer, 1e-12);
+  assert_true(peer < 1.0); /* two 60 % Up jobs at capacity cannot interleave fully */
+  assert_near(scores[1], 1.0, 0);
+  assert_int_equal(best, 1);
+
+  /* a profile-less job on the same links changes nothing */
+  commit_on(c, mute, gm, 2);
+  ns_candidate *again = cand_on(c, b, gb_cross, 2);
+  assert_int_equal(again->pairs.nlinks, 1);
+  assert_link_jobs(again, 0, "up:leaf0-spine0.0", ab, 2);
+  /* rebuilding replaces the old pairs (and links) */
+  ns_placement *pl = placement_on(gb_leaf, 2);
+  assert_int_equal(ns_cassini_candidate_from_cluster(again, c, b, pl), NS_OK);
+  assert_int_equal(again->pairs.nlinks, 0);
+  ns_placement_free(pl);
+
+  ns_link_free(l);
+  ns_cassini_opts_free(o);
+  ns_candidate_free(cross);
+  ns_candidate_free(leaf);
+  ns_candidate_free(srv);
+  ns_candidate_free(again);
+  ns_job_free(a);
+  ns_job_free(b);
+  ns_job_free(mute);
+  ns_cluster_free(c);
+}
+
+/* GPU-sharing mode, one leaf (no spines): A on GPUs {0, 4}, C on {2, 6}
+   (1 leaf x 4 servers x 2 GPUs: GPU g on server g / 2). B on {0, 2} shares
+   GPU 0's ports with A (A sends 0 -> 4 on tx0, receives 4 -> 0 on rx0; B
+   sends 0 -> 2 and receives 2 -> 0 there) and GPU 2's with C: two links,
+   {B, A} named nic-tx:gpu0 and {B, C} named nic-tx:gpu2. Exclusive GPUs
+   elsewhere: B on {1, 3} shares no port. */
+static void test_candidate_from_cluster_nic_ports(void **state) {
+  (void)state;
+  ns_cluster *c = ns_cluster_new_leaf_spine(1, 0, 4, 2, 0, 100);
+  assert_int_equal(ns_cluster_set_gpu_sharing(c, 1), NS_OK);
+  ns_job *a = prof_job("A", 2, 100, 30, 50), *cc = prof_job("C", 2, 100, 30, 50);
+  ns_job *b = prof_job("B", 2, 100, 30, 50);
+  const int ga[] = {0, 4}, gc[] = {2, 6}, gb[] = {0, 2}, gb2[] = {1, 3};
+  commit_on(c, a, ga, 2);
+  commit_on(c, cc, gc, 2);
+  ns_candidate *cd = cand_on(c, b, gb, 2);
+  assert_int_equal(cd->pairs.nlinks, 2);
+  ns_job *ba[] = {b, a}, *bc[] = {b, cc};
+  assert_link_jobs(cd, 0, "nic-tx:gpu0", ba, 2);
+  assert_link_jobs(cd, 1, "nic-tx:gpu2", bc, 2);
+  ns_candidate *none = cand_on(c, b, gb2, 2);
+  assert_int_equal(none->pairs.nlinks, 0);
+  /* bad input leaves the candidate as it was */
+  ns_placement *p = placement_on(gb, 1), *q = placement_on((const int[]){0, 99}, 2);
+  assert_fails_with(ns_cassini_candidate_from_cluster(cd, c, b, p), NS_EINVAL, "workers");
+  assert_fails_with(ns_cassini_candidate_from_cluster(cd, c, b, q), NS_EINVAL, "99");
+  assert_fails_with(ns_cassini_candidate_from_cluster(NULL, c, b, q), NS_EINVAL, "cand");
+  assert_fails_with(ns_cassini_candidate_from_cluster(cd, NULL, b, q), NS_EINVAL, "c ");
+  assert_fails_with(ns_cassini_candidate_from_cluster(cd, c, NULL, q), NS_EINVAL, "job");
+  assert_fails_with(ns_cassini_candidate_from_cluster(cd, c, b, NULL), NS_EINVAL, "p ");
+  assert_int_equal(cd->pairs.nlinks, 2);
+  ns_placement_free(p);
+  ns_placement_free(q);
+  ns_candidate_free(cd);
+  ns_candidate_free(none);
+  ns_job_free(a);
+  ns_job_free(b);
+  ns_job_free(cc);
+  ns_cluster_free(c);
+}
+
+/* A vClos job's cross-leaf traffic stays on its reserved links: a job
+   routed by ECMP across the same leaves shares nothing with it. 2 leaves x
+   2 spines x 2 servers x 2 GPUs with GPUs 2 and 6 busy: A (4 GPUs) gets a
+   2 x 2 virtual Clos on servers 0 and 2; B on GPUs {3, 7} crosses leaves. */
+static void test_candidate_from_cluster_vclos_isolated(void **state) {
+  (void)state;
+  ns_cluster *c = ns_cluster_new_leaf_spine(2, 2, 2, 2, 1, 100);
+  const int busy[] = {2, 6}, gb[] = {3, 7};
+  assert_int_equal(ns_cluster_occupy(c, busy, 2), NS_OK);
+  ns_job *a = prof_job("A", 4, 100, 60, 100), *b = prof_job("B", 2, 100, 60, 100);
+  ns_vclos_opts *vo = ns_vclos_opts_new();
+  ns_placement *p = ns_placement_new();
+  int stage = -1;
+  assert_int_equal(ns_vclos_place_ex(c, a, vo, p, &stage), NS_OK);
+  assert_int_equal(stage, 2);
+  assert_int_equal(ns_cluster_commit(c, a, p), NS_OK);
+  ns_candidate *cd = cand_on(c, b, gb, 2);
+  assert_int_equal(cd->pairs.nlinks, 0);
+  ns_candidate_free(cd);
+  ns_placement_free(p);
+  ns_vclos_opts_free(vo);
+  ns_job_free(a);
+  ns_job_free(b);
+  ns_cluster_free(c);
+}
+
+/* Re-adjustment (§5.7). Worked example (1): a and b, 100 ms, Up 50 ms at
+   50 Gbps on a 50 Gbps link: shifts 0 and 50. a measured at 103 ms (3 %)
+   is within 5 %: nothing changes. At 120 ms (20 %) a drifted: the link is
+   re-optimised with a stretched to 120 ms (Up 60 ms); the new shifts equal
+   ns_cassini_score's on a hand-built link with that 120 ms job (a is the
+   reference, t = 0; b gets the link's shift). With the threshold at 25 %
+   the same measurement is not a drift. */
+static void test_readjust_on_drift(void **state) {
+  (void)state;
+  ns_job *a = up_down("a", 100, 50, 50), *b = up_down("b", 100, 50, 50);
+  ns_link *l = link_of(50, 0, NULL);
+  ns_candidate *cd = ns_candidate_new();
+  ns_cassini_opts *o = ns_cassini_opts_new();
+  assert_near(ns_cassini_opts_drift_fraction(o), 0.05, 0);
+  const ns_job *listed[] = {a};
+  double m103[] = {103}, m120[] = {120}, t = -1;
+  size_t n = 9, best = 9;
+  assert_fails_with(ns_cassini_readjust(cd, o, listed, m103, 1, &n), NS_ESTATE, "shifts");
+  assert_int_equal(ns_candidate_add(cd, a, l), NS_OK);
+  assert_int_equal(ns_candidate_add(cd, b, l), NS_OK);
+  assert_int_equal(ns_cassini_rank(&cd, 1, o, &best, NULL), NS_OK);
+  assert_int_equal(ns_candidate_shift_ms(cd, b, &t), NS_OK);
+  assert_near(t, 50, 1e-9);
+
+  assert_int_equal(ns_cassini_readjust(cd, o, listed, m103, 1, &n), NS_OK);
+  assert_int_equal(n, 0);
+  assert_int_equal(ns_candidate_shift_ms(cd, b, &t), NS_OK);
+  assert_near(t, 50, 1e-9);
+
+  ns_job *a120 = up_down("a120", 120, 60, 50);
+  ns_job *peer_jobs[] = {a120, b};
+  ns_link *pl = link_of(50, 2, peer_jobs);
+  double peer_score, peer_sh[2];
+  assert_int_equal(ns_cassini_score(pl, o, &peer_score, peer_sh, 2), NS_OK);
+  assert_int_equal(ns_cassini_readjust(cd, o, listed, m120, 1, &n), NS_OK);
+  assert_int_equal(n, 1);
+  assert_int_equal(ns_candidate_shift_ms(cd, a, &t), NS_OK);
+  assert_near(t, 0, 0);
+  assert_int_equal(ns_candidate_shift_ms(cd, b, &t), NS_OK);
+  assert_near(t, fmod(peer_sh[1] - peer_sh[0] + 100, 100), 1e-9);
+  assert_near(ns_job_iteration_ms(a), 100, 0); /* the job itself is not modified */
+
+  assert_int_equal(ns_cassini_opts_set_drift_fraction(o, 0.25), NS_OK);
+  assert_int_equal(ns_cassini_readjust(cd, o, listed, m120, 1, &n), NS_OK);
+  assert_int_equal(n, 0);
+
+  /* bad input */
+  ns_job *stranger = up_down("x", 100, 50, 50);
+  const ns_job *bad[] = {stranger}, *nul[] = {NULL};
+  double nan1[] = {NAN};
+  assert_fails_with(ns_cassini_readjust(cd, o, bad, m120, 1, &n), NS_ENOTFOUND, "not in");
+  assert_fails_with(ns_cassini_readjust(cd, o, listed, nan1, 1, &n), NS_EINVAL,
+                    "measured_iteration_ms[0]");
+  assert_fails_with(ns_cassini_readjust(cd, o, nul, m120, 1, &n), NS_EINVAL, "jobs[0]");
+  assert_fails_with(ns_cassini_readjust(cd, o, listed, m120, 1, NULL), NS_EINVAL, "readjusted");
+  assert_fails_with(ns_cassini_readjust(NULL, o, listed, m120, 1, &n), NS_EINVAL, "cand");
+  assert_fails_with(ns_cassini_opts_set_drift_fraction(o, 0), NS_EINVAL, "fraction");
+  assert_fails_with(ns_cassini_opts_set_drift_fraction(o, 1), NS_EINVAL, "fraction");
+  assert_fails_with(ns_cassini_opts_set_drift_fraction(o, NAN), NS_EINVAL, "fraction");
+  assert_true(isnan(ns_cassini_opts_drift_fraction(NULL)));
+
+  ns_job_free(stranger);
+  ns_link_free(pl);
+  ns_job_free(a120);
+  ns_candidate_free(cd);
+  ns_cassini_opts_free(o);
+  ns_link_free(l);
+  ns_job_free(a);
+  ns_job_free(b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_opts_defaults_and_validation),
@@ -1090,6 +1340,10 @@ int main(void) {
       cmocka_unit_test(test_rank_failure_leaves_state),
       cmocka_unit_test(test_rank_shifts_match_affinity),
       cmocka_unit_test(test_rank_threads_identical),
+      cmocka_unit_test(test_candidate_from_cluster_links),
+      cmocka_unit_test(test_candidate_from_cluster_nic_ports),
+      cmocka_unit_test(test_candidate_from_cluster_vclos_isolated),
+      cmocka_unit_test(test_readjust_on_drift),
   };
   return cmocka_run_group_tests_name("cassini", tests, NULL, NULL);
 }

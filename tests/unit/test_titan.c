@@ -9,6 +9,10 @@
  * machine sends and receives at most R_s * B_t bytes to/from other
  * machines, and every leaf at most U_l * B_t across leaves, U_l = its
  * unreserved uplinks * free GPUs on the leaf / GPUs on the leaf.
+ * With a pair bandwidth P (Gbps) the model is Eq. 1 alone: per phase and
+ * directed machine pair, bytes <= P * tau_t, tau_t = the phase budget (or
+ * B_t at line rate without one); a budget scales the default model the
+ * same way (R_s ports * link rate * budget).
  */
 #include "helpers/ns_test.h"
 
@@ -27,9 +31,35 @@ typedef struct inst {
   double up[MAXM];
   uint64_t *tr; /* tr[(t * W + a) * W + b] */
   double *bt;   /* per phase largest flow */
+  const double *pair; /* NULL or M x M Gbps (P_{a,b}) */
+  double budget_ms;   /* 0: tau_t = B_t at line rate */
 } inst;
 
+/* Bytes one port (link_gbps) moves in phase t's time budget. */
+static double port_bytes(const inst *in, int t) {
+  return in->budget_ms > 0 ? ns_cluster_link_gbps(in->c) * in->budget_ms * 1.25e5 : in->bt[t];
+}
+
+/* Eq. 1 with P_{a,b}: per phase, bytes from machine a to b <= P x tau_t. */
+static int feasible_pairs(const inst *in, const int *mach) {
+  for (int t = 0; t < in->T; t++) {
+    double load[MAXM][MAXM] = {{0}};
+    for (int a = 0; a < in->W; a++)
+      for (int b = 0; b < in->W; b++)
+        if (mach[a] != mach[b])
+          load[mach[a]][mach[b]] += (double)in->tr[((size_t)t * in->W + a) * in->W + b];
+    double unit = port_bytes(in, t) / ns_cluster_link_gbps(in->c); /* bytes per Gbps */
+    for (int a = 0; a < in->M; a++)
+      for (int b = 0; b < in->M; b++)
+        if (load[a][b] > 0 && load[a][b] > in->pair[a * in->M + b] * unit * (1 + 1e-9) + 1e-9)
+          return 0;
+  }
+  return 1;
+}
+
 static void inst_load(inst *in, ns_cluster *c, ns_job *job) {
+  in->pair = NULL;
+  in->budget_ms = 0;
   in->c = c;
   in->job = job;
   in->W = ns_job_gpus(job);
@@ -71,6 +101,8 @@ static void inst_free(inst *in) {
 
 /* Bandwidth constraint of the documented model for worker -> machine. */
 static int feasible(const inst *in, const int *mach) {
+  if (in->pair != NULL)
+    return feasible_pairs(in, mach);
   for (int t = 0; t < in->T; t++) {
     double mo[MAXM] = {0}, mi[MAXM] = {0}, lo[MAXM] = {0}, li[MAXM] = {0};
     for (int a = 0; a < in->W; a++)
@@ -86,12 +118,12 @@ static int feasible(const inst *in, const int *mach) {
           li[sb / in->spl] += x;
         }
       }
-    double tol = 1e-9 * in->bt[t] + 1e-9;
+    double u = port_bytes(in, t), tol = 1e-9 * u + 1e-9;
     for (int s = 0; s < in->M; s++)
-      if (mo[s] > in->R[s] * in->bt[t] + tol || mi[s] > in->R[s] * in->bt[t] + tol)
+      if (mo[s] > in->R[s] * u + tol || mi[s] > in->R[s] * u + tol)
         return 0;
     for (int l = 0; l < in->L; l++)
-      if (lo[l] > in->up[l] * in->bt[t] + tol || li[l] > in->up[l] * in->bt[t] + tol)
+      if (lo[l] > in->up[l] * u + tol || li[l] > in->up[l] * u + tol)
         return 0;
   }
   return 1;
@@ -361,7 +393,7 @@ static void test_bad_input(void **state) {
   assert_fails_with(ns_titan_opts_set_seed(NULL, 1), NS_EINVAL, "o ");
   /* memory the GPUs do not have */
   ns_job_set_gpu_memory_mb(j, 1e6);
-  assert_fails_with(ns_titan_place(c, j, o, p), NS_ENOSPACE, "free GPUs");
+  assert_fails_with(ns_titan_place(c, j, o, p), NS_EINVAL, "MB per GPU"); /* never fits */
   ns_titan_opts_free(NULL);
   ns_placement_free(p);
   ns_titan_opts_free(o);
@@ -538,6 +570,261 @@ static void test_random_vs_exhaustive(void **state) {
   assert_int_equal(missed, 0);
 }
 
+/* ---- pair bandwidth P_{s,s'} and the phase budget (issue 17) --------------- */
+
+typedef struct pair_tab {
+  int M;
+  double gbps[MAXM * MAXM];
+} pair_tab;
+
+static double pair_lookup(int a, int b, void *user) {
+  const pair_tab *t = user;
+  return t->gbps[a * t->M + b];
+}
+
+static void pair_fill(pair_tab *t, int M, double gbps) {
+  t->M = M;
+  for (int i = 0; i < M * M; i++)
+    t->gbps[i] = gbps;
+}
+
+/* Servers (sorted, distinct) that host the placement's workers. */
+static int servers_of(const ns_cluster *c, const ns_placement *p, int *srv) {
+  int n = 0;
+  for (size_t i = 0; i < ns_placement_gpu_count(p); i++) {
+    int s = ns_cluster_server_of_gpu(c, ns_placement_gpu(p, i)), seen = 0;
+    for (int k = 0; k < n; k++)
+      seen |= srv[k] == s;
+    if (!seen)
+      srv[n++] = s;
+  }
+  for (int i = 1; i < n; i++) /* insertion sort */
+    for (int k = i; k > 0 && srv[k - 1] > srv[k]; k--) {
+      int t = srv[k];
+      srv[k] = srv[k - 1], srv[k - 1] = t;
+    }
+  return n;
+}
+
+/* Fig. 1 with ample P (every pair INFINITY) is Fig. 1: {W1,W3} on machine
+   2, {W2,W4} on machine 3, cross traffic K. P(2,3) = 0 (servers 1 and 2
+   here) forbids that split: the non-idle machines left that hold 4
+   workers are servers 1 and 3 (3 + 1 free GPUs), so O1 stays 0. P = 0
+   everywhere forbids any split: the idle machine takes the whole job.
+   Restoring the default (NULL) gives Fig. 1 again. */
+static void test_pair_bandwidth_fig1(void **state) {
+  (void)state;
+  const uint64_t K = 1 << 20;
+  ns_cluster *c = fig1_cluster();
+  ns_job *j = hd_job(4, K);
+  ns_titan_opts *o = ns_titan_opts_new();
+  ns_placement *p = ns_placement_new();
+  static pair_tab tab;
+  int srv[4];
+  pair_fill(&tab, 4, INFINITY);
+  assert_int_equal(ns_titan_opts_set_pair_bandwidth_fn(o, pair_lookup, &tab), NS_OK);
+  assert_int_equal(ns_titan_place(c, j, o, p), NS_OK);
+  assert_int_equal(ns_cluster_server_of_gpu(c, ns_placement_gpu(p, 0)), 1);
+  assert_int_equal(ns_cluster_server_of_gpu(c, ns_placement_gpu(p, 2)), 1);
+  assert_int_equal(ns_cluster_server_of_gpu(c, ns_placement_gpu(p, 1)), 2);
+  assert_int_equal(ns_cluster_server_of_gpu(c, ns_placement_gpu(p, 3)), 2);
+  assert_int_equal(paper_cross(j, p), K);
+
+  tab.gbps[1 * 4 + 2] = tab.gbps[2 * 4 + 1] = 0;
+  assert_int_equal(ns_titan_place(c, j, o, p), NS_OK);
+  assert_int_equal(servers_of(c, p, srv), 2);
+  assert_int_equal(srv[0], 1);
+  assert_int_equal(srv[1], 3);
+
+  pair_fill(&tab, 4, 0);
+  assert_int_equal(ns_titan_place(c, j, o, p), NS_OK);
+  assert_int_equal(servers_of(c, p, srv), 1);
+  assert_int_equal(srv[0], 0);
+
+  assert_int_equal(ns_titan_opts_set_pair_bandwidth_fn(o, NULL, NULL), NS_OK);
+  assert_int_equal(ns_titan_place(c, j, o, p), NS_OK);
+  assert_int_equal(paper_cross(j, p), K);
+  assert_int_equal(servers_of(c, p, srv), 2);
+  ns_placement_free(p);
+  ns_titan_opts_free(o);
+  ns_job_free(j);
+  ns_cluster_free(c);
+}
+
+/* Places j on c with a 1 ms phase budget; returns the status and the
+   servers used (count in *n). */
+static int place_budget(ns_cluster *c, ns_job *j, const pair_tab *tab, int *srv, int *n) {
+  ns_titan_opts *o = ns_titan_opts_new();
+  ns_placement *p = ns_placement_new();
+  assert_int_equal(ns_titan_opts_set_phase_budget_ms(o, 1.0), NS_OK);
+  if (tab)
+    assert_int_equal(ns_titan_opts_set_pair_bandwidth_fn(o, pair_lookup, (void *)tab), NS_OK);
+  int rc = ns_titan_place(c, j, o, p);
+  *n = rc == NS_OK ? servers_of(c, p, srv) : 0;
+  ns_placement_free(p);
+  ns_titan_opts_free(o);
+  return rc;
+}
+
+/* K and the link rate decide, with a 1 ms phase budget (by hand). Fig. 1's
+   cluster: servers 0..3 with 4, 3, 2, 1 free GPUs. One port moves
+   link_gbps x 1 ms = 12.5 MB at 100 Gbps, 6.25 MB at 50 Gbps. A 4-worker
+   HD sends K/2, K/4, K/4, K/2 to partners n^2, n^1, n^1, n^2. Titan's
+   split {W1,W3}|{W2,W4} on servers 1|2 keeps phases 0 and 3 inside
+   servers; in phases 1-2 server 2 (2 ports) sends two K/4 flows.
+   - K = 40 MB, 100 Gbps: 20 MB <= 25 MB: spread, servers {1, 2}.
+   - K = 60 MB, 100 Gbps: 30 MB > 25 MB; a 3+1 split makes a lone worker
+     send K/2 = 30 MB through at most 3 ports... of server 3 (1 port) or
+     server 2 (2 ports): > 12.5 / 25 MB. No split of the non-idle servers
+     fits: consolidated on the idle server 0.
+   - K = 40 MB, 50 Gbps: 20 MB > 12.5 MB: consolidated on server 0.
+   - K = 100 MB with server 0 busy too (3 free GPUs on servers 0 and 1):
+     a pair of workers sends 2 x 25 MB > 3 ports x 12.5 MB, a lone worker
+     K/2 = 50 MB > 37.5 MB: no placement, NS_ENOSPACE (wait); without a
+     budget the same job is placed.
+   - With P_{a,b} = 100 Gbps for every pair and K = 60 MB: servers 1 and
+     2 exchange 2 x 15 MB = 30 MB per direction in phase 1 > 12.5 MB:
+     consolidated on server 0; K = 20 MB: 10 MB <= 12.5 MB: spread. */
+static void test_budget_model_and_link_rate(void **state) {
+  (void)state;
+  int srv[4], n;
+  static const int busy[] = {4, 8, 9, 12, 13, 14};
+  ns_cluster *fast = fig1_cluster();
+  ns_cluster *slow = ns_cluster_new_leaf_spine(1, 0, 4, 4, 0, 50);
+  assert_int_equal(ns_cluster_occupy(slow, busy, 6), NS_OK);
+  ns_job *k40 = hd_job(4, 40000000), *k60 = hd_job(4, 60000000);
+  ns_job *k100 = hd_job(4, 100000000), *k20 = hd_job(4, 20000000);
+
+  assert_int_equal(place_budget(fast, k40, NULL, srv, &n), NS_OK);
+  assert_int_equal(n, 2);
+  assert_int_equal(srv[0], 1);
+  assert_int_equal(srv[1], 2);
+  assert_int_equal(place_budget(fast, k60, NULL, srv, &n), NS_OK);
+  assert_int_equal(n, 1);
+  assert_int_equal(srv[0], 0);
+  assert_int_equal(place_budget(slow, k40, NULL, srv, &n), NS_OK);
+  assert_int_equal(n, 1);
+  assert_int_equal(srv[0], 0);
+
+  static pair_tab tab;
+  pair_fill(&tab, 4, 100);
+  assert_int_equal(place_budget(fast, k60, &tab, srv, &n), NS_OK);
+  assert_int_equal(n, 1);
+  assert_int_equal(srv[0], 0);
+  assert_int_equal(place_budget(fast, k20, &tab, srv, &n), NS_OK);
+  assert_int_equal(n, 2);
+
+  int g0 = 0;
+  assert_int_equal(ns_cluster_occupy(fast, &g0, 1), NS_OK);
+  assert_fails_with(place_budget(fast, k100, NULL, srv, &n), NS_ENOSPACE, "bandwidth");
+  ns_titan_opts *o = ns_titan_opts_new();
+  ns_placement *p = ns_placement_new();
+  assert_int_equal(ns_titan_place(fast, k100, o, p), NS_OK); /* no budget: K does not matter */
+  ns_placement_free(p);
+  ns_titan_opts_free(o);
+  ns_job_free(k20);
+  ns_job_free(k40);
+  ns_job_free(k60);
+  ns_job_free(k100);
+  ns_cluster_free(fast);
+  ns_cluster_free(slow);
+}
+
+static double pair_nan(int a, int b, void *user) {
+  (void)a, (void)b, (void)user;
+  return NAN;
+}
+
+static void test_pair_budget_bad_input(void **state) {
+  (void)state;
+  ns_titan_opts *o = ns_titan_opts_new();
+  assert_fails_with(ns_titan_opts_set_phase_budget_ms(o, 0), NS_EINVAL, "ms");
+  assert_fails_with(ns_titan_opts_set_phase_budget_ms(o, -1), NS_EINVAL, "ms");
+  assert_fails_with(ns_titan_opts_set_phase_budget_ms(o, NAN), NS_EINVAL, "ms");
+  assert_fails_with(ns_titan_opts_set_phase_budget_ms(o, INFINITY), NS_EINVAL, "ms");
+  assert_fails_with(ns_titan_opts_set_phase_budget_ms(NULL, 1), NS_EINVAL, "o");
+  assert_fails_with(ns_titan_opts_set_pair_bandwidth_fn(NULL, pair_nan, NULL), NS_EINVAL, "o");
+  /* a callback answering NaN is bad input: NS_EINVAL, out untouched */
+  ns_cluster *c = fig1_cluster();
+  ns_job *j = hd_job(4, 1 << 20);
+  ns_placement *p = ns_placement_new();
+  ns_placement_add_gpu(p, 7);
+  assert_int_equal(ns_titan_opts_set_pair_bandwidth_fn(o, pair_nan, NULL), NS_OK);
+  assert_fails_with(ns_titan_place(c, j, o, p), NS_EINVAL, "pair bandwidth fn returned nan");
+  assert_int_equal(ns_placement_gpu_count(p), 1);
+  assert_int_equal(ns_placement_gpu(p, 0), 7);
+  ns_placement_free(p);
+  ns_job_free(j);
+  ns_cluster_free(c);
+  ns_titan_opts_free(o);
+}
+
+/* Random small instances with random P_{a,b} in {0, 10, 50, 100, inf}
+   Gbps and a random budget (none, or 0.05-1 ms): Titan's placement always
+   satisfies Eq. 1 as checked by the oracle, is never better than the
+   exhaustive optimum, and P(a, b) = 0 never separates two workers that
+   exchange data (the oracle's check). */
+static void test_pair_random_vs_exhaustive(void **state) {
+  (void)state;
+  rng_state = 4242;
+  static const double rates[] = {0, 10, 50, 100, INFINITY};
+  int instances = 0, solved = 0, missed = 0, exact = 0;
+  static pair_tab tab;
+  for (int it = 0; it < 60; it++) {
+    int single;
+    ns_cluster *c = random_cluster(&single);
+    int fr = ns_cluster_free_gpu_count(c);
+    if (fr < 2) {
+      ns_cluster_free(c);
+      continue;
+    }
+    int M = ns_cluster_server_count(c);
+    tab.M = M;
+    for (int a = 0; a < M; a++)
+      for (int b = 0; b < M; b++)
+        tab.gbps[a * M + b] = rates[rnd(5)];
+    int w = 2 + (int)rnd((uint32_t)(fr < 6 ? fr - 1 : 5));
+    ns_job *j = ns_job_new("r", w);
+    ns_job_set_collective(j, (ns_collective)rnd(4));
+    ns_job_set_model_bytes(j, 1u << (18 + rnd(8)));
+    inst in;
+    inst_load(&in, c, j);
+    in.pair = tab.gbps;
+    in.budget_ms = rnd(2) ? 0.05 * (1 + rnd(20)) : 0;
+    int mach[MAXW], cnt[MAXM] = {0};
+    obj opt = {0, 0, 0};
+    int found = exhaustive(&in, 0, mach, cnt, &opt, 0);
+    ns_titan_opts *o = ns_titan_opts_new();
+    ns_titan_opts_set_seed(o, (uint64_t)it);
+    assert_int_equal(ns_titan_opts_set_pair_bandwidth_fn(o, pair_lookup, &tab), NS_OK);
+    if (in.budget_ms > 0)
+      assert_int_equal(ns_titan_opts_set_phase_budget_ms(o, in.budget_ms), NS_OK);
+    ns_placement *p = ns_placement_new();
+    int rc = ns_titan_place(c, j, o, p);
+    instances++;
+    if (rc == NS_OK) {
+      assert_true(found);
+      check_placement(&in, p, mach);
+      obj got = objective(&in, mach);
+      assert_false(obj_less(got, opt));
+      exact += got.idle_used == opt.idle_used && got.used == opt.used;
+      solved++;
+    } else {
+      assert_int_equal(rc, NS_ENOSPACE);
+      missed += found;
+    }
+    ns_placement_free(p);
+    ns_titan_opts_free(o);
+    inst_free(&in);
+    ns_job_free(j);
+    ns_cluster_free(c);
+  }
+  printf("    titan with P_{a,b} vs exhaustive: %d instances, %d placed, %d exact in (O1,O2), "
+         "%d feasible but not found\n", instances, solved, exact, missed);
+  assert_true(instances >= 40 && solved >= 10);
+  assert_int_equal(missed, 0);
+}
+
 /* Same seed, same placement; the cluster is never modified. */
 static void test_deterministic_for_seed(void **state) {
   (void)state;
@@ -584,6 +871,10 @@ int main(void) {
       cmocka_unit_test(test_non_power_of_two_hd),
       cmocka_unit_test(test_random_vs_exhaustive),
       cmocka_unit_test(test_deterministic_for_seed),
+      cmocka_unit_test(test_pair_bandwidth_fig1),
+      cmocka_unit_test(test_budget_model_and_link_rate),
+      cmocka_unit_test(test_pair_budget_bad_input),
+      cmocka_unit_test(test_pair_random_vs_exhaustive),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -87,15 +87,58 @@ static void test_shape_rule(void **state) {
   assert_int_equal(vc_first_l(1000, 32), 16); /* 512 / 32 */
   assert_int_equal(vc_first_l(24, 32), 1);    /* 16 / 32 = 0 -> 1 */
   assert_int_equal(vc_first_l(100, 8), 8);    /* 64 / 8 */
-  /* s = smallest T * 2^j with l * s >= N; N_new = l * s */
-  assert_int_equal(vc_spines_for(1000, 32, 8), 32); /* N_new = 1024 */
-  assert_int_equal(vc_spines_for(24, 2, 8), 16);    /* N_new = 32 */
-  assert_int_equal(vc_spines_for(48, 2, 8), 32);    /* not 24: N_new = 64 */
-  assert_int_equal(vc_spines_for(48, 4, 8), 16);    /* N_new = 64 */
-  assert_int_equal(vc_spines_for(12, 2, 4), 8);     /* N_new = 16 */
-  assert_int_equal(vc_spines_for(16, 4, 4), 4);     /* exact */
-  assert_int_equal(vc_spines_for(16, 4, 6), 6);     /* T = 6: s = 6, N_new = 24 */
-  assert_int_equal(vc_spines_for(30, 2, 6), 24);    /* 6 -> 12 -> 24 */
+  /* power-of-two rule: s = smallest T * 2^j with l * s >= N; N_new = l * s */
+  assert_int_equal(vc_spines_for(1000, 32, 8, VC_SIZE_POW2), 32); /* N_new = 1024 */
+  assert_int_equal(vc_spines_for(24, 2, 8, VC_SIZE_POW2), 16);    /* N_new = 32 */
+  assert_int_equal(vc_spines_for(48, 2, 8, VC_SIZE_POW2), 32);    /* not 24: N_new = 64 */
+  assert_int_equal(vc_spines_for(48, 4, 8, VC_SIZE_POW2), 16);    /* N_new = 64 */
+  assert_int_equal(vc_spines_for(12, 2, 4, VC_SIZE_POW2), 8);     /* N_new = 16 */
+  assert_int_equal(vc_spines_for(16, 4, 4, VC_SIZE_POW2), 4);     /* exact */
+  assert_int_equal(vc_spines_for(16, 4, 6, VC_SIZE_POW2), 6);     /* T = 6: s = 6, N_new = 24 */
+  assert_int_equal(vc_spines_for(30, 2, 6, VC_SIZE_POW2), 24);    /* 6 -> 12 -> 24 */
+  /* the paper's rule: s = T * ceil(N / (l T)) */
+  assert_int_equal(vc_spines_for(1000, 32, 8, VC_SIZE_PAPER), 32); /* ceil(31.25 / 8) = 4 */
+  assert_int_equal(vc_spines_for(24, 2, 8, VC_SIZE_PAPER), 16);    /* 12 -> 16 */
+  assert_int_equal(vc_spines_for(48, 2, 8, VC_SIZE_PAPER), 24);    /* exact: 2 x 24 */
+  assert_int_equal(vc_spines_for(24, 2, 4, VC_SIZE_PAPER), 12);    /* exact: 2 x 12 */
+  assert_int_equal(vc_spines_for(20, 2, 4, VC_SIZE_PAPER), 12);    /* 10 -> 12: N_new = 24 */
+  assert_int_equal(vc_spines_for(30, 2, 6, VC_SIZE_PAPER), 18);    /* 15 -> 18: N_new = 36 */
+  assert_int_equal(vc_spines_for(24, 5, 4, VC_SIZE_PAPER_POW2_L), 8); /* ceil(4.8) = 5 -> 8 */
+}
+
+/* The shape sequence: l0 doubled up to L, then every other l ascending. */
+static void test_shape_sequence(void **state) {
+  (void)state;
+  /* 6 leaves x 4 spines x 1 server x 4 GPUs; N = 24: l0 = 16 / 4 = 4,
+     doubling gives 4 (s = 8 > 4 spines: skipped); then l = 2, 3, 5, 6 of
+     which only l = 6 (s = 4) is admissible. */
+  ns_cluster *c = ns_cluster_new_leaf_spine(6, 4, 1, 4, 1, 100);
+  vc_shapes it;
+  int l, s;
+  vc_shapes_begin(&it, c, 24, VC_SIZE_PAPER);
+  assert_true(vc_shapes_next(&it, &l, &s));
+  assert_int_equal(l, 6);
+  assert_int_equal(s, 4);
+  assert_false(vc_shapes_next(&it, &l, &s));
+  /* power-of-two rule and power-of-two l: nothing */
+  vc_shapes_begin(&it, c, 24, VC_SIZE_POW2);
+  assert_false(vc_shapes_next(&it, &l, &s));
+  vc_shapes_begin(&it, c, 24, VC_SIZE_PAPER_POW2_L);
+  assert_false(vc_shapes_next(&it, &l, &s));
+  ns_cluster_free(c);
+  /* 8 leaves x 16 spines x 4 servers x 4 GPUs, N = 20: l0 = 16/16 = 1 is
+     Stage 1's, then 2 (s = 12), 4 (s = 8), 8 (s = 4), then 3 (s = 8),
+     5 (s = 4), 6 (s = 4), 7 (s = 4) */
+  c = ns_cluster_new_leaf_spine(8, 16, 4, 4, 1, 100);
+  static const int want[][2] = {{2, 12}, {4, 8}, {8, 4}, {3, 8}, {5, 4}, {6, 4}, {7, 4}};
+  vc_shapes_begin(&it, c, 20, VC_SIZE_PAPER);
+  for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+    assert_true(vc_shapes_next(&it, &l, &s));
+    assert_int_equal(l, want[i][0]);
+    assert_int_equal(s, want[i][1]);
+  }
+  assert_false(vc_shapes_next(&it, &l, &s));
+  ns_cluster_free(c);
 }
 
 static void test_rounding_through_place(void **state) {
@@ -416,8 +459,11 @@ static int flows(ns_collective coll, int N, int phase, int *src, int *dst) {
 
 /* Lemma 5.1 for one committed job: every cross-leaf flow takes one of the
    job's own links up and down through the same spine, and no directed link
-   carries two flows in one phase. */
-static void check_lemma(const ns_cluster *c, const ns_job *job) {
+   carries two flows in one phase. Checked collectives: ring always, plus
+   the job's own (halving-doubling or pair-wise all-to-all; a ring job gets
+   all-to-all too: both run on the leaf-by-leaf layout), or all three when
+   `all3` (the power-of-two rule, where every layout is leaf by leaf). */
+static void check_lemma_colls(const ns_cluster *c, const ns_job *job, int all3) {
   ns_placement *p = ns_placement_new();
   assert_int_equal(ns_cluster_job_placement(c, job, p), NS_OK);
   int N = (int)ns_placement_gpu_count(p), nl = ns_placement_link_count(p);
@@ -425,9 +471,10 @@ static void check_lemma(const ns_cluster *c, const ns_job *job) {
   int *src = malloc(cap * sizeof *src), *dst = malloc(cap * sizeof *dst);
   int *use = malloc((size_t)(nl ? nl : 1) * 2 * sizeof *use);
   int per_leaf = ns_cluster_servers_per_leaf(c) * ns_cluster_gpus_per_server(c);
-  static const ns_collective colls[] = {NS_COLL_RING, NS_COLL_HALVING_DOUBLING,
-                                        NS_COLL_ALL_TO_ALL};
-  for (int ci = 0; ci < 3; ci++)
+  int hd = ns_job_collective(job) == NS_COLL_HALVING_DOUBLING;
+  ns_collective colls[3] = {NS_COLL_RING, hd ? NS_COLL_HALVING_DOUBLING : NS_COLL_ALL_TO_ALL,
+                            hd ? NS_COLL_ALL_TO_ALL : NS_COLL_HALVING_DOUBLING};
+  for (int ci = 0; ci < (all3 ? 3 : 2); ci++)
     for (int ph = 0;; ph++) {
       int nf = flows(colls[ci], N, ph, src, dst);
       if (nf < 0)
@@ -463,6 +510,8 @@ static void check_lemma(const ns_cluster *c, const ns_job *job) {
   free(use);
   ns_placement_free(p);
 }
+
+static void check_lemma(const ns_cluster *c, const ns_job *job) { check_lemma_colls(c, job, 0); }
 
 /* Independent bookkeeping: every committed job's links, counted per
    (leaf, spine) pair, never exceed links_per_pair, and the cluster's own
@@ -548,9 +597,12 @@ static void toggle_job(ns_cluster *c, const ns_vclos_opts *o, ns_placement *p, n
 typedef void (*state_check)(const ns_cluster *c, ns_job **jobs, const int *live, int nj);
 
 /* `steps` random place/commit or release steps over nj (<= 64) jobs of 1..max_gpus
-   GPUs, `check` after each, then Lemma 5.1 for every live job. */
-static void random_sequence(ns_cluster *c, uint64_t seed, int nj, int steps, int max_gpus,
-                            int use_milp, state_check check, int *stages_seen) {
+   GPUs (collectives ring, halving-doubling, all-to-all in turn), `check`
+   after each, then Lemma 5.1 for every live job. */
+static void random_sequence_rule(ns_cluster *c, uint64_t seed, int nj, int steps, int max_gpus,
+                                 int use_milp, int pow2, state_check check, int *stages_seen) {
+  static const ns_collective colls[] = {NS_COLL_RING, NS_COLL_HALVING_DOUBLING,
+                                        NS_COLL_ALL_TO_ALL};
   ns_job *jobs[64];
   int live[64] = {0};
   assert_true(nj <= 64);
@@ -558,10 +610,12 @@ static void random_sequence(ns_cluster *c, uint64_t seed, int nj, int steps, int
   uint64_t rng = seed;
   ns_vclos_opts *o = ns_vclos_opts_new();
   ns_vclos_opts_set_solver(o, use_milp);
+  assert_int_equal(ns_vclos_opts_set_power_of_two(o, pow2), NS_OK);
   ns_placement *p = ns_placement_new();
   for (int j = 0; j < nj; j++) {
     snprintf(name, sizeof name, "job%d", j);
     jobs[j] = ns_job_new(name, rng_int(&rng, 1, max_gpus));
+    assert_int_equal(ns_job_set_collective(jobs[j], colls[j % 3]), NS_OK);
   }
   for (int step = 0; step < steps; step++) {
     int j = rng_int(&rng, 0, nj - 1);
@@ -570,11 +624,16 @@ static void random_sequence(ns_cluster *c, uint64_t seed, int nj, int steps, int
   }
   for (int j = 0; j < nj; j++)
     if (live[j])
-      check_lemma(c, jobs[j]);
+      check_lemma_colls(c, jobs[j], pow2);
   for (int j = 0; j < nj; j++)
     ns_job_free(jobs[j]);
   ns_placement_free(p);
   ns_vclos_opts_free(o);
+}
+
+static void random_sequence(ns_cluster *c, uint64_t seed, int nj, int steps, int max_gpus,
+                            int use_milp, state_check check, int *stages_seen) {
+  random_sequence_rule(c, seed, nj, steps, max_gpus, use_milp, 0, check, stages_seen);
 }
 
 static void test_random_commits_exact(void **state) {
@@ -584,6 +643,9 @@ static void test_random_commits_exact(void **state) {
     /* 16 leaves x 8 spines x 2 servers x 4 GPUs = 128 GPUs, 1 or 2 links per pair */
     ns_cluster *c = ns_cluster_new_leaf_spine(16, 8, 2, 4, 1 + (int)(seed % 2), 100);
     random_sequence(c, seed, 64, 150, 40, 0, check_isolation, stages);
+    ns_cluster_free(c);
+    c = ns_cluster_new_leaf_spine(16, 8, 2, 4, 1, 100); /* the power-of-two rule */
+    random_sequence_rule(c, seed + 100, 64, 150, 40, 0, 1, check_isolation, stages);
     ns_cluster_free(c);
   }
   assert_true(stages[0] > 0 && stages[1] > 0 && stages[2] > 20);
@@ -598,28 +660,112 @@ static void test_random_commits_ilp(void **state) {
   assert_true(stages[2] > 3);
 }
 
-/* Lemma 5.1 on shapes with s not a power of two (s = 24, 40) and with
-   N_new > N, on a fabric with 32 GPUs per leaf. */
+/* Places and commits one job of n GPUs with collective `coll` (pow2: the
+   power-of-two rule) on cluster c; returns the job (caller frees). */
+static ns_job *place_one(ns_cluster *c, int n, ns_collective coll, int pow2, int *stage) {
+  ns_job *j = ns_job_new("big", n);
+  assert_int_equal(ns_job_set_collective(j, coll), NS_OK);
+  ns_vclos_opts *o = ns_vclos_opts_new();
+  assert_int_equal(ns_vclos_opts_set_power_of_two(o, pow2), NS_OK);
+  ns_placement *p = ns_placement_new();
+  assert_int_equal(ns_vclos_place_ex(c, j, o, p, stage), NS_OK);
+  check_shape(c, p, *stage);
+  assert_int_equal(ns_cluster_commit(c, j, p), NS_OK);
+  ns_placement_free(p);
+  ns_vclos_opts_free(o);
+  return j;
+}
+
+/* Lemma 5.1 on shapes with s not a power of two (s = 24, 40, 12, ...),
+   with N_new > N, under both sizing rules and for jobs of each collective,
+   on a fabric with 32 GPUs per leaf. */
 static void test_lemma_sizes(void **state) {
   (void)state;
-  static const int sizes[] = {48, 96, 40, 120, 250, 64, 36, 100};
-  for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
-    ns_cluster *c = ns_cluster_new_leaf_spine(16, 32, 4, 8, 1, 100);
-    for (int leaf = 0; leaf < 16; leaf++) /* force Stage 2: one busy GPU per leaf */
-      occupy_range(c, leaf * 32, 1);
-    ns_job *j = ns_job_new("big", sizes[i]);
-    ns_vclos_opts *o = ns_vclos_opts_new();
-    ns_placement *p = ns_placement_new();
-    int stage = -1;
-    assert_int_equal(ns_vclos_place_ex(c, j, o, p, &stage), NS_OK);
-    assert_int_equal(stage, 2);
-    assert_int_equal(ns_cluster_commit(c, j, p), NS_OK);
-    check_lemma(c, j);
-    ns_placement_free(p);
-    ns_vclos_opts_free(o);
-    ns_job_free(j);
-    ns_cluster_free(c);
-  }
+  static const int sizes[] = {48, 96, 40, 120, 250, 64, 36, 100, 28, 200};
+  static const ns_collective colls[] = {NS_COLL_RING, NS_COLL_HALVING_DOUBLING,
+                                        NS_COLL_ALL_TO_ALL};
+  for (int pow2 = 0; pow2 <= 1; pow2++)
+    for (int ci = 0; ci < 3; ci++)
+      for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        ns_cluster *c = ns_cluster_new_leaf_spine(16, 32, 4, 8, 1, 100);
+        for (int leaf = 0; leaf < 16; leaf++) /* force Stage 2: one busy GPU per leaf */
+          occupy_range(c, leaf * 32, 1);
+        int stage = -1;
+        ns_job *j = place_one(c, sizes[i], colls[ci], pow2, &stage);
+        assert_int_equal(stage, 2);
+        check_lemma_colls(c, j, pow2);
+        ns_job_free(j);
+        ns_cluster_free(c);
+      }
+}
+
+/* Issue 17's worked case: 8 leaves x 16 spines x 4 servers x 4 GPUs (16
+   GPUs per leaf, so N > 16 needs Stage 2), empty fabric. By hand
+   (l0 = max(1, 2^floor(log2 N) / 16), s = 4 * ceil(N / 4l), s <= 16 and
+   s / 4 <= 4 servers):
+     N = 24: l0 = 1 -> l = 2, s = 12: 24      (power-of-two rule: s = 16, 32)
+     N = 48: l0 = 2, s = 24 > 16 -> l = 4, s = 12: 48   (pow2: 4 x 16 = 64)
+     N = 96: l0 = 4, s = 24 -> l = 8, s = 12: 96        (pow2: 8 x 16 = 128)
+     N = 20: l0 = 1 -> l = 2, s = 4 * ceil(10 / 4) = 12: 24   (pow2: 32)
+     N = 64: l0 = 4, s = 16: 64                         (pow2: 64)
+   The same for halving-doubling jobs (every l here is a power of two),
+   and each placement is contention-free (Lemma 5.1). */
+static void test_paper_sizes(void **state) {
+  (void)state;
+  static const int asked[] = {24, 48, 96, 20, 64};
+  static const int paper[][3] = {{24, 2, 12}, {48, 4, 12}, {96, 8, 12}, {24, 2, 12}, {64, 4, 16}};
+  static const int pow2[] = {32, 64, 128, 32, 64};
+  static const ns_collective colls[] = {NS_COLL_RING, NS_COLL_HALVING_DOUBLING,
+                                        NS_COLL_ALL_TO_ALL};
+  for (int ci = 0; ci < 3; ci++)
+    for (int rule = 0; rule <= 1; rule++)
+      for (size_t i = 0; i < sizeof asked / sizeof *asked; i++) {
+        ns_cluster *c = ns_cluster_new_leaf_spine(8, 16, 4, 4, 1, 100);
+        int stage = -1;
+        ns_job *j = place_one(c, asked[i], colls[ci], rule, &stage);
+        assert_int_equal(stage, 2);
+        ns_placement *p = ns_placement_new();
+        assert_int_equal(ns_cluster_job_placement(c, j, p), NS_OK);
+        if (rule == 0) {
+          assert_int_equal((int)ns_placement_gpu_count(p), paper[i][0]);
+          assert_int_equal(ns_placement_virtual_leaves(p), paper[i][1]);
+          assert_int_equal(ns_placement_virtual_spines(p), paper[i][2]);
+        } else {
+          assert_int_equal((int)ns_placement_gpu_count(p), pow2[i]);
+        }
+        check_lemma_colls(c, j, rule);
+        ns_placement_free(p);
+        ns_job_free(j);
+        ns_cluster_free(c);
+      }
+}
+
+/* A fabric whose leaf count is not a power of two: 6 leaves x 4 spines x
+   1 server x 4 GPUs. N = 24 fits only as 6 x 4 (test_shape_sequence): the
+   paper's sizing places it (contention-free for ring and all-to-all), the
+   power-of-two rule and a halving-doubling job (whose layout needs
+   l = 2^a) cannot: NS_EINVAL, the "never fits" status (core.h). */
+static void test_non_pow2_leaf_count(void **state) {
+  (void)state;
+  ns_cluster *c = ns_cluster_new_leaf_spine(6, 4, 1, 4, 1, 100);
+  int stage = -1;
+  ns_job *j = place_one(c, 24, NS_COLL_ALL_TO_ALL, 0, &stage);
+  assert_int_equal(stage, 2);
+  check_lemma(c, j);
+  assert_int_equal(ns_cluster_free_gpu_count(c), 0);
+  assert_int_equal(ns_cluster_release(c, j), NS_OK);
+  ns_vclos_opts *o = ns_vclos_opts_new();
+  ns_placement *p = ns_placement_new();
+  assert_int_equal(ns_job_set_collective(j, NS_COLL_HALVING_DOUBLING), NS_OK);
+  assert_fails_with(ns_vclos_place(c, j, o, p), NS_EINVAL, "fits no");
+  assert_int_equal(ns_job_set_collective(j, NS_COLL_RING), NS_OK);
+  assert_int_equal(ns_vclos_opts_set_power_of_two(o, 1), NS_OK);
+  assert_fails_with(ns_vclos_place(c, j, o, p), NS_EINVAL, "fits no");
+  assert_int_equal(ns_placement_gpu_count(p), 0);
+  ns_placement_free(p);
+  ns_vclos_opts_free(o);
+  ns_job_free(j);
+  ns_cluster_free(c);
 }
 
 /* ---- OCS-vClos ---------------------------------------------------------------- */
@@ -836,7 +982,7 @@ static void test_bad_input(void **state) {
   assert_int_equal(spine, -1);
   /* a job larger than the fabric */
   ns_job *huge = ns_job_new("huge", 33);
-  assert_fails_with(ns_vclos_place(flat, huge, o, p), NS_EINVAL, "fabric");
+  assert_fails_with(ns_vclos_place(flat, huge, o, p), NS_EINVAL, "needs 33 GPUs");
   /* a job that no l x s shape of the fabric can hold, even empty:
      2 leaves x 2 spines x 4 servers x 2 GPUs, 16 GPUs: l0 = 8 / 2 = 4 > L */
   ns_cluster *small = ns_cluster_new_leaf_spine(2, 2, 4, 2, 1, 100);
@@ -854,6 +1000,8 @@ static void test_bad_input(void **state) {
   assert_fails_with(ns_vclos_place(small, j8, NULL, p), NS_EINVAL, "o");
   assert_fails_with(ns_vclos_place(small, j8, o, NULL), NS_EINVAL, "out");
   assert_fails_with(ns_vclos_opts_set_solver(o, 2), NS_EINVAL, "use_milp");
+  assert_fails_with(ns_vclos_opts_set_power_of_two(o, 2), NS_EINVAL, "enabled");
+  assert_fails_with(ns_vclos_opts_set_power_of_two(NULL, 1), NS_EINVAL, "o");
   assert_fails_with(ns_vclos_opts_set_time_limit_ms(o, NAN), NS_EINVAL, "ms");
   assert_fails_with(ns_vclos_opts_set_time_limit_ms(o, -1), NS_EINVAL, "ms");
   assert_fails_with(ns_vclos_route(small, -1, 0, &spine), NS_EINVAL, "src_gpu");
@@ -909,6 +1057,9 @@ static void test_cbc_timeout(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_shape_rule),
+      cmocka_unit_test(test_shape_sequence),
+      cmocka_unit_test(test_paper_sizes),
+      cmocka_unit_test(test_non_pow2_leaf_count),
       cmocka_unit_test(test_rounding_through_place),
       cmocka_unit_test(test_stage0_best_fit),
       cmocka_unit_test(test_stage1_fewest_idle_leaf),

@@ -103,6 +103,7 @@ _size_p = POINTER(c_size_t)
 # Callback types of sim.h (ns_sim_place_fn, ns_sim_progress_fn).
 SIM_PLACE_FN = ctypes.CFUNCTYPE(c_int, CLUSTER, JOB, PLACEMENT, c_void_p)
 SIM_PROGRESS_FN = ctypes.CFUNCTYPE(None, c_size_t, c_size_t, c_void_p)
+TITAN_PAIR_FN = ctypes.CFUNCTYPE(c_double, c_int, c_int, c_void_p)
 
 # name: (restype, [argtypes]) -- in the order of the public headers.
 # ns_tier / ns_collective / ns_status are C enums: passed and returned as int.
@@ -195,6 +196,8 @@ _TABLE = {
     "ns_cassini_opts_angle_step_deg": (c_double, [CASSINI_OPTS]),
     "ns_cassini_opts_time_quantum_ms": (c_double, [CASSINI_OPTS]),
     "ns_cassini_opts_threads": (c_int, [CASSINI_OPTS]),
+    "ns_cassini_opts_set_drift_fraction": (c_int, [CASSINI_OPTS, c_double]),
+    "ns_cassini_opts_drift_fraction": (c_double, [CASSINI_OPTS]),
     "ns_cassini_score": (c_int, [LINK, CASSINI_OPTS, _dbl_p, _dbl_p, c_size_t]),
     "ns_cassini_score_at": (c_int, [LINK, CASSINI_OPTS, _dbl_p, c_size_t, _dbl_p]),
     "ns_cassini_link_perimeter": (c_int, [LINK, CASSINI_OPTS, _dbl_p, _dbl_p]),
@@ -209,6 +212,9 @@ _TABLE = {
     "ns_candidate_add": (c_int, [CANDIDATE, JOB, LINK]),
     "ns_cassini_rank": (c_int, [POINTER(CANDIDATE), c_size_t, CASSINI_OPTS, _size_p, _dbl_p]),
     "ns_candidate_shift_ms": (c_int, [CANDIDATE, JOB, _dbl_p]),
+    "ns_cassini_candidate_from_cluster": (c_int, [CANDIDATE, CLUSTER, JOB, PLACEMENT]),
+    "ns_cassini_readjust": (c_int, [CANDIDATE, CASSINI_OPTS, POINTER(JOB), _dbl_p, c_size_t,
+                                    _size_p]),
     # adadual.h
     "ns_comm_time_ms": (c_double, [c_double, c_double, c_double, c_int, c_uint64]),
     "ns_adadual_decide": (c_int, [c_double, c_double, c_uint64, _int_p, _u64_p, c_size_t,
@@ -230,6 +236,8 @@ _TABLE = {
     "ns_titan_opts_new": (TITAN_OPTS, []),
     "ns_titan_opts_free": (None, [TITAN_OPTS]),
     "ns_titan_opts_set_seed": (c_int, [TITAN_OPTS, c_uint64]),
+    "ns_titan_opts_set_pair_bandwidth_fn": (c_int, [TITAN_OPTS, TITAN_PAIR_FN, c_void_p]),
+    "ns_titan_opts_set_phase_budget_ms": (c_int, [TITAN_OPTS, c_double]),
     "ns_titan_place": (c_int, [CLUSTER, JOB, TITAN_OPTS, PLACEMENT]),
     "ns_collective_traffic": (c_int, [c_int, c_int, c_uint64, c_int, c_int, c_int, _u64_p]),
     "ns_collective_phase_count": (c_int, [c_int, c_int]),
@@ -239,6 +247,7 @@ _TABLE = {
     "ns_vclos_opts_free": (None, [VCLOS_OPTS]),
     "ns_vclos_opts_set_solver": (c_int, [VCLOS_OPTS, c_int]),
     "ns_vclos_opts_set_time_limit_ms": (c_int, [VCLOS_OPTS, c_double]),
+    "ns_vclos_opts_set_power_of_two": (c_int, [VCLOS_OPTS, c_int]),
     "ns_vclos_place": (c_int, [CLUSTER, JOB, VCLOS_OPTS, PLACEMENT]),
     "ns_vclos_place_ex": (c_int, [CLUSTER, JOB, VCLOS_OPTS, PLACEMENT, _int_p]),
     "ns_placement_virtual_leaves": (c_int, [PLACEMENT]),

@@ -11,9 +11,9 @@ import collections
 import ctypes
 from ctypes import c_double, c_size_t
 
-from ._clib import CANDIDATE, lib
+from ._clib import CANDIDATE, JOB, lib
 from ._handle import Handle, as_handle, as_int, as_real, check_nan
-from .core import Job, Link
+from .core import Cluster, Job, Link, Placement
 from .errors import check
 
 Score = collections.namedtuple("Score", "score shifts_ms")
@@ -31,9 +31,12 @@ class Options(Handle):
 
     _free_fn = "ns_cassini_opts_free"
 
-    def __init__(self, angle_step_deg=None, time_quantum_ms=None, threads=None):
+    def __init__(self, angle_step_deg=None, time_quantum_ms=None, threads=None,
+                 drift_fraction=None):
         super().__init__(lib.ns_cassini_opts_new())
         with self._closing_on_error():
+            if drift_fraction is not None:
+                self.set_drift_fraction(drift_fraction)
             if angle_step_deg is not None:
                 self.set_angle_step_deg(angle_step_deg)
             if time_quantum_ms is not None:
@@ -52,6 +55,15 @@ class Options(Handle):
     def set_threads(self, threads):
         t = as_int(threads, "cassini.Options.set_threads", "threads")
         check(lib.ns_cassini_opts_set_threads(self._ptr, t))
+
+    def set_drift_fraction(self, fraction):
+        """Drift (fraction of the iteration) that triggers re-adjustment."""
+        f = as_real(fraction, "cassini.Options.set_drift_fraction", "fraction")
+        check(lib.ns_cassini_opts_set_drift_fraction(self._ptr, f))
+
+    @property
+    def drift_fraction(self):
+        return check_nan(lib.ns_cassini_opts_drift_fraction(self._ptr))
 
     @property
     def angle_step_deg(self):
@@ -176,6 +188,39 @@ class Candidate(_Borrower):
         jp, lp = as_handle(job, Job, w, "job"), as_handle(link, Link, w, "link")
         check(lib.ns_candidate_add(self._ptr, jp, lp))
         self._keep(job, link)
+
+    @classmethod
+    def from_cluster(cls, cluster, job, placement):
+        """The candidate of `job` on `placement`: the links it would share
+        with the jobs committed on `cluster` (their NIC ports and ECMP
+        leaf-spine links), built by the library."""
+        w = "cassini.Candidate.from_cluster"
+        cp = as_handle(cluster, Cluster, w, "cluster")
+        jp, pp = as_handle(job, Job, w, "job"), as_handle(placement, Placement, w, "placement")
+        cand = cls()
+        with cand._closing_on_error():
+            check(lib.ns_cassini_candidate_from_cluster(cand._ptr, cp, jp, pp))
+            cand._keep(job, *cluster.committed_jobs)
+        return cand
+
+    def readjust(self, measured_iteration_ms, opts=None):
+        """§5.7: {job: measured iteration ms} of this (ranked best)
+        candidate's jobs; recomputes the shifts if any drifted beyond the
+        threshold. Returns how many jobs drifted."""
+        if opts is None:
+            with Options() as defaults:
+                return self.readjust(measured_iteration_ms, defaults)
+        w = "cassini.Candidate.readjust"
+        items = list(dict(measured_iteration_ms).items())
+        jobs = (JOB * max(len(items), 1))()
+        vals = (c_double * max(len(items), 1))()
+        for i, (job, ms) in enumerate(items):
+            jobs[i] = as_handle(job, Job, w, "job")
+            vals[i] = as_real(ms, w, "measured_iteration_ms")
+        out = c_size_t()
+        check(lib.ns_cassini_readjust(self._ptr, as_handle(opts, Options, w, "opts"), jobs,
+                                      vals, len(items), ctypes.byref(out)))
+        return out.value
 
     def shift_ms(self, job):
         """The job's time-shift in this candidate, once rank() picked it."""

@@ -593,6 +593,7 @@ class Simulator(Handle):
 
     def job_model(self, job: int) -> str:
         """Model name of the job of index `job` (JobResult.model)."""
+        self._not_running("sim.Simulator.job_model")
         return lib.ns_sim_job_model(self._ptr, as_int(job, "sim.Simulator.job_model",
                                                       "job")).decode("utf-8", "replace")
 

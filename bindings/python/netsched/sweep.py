@@ -532,8 +532,11 @@ def _local_cluster(workers, retries):
     with dask.config.set({"distributed.scheduler.allowed-failures": retries}), \
             warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)  # tornado's, under Python 3.11
+        # extensions={}: the cells need no shuffle or pub-sub, and Debian's
+        # 2022.12 shuffle extension fails an assertion when a worker that
+        # replaced a dead one is closed.
         return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                            dashboard_address=None, env=env, silence_logs=40)
+                            dashboard_address=":0", env=env, silence_logs=40, extensions={})
 
 
 def _import_distributed():
@@ -832,8 +835,9 @@ def _parser():
     p.add_argument("--out", metavar="CSV", help="results (resumed when it exists)")
     p.add_argument("--plot", metavar="FILE", help="mean JCT plot (.png/.svg/.pdf); the CDFs go to "
                    "FILE-cdf with the same extension")
-    p.add_argument("--workers", type=int, default=2,
-                   help="local Dask worker processes (default 2; 0: run in this process)")
+    p.add_argument("--workers", type=int, default=os.cpu_count() or 2,
+                   help="local Dask worker processes (default: the number of CPUs, %(default)s "
+                        "here; 0: run in this process)")
     p.add_argument("--scheduler", metavar="ADDR", help="existing Dask scheduler, e.g. "
                    "tcp://host:8786 (workers need netsched importable)")
     p.add_argument("--retries", type=int, default=3, help="reschedules of a cell whose worker "

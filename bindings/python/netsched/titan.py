@@ -4,26 +4,58 @@
 import ctypes
 from ctypes import c_uint64
 
-from ._clib import lib
-from ._handle import Handle, as_enum, as_handle, as_int, as_u64
+from ._clib import TITAN_PAIR_FN, lib
+from ._handle import Handle, as_enum, as_handle, as_int, as_real, as_u64
 from .core import Cluster, Collective, Job, Placement, fill_placement
 from .errors import check
 
 
 class Options(Handle):
-    """Titan options (the seed of its randomised steps)."""
+    """Titan options: the seed of its randomised steps, the pair bandwidth
+    P_{s,s'} (a Python callable (server_a, server_b) -> Gbps, or None for
+    the cluster's default) and the per-phase time budget in ms."""
 
     _free_fn = "ns_titan_opts_free"
 
-    def __init__(self, seed=None):
+    def __init__(self, seed=None, pair_bandwidth=None, phase_budget_ms=None):
         super().__init__(lib.ns_titan_opts_new())
+        self._pair_cb = None
         with self._closing_on_error():
             if seed is not None:
                 self.set_seed(seed)
+            if pair_bandwidth is not None:
+                self.set_pair_bandwidth(pair_bandwidth)
+            if phase_budget_ms is not None:
+                self.set_phase_budget_ms(phase_budget_ms)
 
     def set_seed(self, seed):
         check(lib.ns_titan_opts_set_seed(self._ptr, as_u64(seed, "titan.Options.set_seed",
                                                             "seed")))
+
+    def set_pair_bandwidth(self, fn):
+        """P_{a,b} in Gbps from fn(a, b); None restores the default. An
+        exception in fn counts as NaN: place() raises InvalidArgumentError."""
+        if fn is None:
+            check(lib.ns_titan_opts_set_pair_bandwidth_fn(self._ptr, TITAN_PAIR_FN(), None))
+            self._pair_cb = None
+            return
+        if not callable(fn):
+            raise TypeError("titan.Options.set_pair_bandwidth: fn must be callable or None "
+                            "(got %s)" % type(fn).__name__)
+
+        def call(a, b, _user):
+            try:
+                return float(fn(a, b))
+            except Exception:  # noqa: BLE001 - reported as NaN, i.e. NS_EINVAL
+                return float("nan")
+
+        cb = TITAN_PAIR_FN(call)
+        check(lib.ns_titan_opts_set_pair_bandwidth_fn(self._ptr, cb, None))
+        self._pair_cb = cb  # keep the thunk alive while the options use it
+
+    def set_phase_budget_ms(self, ms):
+        check(lib.ns_titan_opts_set_phase_budget_ms(
+            self._ptr, as_real(ms, "titan.Options.set_phase_budget_ms", "ms")))
 
 
 def place(cluster, job, opts=None, out=None):

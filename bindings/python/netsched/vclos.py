@@ -13,13 +13,17 @@ from .errors import check
 
 class Options(Handle):
     """vClos options: use_milp=True solves Stage 2/3 with the CBC ILP,
-    False (default) with the exact combinatorial search."""
+    False (default) with the exact combinatorial search; power_of_two=True
+    sizes Stage 2 as s = T * 2^j (plain halving-doubling) instead of the
+    paper's smallest multiple of T."""
 
     _free_fn = "ns_vclos_opts_free"
 
-    def __init__(self, use_milp=None, time_limit_ms=None):
+    def __init__(self, use_milp=None, time_limit_ms=None, power_of_two=None):
         super().__init__(lib.ns_vclos_opts_new())
         with self._closing_on_error():
+            if power_of_two is not None:
+                self.set_power_of_two(power_of_two)
             if use_milp is not None:
                 self.set_solver(use_milp)
             if time_limit_ms is not None:
@@ -30,6 +34,10 @@ class Options(Handle):
                                                               "vclos.Options.set_solver",
                                                               "use_milp")))
 
+    def set_power_of_two(self, enabled):
+        """True: s = T * 2^j, l doubled only; False: the paper's sizing."""
+        check(lib.ns_vclos_opts_set_power_of_two(
+            self._ptr, as_flag(enabled, "vclos.Options.set_power_of_two", "enabled")))
 
     def set_time_limit_ms(self, ms):
         """Wall-clock limit per CBC solve (SolverError when hit)."""

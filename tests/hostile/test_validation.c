@@ -1,0 +1,407 @@
+/*
+ * tests/hostile/test_validation.c - values at and beyond the edges: every
+ * real-valued setter against NaN, infinities, negatives and overflowing
+ * magnitudes; trace fields that overflow or name impossible dates; a
+ * contention fit on extreme but valid data. Messages must quote the value
+ * as the caller wrote it (the CSV text; the argument's shortest round-trip
+ * form) and the limit, and a rejected call changes nothing.
+ */
+#include "unit/helpers/ns_test.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+/* ---- real-valued setters ------------------------------------------------- */
+
+/* The handles the setters act on; `probe` reads back what a setter would
+   change, so a rejected call can be shown to have changed nothing. */
+typedef struct handles {
+  ns_job *job;
+  ns_cluster *c;
+  ns_cassini_opts *co;
+  ns_vclos_opts *vo;
+  ns_titan_opts *to;
+  ns_sim_opts *so;
+  ns_sim *sim;
+  ns_affinity *g;
+  ns_link *link;
+  ns_delay_tuner *tuner;
+  ns_placement *p;
+} handles;
+
+typedef struct setter {
+  const char *fn, *arg;
+  int (*set)(handles *h, double v); /* NS_ENOMEM stands for a NULL constructor */
+  double (*probe)(handles *h);
+} setter;
+
+static double probe_none(handles *h) {
+  (void)h;
+  return 0;
+}
+static double probe_job(handles *h) {
+  double f = 0, b = 0;
+  ns_job_compute_ms(h->job, &f, &b);
+  return ns_job_iteration_ms(h->job) + 10 * (double)ns_job_phase_count(h->job) + 100 * f +
+         1000 * b + ns_job_gpu_memory_mb(h->job);
+}
+static double probe_cluster(handles *h) {
+  return ns_cluster_gpu_memory_mb(h->c) + ns_cluster_gpu_workload_ms(h->c, 0);
+}
+static double probe_cassini(handles *h) {
+  return ns_cassini_opts_angle_step_deg(h->co) + 1000 * ns_cassini_opts_time_quantum_ms(h->co);
+}
+static double probe_sim(handles *h) { return ns_sim_job_count(h->sim); }
+
+static int s_iter(handles *h, double v) { return ns_job_set_iteration_ms(h->job, v); }
+static int s_phase_d(handles *h, double v) { return ns_job_add_phase(h->job, v, 1.0); }
+static int s_phase_g(handles *h, double v) { return ns_job_add_phase(h->job, 1.0, v); }
+static int s_fwd(handles *h, double v) { return ns_job_set_compute_ms(h->job, v, 1.0); }
+static int s_bwd(handles *h, double v) { return ns_job_set_compute_ms(h->job, 1.0, v); }
+static int s_jmem(handles *h, double v) { return ns_job_set_gpu_memory_mb(h->job, v); }
+static int s_link(handles *h, double v) {
+  ns_link *l = ns_link_new("l", v);
+  (void)h;
+  ns_link_free(l);
+  return l ? NS_OK : NS_ENOMEM;
+}
+static int s_cluster(handles *h, double v) {
+  ns_cluster *c = ns_cluster_new_leaf_spine(1, 1, 1, 1, 1, v);
+  (void)h;
+  ns_cluster_free(c);
+  return c ? NS_OK : NS_ENOMEM;
+}
+static int s_cmem(handles *h, double v) { return ns_cluster_set_gpu_memory_mb(h->c, v); }
+static int s_cwork(handles *h, double v) { return ns_cluster_set_gpu_workload_ms(h->c, 0, v); }
+static int s_angle(handles *h, double v) { return ns_cassini_opts_set_angle_step_deg(h->co, v); }
+static int s_quantum(handles *h, double v) { return ns_cassini_opts_set_time_quantum_ms(h->co, v); }
+static int s_vlimit(handles *h, double v) { return ns_vclos_opts_set_time_limit_ms(h->vo, v); }
+static int s_tbudget(handles *h, double v) { return ns_titan_opts_set_phase_budget_ms(h->to, v); }
+static int s_nic(handles *h, double v) { return ns_sim_opts_set_bandwidth(h->so, v, 100.0); }
+static int s_intra(handles *h, double v) { return ns_sim_opts_set_bandwidth(h->so, 10.0, v); }
+static int s_eq5a(handles *h, double v) { return ns_sim_opts_set_contention(h->so, v, 1e-6, 1e-7); }
+static int s_eq5b(handles *h, double v) { return ns_sim_opts_set_contention(h->so, 0, v, 1e-7); }
+static int s_dally_m(handles *h, double v) { return ns_sim_opts_set_dally(h->so, v, 1.0, 1.0); }
+static int s_dally_h(handles *h, double v) { return ns_sim_opts_set_dally(h->so, 1.0, 1.0, v); }
+static int s_link_gbps(handles *h, double v) {
+  return ns_sim_opts_set_cluster(h->so, 1, 1, 2, 2, 1, v);
+}
+static int s_drift(handles *h, double v) { return ns_sim_opts_set_cassini_drift(h->so, v); }
+static int s_arrival(handles *h, double v) { return ns_sim_add_job(h->sim, "j", v, 1, 1, 1.0, 0, 0); }
+static int s_compute(handles *h, double v) { return ns_sim_add_job(h->sim, "j", 0, 1, 1, v, 0, 0); }
+static int s_smem(handles *h, double v) { return ns_sim_add_job(h->sim, "j", 0, 1, 1, 1.0, 0, v); }
+static int s_profile(handles *h, double v) {
+  return ns_sim_add_model_profile(h->sim, "m", v, 1.0, 1000, 0);
+}
+static int s_shift(handles *h, double v) { return ns_affinity_add_edge(h->g, h->job, h->link, v); }
+static int s_tuner(handles *h, double v) {
+  ns_delay_tuner *t = ns_delay_tuner_new(v, 1.0, 1.0);
+  (void)h;
+  ns_delay_tuner_free(t);
+  return t ? NS_OK : NS_ENOMEM;
+}
+static int s_record(handles *h, double v) {
+  return ns_delay_tuner_record(h->tuner, NS_TIER_RACK, 1, v, 10.0);
+}
+static int s_starve(handles *h, double v) {
+  int ok = 0;
+  return ns_dally_offer(h->tuner, h->c, h->job, v, 10.0, h->p, &ok);
+}
+
+static const setter setters[] = {
+    {"ns_job_set_iteration_ms", "iteration_ms", s_iter, probe_job},
+    {"ns_job_add_phase", "duration_ms", s_phase_d, probe_job},
+    {"ns_job_add_phase", "gbps", s_phase_g, probe_job},
+    {"ns_job_set_compute_ms", "forward_ms", s_fwd, probe_job},
+    {"ns_job_set_compute_ms", "backward_ms", s_bwd, probe_job},
+    {"ns_job_set_gpu_memory_mb", "mb", s_jmem, probe_job},
+    {"ns_link_new", "capacity_gbps", s_link, probe_none},
+    {"ns_cluster_new_leaf_spine", "link_gbps", s_cluster, probe_none},
+    {"ns_cluster_set_gpu_memory_mb", "mb", s_cmem, probe_cluster},
+    {"ns_cluster_set_gpu_workload_ms", "ms", s_cwork, probe_cluster},
+    {"ns_cassini_opts_set_angle_step_deg", "deg", s_angle, probe_cassini},
+    {"ns_cassini_opts_set_time_quantum_ms", "ms", s_quantum, probe_cassini},
+    {"ns_vclos_opts_set_time_limit_ms", "ms", s_vlimit, probe_none},
+    {"ns_titan_opts_set_phase_budget_ms", "ms", s_tbudget, probe_none},
+    {"ns_sim_opts_set_bandwidth", "nic_gbps", s_nic, probe_none},
+    {"ns_sim_opts_set_bandwidth", "intra_gbps", s_intra, probe_none},
+    {"ns_sim_opts_set_contention", "a_ms", s_eq5a, probe_none},
+    {"ns_sim_opts_set_contention", "b_ms_per_byte", s_eq5b, probe_none},
+    {"ns_sim_opts_set_dally", "machine_ms", s_dally_m, probe_none},
+    {"ns_sim_opts_set_dally", "history_ms", s_dally_h, probe_none},
+    {"ns_sim_opts_set_cluster", "link_gbps", s_link_gbps, probe_none},
+    {"ns_sim_opts_set_cassini_drift", "fraction", s_drift, probe_none},
+    {"ns_sim_add_job", "arrival_ms", s_arrival, probe_sim},
+    {"ns_sim_add_job", "compute_ms", s_compute, probe_sim},
+    {"ns_sim_add_job", "mem_mb", s_smem, probe_sim},
+    {"ns_sim_add_model_profile", "forward_ms", s_profile, probe_sim},
+    {"ns_affinity_add_edge", "shift_ms", s_shift, probe_none},
+    {"ns_delay_tuner_new", "history_limit_ms", s_tuner, probe_none},
+    {"ns_delay_tuner_record", "waited_ms", s_record, probe_none},
+    {"ns_dally_offer", "starvation_ms", s_starve, probe_none},
+};
+
+static void open_handles(handles *h) {
+  h->job = ns_job_new("j", 1);
+  assert_int_equal(ns_job_set_iteration_ms(h->job, 10.0), NS_OK);
+  h->c = ns_cluster_new_leaf_spine(1, 1, 1, 2, 1, 10.0);
+  h->co = ns_cassini_opts_new();
+  h->vo = ns_vclos_opts_new();
+  h->to = ns_titan_opts_new();
+  h->so = ns_sim_opts_new();
+  h->sim = ns_sim_new(h->so);
+  h->g = ns_affinity_new();
+  h->link = ns_link_new("l", 10.0);
+  h->tuner = ns_delay_tuner_new(1e6, 1.0, 1.0);
+  h->p = ns_placement_new();
+  assert_true(h->job && h->c && h->co && h->vo && h->to && h->so && h->sim && h->g && h->link &&
+              h->tuner && h->p);
+}
+
+static void close_handles(handles *h) {
+  ns_placement_free(h->p);
+  ns_delay_tuner_free(h->tuner);
+  ns_affinity_free(h->g);
+  ns_link_free(h->link);
+  ns_sim_free(h->sim);
+  ns_sim_opts_free(h->so);
+  ns_titan_opts_free(h->to);
+  ns_vclos_opts_free(h->vo);
+  ns_cassini_opts_free(h->co);
+  ns_cluster_free(h->c);
+  ns_job_free(h->job);
+}
+
+/* Each bad value and how its message must show it. The last one is
+   finite and only too large: 1e300 times another time or rate would be
+   inf, so every real argument is capped at 1e15. */
+static const struct {
+  double v;
+  const char *shown;
+} bad_values[] = {
+    {NAN, "(got nan)"},          {INFINITY, "(got inf)"},     {-INFINITY, "(got -inf)"},
+    {-0.1, "(got -0.1)"},        {-123456789.25, "(got -123456789.25)"},
+    {1e300, "(got 1e+300)"},     {1.0000000000000002e15, "(got 1000000000000000.2)"},
+};
+
+static void test_real_setters_reject_nan_inf_negative_and_overflow(void **state) {
+  (void)state;
+  handles h;
+  open_handles(&h);
+  int failures = 0;
+  for (size_t i = 0; i < sizeof setters / sizeof setters[0]; i++) {
+    const setter *s = &setters[i];
+    for (size_t b = 0; b < sizeof bad_values / sizeof bad_values[0]; b++) {
+      double before = s->probe(&h);
+      int rc = s->set(&h, bad_values[b].v);
+      const char *msg = ns_last_error();
+      int ok = (rc == NS_EINVAL || (rc == NS_ENOMEM && s->probe == probe_none)) &&
+               strstr(msg, s->fn) && strstr(msg, s->arg) && strstr(msg, bad_values[b].shown);
+      /* the limit is named for the values beyond it */
+      if (ok && bad_values[b].v > 0 && isfinite(bad_values[b].v))
+        ok = strstr(msg, "1e+15") != NULL || strstr(msg, "1e15") != NULL;
+      double after = s->probe(&h);
+      if (!(before == after || (isnan(before) && isnan(after))))
+        ok = 0;
+      if (!ok && failures++ < 40)
+        print_error("%s(%s = %s): rc %d, message '%s'%s\n", s->fn, s->arg, bad_values[b].shown,
+                    rc, msg, before == after ? "" : " (and the handle changed)");
+    }
+  }
+  close_handles(&h);
+  if (failures)
+    fail_msg("%d setter/value pairs were not rejected as required", failures);
+}
+
+/* At the limit itself every setter accepts (the cap is inclusive) - except
+   where a tighter documented bound applies. */
+static void test_real_setters_accept_their_limit(void **state) {
+  (void)state;
+  handles h;
+  open_handles(&h);
+  assert_int_equal(ns_job_set_iteration_ms(h.job, 1e15), NS_OK);
+  assert_int_equal(ns_job_set_gpu_memory_mb(h.job, 1e15), NS_OK);
+  assert_int_equal(ns_cluster_set_gpu_memory_mb(h.c, 1e15), NS_OK);
+  assert_int_equal(ns_sim_add_job(h.sim, "late", 1e15, 1, 1, 1e15, 0, 0), 0);
+  assert_int_equal(ns_sim_opts_set_contention(h.so, 1e15, 1e15, 1e15), NS_OK);
+  close_handles(&h);
+}
+
+/* ---- trace fields -------------------------------------------------------- */
+
+static char *write_tmp(const char *text) {
+  static char path[64];
+  snprintf(path, sizeof path, "/tmp/ns_hostile_trace_XXXXXX");
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  FILE *f = fdopen(fd, "w");
+  fputs(text, f);
+  fclose(f);
+  return path;
+}
+
+static int load(const char *text, ns_sim_trace_format fmt, ns_sim **out) {
+  ns_sim_opts *o = ns_sim_opts_new();
+  ns_sim *s = ns_sim_new(o);
+  ns_sim_opts_free(o);
+  char *path = write_tmp(text);
+  int rc = ns_sim_load_trace(s, path, fmt);
+  remove(path);
+  *out = s;
+  return rc;
+}
+
+static void test_trace_submit_time_overflow_quotes_the_csv_text(void **state) {
+  (void)state;
+  ns_sim *s;
+  /* 1e306 s would be 1e309 ms = inf; the message quotes the field as
+     written and the limit, not a converted value */
+  assert_fails_with(load("job_id,num_gpu,submit_time,iterations,model_name\n"
+                         "a,1,10,100,resnet50\n"
+                         "b,1,1e306,100,resnet50\n",
+                         NS_SIM_TRACE_TIRESIAS, &s),
+                    NS_EINVAL, "line 3");
+  assert_non_null(strstr(ns_last_error(), "(got '1e306')"));
+  assert_non_null(strstr(ns_last_error(), "submit_time"));
+  assert_non_null(strstr(ns_last_error(), "1e12"));
+  assert_null(strstr(ns_last_error(), "inf"));
+  assert_int_equal(ns_sim_job_count(s), 0);
+  ns_sim_free(s);
+  /* the limit itself loads */
+  assert_int_equal(load("job_id,num_gpu,submit_time,iterations,model_name\n"
+                        "a,1,1e12,100,resnet50\n",
+                        NS_SIM_TRACE_TIRESIAS, &s),
+                   1);
+  ns_sim_free(s);
+}
+
+static void test_trace_duration_overflow_quotes_the_csv_text(void **state) {
+  (void)state;
+  ns_sim *s;
+  assert_fails_with(load("timestamp,duration,num_gpus\n"
+                         "2017-10-09 07:01:55,1.5e12,1\n",
+                         NS_SIM_TRACE_PHILLY, &s),
+                    NS_EINVAL, "(got '1.5e12')");
+  assert_non_null(strstr(ns_last_error(), "duration"));
+  ns_sim_free(s);
+  assert_fails_with(load("timestamp,duration,num_gpus\n"
+                         "2017-10-09 07:01:55,-0.5,1\n",
+                         NS_SIM_TRACE_PHILLY, &s),
+                    NS_EINVAL, "(got '-0.5')");
+  ns_sim_free(s);
+  assert_fails_with(load("timestamp,duration,num_gpus\n"
+                         "2017-10-09 07:01:55,nan,1\n",
+                         NS_SIM_TRACE_PHILLY, &s),
+                    NS_EINVAL, "(got 'nan')");
+  ns_sim_free(s);
+}
+
+static void test_trace_dates_that_do_not_exist(void **state) {
+  (void)state;
+  static const struct {
+    const char *date;
+    int valid;
+  } dates[] = {
+      {"2020-02-31 00:00:00", 0}, {"2019-02-29 12:00:00", 0}, {"2020-02-29 12:00:00", 1},
+      {"1900-02-29 00:00:00", 0}, {"2000-02-29 00:00:00", 1}, {"2021-04-31 00:00:00", 0},
+      {"2021-04-30 23:59:59", 1}, {"2021-12-32 00:00:00", 0}, {"2021-00-10 00:00:00", 0},
+      {"0000-01-01 00:00:00", 0},
+  };
+  for (size_t i = 0; i < sizeof dates / sizeof dates[0]; i++) {
+    char text[256];
+    snprintf(text, sizeof text, "timestamp,duration,num_gpus\n2017-10-09 07:01:55,66,1\n%s,10,1\n",
+             dates[i].date);
+    ns_sim *s;
+    int rc = load(text, NS_SIM_TRACE_PHILLY, &s);
+    if (dates[i].valid) {
+      if (rc != 2)
+        fail_msg("%s: rejected (%d: %s)", dates[i].date, rc, ns_last_error());
+    } else {
+      if (rc != NS_EINVAL)
+        fail_msg("%s: accepted (%d)", dates[i].date, rc);
+      char quoted[64];
+      snprintf(quoted, sizeof quoted, "'%s'", dates[i].date);
+      assert_non_null(strstr(ns_last_error(), quoted));
+      assert_non_null(strstr(ns_last_error(), "line 3"));
+      assert_int_equal(ns_sim_job_count(s), 0);
+    }
+    ns_sim_free(s);
+  }
+}
+
+/* ---- ns_contention_fit on extreme but valid data ------------------------- */
+
+/* t = a + b k M + eta (k-1) M exactly, with (a, b, eta) scaled by `unit`. */
+static void fit_exact(double unit, double *a, double *b, double *eta) {
+  static const int k[6] = {1, 1, 2, 2, 3, 3};
+  static const uint64_t m[6] = {1000, 2000, 1000, 2000, 1000, 3000};
+  double t[6], rms;
+  for (int i = 0; i < 6; i++)
+    t[i] = unit * (1.0 + 1e-3 * k[i] * (double)m[i] + 1e-3 * (k[i] - 1) * (double)m[i]);
+  assert_int_equal(ns_contention_fit(k, m, t, 6, a, b, eta, &rms), NS_OK);
+  assert_true(rms <= 1e-12 * unit);
+}
+
+static void test_contention_fit_times_near_overflow_and_underflow(void **state) {
+  (void)state;
+  /* Without scaling the times, 1e300-ms samples overflow in the QR (the
+     fit returned zeros and an infinite residual) */
+  double units[] = {1e300, 1e-300, 1.0};
+  for (size_t u = 0; u < 3; u++) {
+    double a, b, eta, unit = units[u];
+    fit_exact(unit, &a, &b, &eta);
+    assert_near(a / unit, 1.0, 1e-9);
+    assert_near(b / unit, 1e-3, 1e-12);
+    assert_near(eta / unit, 1e-3, 1e-12);
+  }
+}
+
+static void test_contention_fit_returns_positive_zero(void **state) {
+  (void)state;
+  static const int k[4] = {1, 2, 1, 3};
+  static const uint64_t m[4] = {10, 10, 20, 30};
+  double t[4] = {0, 0, 0, 0}, a = -1, b = -1, eta = -1, rms = -1;
+  assert_int_equal(ns_contention_fit(k, m, t, 4, &a, &b, &eta, &rms), NS_OK);
+  assert_true(a == 0 && !signbit(a));
+  assert_true(b == 0 && !signbit(b));
+  assert_true(eta == 0 && !signbit(eta));
+  assert_true(rms == 0 && !signbit(rms));
+  /* b alone (a = eta = 0 exactly) */
+  double tb[4];
+  for (int i = 0; i < 4; i++)
+    tb[i] = 0.5 * k[i] * (double)m[i];
+  assert_int_equal(ns_contention_fit(k, m, tb, 4, &a, &b, &eta, &rms), NS_OK);
+  assert_near(b, 0.5, 1e-12);
+  assert_true(!signbit(a) && !signbit(eta));
+}
+
+/* Message sizes near 2^64 (k M ~ 5e19): the fit still recovers b and eta
+   to double precision and a to the precision of t (~1e13 ms here). */
+static void test_contention_fit_message_sizes_near_uint64_max(void **state) {
+  (void)state;
+  static const int k[6] = {1, 1, 2, 2, 3, 3};
+  const uint64_t m[6] = {UINT64_MAX / 2, UINT64_MAX, UINT64_MAX / 2,
+                         UINT64_MAX,     UINT64_MAX / 3, UINT64_MAX};
+  double t[6], a, b, eta, rms;
+  for (int i = 0; i < 6; i++)
+    t[i] = 5.0 + 1e-6 * k[i] * (double)m[i] + 2e-7 * (k[i] - 1) * (double)m[i];
+  assert_int_equal(ns_contention_fit(k, m, t, 6, &a, &b, &eta, &rms), NS_OK);
+  assert_near(b, 1e-6, 1e-6 * 1e-12);
+  assert_near(eta, 2e-7, 2e-7 * 1e-11);
+  assert_near(a, 5.0, 0.05); /* t ~ 6e13: one ulp is 0.008 */
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_real_setters_reject_nan_inf_negative_and_overflow),
+      cmocka_unit_test(test_real_setters_accept_their_limit),
+      cmocka_unit_test(test_trace_submit_time_overflow_quotes_the_csv_text),
+      cmocka_unit_test(test_trace_duration_overflow_quotes_the_csv_text),
+      cmocka_unit_test(test_trace_dates_that_do_not_exist),
+      cmocka_unit_test(test_contention_fit_times_near_overflow_and_underflow),
+      cmocka_unit_test(test_contention_fit_returns_positive_zero),
+      cmocka_unit_test(test_contention_fit_message_sizes_near_uint64_max),
+  };
+  return cmocka_run_group_tests_name("hostile: values at and beyond the edges", tests, NULL,
+                                     NULL);
+}
