@@ -281,7 +281,8 @@ void nsi_las_settle(ns_sim *s) {
       else
         wait[nw++] = Q->v[i];
     }
-    memcpy(Q->v + w, wait, nw * sizeof *wait);
+    if (nw > 0) /* Q->v is NULL for a queue never used */
+      memcpy(Q->v + w, wait, nw * sizeof *wait);
   }
   s->las_ngo = 0;
 }
