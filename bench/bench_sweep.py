@@ -7,8 +7,8 @@ local cluster, the cells and the summary.
 Grid: titan, cassini-ff x seeds 1, 2 on a synthetic Tiresias-format trace of
 8,000 jobs (the AdaDUAL size mix, Poisson arrivals every 4 s on average,
 1000-6000 iterations, the four embedded models; written by this script with
-a fixed seed into a temporary directory), cluster 8x8x8 (512 GPUs): four
-cells of ~1.5 s CPU each. Not run by `make bench` (C only); after `make`:
+a fixed seed into a temporary directory), cluster 8x8x8 (512 GPUs), max-min
+network: four cells of ~1.5 s CPU each. Not run by `make bench` (C only); after `make`:
     /usr/bin/python3 bench/bench_sweep.py [pairs]
 """
 
@@ -41,7 +41,8 @@ def sweep(tmp, trace, workers, k):
                NETSCHED_LIBRARY=os.path.join(REPO, "lib", "libnetsched.so.0"))
     t = time.monotonic()
     subprocess.run([sys.executable, "-m", "netsched.sweep", "--policies", "titan,cassini-ff",
-                    "--seeds", "1,2", "--trace", trace, "--clusters", "8x8x8", "--out", out,
+                    "--seeds", "1,2", "--trace", trace, "--clusters", "8x8x8",
+                    "--networks", "maxmin", "--out", out,
                     "--workers", str(workers), "--no-progress", "--quiet"],
                    env=env, check=True)
     return time.monotonic() - t

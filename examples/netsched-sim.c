@@ -1,12 +1,21 @@
 /*
  * examples/netsched-sim.c - the simulator's command line: runs policies on
  * the same workload (embedded default or a trace) and prints one comparison
- * table. Uses only <netsched.h>.
+ * table, a row per policy as soon as it finishes, then the best policy per
+ * column. --json / --summary-csv / --csv / --plot write the same results
+ * for programs. Uses only <netsched.h>.
  *
  *   netsched-sim --all                        every policy, default workload
- *   netsched-sim --policy ff,lwf-1 --trace t.csv --format tiresias --csv out.csv
+ *   netsched-sim --policy ff,lwf-1 --trace t.csv --csv out.csv --json -
  *   netsched-sim --list
+ *
+ * Options, table columns and outputs are each described by one table below
+ * (opts[], columns[], networks[]); --help, the parser and the outputs are
+ * driven by them. Exit status: 0 every policy ran (a policy this build
+ * lacks is reported, not an error) and every output was written; 1 a
+ * policy, the workload or an output failed; 2 a usage or value error.
  */
+#include <errno.h>
 #include <math.h>
 #include <netsched.h>
 #include <stdio.h>
@@ -15,194 +24,547 @@
 #include <time.h>
 #include <unistd.h>
 
+#define MAX_POLICIES 64
+#define MAX_MODELS 256
+
+typedef struct model {
+  char name[256];
+  double fwd, bwd, mem;
+  unsigned long long bytes;
+} model;
+
 typedef struct cli {
   int leaves, spines, servers, gpus, links;
   double gbps, nic_gbps;
   int network; /* ns_sim_network */
   unsigned long long seed;
-  const char *trace, *csv, *plot;
-  int format;
-  int policies[64], npolicies;
-  int progress;
-  int share;
+  const char *trace, *csv, *plot, *json, *summary, *models_path;
+  int format; /* ns_sim_trace_format */
+  int policies[MAX_POLICIES], npolicies;
+  int progress; /* -1: on a terminal */
+  int share, json_jobs;
+  model *models;
+  int nmodels;
 } cli;
 
 typedef struct result {
   int rc;
-  char err[256];
+  char err[512];
   double m[NS_SIM_METRIC_COUNT];
   double secs;
   double *jct; /* sorted, s; for --plot */
   size_t njct;
+  char *jobs_json; /* per-job rows for --json-jobs */
 } result;
 
-/* The network models the CLI names: --network NAME, and the summary line. */
+/* ---- messages in the CLI's terms ----------------------------------------- */
+
+/* The library's parameter names as the options that set them. */
 static const struct {
-  const char *name, *label;
-  int id;
-} networks[] = {
-    {"phase", "phase-level", NS_SIM_NET_PHASE},
-    {"maxmin", "max-min (fluid)", NS_SIM_NET_MAXMIN},
-    {"contention", "Eq. 5 contention (fluid)", NS_SIM_NET_CONTENTION},
-    {"ideal", "ideal (communication free)", NS_SIM_NET_IDEAL},
+  const char *c, *opt;
+} c_names[] = {
+    {"leaves*servers_per_leaf*gpus_per_server", "--leaves x --servers x --gpus"},
+    {"leaves*spines*links_per_pair", "--leaves x --spines x --links"},
+    {"servers_per_leaf", "--servers"}, {"gpus_per_server", "--gpus"},
+    {"links_per_pair", "--links"},     {"link_gbps", "--gbps"},
+    {"nic_gbps", "--nic-gbps"},        {"leaves", "--leaves"},
+    {"spines", "--spines"},
 };
-#define NNETWORKS ((int)(sizeof networks / sizeof networks[0]))
 
-static void list_policies(void);
-
-static void usage(FILE *f) {
-  fprintf(f,
-          "usage: netsched-sim [--policy a,b,c | --all] [--list] [--version]\n"
-          "         [--trace FILE --format tiresias|philly] [--seed N]\n"
-          "         [--leaves N] [--spines N] [--servers N (per leaf)] [--gpus N (per server)]\n"
-          "         [--links N (per leaf-spine pair)] [--gbps X] [--nic-gbps X]\n"
-          "         [--network phase|maxmin|contention|ideal] [--share] [--csv FILE] [--plot FILE.png]\n"
-          "Without --trace, runs the embedded default workload (160 jobs, AdaDUAL §V-A)\n"
-          "on 4 leaves x 4 servers x 4 GPUs, 8 spines x 2 links. --csv writes one row per job (with several\n"
-          "policies: FILE with -<policy> before the extension). --share lets jobs share\n"
-          "GPUs while memory fits (the LWF-kappa / Ada-SRSF model). --network ideal makes\n"
-          "communication free (to compare with simulators that model no network).\n"
-          "--network phase (default) simulates each job's compute and all-reduce phases,\n"
-          "  flows of concurrent all-reduces sharing links max-min fairly; maxmin and\n"
-          "  contention are the older fluid models (a colliding job is charged all the\n"
-          "  time; contention = AdaDUAL's Eq. 5).\n"
-          "A trace's duration is the job's lone run time on a consolidated placement\n"
-          "under the chosen network. Policies (\"ff\" backfills, \"fifo\" does not):\n");
-  if (f == stdout)
-    list_policies();
-}
-
-static void list_policies(void) {
-  for (int i = 0; i < ns_sim_policy_count(); i++)
-    printf("  %-14s %s\n", ns_sim_policy_name(i), ns_sim_policy_description(i));
-}
-
-static const char *network_label(int id) {
-  for (int i = 0; i < NNETWORKS; i++)
-    if (networks[i].id == id)
-      return networks[i].label;
-  return "?";
-}
-
-static int parse_policies(cli *c, char *arg) {
-  for (char *tok = strtok(arg, ","); tok; tok = strtok(NULL, ",")) {
-    int found = -1;
-    for (int i = 0; i < ns_sim_policy_count(); i++)
-      if (strcmp(tok, ns_sim_policy_name(i)) == 0)
-        found = i;
-    if (found < 0) {
-      ns_sim_opts *o = ns_sim_opts_new(); /* the library's message lists valid names */
-      ns_sim_opts_set_policy_name(o, tok);
-      fprintf(stderr, "netsched-sim: %s\n", ns_last_error());
-      ns_sim_opts_free(o);
-      return -1;
-    }
-    if (c->npolicies < 64)
-      c->policies[c->npolicies++] = found;
+/* msg without its leading "ns_xxx: " function names, library parameter
+   names replaced by the options that set them. */
+static void cli_terms(const char *msg, char *out, size_t len) {
+  while (strncmp(msg, "ns_", 3) == 0) {
+    const char *colon = strstr(msg, ": ");
+    const char *space = strchr(msg, ' ');
+    if (colon == NULL || (space && space < colon + 1))
+      break;
+    msg = colon + 2;
   }
-  return 0;
+  size_t at = 0;
+  while (*msg && at + 1 < len) {
+    size_t k = 0, n = sizeof c_names / sizeof c_names[0];
+    for (; k < n; k++) {
+      size_t l = strlen(c_names[k].c);
+      if (strncmp(msg, c_names[k].c, l) == 0 && (msg[l] == ' ' || msg[l] == '\0'))
+        break;
+    }
+    if (k < n) {
+      at += (size_t)snprintf(out + at, len - at, "%s", c_names[k].opt);
+      msg += strlen(c_names[k].c);
+    } else {
+      out[at++] = *msg++;
+    }
+    if (at >= len)
+      at = len - 1;
+  }
+  out[at] = '\0';
 }
 
-static int parse_int(const char *s, int *out) {
+static void fail_lib(const char *context) {
+  char buf[600];
+  cli_terms(ns_last_error(), buf, sizeof buf);
+  fprintf(stderr, "netsched-sim: %s%s%s\n", context ? context : "", context ? ": " : "", buf);
+}
+
+/* Levenshtein distance, for "did you mean". */
+static int distance(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b);
+  if (la > 63 || lb > 63)
+    return 99;
+  int d[64][64];
+  for (size_t i = 0; i <= la; i++)
+    d[i][0] = (int)i;
+  for (size_t j = 0; j <= lb; j++)
+    d[0][j] = (int)j;
+  for (size_t i = 1; i <= la; i++)
+    for (size_t j = 1; j <= lb; j++) {
+      int sub = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+      int del = d[i - 1][j] + 1, ins = d[i][j - 1] + 1;
+      d[i][j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+    }
+  return d[la][lb];
+}
+
+/* The closest of names[0..n) to s within a third of its length, or NULL. */
+static const char *closest(const char *s, const char *const *names, int n) {
+  const char *best = NULL;
+  int bd = (int)strlen(s) / 3 + 1;
+  for (int i = 0; i < n; i++) {
+    int d = distance(s, names[i]);
+    if (d < bd || (d == bd && best == NULL && d <= 2))
+      best = names[i], bd = d;
+  }
+  return best;
+}
+
+/* ---- value parsers (each names the option and its valid range) ------------ */
+
+static int parse_int(const char *opt, const char *s, long lo, long hi, int *out) {
   char *end;
+  errno = 0;
   long v = strtol(s, &end, 10);
-  if (*s == '\0' || *end != '\0' || v < 0 || v > 1 << 24)
+  if (*s == '\0' || *end != '\0' || errno != 0 || v < lo || v > hi) {
+    fprintf(stderr, "netsched-sim: %s must be an integer in [%ld, %ld] (got '%s')\n", opt, lo, hi,
+            s);
     return -1;
+  }
   *out = (int)v;
   return 0;
 }
 
-static int parse_dbl(const char *s, double *out) {
+/* A finite number >= lo (> lo if strict). */
+static int parse_num(const char *opt, const char *s, double lo, int strict, double *out) {
   char *end;
   double v = strtod(s, &end);
-  if (*s == '\0' || *end != '\0' || !isfinite(v) || v < 0)
+  if (*s == '\0' || *end != '\0' || !isfinite(v) || v < lo || (strict && v == lo)) {
+    fprintf(stderr, "netsched-sim: %s must be a number %s %g (got '%s')\n", opt, strict ? ">" : ">=",
+            lo, s);
     return -1;
+  }
   *out = v;
   return 0;
 }
 
-/* One option with its value; 1 consumed, 0 unknown, -1 bad value. */
-static int option(cli *c, const char *k, char *v) {
-  int bad = 0;
-  if (!strcmp(k, "--policy"))
-    return parse_policies(c, v) == 0 ? 1 : -1;
-  else if (!strcmp(k, "--trace"))
-    c->trace = v;
-  else if (!strcmp(k, "--format"))
-    bad = !strcmp(v, "tiresias") ? (c->format = NS_SIM_TRACE_TIRESIAS, 0)
-          : !strcmp(v, "philly") ? (c->format = NS_SIM_TRACE_PHILLY, 0) : 1;
-  else if (!strcmp(k, "--network")) {
-    bad = 1;
-    for (int i = 0; i < NNETWORKS; i++)
-      if (!strcmp(v, networks[i].name))
-        c->network = networks[i].id, bad = 0;
-  }
-  else if (!strcmp(k, "--seed"))
-    bad = sscanf(v, "%llu", &c->seed) != 1;
-  else if (!strcmp(k, "--leaves"))
-    bad = parse_int(v, &c->leaves);
-  else if (!strcmp(k, "--spines"))
-    bad = parse_int(v, &c->spines);
-  else if (!strcmp(k, "--servers"))
-    bad = parse_int(v, &c->servers);
-  else if (!strcmp(k, "--gpus"))
-    bad = parse_int(v, &c->gpus);
-  else if (!strcmp(k, "--links"))
-    bad = parse_int(v, &c->links);
-  else if (!strcmp(k, "--gbps"))
-    bad = parse_dbl(v, &c->gbps);
-  else if (!strcmp(k, "--nic-gbps"))
-    bad = parse_dbl(v, &c->nic_gbps);
-  else if (!strcmp(k, "--csv"))
-    c->csv = v;
-  else if (!strcmp(k, "--plot"))
-    c->plot = v;
-  else
-    return 0;
-  if (bad) {
-    fprintf(stderr, "netsched-sim: bad value '%s' for %s\n", v, k);
-    return -1;
-  }
-  return 1;
+/* One of names[0..n) (given as "a|b|c" in the message). */
+static int parse_choice(const char *opt, const char *s, const char *const *names, int n, int *out) {
+  for (int i = 0; i < n; i++)
+    if (strcmp(s, names[i]) == 0)
+      return *out = i, 0;
+  fprintf(stderr, "netsched-sim: %s must be one of ", opt);
+  for (int i = 0; i < n; i++)
+    fprintf(stderr, "%s%s", i ? ", " : "", names[i]);
+  const char *hint = closest(s, names, n);
+  fprintf(stderr, " (got '%s')%s%s%s\n", s, hint ? "; did you mean '" : "", hint ? hint : "",
+          hint ? "'?" : "");
+  return -1;
 }
 
-/* Flags without a value; 1 handled, 0 not a flag. */
-static int flag(cli *c, const char *k) {
-  if (!strcmp(k, "--share"))
-    c->share = 1;
-  else if (!strcmp(k, "--all")) {
-    c->npolicies = 0;
-    for (int p = 0; p < ns_sim_policy_count() && p < 64; p++)
-      c->policies[c->npolicies++] = p;
-  } else if (!strcmp(k, "--list")) {
-    list_policies();
-    exit(0);
-  } else if (!strcmp(k, "--version")) {
-    printf("netsched-sim (libnetsched) %s\n", ns_version());
-    exit(0);
-  } else if (!strcmp(k, "--help") || !strcmp(k, "-h")) {
-    usage(stdout);
-    exit(0);
-  } else
-    return 0;
-  return 1;
+/* ---- tables: networks, formats, columns ---------------------------------- */
+
+static const char *const network_names[] = {"phase", "maxmin", "contention", "ideal"};
+static const int network_ids[] = {NS_SIM_NET_PHASE, NS_SIM_NET_MAXMIN, NS_SIM_NET_CONTENTION,
+                                  NS_SIM_NET_IDEAL};
+static const char *const network_labels[] = {"phase-level", "max-min (fluid)",
+                                             "Eq. 5 contention (fluid)", "ideal (communication free)"};
+#define NNETWORKS 4
+
+static int network_index(int id) {
+  for (int i = 0; i < NNETWORKS; i++)
+    if (network_ids[i] == id)
+      return i;
+  return 0;
+}
+
+static const char *const format_names[] = {"tiresias", "philly", "auto"};
+static const int format_ids[] = {NS_SIM_TRACE_TIRESIAS, NS_SIM_TRACE_PHILLY, NS_SIM_TRACE_AUTO};
+
+/* The table's columns: metric, scale, and whether lower is better (the
+   best policy and ties are marked per column). */
+static const struct column {
+  const char *head;
+  int metric; /* ns_sim_metric_id */
+  double scale;
+  int width, digits, lower_better;
+  const char *help;
+} columns[] = {
+    {"avgJCT_s", NS_SIM_METRIC_AVG_JCT_MS, 1e-3, 9, 1, 1,
+     "mean job completion time (finish - arrival) of finished jobs, s"},
+    {"medJCT_s", NS_SIM_METRIC_MEDIAN_JCT_MS, 1e-3, 9, 1, 1, "median JCT, s"},
+    {"p95JCT_s", NS_SIM_METRIC_P95_JCT_MS, 1e-3, 9, 1, 1, "95th percentile JCT (nearest rank), s"},
+    {"p99JCT_s", NS_SIM_METRIC_P99_JCT_MS, 1e-3, 9, 1, 1, "99th percentile JCT, s"},
+    {"makespan_s", NS_SIM_METRIC_MAKESPAN_MS, 1e-3, 10, 1, 1, "last finish - first arrival, s"},
+    {"avgQ_s", NS_SIM_METRIC_AVG_QUEUE_MS, 1e-3, 9, 1, 1,
+     "mean queueing delay (start - arrival), s"},
+    {"p95Q_s", NS_SIM_METRIC_P95_QUEUE_MS, 1e-3, 9, 1, 1, "95th percentile queueing delay, s"},
+    {"util%", NS_SIM_METRIC_GPU_UTIL, 100, 6, 1, 0,
+     "GPU utilisation: compute GPU-time / (GPUs x makespan)"},
+    {"comm%", NS_SIM_METRIC_COMM_OVERHEAD, 100, 7, 1, 1,
+     "communication overhead: mean over jobs of (run time - compute time alone) / compute time "
+     "alone; 100 = a job took twice its compute time, so it can exceed 100"},
+    {"frag%", NS_SIM_METRIC_FRAGMENTATION, 100, 6, 1, 1,
+     "machine fragmentation (Titan): idle GPUs of the machines that hold a worker, time-averaged"},
+    {"shared", NS_SIM_METRIC_LINKS_SHARED, 1, 6, 0, 1,
+     "network links (NICs, uplinks) that carried two or more jobs at the same time"},
+    {"unfin", NS_SIM_METRIC_UNFINISHED, 1, 6, 0, 1,
+     "jobs that never finished (no placement could ever hold them)"},
+    {"preempt", NS_SIM_METRIC_PREEMPTIONS, 1, 7, 0, 1,
+     "preemptions: times a running job was suspended (2d-las, 2d-gittins)"},
+};
+#define NCOLUMNS ((int)(sizeof columns / sizeof columns[0]))
+
+/* ---- options --------------------------------------------------------------- */
+
+static void list_policies(FILE *f) {
+  for (int i = 0; i < ns_sim_policy_count(); i++)
+    fprintf(f, "  %-14s %s\n", ns_sim_policy_name(i), ns_sim_policy_description(i));
+}
+
+static void usage(FILE *f);
+
+static int policy_names(const char **names) {
+  int n = 0;
+  for (int i = 0; i < ns_sim_policy_count() && i < MAX_POLICIES; i++)
+    names[n++] = ns_sim_policy_name(i);
+  return n;
+}
+
+static int add_policy(cli *c, int p) {
+  for (int i = 0; i < c->npolicies; i++)
+    if (c->policies[i] == p) {
+      fprintf(stderr, "netsched-sim: policy %s given twice; it runs once\n", ns_sim_policy_name(p));
+      return 0;
+    }
+  c->policies[c->npolicies++] = p;
+  return 0;
+}
+
+static int opt_policy(cli *c, const char *opt, char *v) {
+  const char *names[MAX_POLICIES];
+  int n = policy_names(names);
+  for (char *tok = strtok(v, ","); tok; tok = strtok(NULL, ",")) {
+    int found = -1;
+    for (int i = 0; i < n; i++)
+      if (strcmp(tok, names[i]) == 0)
+        found = i;
+    if (found < 0) {
+      const char *hint = closest(tok, names, n);
+      fprintf(stderr, "netsched-sim: %s: unknown policy '%s'%s%s%s (netsched-sim --list shows all %d)\n",
+              opt, tok, hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "", n);
+      return -1;
+    }
+    add_policy(c, found);
+  }
+  return 0;
+}
+
+static int opt_all(cli *c, const char *opt, char *v) {
+  (void)opt, (void)v;
+  for (int p = 0; p < ns_sim_policy_count() && p < MAX_POLICIES; p++)
+    if (c->npolicies < MAX_POLICIES) {
+      int seen = 0;
+      for (int i = 0; i < c->npolicies; i++)
+        seen |= c->policies[i] == p;
+      if (!seen)
+        c->policies[c->npolicies++] = p;
+    }
+  return 0;
+}
+
+static int opt_network(cli *c, const char *opt, char *v) {
+  int i;
+  if (parse_choice(opt, v, network_names, NNETWORKS, &i) < 0)
+    return -1;
+  c->network = network_ids[i];
+  return 0;
+}
+
+static int opt_format(cli *c, const char *opt, char *v) {
+  int i;
+  if (parse_choice(opt, v, format_names, 3, &i) < 0)
+    return -1;
+  c->format = format_ids[i];
+  return 0;
+}
+
+static int opt_seed(cli *c, const char *opt, char *v) {
+  char *end;
+  errno = 0;
+  unsigned long long s = strtoull(v, &end, 10);
+  if (*v == '\0' || *end != '\0' || errno != 0 || v[0] == '-') {
+    fprintf(stderr, "netsched-sim: %s must be an integer in [0, %llu] (got '%s')\n", opt,
+            18446744073709551615ull, v);
+    return -1;
+  }
+  c->seed = s;
+  return 0;
+}
+
+/* Cluster limits are the library's (ns_cluster_new_leaf_spine). */
+static int opt_leaves(cli *c, const char *o, char *v) { return parse_int(o, v, 1, 1 << 22, &c->leaves); }
+static int opt_spines(cli *c, const char *o, char *v) { return parse_int(o, v, 0, 1 << 24, &c->spines); }
+static int opt_servers(cli *c, const char *o, char *v) { return parse_int(o, v, 1, 1 << 22, &c->servers); }
+static int opt_gpus(cli *c, const char *o, char *v) { return parse_int(o, v, 1, 1 << 22, &c->gpus); }
+static int opt_links(cli *c, const char *o, char *v) { return parse_int(o, v, 0, 1 << 24, &c->links); }
+static int opt_gbps(cli *c, const char *o, char *v) { return parse_num(o, v, 0, 1, &c->gbps); }
+static int opt_nic(cli *c, const char *o, char *v) { return parse_num(o, v, 0, 0, &c->nic_gbps); }
+static int opt_trace(cli *c, const char *o, char *v) { (void)o; c->trace = v; return 0; }
+static int opt_csv(cli *c, const char *o, char *v) { (void)o; c->csv = v; return 0; }
+static int opt_json(cli *c, const char *o, char *v) { (void)o; c->json = v; return 0; }
+static int opt_summary(cli *c, const char *o, char *v) { (void)o; c->summary = v; return 0; }
+static int opt_plot(cli *c, const char *o, char *v) { (void)o; c->plot = v; return 0; }
+static int opt_models(cli *c, const char *o, char *v) { (void)o; c->models_path = v; return 0; }
+static int opt_share(cli *c, const char *o, char *v) { (void)o, (void)v; c->share = 1; return 0; }
+static int opt_jobs(cli *c, const char *o, char *v) { (void)o, (void)v; c->json_jobs = 1; return 0; }
+static int opt_progress(cli *c, const char *o, char *v) { (void)o, (void)v; c->progress = 1; return 0; }
+static int opt_no_progress(cli *c, const char *o, char *v) { (void)o, (void)v; c->progress = 0; return 0; }
+
+static int opt_list(cli *c, const char *o, char *v) {
+  (void)c, (void)o, (void)v;
+  list_policies(stdout);
+  exit(0);
+}
+
+static int opt_version(cli *c, const char *o, char *v) {
+  (void)c, (void)o, (void)v;
+  printf("netsched-sim (libnetsched) %s\n", ns_version());
+  exit(0);
+}
+
+static int opt_help(cli *c, const char *o, char *v) {
+  (void)c, (void)o, (void)v;
+  usage(stdout);
+  exit(0);
+}
+
+static const struct option {
+  const char *name, *metavar, *help;
+  int (*set)(cli *c, const char *opt, char *value);
+} opts[] = {
+    {"--policy", "a,b,...", "policies to run, by the names --list prints (default ff); "
+                            "a name given twice runs once", opt_policy},
+    {"--all", NULL, "run every policy", opt_all},
+    {"--list", NULL, "print the policy names with a description and exit", opt_list},
+    {"--trace", "FILE", "read jobs from a CSV trace (see TRACES) instead of the embedded workload",
+     opt_trace},
+    {"--format", "auto|tiresias|philly", "the trace's format (default auto: from its header)",
+     opt_format},
+    {"--models", "FILE", "model profiles for the trace's model_name values, a CSV with the "
+                         "header name,forward_ms,backward_ms,model_bytes,memory_mb", opt_models},
+    {"--seed", "N", "seed of the embedded workload and of random choices (default 1)", opt_seed},
+    {"--leaves", "N", "leaf switches (racks), 1..4194304 (default 4)", opt_leaves},
+    {"--spines", "N", "spine switches, 0..16777216 (default 8)", opt_spines},
+    {"--servers", "N", "servers per leaf, 1..4194304 (default 4)", opt_servers},
+    {"--gpus", "N", "GPUs per server, 1..4194304 (default 4)", opt_gpus},
+    {"--links", "N", "links per leaf-spine pair, 0..16777216, >= 1 with spines (default 2)",
+     opt_links},
+    {"--gbps", "X", "bandwidth of every leaf-spine link, Gbps > 0 (default 10)", opt_gbps},
+    {"--nic-gbps", "X", "server NIC bandwidth, Gbps >= 0; 0 = --gbps (default 0)", opt_nic},
+    {"--network", "phase|maxmin|contention|ideal",
+     "network model: phase (default: each job's compute and all-reduce phases, concurrent "
+     "all-reduces sharing links max-min fairly); maxmin and contention, the older fluid models "
+     "(a colliding job is charged all the time; contention = AdaDUAL's Eq. 5); ideal "
+     "(communication free, to compare with simulators that model no network)", opt_network},
+    {"--share", NULL, "let jobs share GPUs while their memory fits (LWF-kappa / Ada-SRSF model)",
+     opt_share},
+    {"--csv", "FILE", "one row per job: the trace's job_id and model_name, times, servers "
+                      "(several policies: FILE with -<policy> before the extension)", opt_csv},
+    {"--json", "FILE|-", "every metric of every policy as JSON, with the best per metric", opt_json},
+    {"--json-jobs", NULL, "with --json: also each policy's per-job rows", opt_jobs},
+    {"--summary-csv", "FILE|-", "one CSV row per policy: every metric and the columns it is best at",
+     opt_summary},
+    {"--plot", "FILE.png|.svg|.pdf", "JCT CDF of every policy (gnuplot; format from the extension)",
+     opt_plot},
+    {"--progress", NULL, "show a progress bar on stderr (default: when stderr is a terminal)",
+     opt_progress},
+    {"--no-progress", NULL, "never show the progress bar", opt_no_progress},
+    {"--version", NULL, "print the version and exit", opt_version},
+    {"--help", NULL, "print this help and exit (also -h)", opt_help},
+};
+#define NOPTS ((int)(sizeof opts / sizeof opts[0]))
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: netsched-sim [--policy a,b,... | --all] [--trace FILE] [options]\n"
+             "       netsched-sim --list | --help | --version\n\n"
+             "Runs each policy on the same workload and prints one row per policy as it\n"
+             "finishes, then the best policy per column (ties: every tied policy). Without\n"
+             "--trace: the embedded default workload (160 jobs, AdaDUAL paper §V-A).\n\n"
+             "Options:\n");
+  for (int i = 0; i < NOPTS; i++) {
+    char head[64];
+    snprintf(head, sizeof head, "%s%s%s", opts[i].name, opts[i].metavar ? " " : "",
+             opts[i].metavar ? opts[i].metavar : "");
+    fprintf(f, "  %-30s %s\n", head, opts[i].help);
+  }
+  fprintf(f, "\nColumns of the table (JSON and --summary-csv use the metric names in brackets):\n"
+             "  %-12s the policy (--list)\n", "policy");
+  for (int i = 0; i < NCOLUMNS; i++)
+    fprintf(f, "  %-12s %s [%s, %s is best]\n", columns[i].head, columns[i].help,
+            ns_sim_metric_name(columns[i].metric), columns[i].lower_better ? "lowest" : "highest");
+  fprintf(f, "  %-12s wall-clock time of the simulation, s\n\n", "time_s");
+  fprintf(f, "Traces (CSV, first line the header; extra columns are ignored):\n"
+             "  tiresias  job_id,num_gpu,submit_time,iterations,model_name[,duration]  (s)\n"
+             "  philly    timestamp,duration,num_gpus  (YYYY-MM-DD HH:MM:SS, s)\n"
+             "  job_id names the job in every output and must be unique. A duration is the\n"
+             "  job's lone run time on a consolidated placement under the chosen network.\n\n"
+             "Exit status: 0 all ran and every output was written; 1 a policy, the workload\n"
+             "or an output failed; 2 a usage or value error.\n\n"
+             "Policies (\"ff\" backfills, \"fifo\" does not):\n");
+  list_policies(f);
+}
+
+static const struct option *find_option(const char *name) {
+  if (strcmp(name, "-h") == 0)
+    name = "--help";
+  for (int i = 0; i < NOPTS; i++)
+    if (strcmp(name, opts[i].name) == 0)
+      return &opts[i];
+  return NULL;
+}
+
+/* A usage error: one line, a hint, and where the full usage is. */
+static int usage_error(const char *what, const char *arg) {
+  const char *names[NOPTS];
+  for (int i = 0; i < NOPTS; i++)
+    names[i] = opts[i].name;
+  const char *hint = arg[0] == '-' ? closest(arg, names, NOPTS) : NULL;
+  fprintf(stderr, "netsched-sim: %s '%s'%s%s%s\n", what, arg, hint ? "; did you mean '" : "",
+          hint ? hint : "", hint ? "'?" : "");
+  fprintf(stderr, "usage: netsched-sim [--policy a,b,... | --all] [--trace FILE] [options] "
+                  "(netsched-sim --help lists them)\n");
+  return -1;
 }
 
 static int parse_args(cli *c, int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
-    if (flag(c, argv[i]))
-      continue;
-    int r = i + 1 < argc ? option(c, argv[i], argv[i + 1]) : 0;
-    if (r < 0)
-      return -1;
-    if (r == 0) {
-      fprintf(stderr, "netsched-sim: unknown option or missing value: %s\n", argv[i]);
-      return -1;
+    char *arg = argv[i], *value = NULL, *eq = strchr(arg, '=');
+    char name[64];
+    if (strncmp(arg, "--", 2) == 0 && eq && (size_t)(eq - arg) < sizeof name) {
+      snprintf(name, sizeof name, "%.*s", (int)(eq - arg), arg); /* --opt=value */
+      value = eq + 1;
+    } else {
+      snprintf(name, sizeof name, "%s", arg);
     }
-    i++;
+    const struct option *o = find_option(name);
+    if (o == NULL)
+      return usage_error(arg[0] == '-' ? "unknown option" : "unexpected argument", name);
+    if (o->metavar && value == NULL) {
+      if (i + 1 >= argc)
+        return usage_error("missing value for", name);
+      value = argv[++i];
+    } else if (!o->metavar && value) {
+      return usage_error("takes no value:", name);
+    }
+    if (o->set(c, o->name, value) < 0)
+      return -1;
   }
+  if (c->json && c->summary && !strcmp(c->json, "-") && !strcmp(c->summary, "-"))
+    return usage_error("only one output can go to stdout, got --json - and", "--summary-csv -");
+  if (c->json_jobs && !c->json)
+    return usage_error("--json-jobs needs", "--json");
   return 0;
 }
+
+/* ---- model profiles (--models) --------------------------------------------- */
+
+static int split_csv(char *line, char **f, int max) {
+  int n = 0;
+  line[strcspn(line, "\r\n")] = '\0';
+  for (char *p = line; n < max;) {
+    f[n++] = p;
+    char *comma = strchr(p, ',');
+    if (comma == NULL)
+      break;
+    *comma = '\0';
+    p = comma + 1;
+  }
+  return n;
+}
+
+static int read_models(cli *c) {
+  static const char *need[5] = {"name", "forward_ms", "backward_ms", "model_bytes", "memory_mb"};
+  FILE *f = fopen(c->models_path, "r");
+  if (f == NULL) {
+    fprintf(stderr, "netsched-sim: --models: cannot open '%s': %s\n", c->models_path, strerror(errno));
+    return -1;
+  }
+  c->models = calloc(MAX_MODELS, sizeof *c->models);
+  char line[1024], *fld[16];
+  int col[5], line_no = 1, rc = 0;
+  if (c->models == NULL || fgets(line, sizeof line, f) == NULL) {
+    fprintf(stderr, "netsched-sim: --models %s: empty (header %s,%s,%s,%s,%s)\n", c->models_path,
+            need[0], need[1], need[2], need[3], need[4]);
+    fclose(f);
+    return -1;
+  }
+  int n = split_csv(line, fld, 16);
+  for (int k = 0; k < 5 && rc == 0; k++) {
+    col[k] = -1;
+    for (int i = 0; i < n; i++)
+      if (strcmp(fld[i], need[k]) == 0)
+        col[k] = i;
+    if (col[k] < 0) {
+      fprintf(stderr, "netsched-sim: --models %s line 1: missing column %s (header needs "
+                      "name,forward_ms,backward_ms,model_bytes,memory_mb)\n", c->models_path, need[k]);
+      rc = -1;
+    }
+  }
+  while (rc == 0 && fgets(line, sizeof line, f)) {
+    line_no++;
+    if (line[strspn(line, " \t\r\n")] == '\0')
+      continue;
+    n = split_csv(line, fld, 16);
+    model *m = &c->models[c->nmodels];
+    char what[64];
+    for (int k = 0; k < 5 && rc == 0; k++) {
+      if (col[k] >= n) {
+        fprintf(stderr, "netsched-sim: --models %s line %d: missing %s\n", c->models_path, line_no,
+                need[k]);
+        rc = -1;
+        break;
+      }
+      snprintf(what, sizeof what, "--models %s line %d: %s", c->models_path, line_no, need[k]);
+      char *v = fld[col[k]];
+      if (k == 0)
+        snprintf(m->name, sizeof m->name, "%s", v);
+      else if (k == 3) {
+        double b;
+        rc = parse_num(what, v, 0, 0, &b);
+        m->bytes = (unsigned long long)b;
+      } else
+        rc = parse_num(what, v, 0, 0, k == 1 ? &m->fwd : k == 2 ? &m->bwd : &m->mem);
+    }
+    if (rc == 0 && ++c->nmodels >= MAX_MODELS) {
+      fprintf(stderr, "netsched-sim: --models %s: more than %d profiles\n", c->models_path,
+              MAX_MODELS - 1);
+      rc = -1;
+    }
+  }
+  fclose(f);
+  return rc;
+}
+
+/* ---- running ------------------------------------------------------------------ */
 
 static void progress_bar(size_t done, size_t total, void *user) {
   const char *name = user;
@@ -231,10 +593,34 @@ static ns_sim_opts *make_opts(const cli *c, int policy) {
   return o;
 }
 
-static int load(const cli *c, ns_sim *s) {
-  int n = c->trace ? ns_sim_load_trace(s, c->trace, (ns_sim_trace_format)c->format)
-                   : ns_sim_load_default_workload(s);
-  return n;
+/* A simulator with the workload loaded, or NULL (message printed). */
+static ns_sim *prepare(const cli *c, int policy, int *loaded) {
+  ns_sim_opts *o = make_opts(c, policy);
+  if (o == NULL) {
+    fail_lib(NULL);
+    return NULL;
+  }
+  ns_sim *s = ns_sim_new(o);
+  ns_sim_opts_free(o);
+  if (s == NULL) {
+    fail_lib(NULL);
+    return NULL;
+  }
+  for (int i = 0; i < c->nmodels; i++)
+    if (ns_sim_add_model_profile(s, c->models[i].name, c->models[i].fwd, c->models[i].bwd,
+                                 c->models[i].bytes, c->models[i].mem) < 0) {
+      fail_lib("--models");
+      ns_sim_free(s);
+      return NULL;
+    }
+  *loaded = c->trace ? ns_sim_load_trace(s, c->trace, (ns_sim_trace_format)c->format)
+                     : ns_sim_load_default_workload(s);
+  if (*loaded < 0) {
+    fail_lib(c->trace ? "--trace" : NULL);
+    ns_sim_free(s);
+    return NULL;
+  }
+  return s;
 }
 
 static int cmp_dbl(const void *a, const void *b) {
@@ -255,12 +641,70 @@ static void keep_jcts(ns_sim *s, result *r) {
     qsort(r->jct, r->njct, sizeof *r->jct, cmp_dbl);
 }
 
+/* ---- JSON ------------------------------------------------------------------------ */
+
+static void json_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch == '"' || ch == '\\')
+      fprintf(f, "\\%c", ch);
+    else if (ch < 0x20)
+      fprintf(f, "\\u%04x", ch);
+    else
+      fputc(ch, f);
+  }
+  fputc('"', f);
+}
+
+static void json_num(FILE *f, double v) {
+  if (isfinite(v))
+    fprintf(f, "%.17g", v);
+  else
+    fputs("null", f);
+}
+
+/* Per-job rows of a finished run, as a JSON array (for --json-jobs). */
+static char *jobs_json(ns_sim *s) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  if (f == NULL)
+    return NULL;
+  fputc('[', f);
+  for (int i = 0; i < ns_sim_job_count(s); i++) {
+    double a = NAN, st = NAN, fin = NAN;
+    int servers = 0;
+    ns_sim_job_result(s, i, &a, &st, &fin, &servers);
+    fprintf(f, "%s{\"job_id\": ", i ? ",\n      " : "");
+    json_str(f, ns_sim_job_name(s, i));
+    fputs(", \"model\": ", f);
+    json_str(f, ns_sim_job_model(s, i));
+    fprintf(f, ", \"gpus\": %d, \"arrival_ms\": ", ns_sim_job_gpus(s, i));
+    json_num(f, a);
+    fputs(", \"start_ms\": ", f);
+    json_num(f, st);
+    fputs(", \"finish_ms\": ", f);
+    json_num(f, fin);
+    fputs(", \"jct_ms\": ", f);
+    json_num(f, fin - a);
+    fprintf(f, ", \"servers\": %d}", servers);
+  }
+  fputc(']', f);
+  fclose(f);
+  return buf;
+}
+
+/* ---- per-policy outputs -------------------------------------------------------------- */
+
 static void csv_path(const cli *c, int policy, char *buf, size_t len) {
   if (c->npolicies == 1) {
     snprintf(buf, len, "%s", c->csv);
     return;
   }
-  const char *dot = strrchr(c->csv, '.');
+  const char *dot = strrchr(c->csv, '.'), *slash = strrchr(c->csv, '/');
+  if (dot && slash && dot < slash)
+    dot = NULL;
   int stem = dot ? (int)(dot - c->csv) : (int)strlen(c->csv);
   snprintf(buf, len, "%.*s-%s%s", stem, c->csv, ns_sim_policy_name(policy), dot ? dot : "");
 }
@@ -271,140 +715,375 @@ static double now_s(void) {
   return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* Runs one policy; r->rc < 0 with r->err on failure. Returns jobs loaded. */
-static int run_policy(const cli *c, int policy, result *r, int *skipped) {
-  ns_sim_opts *o = make_opts(c, policy);
-  ns_sim *s = o ? ns_sim_new(o) : NULL;
-  ns_sim_opts_free(o);
-  int n = s ? load(c, s) : NS_EINVAL;
-  if (n < 0) {
-    r->rc = n;
-    snprintf(r->err, sizeof r->err, "%s", ns_last_error());
-    ns_sim_free(s);
-    return n;
-  }
-  *skipped = ns_sim_skipped_count(s);
+/* Runs one prepared simulator; writes its --csv. Returns 0, or -1 if an
+   output failed (the run's own failure is in r->rc). */
+static int run_one(const cli *c, int policy, ns_sim *s, result *r) {
+  int out_rc = 0;
   if (c->progress)
     ns_sim_set_progress(s, progress_bar, (void *)ns_sim_policy_name(policy));
   double t0 = now_s();
   r->rc = ns_sim_run(s);
   r->secs = now_s() - t0;
   if (r->rc < 0)
-    snprintf(r->err, sizeof r->err, "%s", ns_last_error());
+    cli_terms(ns_last_error(), r->err, sizeof r->err);
   for (int m = 0; r->rc == NS_OK && m < NS_SIM_METRIC_COUNT; m++)
     ns_sim_metric(s, (ns_sim_metric_id)m, &r->m[m]);
   if (r->rc == NS_OK && c->plot)
     keep_jcts(s, r);
+  if (r->rc == NS_OK && c->json_jobs)
+    r->jobs_json = jobs_json(s);
   if (r->rc == NS_OK && c->csv) {
     char path[1024];
     csv_path(c, policy, path, sizeof path);
-    if (ns_sim_write_jobs_csv(s, path) < 0)
-      fprintf(stderr, "netsched-sim: %s\n", ns_last_error());
+    if (ns_sim_write_jobs_csv(s, path) < 0) {
+      fail_lib("--csv");
+      out_rc = -1;
+    }
   }
-  ns_sim_free(s);
-  return n;
+  return out_rc;
 }
 
-static void print_header(void) {
-  printf("%-14s %9s %9s %9s %9s %10s %9s %9s %6s %7s %6s %6s %6s %7s %7s\n", "policy",
-         "avgJCT_s", "medJCT_s", "p95JCT_s", "p99JCT_s", "makespan_s", "avgQ_s", "p95Q_s", "util%",
-         "comm%", "frag%", "shared", "unfin", "preempt", "time_s");
+static void print_header(FILE *f) {
+  fprintf(f, "%-14s", "policy");
+  for (int i = 0; i < NCOLUMNS; i++)
+    fprintf(f, " %*s", columns[i].width, columns[i].head);
+  fprintf(f, " %7s\n", "time_s");
 }
 
-static void print_row(int policy, const result *r) {
-  const double *m = r->m;
+static void print_row(FILE *f, int policy, const result *r) {
   if (r->rc < 0) { /* the library's message without its "...unavailable: " prefix */
     const char *why = strstr(r->err, "unavailable: ");
-    printf("%-14s %s: %s\n", ns_sim_policy_name(policy),
-           r->rc == NS_EUNSUPPORTED ? "unavailable" : "failed",
-           r->rc == NS_EUNSUPPORTED && why ? why + 13 : r->err);
-    return;
+    fprintf(f, "%-14s %s: %s\n", ns_sim_policy_name(policy),
+            r->rc == NS_EUNSUPPORTED ? "unavailable" : "failed",
+            r->rc == NS_EUNSUPPORTED && why ? why + 13 : r->err);
+  } else {
+    fprintf(f, "%-14s", ns_sim_policy_name(policy));
+    for (int i = 0; i < NCOLUMNS; i++)
+      fprintf(f, " %*.*f", columns[i].width, columns[i].digits,
+              r->m[columns[i].metric] * columns[i].scale);
+    fprintf(f, " %7.2f\n", r->secs);
   }
-  printf("%-14s %9.1f %9.1f %9.1f %9.1f %10.1f %9.1f %9.1f %6.1f %7.1f %6.1f %6.0f %6.0f %7.0f "
-         "%7.2f\n",
-         ns_sim_policy_name(policy), m[NS_SIM_METRIC_AVG_JCT_MS] / 1e3,
-         m[NS_SIM_METRIC_MEDIAN_JCT_MS] / 1e3, m[NS_SIM_METRIC_P95_JCT_MS] / 1e3,
-         m[NS_SIM_METRIC_P99_JCT_MS] / 1e3, m[NS_SIM_METRIC_MAKESPAN_MS] / 1e3,
-         m[NS_SIM_METRIC_AVG_QUEUE_MS] / 1e3, m[NS_SIM_METRIC_P95_QUEUE_MS] / 1e3,
-         100 * m[NS_SIM_METRIC_GPU_UTIL], 100 * m[NS_SIM_METRIC_COMM_OVERHEAD],
-         100 * m[NS_SIM_METRIC_FRAGMENTATION], m[NS_SIM_METRIC_LINKS_SHARED],
-         m[NS_SIM_METRIC_UNFINISHED], m[NS_SIM_METRIC_PREEMPTIONS], r->secs);
+  fflush(f); /* a finished row survives an interrupted run */
 }
 
-/* JCT CDF per policy through gnuplot, when it is installed. */
-static void plot(const cli *c, const result *res) {
-  if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
-    fprintf(stderr, "netsched-sim: --plot needs gnuplot (e.g. apt-get install gnuplot-nox); "
-                    "no plot written\n");
-    return;
+/* Is policy i best (or tied best) at column k? Ties: equal within 1e-9
+   relative (the same schedule computed twice gives identical numbers). */
+static int is_best(const cli *c, const result *res, int k, int i) {
+  if (res[i].rc != NS_OK)
+    return 0;
+  double v = res[i].m[columns[k].metric];
+  for (int j = 0; j < c->npolicies; j++) {
+    if (res[j].rc != NS_OK)
+      continue;
+    double w = res[j].m[columns[k].metric], tol = 1e-9 * fmax(fabs(v), fabs(w));
+    if (columns[k].lower_better ? w < v - tol : w > v + tol)
+      return 0;
   }
+  return 1;
+}
+
+static void print_best(FILE *f, const cli *c, const result *res) {
+  int ok = 0;
+  for (int i = 0; i < c->npolicies; i++)
+    ok += res[i].rc == NS_OK;
+  if (ok < 2)
+    return;
+  fprintf(f, "best per column (%s; ties: every tied policy):\n",
+          "lowest, util% highest");
+  for (int k = 0; k < NCOLUMNS; k++) {
+    int n = 0, first = -1;
+    for (int i = 0; i < c->npolicies; i++)
+      if (is_best(c, res, k, i))
+        n++, first = first < 0 ? i : first;
+    fprintf(f, "  %-11s %10.*f  ", columns[k].head, columns[k].digits,
+            res[first].m[columns[k].metric] * columns[k].scale);
+    if (n == ok)
+      fprintf(f, "all %d tie\n", n);
+    else {
+      if (n > 1)
+        fprintf(f, "tie of %d: ", n);
+      for (int i = 0, w = 0; i < c->npolicies; i++)
+        if (is_best(c, res, k, i))
+          fprintf(f, "%s%s", w++ ? ", " : "", ns_sim_policy_name(c->policies[i]));
+      fputc('\n', f);
+    }
+  }
+  fflush(f);
+}
+
+/* FILE for an output path ("-" = stdout); NULL with a message. */
+static FILE *open_out(const char *opt, const char *path) {
+  if (strcmp(path, "-") == 0)
+    return stdout;
+  FILE *f = fopen(path, "w");
+  if (f == NULL)
+    fprintf(stderr, "netsched-sim: %s: cannot write '%s': %s\n", opt, path, strerror(errno));
+  return f;
+}
+
+static int close_out(const char *opt, const char *path, FILE *f) {
+  int bad = ferror(f) != 0;
+  if (f == stdout)
+    bad |= fflush(f) != 0;
+  else
+    bad |= fclose(f) != 0;
+  if (bad)
+    fprintf(stderr, "netsched-sim: %s: writing '%s' failed\n", opt, path);
+  return bad ? -1 : 0;
+}
+
+static const char *status_of(const result *r) {
+  return r->rc == NS_OK ? "ok" : r->rc == NS_EUNSUPPORTED ? "unavailable" : "failed";
+}
+
+static int write_json(const cli *c, const result *res, int loaded, int skipped, FILE *f) {
+  fprintf(f, "{\"netsched_sim\": \"%s\",\n \"workload\": {\"trace\": ", ns_version());
+  if (c->trace)
+    json_str(f, c->trace);
+  else
+    fputs("null", f);
+  fprintf(f, ", \"jobs\": %d, \"skipped\": %d, \"seed\": %llu},\n", loaded, skipped, c->seed);
+  fprintf(f, " \"cluster\": {\"leaves\": %d, \"servers_per_leaf\": %d, \"gpus_per_server\": %d, "
+             "\"spines\": %d, \"links_per_pair\": %d, \"link_gbps\": %g, \"network\": \"%s\", "
+             "\"gpu_sharing\": %s},\n \"policies\": [",
+          c->leaves, c->servers, c->gpus, c->spines, c->links, c->gbps,
+          network_names[network_index(c->network)], c->share ? "true" : "false");
+  for (int i = 0; i < c->npolicies; i++) {
+    const result *r = &res[i];
+    fprintf(f, "%s\n  {\"policy\": \"%s\", \"status\": \"%s\"", i ? "," : "",
+            ns_sim_policy_name(c->policies[i]), status_of(r));
+    if (r->rc != NS_OK) {
+      fputs(", \"error\": ", f);
+      json_str(f, r->err);
+      fputc('}', f);
+      continue;
+    }
+    fprintf(f, ", \"seconds\": %.3f,\n   \"metrics\": {", r->secs);
+    for (int m = 0; m < NS_SIM_METRIC_COUNT; m++) {
+      fprintf(f, "%s\"%s\": ", m ? ", " : "", ns_sim_metric_name(m));
+      json_num(f, r->m[m]);
+    }
+    fputs("},\n   \"best\": [", f);
+    for (int k = 0, w = 0; k < NCOLUMNS; k++)
+      if (is_best(c, res, k, i))
+        fprintf(f, "%s\"%s\"", w++ ? ", " : "", ns_sim_metric_name(columns[k].metric));
+    fputc(']', f);
+    if (r->jobs_json)
+      fprintf(f, ",\n   \"jobs\": %s", r->jobs_json);
+    fputc('}', f);
+  }
+  fputs("],\n \"best\": {", f);
+  for (int k = 0; k < NCOLUMNS; k++) {
+    fprintf(f, "%s\"%s\": [", k ? ", " : "", ns_sim_metric_name(columns[k].metric));
+    for (int i = 0, w = 0; i < c->npolicies; i++)
+      if (is_best(c, res, k, i))
+        fprintf(f, "%s\"%s\"", w++ ? ", " : "", ns_sim_policy_name(c->policies[i]));
+    fputc(']', f);
+  }
+  fputs("}}\n", f);
+  return 0;
+}
+
+static int write_summary(const cli *c, const result *res, FILE *f) {
+  fputs("policy,status", f);
+  for (int m = 0; m < NS_SIM_METRIC_COUNT; m++)
+    fprintf(f, ",%s", ns_sim_metric_name(m));
+  fputs(",seconds,best\n", f);
+  for (int i = 0; i < c->npolicies; i++) {
+    const result *r = &res[i];
+    fprintf(f, "%s,%s", ns_sim_policy_name(c->policies[i]), status_of(r));
+    for (int m = 0; m < NS_SIM_METRIC_COUNT; m++)
+      if (r->rc == NS_OK)
+        fprintf(f, ",%.17g", r->m[m]);
+      else
+        fputc(',', f);
+    if (r->rc == NS_OK)
+      fprintf(f, ",%.3f,", r->secs);
+    else
+      fputs(",,", f);
+    for (int k = 0, w = 0; k < NCOLUMNS; k++) /* metrics this policy is (tied) best at */
+      if (is_best(c, res, k, i))
+        fprintf(f, "%s%s", w++ ? ";" : "", ns_sim_metric_name(columns[k].metric));
+    fputc('\n', f);
+  }
+  return 0;
+}
+
+/* ---- plot ------------------------------------------------------------------------- */
+
+static const struct {
+  const char *ext, *terminal;
+} plot_formats[] = {
+    {".png", "pngcairo size 1000,640"},
+    {".svg", "svg size 1000,640 dynamic"},
+    {".pdf", "pdfcairo size 10in,6.4in"},
+};
+
+static const char *plot_terminal(const char *path) {
+  const char *dot = strrchr(path, '.');
+  for (size_t i = 0; dot && i < sizeof plot_formats / sizeof plot_formats[0]; i++)
+    if (strcmp(dot, plot_formats[i].ext) == 0)
+      return plot_formats[i].terminal;
+  return NULL;
+}
+
+/* Checks before any run, so a bad --plot costs nothing. */
+static int check_plot(const char *path) {
+  if (plot_terminal(path) == NULL) {
+    fprintf(stderr, "netsched-sim: --plot: cannot tell the format of '%s' (use a .png, .svg or "
+                    ".pdf file name)\n", path);
+    return 2;
+  }
+  if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
+    fprintf(stderr, "netsched-sim: --plot needs gnuplot (Debian: apt-get install gnuplot-nox)\n");
+    return 1;
+  }
+  return 0;
+}
+
+/* JCT CDF per policy: each with its own dash type and point marker, so
+   policies with identical schedules (their lines on top of each other)
+   stay distinguishable. */
+static int plot(const cli *c, const result *res) {
   FILE *g = popen("gnuplot", "w");
   if (g == NULL) {
-    fprintf(stderr, "netsched-sim: cannot start gnuplot\n");
-    return;
+    fprintf(stderr, "netsched-sim: --plot: cannot start gnuplot: %s\n", strerror(errno));
+    return -1;
   }
-  fprintf(g, "set terminal pngcairo size 1000,640\nset output '%s'\nset logscale x\n", c->plot);
+  fprintf(g, "set terminal %s\nset output '%s'\nset logscale x\n", plot_terminal(c->plot), c->plot);
   fprintf(g, "set xlabel 'JCT (s)'\nset ylabel 'CDF'\nset key bottom right\nset grid\nplot ");
-  int first = 1;
+  int first = 1, k = 0;
   for (int i = 0; i < c->npolicies; i++)
     if (res[i].rc == NS_OK && res[i].njct > 0) {
-      fprintf(g, "%s'-' using 1:2 with lines lw 2 title '%s'", first ? "" : ", ",
-              ns_sim_policy_name(c->policies[i]));
-      first = 0;
+      size_t every = res[i].njct / 12 + 1;
+      fprintf(g, "%s'-' using 1:2 with linespoints lw 2 dt %d pt %d pi %zu ps 1.2 title '%s'",
+              first ? "" : ", ", k % 5 + 1, k % 13 + 1, every, ns_sim_policy_name(c->policies[i]));
+      first = 0, k++;
     }
   fprintf(g, "%s\n", first ? "0 notitle" : "");
   for (int i = 0; i < c->npolicies; i++) {
     if (res[i].rc != NS_OK || res[i].njct == 0)
       continue;
-    for (size_t k = 0; k < res[i].njct; k++)
-      fprintf(g, "%g %g\n", res[i].jct[k] > 1e-3 ? res[i].jct[k] : 1e-3,
-              (double)(k + 1) / (double)res[i].njct);
+    for (size_t j = 0; j < res[i].njct; j++)
+      fprintf(g, "%g %g\n", res[i].jct[j] > 1e-3 ? res[i].jct[j] : 1e-3,
+              (double)(j + 1) / (double)res[i].njct);
     fprintf(g, "e\n");
   }
-  if (pclose(g) != 0)
-    fprintf(stderr, "netsched-sim: gnuplot failed; see its messages above\n");
-  else
-    fprintf(stderr, "netsched-sim: JCT CDF written to %s\n", c->plot);
+  if (pclose(g) != 0) {
+    fprintf(stderr, "netsched-sim: --plot: gnuplot failed writing '%s'; see its messages above\n",
+            c->plot);
+    return -1;
+  }
+  fprintf(stderr, "netsched-sim: JCT CDF written to %s\n", c->plot);
+  return 0;
+}
+
+/* ---- main ------------------------------------------------------------------------------- */
+
+
+/* Outputs opened before any run: a bad path fails at once. */
+typedef struct outputs {
+  FILE *json, *summary, *table;
+} outputs;
+
+static int open_outputs(const cli *c, outputs *o) {
+  o->json = o->summary = NULL;
+  o->table = (c->json && !strcmp(c->json, "-")) || (c->summary && !strcmp(c->summary, "-"))
+                 ? NULL /* stdout is for the machine-readable output */
+                 : stdout;
+  if (c->json && (o->json = open_out("--json", c->json)) == NULL)
+    return -1;
+  if (c->summary && (o->summary = open_out("--summary-csv", c->summary)) == NULL)
+    return -1;
+  if (c->csv) { /* the directory must be writable: probe it */
+    char probe[1100];
+    csv_path(c, c->policies[0], probe, sizeof probe);
+    FILE *f = fopen(probe, "a");
+    if (f == NULL) {
+      fprintf(stderr, "netsched-sim: --csv: cannot write '%s': %s\n", probe, strerror(errno));
+      return -1;
+    }
+    fclose(f);
+  }
+  return 0;
 }
 
 int main(int argc, char **argv) {
-  cli c = {4, 8, 4, 4, 2, 10.0, 0.0, NS_SIM_NET_PHASE, 1, NULL, NULL, NULL,
-           NS_SIM_TRACE_TIRESIAS, {0}, 0, 0, 0};
-  if (parse_args(&c, argc, argv) < 0) {
-    usage(stderr);
+  cli c = {4, 8, 4, 4, 2, 10.0, 0.0, NS_SIM_NET_PHASE, 1, NULL, NULL, NULL, NULL, NULL, NULL,
+           NS_SIM_TRACE_AUTO, {0}, 0, -1, 0, 0, NULL, 0};
+  if (parse_args(&c, argc, argv) < 0)
     return 2;
-  }
   if (c.npolicies == 0)
     c.policies[c.npolicies++] = NS_SIM_POLICY_FF;
-  c.progress = isatty(STDERR_FILENO);
+  if (c.progress < 0)
+    c.progress = isatty(STDERR_FILENO);
+  ns_sim_opts *probe = make_opts(&c, c.policies[0]); /* cluster limits, before any work */
+  if (probe == NULL) {
+    fail_lib(NULL);
+    return 2;
+  }
+  ns_sim_opts_free(probe);
+  int prc = c.plot ? check_plot(c.plot) : 0;
+  if (prc)
+    return prc;
+  if (c.models_path && read_models(&c) < 0)
+    return 2;
+  outputs out;
+  if (open_outputs(&c, &out) < 0)
+    return 1;
   result *res = calloc((size_t)c.npolicies, sizeof *res);
   if (res == NULL)
     return 1;
-  int hard = 0, skipped = 0, loaded = -1;
+  int hard = 0, out_fail = 0, skipped = 0, loaded = -1;
   for (int i = 0; i < c.npolicies; i++) {
-    int n = run_policy(&c, c.policies[i], &res[i], &skipped);
-    if (n < 0) { /* the workload itself failed: same for every policy */
-      fprintf(stderr, "netsched-sim: %s\n", res[i].err);
-      free(res);
-      return 1;
+    int n = 0;
+    ns_sim *s = prepare(&c, c.policies[i], &n);
+    if (s == NULL) { /* the workload itself failed: the same for every policy */
+      hard = 1;
+      break;
     }
+    if (loaded < 0 && out.table) {
+      skipped = ns_sim_skipped_count(s);
+      fprintf(out.table, "workload: %s, %d jobs", c.trace ? c.trace : "embedded default (seeded)", n);
+      if (skipped > 0)
+        fprintf(out.table, ", %d skipped (larger than the cluster)", skipped);
+      fprintf(out.table,
+              "%s; cluster %d leaves x %d servers x %d GPUs, %d spines x %d links, %g Gbps; %s network\n",
+              c.share ? ", GPU sharing" : "", c.leaves, c.servers, c.gpus, c.spines, c.links, c.gbps,
+              network_labels[network_index(c.network)]);
+      print_header(out.table);
+    }
+    skipped = ns_sim_skipped_count(s);
     loaded = n;
+    out_fail |= run_one(&c, c.policies[i], s, &res[i]) < 0;
+    ns_sim_free(s);
+    if (out.table)
+      print_row(out.table, c.policies[i], &res[i]);
     hard |= res[i].rc < 0 && res[i].rc != NS_EUNSUPPORTED;
   }
-  printf("workload: %s, %d jobs", c.trace ? c.trace : "embedded default (seeded)", loaded);
-  if (skipped > 0)
-    printf(", %d skipped (larger than the cluster)", skipped);
-  printf("%s; cluster %d leaves x %d servers x %d GPUs, %d spines x %d links, %g Gbps; %s network\n",
-         c.share ? ", GPU sharing" : "", c.leaves, c.servers, c.gpus, c.spines, c.links, c.gbps,
-         network_label(c.network));
-  print_header();
+  if (loaded >= 0) {
+    if (out.table)
+      print_best(out.table, &c, res);
+    if (out.json) {
+      write_json(&c, res, loaded, skipped, out.json);
+      out_fail |= close_out("--json", c.json, out.json) < 0;
+      out.json = NULL;
+    }
+    if (out.summary) {
+      write_summary(&c, res, out.summary);
+      out_fail |= close_out("--summary-csv", c.summary, out.summary) < 0;
+      out.summary = NULL;
+    }
+    if (c.plot)
+      out_fail |= plot(&c, res) < 0;
+  }
+  if (out.json && out.json != stdout)
+    fclose(out.json);
+  if (out.summary && out.summary != stdout)
+    fclose(out.summary);
   for (int i = 0; i < c.npolicies; i++)
-    print_row(c.policies[i], &res[i]);
-  fflush(stdout); /* the table before gnuplot's messages */
-  if (c.plot)
-    plot(&c, res);
-  for (int i = 0; i < c.npolicies; i++)
-    free(res[i].jct);
+    free(res[i].jct), free(res[i].jobs_json);
   free(res);
-  return hard ? 1 : 0;
+  free(c.models);
+  return hard || out_fail ? 1 : 0;
 }

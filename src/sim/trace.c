@@ -150,14 +150,18 @@ static int header(nsi_reader *r) {
                                 "timestamp,duration,num_gpus"};
   char got[200];
   header_text(r, got, sizeof got);
-  if (r->fmt == NS_SIM_TRACE_AUTO) {
-    if (column(r, "num_gpu") >= 0)
-      r->fmt = NS_SIM_TRACE_TIRESIAS;
-    else if (column(r, "timestamp") >= 0 && column(r, "num_gpus") >= 0)
-      r->fmt = NS_SIM_TRACE_PHILLY;
-    else
-      return bad(r, "format not recognised: a Tiresias header has num_gpu, a Philly header "
-                    "timestamp and num_gpus", got);
+  if (r->fmt == NS_SIM_TRACE_AUTO) { /* the format whose columns the header has more of */
+    static const char *tiresias[] = {"job_id", "num_gpu", "submit_time", "iterations", "model_name"};
+    static const char *philly[] = {"timestamp", "duration", "num_gpus"};
+    int t = 0, p = 0;
+    for (int i = 0; i < 5; i++)
+      t += column(r, tiresias[i]) >= 0;
+    for (int i = 0; i < 3; i++)
+      p += column(r, philly[i]) >= 0;
+    if (t == p) /* (a Tiresias header's optional duration column never decides alone) */
+      return bad(r, "format not recognised: a Tiresias header has job_id,num_gpu,submit_time,"
+                    "iterations,model_name, a Philly header timestamp,duration,num_gpus", got);
+    r->fmt = t > p ? NS_SIM_TRACE_TIRESIAS : NS_SIM_TRACE_PHILLY;
   }
   for (int c = 0; c < 4; c++) {
     const char *want = cols[r->fmt][c];

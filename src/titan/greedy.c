@@ -90,11 +90,16 @@ static int slot(int *map, int key, int *n, int *cap, double **a, double **b, int
   return map[key];
 }
 
-static int add(acc *x, double *where, double w, double cap) {
-  size_t n = x->nlog + 1;
+/* Room in the undo log for `n` more entries (try_run reserves for a whole
+   run up front, so that add itself cannot fail). */
+static int log_reserve(acc *x, size_t n) {
+  n += x->nlog;
   NSI_TRY(nsi_reserve(&x->uptr, &x->cap_uptr, n, sizeof *x->uptr));
   NSI_TRY(nsi_reserve(&x->uold, &x->cap_uold, n, sizeof *x->uold));
-  NSI_TRY(nsi_reserve(&x->ucap, &x->cap_ucap, n, sizeof *x->ucap));
+  return nsi_reserve(&x->ucap, &x->cap_ucap, n, sizeof *x->ucap);
+}
+
+static int add(acc *x, double *where, double w, double cap) {
   x->uptr[x->nlog] = where;
   x->uold[x->nlog] = *where;
   x->ucap[x->nlog++] = cap;
@@ -195,19 +200,20 @@ static int try_run(tn_prob *p, tn_asg *a, acc *x, int s, int pos, int g, int com
   if (slot(x->mslot, s, &x->nm, &x->cm, &x->mo, &x->mi, p->P) < 0 ||
       slot(x->lslot, s / p->spl, &x->nl, &x->cl, &x->lo, &x->li, p->P) < 0)
     rc = NS_ENOMEM;
-  if (rc == NS_OK && p->pair_fn != NULL) { /* room for every flow of the run */
-    size_t extra = 0;
-    for (int i = pos; i < pos + g; i++)
-      extra += (size_t)(p->istart[p->order[i] + 1] - p->istart[p->order[i]]);
+  size_t extra = 0; /* the run's incident flows: each adds <= 4 log entries */
+  for (int i = pos; i < pos + g; i++)
+    extra += (size_t)(p->istart[p->order[i] + 1] - p->istart[p->order[i]]);
+  if (rc == NS_OK)
+    rc = log_reserve(x, 4 * extra);
+  if (rc == NS_OK && p->pair_fn != NULL) /* room for every flow of the run */
     rc = ptab_reserve(x, extra);
-  }
   for (int i = pos; i < pos + g && rc == NS_OK; i++) {
     int w = p->order[i];
     for (int k = p->istart[w]; k < p->istart[w + 1] && rc == NS_OK; k++) {
-      int f = p->iflow[k], out = p->fsrc[f] == w, o = out ? p->fdst[f] : p->fsrc[f];
-      int mo = a->mach[o];
+      const tn_inc *e = &p->inc[k];
+      int mo = a->mach[e->peer];
       if (mo >= 0 && mo != s)
-        rc = add_flow(x, p, s, mo, p->fph[f], p->fw[f], out);
+        rc = add_flow(x, p, s, mo, e->ph_out >> 1, e->w, e->ph_out & 1);
     }
   }
   int ok = rc == NS_OK && log_ok(x);
@@ -259,8 +265,7 @@ typedef struct cand {
    bound, then locality (workers of the job already under the machine's
    leaf: fewer cross-leaf flows), then best fit (smallest R_s: keeps large
    holes for later jobs), then the seeded tie-break, then the id. */
-static int cand_cmp(const void *x, const void *y) {
-  const cand *a = x, *b = y;
+static inline int cand_order(const cand *a, const cand *b) {
   if (a->cls != b->cls)
     return a->cls - b->cls;
   if (a->ub != b->ub)
@@ -273,6 +278,8 @@ static int cand_cmp(const void *x, const void *y) {
     return a->tie < b->tie ? -1 : 1;
   return a->s - b->s;
 }
+
+static int cand_cmp(const void *x, const void *y) { return cand_order(x, y); }
 
 /* Equivalent machines within one round. Two unused machines with the same
    R_s and class face the same constraints if they share a leaf; under
@@ -333,7 +340,7 @@ static int best_round(tn_prob *p, tn_asg *a, acc *x, memo *m, cand *cands, int n
     return -1;
   int top = 0;
   for (int i = 1; i < nc; i++)
-    top = cand_cmp(&cands[i], &cands[top]) < 0 ? i : top;
+    top = cand_order(&cands[i], &cands[top]) < 0 ? i : top;
   int g = evaluate(p, a, x, m, &cands[top], pos);
   if (g < 0 || g == cands[top].ub) {
     *err = g < 0 ? g : 0;

@@ -165,6 +165,14 @@ static int build_incidence(tn_prob *p) {
     p->iflow[p->istart[p->fdst[i]] + fill[p->fdst[i]]++] = i;
   }
   free(fill);
+  p->inc = malloc((2 * (size_t)nf + 1) * sizeof *p->inc);
+  if (p->inc == NULL)
+    return oom();
+  for (int w = 0; w < p->W; w++)
+    for (int k = p->istart[w]; k < p->istart[w + 1]; k++) {
+      int f = p->iflow[k], out = p->fsrc[f] == w;
+      p->inc[k] = (tn_inc){out ? p->fdst[f] : p->fsrc[f], p->fph[f] << 1 | out, p->fw[f]};
+    }
   return NS_OK;
 }
 
@@ -246,7 +254,7 @@ int tn_prob_init(tn_prob *p, const ns_cluster *c, const ns_job *job, const ns_ti
 void tn_prob_free(tn_prob *p) {
   void *bufs[] = {p->R,      p->idle,   p->up,  p->pstart, p->fsrc, p->fdst, p->fw,
                   p->astart, p->apeer,  p->abytes, p->order, p->tie, p->mout, p->min,
-                  p->lout,   p->lin,    p->touched, p->fph, p->istart, p->iflow, p->fbytes};
+                  p->lout,   p->lin,    p->touched, p->fph, p->istart, p->iflow, p->fbytes, p->inc};
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
     free(bufs[i]);
   memset(p, 0, sizeof *p);

@@ -23,6 +23,16 @@ struct ns_titan_opts {
   double budget_ms;   /* per-phase time budget; 0 = the phase's largest flow at line rate */
 };
 
+/* One incident flow of a worker, laid out for the greedy's hot loop: the
+   peer, the merged phase and direction, the weight - contiguous per worker,
+   so a try reads one cache line per flow instead of five scattered arrays
+   (fsrc, fdst, fph, fw: 65,536 halving-doubling workers have 2M flows). */
+typedef struct tn_inc {
+  int peer;
+  int ph_out; /* merged phase << 1 | 1 if the worker sends it */
+  double w;
+} tn_inc;
+
 /* One NIMP instance (Eq. 1). Flows are stored per merged phase with a
    weight in port units: C / (what one link_gbps port moves in the phase's
    time budget tau_t; see titan.c). The bandwidth constraint compares these
@@ -40,6 +50,7 @@ typedef struct tn_prob {
   double *fbytes;        /* flow bytes, summed over the phases merged into it */
   int *fph;              /* merged phase of each flow */
   int *istart, *iflow;   /* per worker: W + 1 offsets, incident flows (sent or received) */
+  tn_inc *inc;           /* the same incident flows, as (peer, phase/direction, weight) */
   int *astart, *apeer;   /* affinity CSR: W + 1 offsets, peers */
   double *abytes;        /* bytes exchanged with the peer over all phases (both ways) */
   int *order;            /* traffic-aware worker order (nsi_coll_order) */

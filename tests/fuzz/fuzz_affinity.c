@@ -136,7 +136,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int dup = 0;
     for (int k = 0; k < na; k++)
       dup |= acc[k].j == e->j && acc[k].l == e->l;
-    int valid = !dup && iter[e->j] > 0 && isfinite(e->w) && e->w >= 0;
+    int valid = !dup && iter[e->j] > 0 && isfinite(e->w) && e->w >= 0 && e->w <= 1e15;
     int rc = ns_affinity_add_edge(g, jobs[e->j], links[e->l], e->w);
     if (!valid) {
       FZ_CHECK(rc == NS_EINVAL, "edge (%d,%d,%g) dup %d iter %g accepted: %d", e->j, e->l, e->w,

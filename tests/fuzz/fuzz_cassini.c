@@ -65,7 +65,7 @@ static void set_options(fz *f, ns_cassini_opts *o) {
   if (!ok)
     FZ_CHECK_FAILURE(rc, "ns_cassini_opts_set_angle_step_deg");
   double q = fz_range(f, 0, 7) ? quanta[fz_range(f, 0, 5)] : fz_double(f, 0, 10);
-  ok = isfinite(q) && q > 0;
+  ok = isfinite(q) && q > 0 && q <= 1e15; /* every real argument <= 1e15 */
   rc = ns_cassini_opts_set_time_quantum_ms(o, q);
   FZ_CHECK(ok ? rc == NS_OK : rc == NS_EINVAL, "quantum %g -> %d", q, rc);
   if (!ok)

@@ -49,8 +49,9 @@ static void expect_job(const jmodel *m) {
   FZ_CHECK(ns_job_gpu_memory_mb(j) == m->mem, "mem");
 }
 
-static int ok_gt0(double v) { return isfinite(v) && v > 0; }
-static int ok_ge0(double v) { return isfinite(v) && v >= 0; }
+/* core.h: every real argument is finite, >= 0 and <= 1e15 */
+static int ok_gt0(double v) { return isfinite(v) && v > 0 && v <= 1e15; }
+static int ok_ge0(double v) { return isfinite(v) && v >= 0 && v <= 1e15; }
 
 static void check_rc(int rc, int accept, int bad_status, const char *fn) {
   if (accept) {

@@ -238,7 +238,7 @@ static int op_setters(fz *f, ns_cluster *c, model *m) {
   case 0: {
     int g = (int)fz_range(f, -1, m->ngpus);
     double ms = fz_double(f, 0, 1e6);
-    int errs = (g < 0 || g >= m->ngpus || !isfinite(ms) || ms < 0) ? E_INVAL : 0;
+    int errs = (g < 0 || g >= m->ngpus || !isfinite(ms) || ms < 0 || ms > 1e15) ? E_INVAL : 0;
     rc = expect(ns_cluster_set_gpu_workload_ms(c, g, ms), errs, "ns_cluster_set_gpu_workload_ms");
     if (!errs)
       m->workload[g] = ms;
@@ -254,7 +254,7 @@ static int op_setters(fz *f, ns_cluster *c, model *m) {
   }
   case 2: {
     double mb = fz_range(f, 0, 3) ? 1024.0 * (double)fz_range(f, 0, 32) : fz_raw_double(f);
-    int errs = (!isfinite(mb) || mb <= 0 ? E_INVAL : 0) | (any_committed(m) ? E_STATE : 0);
+    int errs = (!isfinite(mb) || mb <= 0 || mb > 1e15 ? E_INVAL : 0) | (any_committed(m) ? E_STATE : 0);
     rc = expect(ns_cluster_set_gpu_memory_mb(c, mb), errs, "ns_cluster_set_gpu_memory_mb");
     if (!errs)
       m->gpu_mem = mb;

@@ -81,7 +81,10 @@ static void op_place(fz *f, ns_cluster *c, ns_job **jobs, int *njobs) {
   fz_snap_free(&before);
   fz_snap_free(&after);
   if (rc != NS_OK) {
-    FZ_CHECK(rc == NS_ENOSPACE || rc == NS_ENOMEM, "titan: status %d", rc);
+    /* core.h: a job larger than the cluster can never fit: NS_EINVAL */
+    int never = ns_job_gpus(job) > ngpus;
+    FZ_CHECK(rc == NS_ENOSPACE || rc == NS_ENOMEM || (never && rc == NS_EINVAL),
+             "titan: status %d", rc);
     FZ_CHECK_FAILURE(rc, "ns_titan_place");
   } else {
     FZ_CHECK(enough, "placed a %d-GPU job with %d free GPUs", ns_job_gpus(job),
@@ -99,8 +102,9 @@ static void op_place(fz *f, ns_cluster *c, ns_job **jobs, int *njobs) {
     if (fz_range(f, 0, 3) > 0)
       FZ_CHECK(ns_cluster_commit(c, job, p) == NS_OK, "commit of a Titan placement failed");
   }
-  if (!enough)
-    FZ_CHECK(rc == NS_ENOSPACE, "too few free GPUs but status %d", rc);
+  if (!enough) /* NS_EINVAL if the cluster could never hold the job */
+    FZ_CHECK(rc == NS_ENOSPACE || (rc == NS_EINVAL && ns_job_gpus(job) > ngpus),
+             "too few free GPUs but status %d", rc);
   ns_placement_free(p);
   ns_placement_free(q);
   ns_titan_opts_free(o);

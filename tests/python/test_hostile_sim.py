@@ -207,6 +207,15 @@ class TestHostileSimulatorCallers(unittest.TestCase):
                                         "job.gpu_memory_mb"})
 
 
+class TestHostileStrings(unittest.TestCase):
+    def test_lone_surrogate_in_a_name_is_an_invalid_argument(self):
+        # fuzz_python_args finding: "\ud800" escaped as UnicodeEncodeError
+        with self.assertRaises(netsched.InvalidArgumentError) as cm:
+            netsched.Job("\ud800", 1)
+        self.assertIn("Job", str(cm.exception))
+        self.assertIn("name", str(cm.exception))
+
+
 # Run in a child interpreter: a crash there is an exit code, not a dead
 # test runner. Every ordered pair of hostile actions, in both callbacks.
 CHILD = textwrap.dedent("""

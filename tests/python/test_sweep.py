@@ -26,6 +26,10 @@ try:
     import matplotlib  # noqa: F401
 except ImportError:
     matplotlib = None
+try:
+    import scipy  # noqa: F401
+except ImportError:
+    scipy = None
 
 needs_dask = unittest.skipIf(distributed is None, "Dask distributed is not installed "
                              "(apt-get install python3-distributed): Dask sweep tests skipped")
@@ -208,6 +212,12 @@ class TestGridValidation(unittest.TestCase):
                     "--trace", "/nonexistent/t.csv")
         self.refuse(["--policies", "ff", "--plot", "x.gif"], "--plot", "'gif'")
         self.refuse(["--policies", "ff", "--cell", "2"], "--cell", "2", "1 cells")
+        with tempfile.TemporaryDirectory() as tmp:
+            err = io.StringIO()
+            with contextlib.redirect_stderr(err):
+                rc = sweep.main(["--policies", "ff", "--out", tmp, "--workers", "0"])
+            self.assertEqual(rc, 2)
+            self.assertIn("is a directory", err.getvalue())
 
     def test_grid_file(self):
         with tempfile.TemporaryDirectory() as tmp:
@@ -249,6 +259,8 @@ class TestGridValidation(unittest.TestCase):
         self.assertEqual(len(sweep.metric_names()), len(set(sweep.metric_names())))
 
 
+@unittest.skipIf(scipy is None, "scipy is not installed (python3-scipy, which "
+                 "python3-distributed brings): confidence-interval tests skipped")
 class TestStatistics(unittest.TestCase):
     def test_ci95_student_t(self):
         # 1, 2, 3: mean 2, sample sd 1; t(0.975, 2 df) = 4.303 (any t table),
@@ -375,10 +387,13 @@ class TestInProcess(unittest.TestCase):
             self.skipTest("shared data not found (NS_DATA_DIR): tiresias-60-jobs.csv")
         with tempfile.TemporaryDirectory() as tmp:
             got = sweep.run(out=os.path.join(tmp, "t.csv"), workers=0, progress=False,
-                            policies=["ff"], traces=[trace, "default"], networks=["maxmin"])
+                            policies=["ff"], networks=["maxmin"],
+                            traces=[{"path": trace, "format": "tiresias"}, "default"])
             by_trace = {c.trace: m for c, m in got.items()}
             self.assertEqual(by_trace[trace]["jobs_done"] + by_trace[trace]["unfinished"], 60)
             self.assertEqual(by_trace["default"]["jobs_done"], 160)
+            with self.assertRaisesRegex(sweep.GridError, "philly trace .*tiresias-60.*timestamp"):
+                sweep.Grid(policies=["ff"], traces=[{"path": trace, "format": "philly"}])
 
     @unittest.skipIf(matplotlib is None, "matplotlib is not installed (python3-matplotlib)")
     def test_plot_formats_follow_the_extension(self):

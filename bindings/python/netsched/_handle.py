@@ -66,7 +66,11 @@ def as_str(v, where, arg, allow_none=False):
         raise TypeError("%s: %s must be a str (got %s)" % (where, arg, _type_name(v)))
     if "\0" in v:
         raise InvalidArgumentError("%s: %s must not contain NUL characters" % (where, arg))
-    return v.encode("utf-8")
+    try:
+        return v.encode("utf-8")
+    except UnicodeEncodeError as e:  # a lone surrogate, e.g. "\ud800"
+        raise InvalidArgumentError("%s: %s must be valid Unicode (character %r at %d cannot "
+                                   "be encoded as UTF-8)" % (where, arg, v[e.start], e.start))
 
 
 def enum_names(enum_cls):

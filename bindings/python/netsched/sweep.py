@@ -388,6 +388,9 @@ def _read_rows(path, columns):
                 rows.append(row)
     except FileNotFoundError:
         pass
+    except (OSError, UnicodeDecodeError) as e:
+        raise GridError("%s: cannot read it: %s" % (path, getattr(e, "strerror", None) or e)) \
+            from None
     return rows
 
 
@@ -547,12 +550,12 @@ def _import_distributed():
                         "python3-distributed); --workers 0 runs the cells in this process")
 
 
-def run(grid=None, out=None, workers=2, scheduler=None, client=None, retries=3, progress=True,
+def run(grid=None, out=None, workers=None, scheduler=None, client=None, retries=3, progress=True,
         cells=None, on_cell=None, merge=(), cell_fn=None, **axes):
     """Runs every cell of `grid` (a Grid, or the Grid keywords in **axes) not
     already complete in the CSV `out`, and returns {Cell: {metric: value}} of
-    the whole grid. workers: local Dask worker processes (0: in this
-    process, no Dask); scheduler: address of an existing Dask scheduler;
+    the whole grid. workers: local Dask worker processes (default: the
+    number of CPUs; 0: in this process, no Dask); scheduler: address of an existing Dask scheduler;
     client: an existing distributed.Client (wins over both). cells: indices
     of the grid's cells to run (default all). merge: other sweep CSVs whose
     cells are copied into `out` first. on_cell(cell, metrics) is called in
@@ -566,6 +569,8 @@ def run(grid=None, out=None, workers=2, scheduler=None, client=None, retries=3, 
         raise TypeError("sweep.run: pass either grid or grid keywords")
     if out is None:
         raise GridError("--out: a CSV path is required")
+    if workers is None:
+        workers = os.cpu_count() or 2
     if not isinstance(workers, int) or isinstance(workers, bool) or workers < 0:
         raise GridError("--workers: bad value %r (want an integer >= 0)" % (workers,))
     if not isinstance(retries, int) or isinstance(retries, bool) or retries < 0:
@@ -583,6 +588,8 @@ def run(grid=None, out=None, workers=2, scheduler=None, client=None, retries=3, 
     out_dir = os.path.dirname(os.path.abspath(str(out)))
     if not os.path.isdir(out_dir):
         raise GridError("--out: directory %r does not exist" % out_dir)
+    if os.path.isdir(str(out)):
+        raise GridError("--out: %r is a directory (want a CSV file)" % str(out))
 
     results, jcts = read_results(out), read_jct_quantiles(jct_path(out))
     for other in merge:
@@ -592,7 +599,10 @@ def run(grid=None, out=None, workers=2, scheduler=None, client=None, retries=3, 
         jcts.update(read_jct_quantiles(jct_path(other)))
     jcts = {k: v for k, v in jcts.items() if k in results}
     todo = [c for c in wanted if c not in results]
-    writer = _Writer(out, results, jcts)
+    try:
+        writer = _Writer(out, results, jcts)
+    except OSError as e:
+        raise GridError("--out: cannot write %r: %s" % (str(out), e.strerror or e)) from None
     bar = Progress(len(wanted), len(wanted) - len(todo), enabled=progress)
     failures = {}
     cell_fn = cell_fn or run_cell
@@ -665,7 +675,11 @@ def ci95(values):
     mean = sum(values) / n
     if n < 2:
         return Stat(mean, math.nan, n)
-    from scipy.stats import t
+    try:
+        from scipy.stats import t
+    except ImportError:
+        raise GridError("the 95 % confidence interval needs scipy (Debian: apt-get install "
+                        "python3-scipy; python3-distributed brings it)") from None
     sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
     return Stat(mean, float(t.ppf(0.975, n - 1)) * sd / math.sqrt(n), n)
 
@@ -912,8 +926,14 @@ def main(argv=None):
     if not args.quiet and results:
         print(format_summary(results, shown, grid.policies))
     if args.plot and results:
-        paths = plot(results, read_jct_quantiles(jct_path(args.out)), args.plot, grid.policies)
-        print("plots: %s, %s" % paths)
+        try:
+            paths = plot(results, read_jct_quantiles(jct_path(args.out)), args.plot,
+                         grid.policies)
+            print("plots: %s, %s" % paths)
+        except OSError as e:
+            print("netsched.sweep: --plot: cannot write %r: %s" % (args.plot, e.strerror or e),
+                  file=sys.stderr)
+            return 1
     if failed is not None:
         for cell, err in failed.failures.items():
             print("netsched.sweep: failed: %s: %s" % (_cell_text(cell), err), file=sys.stderr)

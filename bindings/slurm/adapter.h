@@ -1,0 +1,169 @@
+/*
+ * bindings/slurm/adapter.h - netsched-slurm's pieces and the plain data they
+ * pass: a snapshot of the cluster (nodes, leaves, jobs) read from Slurm, and
+ * one decision per opted-in job.
+ *
+ *   slurm_io.c  libslurm only: snapshot in, decisions out (release, comment)
+ *   decide.c    libnetsched only: snapshot -> cluster -> policy -> decisions
+ *   policies.c  the table of presets (the simulator's names), orders, models
+ *   state.c     the --state file (Dally's delay tuner between cycles)
+ *   main.c      options, --once / --interval, lock, signals
+ *
+ * decide.c never sees libslurm, so the benchmark and any other caller can
+ * feed it a synthetic snapshot. Only the public header <netsched.h> is used.
+ */
+#ifndef NETSCHED_SLURM_ADAPTER_H
+#define NETSCHED_SLURM_ADAPTER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <netsched.h>
+
+/* The marker that opts a job in through its comment. */
+#define NSS_MARKER "netsched"
+/* What the adapter appends to a waiting job's comment, after the marker part. */
+#define NSS_WAIT_TAG " waits: "
+#define NSS_MAX_REASON 200
+
+typedef struct nss_node {
+  char *name;
+  int gpus;    /* configured GPUs (Gres=gpu:N) */
+  int leaf;    /* index into the snapshot's leaves */
+  int usable;  /* 0: down, drained, failing, reserved, not responding */
+  uint32_t state; /* Slurm's node_state, for --verbose */
+} nss_node;
+
+typedef enum nss_job_kind {
+  NSS_JOB_RUNNING = 0, /* holds GPUs: committed where it runs */
+  NSS_JOB_INFLIGHT = 1,/* released by us, not started yet: committed on its req_nodes */
+  NSS_JOB_HELD = 2     /* opted in and held: ours to place */
+} nss_job_kind;
+
+typedef struct nss_job {
+  uint32_t id;
+  nss_job_kind kind;
+  int gpus;           /* total GPU demand */
+  int nodes;          /* node count asked (-N), 0 if free */
+  int per_node;       /* --gpus-per-node G (then gpus = nodes * G), 0 for --gpus */
+  double submit_ms;   /* submission time, ms since the epoch */
+  double limit_ms;    /* time limit in ms (0 if none) */
+  char *comment;      /* as in Slurm (NULL if none) */
+  char *hints;        /* the marker part of the comment, without our wait reason */
+  int model;          /* index into the model table, -1 if none given */
+  uint64_t iters;     /* iterations hint (0 if none) */
+  int requeue;        /* released by us onto a node that became unusable */
+  char hint_error[160]; /* non-empty: the comment's hints are malformed (the job waits) */
+  /* RUNNING / INFLIGHT: where. gpu_idx[k] = -1 when the index is unknown. */
+  int nplaced;
+  int *node_of;       /* node index per held GPU */
+  int *gpu_idx;       /* GPU index inside that node, or -1 */
+} nss_job;
+
+typedef struct nss_snapshot {
+  nss_node *nodes;
+  int nnodes;
+  char **leaves;      /* leaf switch names (topology/tree level 0) */
+  int nleaves;
+  int spines;         /* switches above the leaves (0: single leaf) */
+  nss_job *jobs;
+  int njobs;
+  double now_ms;
+} nss_snapshot;
+
+void nss_snapshot_free(nss_snapshot *s);
+/* Fills job->hints/model/iters from job->comment. 0, or -1 with msg set. */
+int nss_parse_hints(nss_job *job, char *msg, size_t msglen);
+
+/* ---- policies (policies.c) --------------------------------------------- */
+
+typedef struct nss_policy nss_policy;
+typedef struct nss_order nss_order;
+
+const nss_policy *nss_policy_find(const char *name);
+const char *nss_policy_name(const nss_policy *p);
+const char *nss_policy_desc(const nss_policy *p);
+int nss_policy_count(void);
+const nss_policy *nss_policy_at(int i);
+const nss_order *nss_policy_default_order(const nss_policy *p);
+int nss_policy_uses_tuner(const nss_policy *p);
+int nss_policy_wants_ocs(const nss_policy *p);
+int nss_policy_strict(const nss_policy *p);
+const nss_order *nss_order_find(const char *name);
+const char *nss_order_name(const nss_order *o);
+const char *nss_order_names(void); /* "fifo|srsf|..." for messages */
+/* Sort key of a held job (smaller first; ties: submit time, then id). */
+double nss_order_key(const nss_order *o, const nss_job *j);
+/* Model profiles (the simulator's four, sim.h). -1 if unknown. */
+int nss_model_find(const char *name);
+const char *nss_model_names(void);
+void nss_model_apply(int model, uint64_t iters, ns_job *job);
+
+/* Everything a placement call may need, kept across cycles. */
+typedef struct nss_ctx {
+  const nss_policy *policy;
+  const nss_order *order;
+  int spines, links_per_pair;
+  double link_gbps, nic_gbps;
+  uint64_t seed;
+  ns_titan_opts *titan;
+  ns_vclos_opts *vclos;
+  ns_delay_tuner *tuner; /* Dally; persisted by state.c */
+  double now_ms;         /* this cycle's clock (wall ms, never before the tuner's) */
+  /* Every wait the tuner recorded (for the state file): */
+  struct nss_rec { int tier, gpus; double waited_ms, now_ms; } *recs;
+  size_t nrecs, caprecs;
+} nss_ctx;
+
+int nss_ctx_init(nss_ctx *x, const nss_policy *p, char *msg, size_t msglen);
+void nss_ctx_free(nss_ctx *x);
+/* Asks the policy for `job` on `c` into `out`. Returns the library status;
+   for Dally a decline is NS_ENOSPACE with its reason in msg. */
+int nss_policy_place(nss_ctx *x, const ns_cluster *c, const ns_job *job, const nss_job *sj,
+                     ns_placement *out, char *msg, size_t msglen);
+
+/* ---- decisions (decide.c) ----------------------------------------------- */
+
+typedef struct nss_decision {
+  uint32_t id;
+  int placed;          /* 1: nodelist holds the chosen nodes; 0: reason says why it waits */
+  char *nodelist;      /* "n1,n5" */
+  char reason[NSS_MAX_REASON + 1];
+} nss_decision;
+
+typedef struct nss_plan {
+  nss_decision *d;
+  int n;
+  char note[512];      /* a cycle-level warning (e.g. running jobs that did not fit) */
+} nss_plan;
+
+/* One decision per HELD job of s, in the order they were offered. 0, or -1
+   with msg set (then plan is empty). */
+int nss_decide(nss_ctx *x, const nss_snapshot *s, nss_plan *plan, char *msg, size_t msglen);
+void nss_plan_free(nss_plan *plan);
+
+/* ---- state file (state.c) ----------------------------------------------- */
+
+/* Loads FILE into x's tuner. 0 = loaded or absent; -1 = ignored (msg says
+   why: corrupt, foreign, other policy); x is then unchanged. */
+int nss_state_load(nss_ctx *x, const char *path, char *msg, size_t msglen);
+/* Writes x's tuner records to path atomically (temp file + rename). */
+int nss_state_save(const nss_ctx *x, const char *path, char *msg, size_t msglen);
+/* Records one wait into the tuner and keeps it for saving (state replay). */
+int nss_ctx_record(nss_ctx *x, int tier, int gpus, double waited_ms, double now_ms);
+/* Keeps a wait the tuner already recorded itself (an accepted offer). */
+int nss_ctx_log(nss_ctx *x, int tier, int gpus, double waited_ms, double now_ms);
+
+/* ---- Slurm (slurm_io.c) ------------------------------------------------- */
+
+typedef struct nss_select {
+  const char *partition; /* jobs held in this partition are opted in too (NULL: none) */
+} nss_select;
+
+/* 0, or -1 with msg set (controller unreachable ...). */
+int nss_slurm_snapshot(const nss_select *sel, nss_snapshot *s, char *msg, size_t msglen);
+/* Acts on one decision: release on its nodes or write the wait reason. 0,
+   or -1 with msg set (e.g. the job finished meanwhile). */
+int nss_slurm_apply(const nss_job *job, const nss_decision *d, char *msg, size_t msglen);
+
+#endif

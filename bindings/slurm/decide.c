@@ -1,0 +1,476 @@
+/*
+ * bindings/slurm/decide.c - one scheduling cycle on a snapshot, through the
+ * public libnetsched API only: build the leaf-spine cluster, commit what
+ * already holds GPUs, offer the held jobs to the policy in order.
+ *
+ * Mapping (documented in README "Using it with Slurm"):
+ *  - Leaves = the snapshot's leaf switches; servers_per_leaf and
+ *    gpus_per_server are the largest counts seen. Slots a smaller leaf or
+ *    node does not fill are background-occupied (ns_cluster_occupy), so no
+ *    policy can choose them. Unusable nodes' free GPUs are occupied too.
+ *  - Running jobs are committed on their nodes at the GPU indices Slurm
+ *    reports (gres detail), or the node's lowest free GPUs when unknown;
+ *    jobs we released that have not started yet are committed on their
+ *    required nodes. Their LWF workload comes from model hints, else from
+ *    their time limit.
+ *  - A held job asks for its total GPUs. Slurm fixes how many GPUs it takes
+ *    on each node: for --gpus-per-node=G jobs exactly G on each of -N nodes,
+ *    so nodes with fewer than G free GPUs are hidden from the policy during
+ *    that call (occupied, then vacated) and the placement is used only if it
+ *    takes exactly G GPUs on each of N nodes (always true for whole-node
+ *    requests); otherwise the job waits with a reason saying so. For --gpus=T
+ *    jobs the node list is the policy's and Slurm chooses the split on it.
+ *  - Backfilling as in the simulator: a job that waits does not block the
+ *    jobs after it, except under the strict "fifo" preset (head-of-line).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "adapter.h"
+
+typedef struct geom {
+  ns_cluster *c;
+  int gps, spl;
+  int *server_of; /* per node */
+  int *node_at;   /* per server: node index or -1 */
+  int nservers;
+} geom;
+
+static void clean_reason(char *dst, size_t n, const char *src) {
+  size_t i = 0;
+  for (; src != NULL && src[i] != '\0' && i + 1 < n; i++)
+    dst[i] = (src[i] == '\n' || src[i] == '\r' || src[i] == '\t') ? ' ' : src[i];
+  dst[i] = '\0';
+}
+
+static int occupy_server_free(ns_cluster *c, int server, int gps, int from) {
+  int g[256], n = 0;
+  for (int k = from; k < gps && n < 256; k++)
+    if (ns_cluster_gpu_is_free(c, server * gps + k) == 1)
+      g[n++] = server * gps + k;
+  return n > 0 ? ns_cluster_occupy(c, g, (size_t)n) : NS_OK;
+}
+
+static int build(nss_ctx *x, const nss_snapshot *s, geom *G, char *msg, size_t msglen) {
+  int nleaves = s->nleaves > 0 ? s->nleaves : 1;
+  int *per_leaf = calloc((size_t)nleaves, sizeof *per_leaf);
+  G->server_of = malloc((size_t)(s->nnodes > 0 ? s->nnodes : 1) * sizeof *G->server_of);
+  if (per_leaf == NULL || G->server_of == NULL) {
+    free(per_leaf);
+    snprintf(msg, msglen, "out of memory");
+    return -1;
+  }
+  G->gps = 1, G->spl = 1;
+  for (int i = 0; i < s->nnodes; i++) {
+    int l = s->nodes[i].leaf >= 0 && s->nodes[i].leaf < nleaves ? s->nodes[i].leaf : 0;
+    G->server_of[i] = per_leaf[l]++; /* rank inside its leaf for now */
+    if (per_leaf[l] > G->spl)
+      G->spl = per_leaf[l];
+    if (s->nodes[i].gpus > G->gps)
+      G->gps = s->nodes[i].gpus;
+  }
+  for (int i = 0; i < s->nnodes; i++) {
+    int l = s->nodes[i].leaf >= 0 && s->nodes[i].leaf < nleaves ? s->nodes[i].leaf : 0;
+    G->server_of[i] += l * G->spl;
+  }
+  free(per_leaf);
+  int spines = nleaves > 1 ? (x->spines > 0 ? x->spines : s->spines > 0 ? s->spines : 1) : 0;
+  G->c = ns_cluster_new_leaf_spine(nleaves, spines, G->spl, G->gps, x->links_per_pair,
+                                   x->link_gbps);
+  if (G->c == NULL) {
+    snprintf(msg, msglen, "cannot model the cluster (%d leaves x %d nodes x %d GPUs): %s",
+             nleaves, G->spl, G->gps, ns_last_error());
+    return -1;
+  }
+  if (nss_policy_wants_ocs(x->policy) && spines > 0 &&
+      ns_cluster_enable_ocs(G->c, spines) < 0) {
+    snprintf(msg, msglen, "cannot add the OCS layer: %s", ns_last_error());
+    return -1;
+  }
+  G->nservers = nleaves * G->spl;
+  G->node_at = malloc((size_t)G->nservers * sizeof *G->node_at);
+  if (G->node_at == NULL) {
+    snprintf(msg, msglen, "out of memory");
+    return -1;
+  }
+  for (int v = 0; v < G->nservers; v++)
+    G->node_at[v] = -1;
+  for (int i = 0; i < s->nnodes; i++)
+    G->node_at[G->server_of[i]] = i;
+  for (int v = 0; v < G->nservers; v++) {
+    int from = G->node_at[v] < 0 ? 0 : s->nodes[G->node_at[v]].gpus;
+    if (occupy_server_free(G->c, v, G->gps, from) < 0) {
+      snprintf(msg, msglen, "cannot pad server %d: %s", v, ns_last_error());
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* A job handle with the snapshot job's demand and profile. */
+static ns_job *make_job(const nss_job *j, int gpus) {
+  char name[32];
+  snprintf(name, sizeof name, "slurm-%u", j->id);
+  ns_job *job = ns_job_new(name, gpus);
+  if (job == NULL)
+    return NULL;
+  if (j->model >= 0)
+    nss_model_apply(j->model, j->iters, job);
+  else if (j->limit_ms > 0)
+    ns_job_set_compute_ms(job, j->limit_ms, 0.0); /* one "iteration" = its time limit */
+  return job;
+}
+
+/* Commits a running / in-flight job where it is. Returns GPUs it could not
+   be given (a node that changed under it), or -1 on a library failure. */
+static int commit_existing(const geom *G, const nss_job *j, ns_job **out, ns_placement *p) {
+  *out = NULL;
+  if (j->nplaced <= 0)
+    return 0;
+  ns_placement_clear(p);
+  ns_placement_bind(p, G->c);
+  int missing = 0, n = 0;
+  for (int k = 0; k < j->nplaced; k++) {
+    int v = G->server_of[j->node_of[k]], gpu = -1;
+    int want = j->gpu_idx[k];
+    int taken = 0;
+    if (want >= 0 && want < G->gps) {
+      gpu = v * G->gps + want;
+      for (size_t q = 0; q < ns_placement_gpu_count(p); q++)
+        taken |= ns_placement_gpu(p, q) == gpu;
+      if (taken || ns_cluster_gpu_is_free(G->c, gpu) != 1)
+        gpu = -1;
+    }
+    for (int g = 0; gpu < 0 && g < G->gps; g++) {
+      int cand = v * G->gps + g;
+      taken = 0;
+      for (size_t q = 0; q < ns_placement_gpu_count(p); q++)
+        taken |= ns_placement_gpu(p, q) == cand;
+      if (!taken && ns_cluster_gpu_is_free(G->c, cand) == 1)
+        gpu = cand;
+    }
+    if (gpu < 0) {
+      missing++;
+      continue;
+    }
+    ns_placement_add_gpu(p, gpu);
+    n++;
+  }
+  if (n == 0)
+    return missing;
+  ns_job *job = make_job(j, n);
+  if (job == NULL)
+    return -1;
+  if (ns_cluster_commit(G->c, job, p) < 0) {
+    ns_job_free(job);
+    return -1;
+  }
+  *out = job;
+  return missing;
+}
+
+typedef struct order_item {
+  double key;
+  const nss_job *j;
+} order_item;
+
+static int cmp_items(const void *a, const void *b) {
+  const order_item *x = a, *y = b;
+  if (x->key != y->key)
+    return x->key < y->key ? -1 : 1;
+  if (x->j->submit_ms != y->j->submit_ms)
+    return x->j->submit_ms < y->j->submit_ms ? -1 : 1;
+  return x->j->id < y->j->id ? -1 : x->j->id > y->j->id;
+}
+
+/* Node names of the placement's servers, in server order, and GPUs per server. */
+static int describe(const geom *G, const nss_snapshot *s, const ns_placement *p, char **list,
+                    int *counts, int *nservers) {
+  int ns = 0;
+  memset(counts, 0, (size_t)G->nservers * sizeof *counts);
+  for (size_t q = 0; q < ns_placement_gpu_count(p); q++) {
+    int v = ns_placement_gpu(p, q) / G->gps;
+    if (counts[v]++ == 0)
+      ns++;
+  }
+  size_t len = 1;
+  for (int v = 0; v < G->nservers; v++)
+    if (counts[v] > 0 && G->node_at[v] >= 0)
+      len += strlen(s->nodes[G->node_at[v]].name) + 1;
+  char *buf = malloc(len);
+  if (buf == NULL)
+    return -1;
+  buf[0] = '\0';
+  for (int v = 0; v < G->nservers; v++)
+    if (counts[v] > 0 && G->node_at[v] >= 0) {
+      if (buf[0] != '\0')
+        strcat(buf, ",");
+      strcat(buf, s->nodes[G->node_at[v]].name);
+    }
+  *list = buf;
+  *nservers = ns;
+  return 0;
+}
+
+/* The policy's placement does not give each of N nodes exactly G GPUs. */
+static int shape_mismatch(const geom *G, const nss_job *j, const int *counts, int nservers,
+                          char *why, size_t n) {
+  if (j->per_node > 0) {
+    int bad = nservers != j->nodes;
+    for (int v = 0; v < G->nservers && !bad; v++)
+      bad = counts[v] != 0 && counts[v] != j->per_node;
+    if (bad) {
+      snprintf(why, n,
+               "the policy splits its %d GPUs over %d nodes unevenly; Slurm's -N %d "
+               "--gpus-per-node=%d cannot express that (submit with --gpus=%d to let the "
+               "policy choose the split)",
+               j->gpus, nservers, j->nodes, j->per_node, j->gpus);
+      return 1;
+    }
+  } else if (j->nodes > 0 && nservers != j->nodes) {
+    snprintf(why, n, "the policy uses %d nodes; the job asks for exactly -N %d", nservers,
+             j->nodes);
+    return 1;
+  }
+  return 0;
+}
+
+/* Offers one held job; fills d. */
+static int offer(nss_ctx *x, const geom *G, const nss_snapshot *s, const nss_job *j,
+                 ns_job **keep, ns_placement *p, int *counts, nss_decision *d) {
+  char why[NSS_MAX_REASON + 1] = "";
+  d->id = j->id;
+  if (j->hint_error[0] != '\0') {
+    snprintf(d->reason, sizeof d->reason, "bad hint in comment: %s", j->hint_error);
+    return 0;
+  }
+  if (j->gpus <= 0) {
+    snprintf(d->reason, sizeof d->reason, "asks for no GPUs (netsched places GPU jobs only)");
+    return 0;
+  }
+  ns_job *job = make_job(j, j->gpus);
+  if (job == NULL) {
+    snprintf(d->reason, sizeof d->reason, "%s", ns_last_error());
+    return 0;
+  }
+  /* --gpus-per-node=G: hide nodes that cannot give G GPUs. */
+  int *hidden = NULL;
+  size_t nh = 0;
+  if (j->per_node > 1) {
+    hidden = malloc((size_t)G->nservers * (size_t)G->gps * sizeof *hidden);
+    for (int v = 0; hidden != NULL && v < G->nservers; v++) {
+      int f = ns_cluster_free_gpus_on_server(G->c, v);
+      if (f <= 0 || f >= j->per_node)
+        continue;
+      for (int g = 0; g < G->gps; g++)
+        if (ns_cluster_gpu_is_free(G->c, v * G->gps + g) == 1)
+          hidden[nh++] = v * G->gps + g;
+    }
+    if (nh > 0 && ns_cluster_occupy(G->c, hidden, nh) < 0)
+      nh = 0;
+  }
+  int rc = nss_policy_place(x, G->c, job, j, p, why, sizeof why);
+  if (rc < 0 && why[0] == '\0')
+    clean_reason(why, sizeof why, ns_last_error());
+  if (nh > 0)
+    ns_cluster_vacate(G->c, hidden, nh);
+  free(hidden);
+  if (rc == NS_ENOSPACE) {
+    clean_reason(d->reason, sizeof d->reason, why[0] ? why : "no room now");
+  } else if (rc == NS_EINVAL) {
+    char tmp[2 * NSS_MAX_REASON + 64];
+    snprintf(tmp, sizeof tmp, "never fits this cluster: %s", why);
+    clean_reason(d->reason, sizeof d->reason, tmp);
+  } else if (rc < 0) {
+    char tmp[2 * NSS_MAX_REASON + 64];
+    snprintf(tmp, sizeof tmp, "policy %s failed (%s): %s", nss_policy_name(x->policy),
+             ns_strerror(rc), why);
+    clean_reason(d->reason, sizeof d->reason, tmp);
+  } else {
+    int nserv = 0;
+    char *list = NULL;
+    if (describe(G, s, p, &list, counts, &nserv) < 0) {
+      snprintf(d->reason, sizeof d->reason, "out of memory");
+    } else if (shape_mismatch(G, j, counts, nserv, why, sizeof why)) {
+      clean_reason(d->reason, sizeof d->reason, why);
+      free(list);
+    } else if (ns_cluster_commit(G->c, job, p) < 0) {
+      clean_reason(d->reason, sizeof d->reason, ns_last_error());
+      free(list);
+    } else {
+      d->placed = 1;
+      d->nodelist = list;
+      *keep = job;
+      return 0;
+    }
+  }
+  ns_job_free(job);
+  return 0;
+}
+
+int nss_decide(nss_ctx *x, const nss_snapshot *s, nss_plan *plan, char *msg, size_t msglen) {
+  memset(plan, 0, sizeof *plan);
+  geom G = {0};
+  ns_job **jobs = calloc((size_t)s->njobs + 1, sizeof *jobs);
+  order_item *items = calloc((size_t)s->njobs + 1, sizeof *items);
+  ns_placement *p = ns_placement_new();
+  int *counts = NULL, rc = -1;
+  if (jobs == NULL || items == NULL || p == NULL) {
+    snprintf(msg, msglen, "out of memory");
+    goto out;
+  }
+  if (build(x, s, &G, msg, msglen) < 0)
+    goto out;
+  counts = malloc((size_t)G.nservers * sizeof *counts);
+  if (counts == NULL) {
+    snprintf(msg, msglen, "out of memory");
+    goto out;
+  }
+  int missing = 0, nheld = 0;
+  for (int i = 0; i < s->njobs; i++) {
+    const nss_job *j = &s->jobs[i];
+    if (j->kind == NSS_JOB_HELD) {
+      items[nheld].key = nss_order_key(x->order, j);
+      items[nheld++].j = j;
+      continue;
+    }
+    int m = commit_existing(&G, j, &jobs[i], p);
+    if (m < 0) {
+      snprintf(msg, msglen, "cannot account for job %u: %s", j->id, ns_last_error());
+      goto out;
+    }
+    missing += m;
+  }
+  if (missing > 0)
+    snprintf(plan->note, sizeof plan->note,
+             "%d GPUs of running jobs did not fit their nodes' free GPUs (node changed?)",
+             missing);
+  for (int i = 0; i < s->nnodes; i++)
+    if (!s->nodes[i].usable && occupy_server_free(G.c, G.server_of[i], G.gps, 0) < 0) {
+      snprintf(msg, msglen, "cannot mark node %s unusable: %s", s->nodes[i].name,
+               ns_last_error());
+      goto out;
+    }
+  qsort(items, (size_t)nheld, sizeof *items, cmp_items);
+  plan->d = calloc((size_t)nheld + 1, sizeof *plan->d);
+  if (plan->d == NULL) {
+    snprintf(msg, msglen, "out of memory");
+    goto out;
+  }
+  uint32_t blocker = 0; /* strict FIFO: the first job that waited */
+  for (int k = 0; k < nheld; k++) {
+    int idx = (int)(items[k].j - s->jobs);
+    nss_decision *d = &plan->d[plan->n++];
+    if (blocker != 0) {
+      d->id = items[k].j->id;
+      snprintf(d->reason, sizeof d->reason, "behind job %u (strict FIFO: no backfilling)",
+               blocker);
+      continue;
+    }
+    offer(x, &G, s, items[k].j, &jobs[idx], p, counts, d);
+    if (!d->placed && nss_policy_strict(x->policy))
+      blocker = d->id;
+  }
+  rc = 0;
+out:
+  if (rc < 0)
+    nss_plan_free(plan);
+  if (G.c != NULL)
+    for (int i = 0; i < s->njobs; i++)
+      if (jobs != NULL && jobs[i] != NULL)
+        ns_cluster_release(G.c, jobs[i]);
+  for (int i = 0; jobs != NULL && i < s->njobs; i++)
+    ns_job_free(jobs[i]);
+  free(jobs);
+  free(items);
+  free(counts);
+  ns_placement_free(p);
+  ns_cluster_free(G.c);
+  free(G.server_of);
+  free(G.node_at);
+  return rc;
+}
+
+void nss_plan_free(nss_plan *plan) {
+  for (int i = 0; plan->d != NULL && i < plan->n; i++)
+    free(plan->d[i].nodelist);
+  free(plan->d);
+  plan->d = NULL;
+  plan->n = 0;
+}
+
+void nss_snapshot_free(nss_snapshot *s) {
+  for (int i = 0; i < s->nnodes; i++)
+    free(s->nodes[i].name);
+  for (int i = 0; i < s->nleaves; i++)
+    free(s->leaves[i]);
+  for (int i = 0; i < s->njobs; i++) {
+    free(s->jobs[i].comment);
+    free(s->jobs[i].hints);
+    free(s->jobs[i].node_of);
+    free(s->jobs[i].gpu_idx);
+  }
+  free(s->nodes);
+  free(s->leaves);
+  free(s->jobs);
+  memset(s, 0, sizeof *s);
+}
+
+/* "netsched[:model=resnet50,iters=1000][ waits: ...]" -> hints, model, iters. */
+int nss_parse_hints(nss_job *job, char *msg, size_t msglen) {
+  job->model = -1;
+  job->iters = 0;
+  free(job->hints);
+  job->hints = NULL;
+  const char *c = job->comment ? job->comment : "";
+  const char *end = strstr(c, NSS_WAIT_TAG);
+  size_t len = end ? (size_t)(end - c) : strlen(c);
+  job->hints = malloc(len + 1);
+  if (job->hints == NULL) {
+    snprintf(msg, msglen, "out of memory");
+    return -1;
+  }
+  memcpy(job->hints, c, len);
+  job->hints[len] = '\0';
+  if (strncmp(job->hints, NSS_MARKER, strlen(NSS_MARKER)) != 0)
+    return 0;
+  const char *h = job->hints + strlen(NSS_MARKER);
+  if (*h != ':')
+    return 0;
+  h++;
+  while (*h != '\0') {
+    size_t n = strcspn(h, ",");
+    char kv[128];
+    snprintf(kv, sizeof kv, "%.*s", (int)(n < sizeof kv - 1 ? n : sizeof kv - 1), h);
+    char *eq = strchr(kv, '=');
+    if (eq == NULL) {
+      snprintf(msg, msglen, "hint '%s' is not key=value", kv);
+      return -1;
+    }
+    *eq = '\0';
+    if (strcmp(kv, "model") == 0) {
+      job->model = nss_model_find(eq + 1);
+      if (job->model < 0) {
+        snprintf(msg, msglen, "unknown model '%s' (known: %s)", eq + 1, nss_model_names());
+        return -1;
+      }
+    } else if (strcmp(kv, "iters") == 0) {
+      char *e = NULL;
+      unsigned long long v = strtoull(eq + 1, &e, 10);
+      if (e == eq + 1 || *e != '\0' || v == 0 || eq[1] == '-') {
+        snprintf(msg, msglen, "iters '%s' is not a positive integer", eq + 1);
+        return -1;
+      }
+      job->iters = v;
+    } else {
+      snprintf(msg, msglen, "unknown hint '%s' (known: model, iters)", kv);
+      return -1;
+    }
+    h += n;
+    if (*h == ',')
+      h++;
+  }
+  return 0;
+}

@@ -1,0 +1,250 @@
+/*
+ * bindings/slurm/policies.c - the policy presets netsched-slurm accepts, by
+ * the simulator's names (netsched-sim --list), each an order and one call of
+ * a public policy entry point; the orders; the model profiles.
+ *
+ * The simulator's preset table is not reachable through the public API for
+ * a single decision (ns_sim runs whole workloads), so the presets are
+ * restated here as (name -> order, placement function) rows. What a preset
+ * does beyond placement cannot be applied through Slurm and is left out,
+ * documented in README "Using it with Slurm":
+ *  - srsf-1, srsf-2, ada-srsf: SRSF order + LWF-1 placement; their
+ *    communication admission (who may collide on a link) needs control of
+ *    each iteration's all-reduce, which a batch scheduler does not have.
+ *  - cassini-ff, cassini-lwf-1: the base placement (first-fit, LWF-1);
+ *    CASSINI's time-shifts need the same control of iterations.
+ * Model profiles: AdaDUAL Table III, the simulator's four (sim.h).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "adapter.h"
+
+/* ---- models ------------------------------------------------------------- */
+
+typedef struct nss_model {
+  const char *name;
+  double model_mb, fwd_ms, bwd_ms, mem_mb;
+} nss_model;
+
+static const nss_model models[] = {
+    {"vgg16", 526.4, 35.8, 53.7, 4527},
+    {"resnet50", 99.2, 25.0, 37.4, 3213},
+    {"inception3", 103.0, 34.9, 52.4, 3291},
+    {"lstm-ptb", 251.8, 31.5, 47.3, 2751},
+};
+#define NMODELS ((int)(sizeof models / sizeof models[0]))
+
+int nss_model_find(const char *name) {
+  for (int i = 0; i < NMODELS; i++)
+    if (strcmp(models[i].name, name) == 0)
+      return i;
+  return -1;
+}
+
+const char *nss_model_names(void) { return "vgg16|resnet50|inception3|lstm-ptb"; }
+
+void nss_model_apply(int model, uint64_t iters, ns_job *job) {
+  if (iters > 0)
+    ns_job_set_iterations(job, iters, 0);
+  if (model < 0 || model >= NMODELS)
+    return;
+  const nss_model *m = &models[model];
+  ns_job_set_compute_ms(job, m->fwd_ms, m->bwd_ms);
+  ns_job_set_iteration_ms(job, m->fwd_ms + m->bwd_ms);
+  ns_job_set_model_bytes(job, (uint64_t)llround(m->model_mb * 1e6));
+}
+
+/* Ideal run time (ms) of a held job: iterations x (compute + a ring
+   all-reduce alone: inside one node at 100 Gbps as the simulator's
+   intra_gbps, else over the 10 Gbps NIC), as the simulator's SRSF/SJF keys;
+   without a model hint, the job's time limit; NAN if neither. */
+static double ideal_ms(const nss_job *j) {
+  if (j->model >= 0 && j->iters > 0) {
+    const nss_model *m = &models[j->model];
+    int n = j->gpus;
+    double frac = n > 1 ? 2.0 * (n - 1) / n : 0.0;
+    double gbps = j->nodes > 1 || n > 4 ? 10.0 : 100.0;
+    double it = m->fwd_ms + m->bwd_ms + frac * m->model_mb * 8.0 / gbps;
+    return it * (double)j->iters;
+  }
+  return j->limit_ms > 0 ? j->limit_ms : NAN;
+}
+
+/* ---- orders --------------------------------------------------------------- */
+
+typedef double (*nss_key_fn)(const nss_job *j);
+
+struct nss_order {
+  const char *name;
+  nss_key_fn key;
+};
+
+static double key_fifo(const nss_job *j) { return j->submit_ms; }
+static double key_srsf(const nss_job *j) { return ideal_ms(j) * j->gpus; }
+static double key_sjf(const nss_job *j) { return ideal_ms(j); }
+/* Dally §4.3.1: a job that has not run has Nw_sens 1 (ns_dally_priority(0,
+   I, 0, T)): every held job ties, so arrival order decides. */
+static double key_nw_sens(const nss_job *j) {
+  double p = ns_dally_priority(0, j->iters > 0 ? j->iters : 1, 0.0, 1.0);
+  return isfinite(p) ? p : 1.0;
+}
+
+static const nss_order orders[] = {
+    {"fifo", key_fifo},
+    {"srsf", key_srsf},
+    {"sjf", key_sjf},
+    {"nw-sens", key_nw_sens},
+};
+#define NORDERS ((int)(sizeof orders / sizeof orders[0]))
+
+const nss_order *nss_order_find(const char *name) {
+  for (int i = 0; i < NORDERS; i++)
+    if (strcmp(orders[i].name, name) == 0)
+      return &orders[i];
+  return NULL;
+}
+const char *nss_order_name(const nss_order *o) { return o->name; }
+const char *nss_order_names(void) { return "fifo|srsf|sjf|nw-sens"; }
+
+/* A job without an estimate sorts after every job with one. */
+double nss_order_key(const nss_order *o, const nss_job *j) {
+  double k = o->key(j);
+  return isnan(k) ? INFINITY : k;
+}
+
+/* ---- placements ---------------------------------------------------------- */
+
+typedef int (*nss_place_fn)(nss_ctx *x, const ns_cluster *c, const ns_job *job,
+                            const nss_job *sj, ns_placement *out, char *msg, size_t msglen);
+
+static int place_ff(nss_ctx *x, const ns_cluster *c, const ns_job *job, const nss_job *sj,
+                    ns_placement *out, char *msg, size_t msglen) {
+  (void)x, (void)sj, (void)msg, (void)msglen;
+  return ns_place_first_fit(c, job, out);
+}
+static int place_ls(nss_ctx *x, const ns_cluster *c, const ns_job *job, const nss_job *sj,
+                    ns_placement *out, char *msg, size_t msglen) {
+  (void)x, (void)sj, (void)msg, (void)msglen;
+  return ns_place_list_scheduling(c, job, out);
+}
+/* The simulator seeds RAND with seed * golden + job index; here the job id. */
+static int place_rand(nss_ctx *x, const ns_cluster *c, const ns_job *job, const nss_job *sj,
+                      ns_placement *out, char *msg, size_t msglen) {
+  (void)msg, (void)msglen;
+  return ns_place_random(c, job, x->seed * 0x9e3779b97f4a7c15ull + sj->id, out);
+}
+static int place_best_fit(nss_ctx *x, const ns_cluster *c, const ns_job *job, const nss_job *sj,
+                          ns_placement *out, char *msg, size_t msglen) {
+  (void)x, (void)sj, (void)msg, (void)msglen;
+  return ns_place_best_fit(c, job, out);
+}
+/* The simulator's default skew threshold, 200 MB. */
+static int place_tiresias(nss_ctx *x, const ns_cluster *c, const ns_job *job, const nss_job *sj,
+                          ns_placement *out, char *msg, size_t msglen) {
+  (void)x, (void)sj, (void)msg, (void)msglen;
+  return ns_place_tiresias(c, job, 200000000ull, out);
+}
+static int place_lwf1(nss_ctx *x, const ns_cluster *c, const ns_job *job, const nss_job *sj,
+                      ns_placement *out, char *msg, size_t msglen) {
+  (void)x, (void)sj, (void)msg, (void)msglen;
+  return ns_lwf_place(c, job, 1, out);
+}
+static int place_titan(nss_ctx *x, const ns_cluster *c, const ns_job *job, const nss_job *sj,
+                       ns_placement *out, char *msg, size_t msglen) {
+  (void)sj, (void)msg, (void)msglen;
+  return ns_titan_place(c, job, x->titan, out);
+}
+static int place_vclos(nss_ctx *x, const ns_cluster *c, const ns_job *job, const nss_job *sj,
+                       ns_placement *out, char *msg, size_t msglen) {
+  (void)sj, (void)msg, (void)msglen;
+  return ns_vclos_place(c, job, x->vclos, out);
+}
+/* Dally Algorithm 1: starvation = time since submission (a held job has
+   never been assigned GPUs); the tuner's clock is wall-clock ms. An accept
+   on one machine or one rack is recorded by the tuner; we log it too so
+   the state file can replay it. */
+static int place_dally(nss_ctx *x, const ns_cluster *c, const ns_job *job, const nss_job *sj,
+                       ns_placement *out, char *msg, size_t msglen) {
+  double starvation = x->now_ms - sj->submit_ms;
+  if (starvation < 0)
+    starvation = 0;
+  int accepted = 0;
+  int rc = ns_dally_offer(x->tuner, c, job, starvation, x->now_ms, out, &accepted);
+  if (rc < 0)
+    return rc;
+  if (accepted) {
+    ns_tier t = ns_placement_tier(out);
+    if (t == NS_TIER_MACHINE || t == NS_TIER_RACK)
+      return nss_ctx_log(x, (int)t, ns_job_gpus(job), starvation, x->now_ms) < 0 ? NS_ENOMEM
+                                                                                  : NS_OK;
+    return NS_OK;
+  }
+  double m = 0, r = 0;
+  ns_dally_timers(x->tuner, c, ns_job_gpus(job), x->now_ms, &m, &r);
+  snprintf(msg, msglen,
+           "dally: no single machine free for it; declined after %.0f s (machine timer %.0f s, "
+           "rack timer %.0f s)",
+           starvation / 1e3, m / 1e3, r / 1e3);
+  return NS_ENOSPACE;
+}
+
+struct nss_policy {
+  const char *name, *desc;
+  const char *order;
+  nss_place_fn place;
+  int tuner; /* 0: none, 1: Dally auto timers, 2: Dally fixed timers */
+  int ocs;
+  int strict; /* 1: no backfilling - once a job waits, every later one waits */
+};
+
+static const nss_policy policies[] = {
+    {"ff", "FIFO, first-fit", "fifo", place_ff, 0, 0, 0},
+    {"ls", "FIFO, list scheduling (least workload)", "fifo", place_ls, 0, 0, 0},
+    {"rand", "FIFO, random GPUs (seed x golden ratio + job id)", "fifo", place_rand, 0, 0, 0},
+    {"best-fit", "FIFO, best-fit consolidation", "fifo", place_best_fit, 0, 0, 0},
+    {"tiresias", "FIFO, Tiresias-style skew consolidation (200 MB)", "fifo", place_tiresias, 0, 0, 0},
+    {"lwf-1", "FIFO, LWF-kappa with kappa = 1", "fifo", place_lwf1, 0, 0, 0},
+    {"srsf-ff", "SRSF order, first-fit", "srsf", place_ff, 0, 0, 0},
+    {"sjf-ff", "SJF order, first-fit", "sjf", place_ff, 0, 0, 0},
+    {"srsf-1", "SRSF order, LWF-1 (admission not enforceable by Slurm)", "srsf", place_lwf1, 0, 0, 0},
+    {"srsf-2", "SRSF order, LWF-1 (admission not enforceable by Slurm)", "srsf", place_lwf1, 0, 0, 0},
+    {"ada-srsf", "SRSF order, LWF-1 (AdaDUAL admission not enforceable by Slurm)", "srsf",
+     place_lwf1, 0, 0, 0},
+    {"titan", "FIFO, Titan non-idle-machine placement", "fifo", place_titan, 0, 0, 0},
+    {"vclos", "FIFO, vClos isolated virtual Clos", "fifo", place_vclos, 0, 0, 0},
+    {"ocs-vclos", "FIFO, OCS-vClos (OCS layer enabled)", "fifo", place_vclos, 0, 1, 0},
+    {"dally", "Nw_sens order, Dally delay scheduling, auto-tuned timers", "nw-sens", place_dally, 1,
+     0, 0},
+    {"dally-manual", "Nw_sens order, Dally delay scheduling, fixed timers", "nw-sens", place_dally,
+     2, 0, 0},
+    {"cassini-ff", "FIFO, first-fit (CASSINI time-shifts not enforceable by Slurm)", "fifo",
+     place_ff, 0, 0, 0},
+    {"cassini-lwf-1", "FIFO, LWF-1 (CASSINI time-shifts not enforceable by Slurm)", "fifo",
+     place_lwf1, 0, 0, 0},
+    {"fifo", "strict FIFO, first-fit, no backfilling (head-of-line blocking)", "fifo", place_ff, 0,
+     0, 1},
+};
+#define NPOLICIES ((int)(sizeof policies / sizeof policies[0]))
+
+const nss_policy *nss_policy_find(const char *name) {
+  for (int i = 0; i < NPOLICIES; i++)
+    if (strcmp(policies[i].name, name) == 0)
+      return &policies[i];
+  return NULL;
+}
+int nss_policy_count(void) { return NPOLICIES; }
+const nss_policy *nss_policy_at(int i) { return i >= 0 && i < NPOLICIES ? &policies[i] : NULL; }
+const char *nss_policy_name(const nss_policy *p) { return p->name; }
+const char *nss_policy_desc(const nss_policy *p) { return p->desc; }
+const nss_order *nss_policy_default_order(const nss_policy *p) { return nss_order_find(p->order); }
+int nss_policy_uses_tuner(const nss_policy *p) { return p->tuner != 0; }
+int nss_policy_wants_ocs(const nss_policy *p) { return p->ocs; }
+int nss_policy_strict(const nss_policy *p) { return p->strict; }
+
+int nss_policy_place(nss_ctx *x, const ns_cluster *c, const ns_job *job, const nss_job *sj,
+                     ns_placement *out, char *msg, size_t msglen) {
+  return x->policy->place(x, c, job, sj, out, msg, msglen);
+}

@@ -1,0 +1,170 @@
+/*
+ * bindings/slurm/state.c - what a policy keeps between cycles, and the
+ * --state file that carries it across restarts.
+ *
+ * Only Dally keeps memory: its delay tuner (the waits of earlier accepts).
+ * The public API has no serialiser for a tuner, so the adapter logs every
+ * wait the tuner records (ns_dally_offer's accepts on one machine or one
+ * rack) and the file lists them; loading replays them, oldest first, with
+ * ns_delay_tuner_record into a fresh tuner. Waits older than the tuner's
+ * history limit are dropped when saving.
+ *
+ * Format (text, one record a line):
+ *   netsched-slurm-state 1
+ *   policy <name>
+ *   wait <tier 0|1> <gpus> <waited_ms> <now_ms>
+ * Written to "<file>.tmp.<pid>" then renamed over <file> (atomic on POSIX).
+ * A file that does not parse, has another header or another policy's name
+ * is reported and ignored: the adapter starts with a fresh tuner and the
+ * next save replaces the file.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "adapter.h"
+
+#define STATE_MAGIC "netsched-slurm-state 1"
+#define HISTORY_MS (7 * 24 * 3600e3) /* the simulator's default */
+#define TIMER_MS (12 * 3600e3)       /* Dally §4.3.2: 12 h each */
+
+static ns_delay_tuner *new_tuner(const nss_policy *p) {
+  ns_delay_tuner *t = ns_delay_tuner_new(HISTORY_MS, TIMER_MS, TIMER_MS);
+  if (t != NULL && nss_policy_uses_tuner(p) && strcmp(nss_policy_name(p), "dally-manual") == 0)
+    ns_delay_tuner_set_manual(t, 1);
+  return t;
+}
+
+int nss_ctx_init(nss_ctx *x, const nss_policy *p, char *msg, size_t msglen) {
+  nss_ctx keep = *x; /* caller's flags */
+  memset(x, 0, sizeof *x);
+  x->spines = keep.spines, x->links_per_pair = keep.links_per_pair;
+  x->link_gbps = keep.link_gbps, x->nic_gbps = keep.nic_gbps, x->seed = keep.seed;
+  x->policy = p;
+  x->order = keep.order ? keep.order : nss_policy_default_order(p);
+  x->titan = ns_titan_opts_new();
+  x->vclos = ns_vclos_opts_new();
+  x->tuner = nss_policy_uses_tuner(p) ? new_tuner(p) : NULL;
+  if (x->titan == NULL || x->vclos == NULL || (nss_policy_uses_tuner(p) && x->tuner == NULL)) {
+    snprintf(msg, msglen, "cannot set up policy %s: %s", nss_policy_name(p), ns_last_error());
+    nss_ctx_free(x);
+    return -1;
+  }
+  ns_titan_opts_set_seed(x->titan, x->seed);
+  return 0;
+}
+
+void nss_ctx_free(nss_ctx *x) {
+  ns_titan_opts_free(x->titan);
+  ns_vclos_opts_free(x->vclos);
+  ns_delay_tuner_free(x->tuner);
+  free(x->recs);
+  x->titan = NULL, x->vclos = NULL, x->tuner = NULL, x->recs = NULL;
+  x->nrecs = x->caprecs = 0;
+}
+
+int nss_ctx_log(nss_ctx *x, int tier, int gpus, double waited_ms, double now_ms) {
+  if (x->nrecs == x->caprecs) {
+    size_t cap = x->caprecs ? 2 * x->caprecs : 64;
+    void *r = realloc(x->recs, cap * sizeof *x->recs);
+    if (r == NULL)
+      return -1;
+    x->recs = r, x->caprecs = cap;
+  }
+  x->recs[x->nrecs].tier = tier, x->recs[x->nrecs].gpus = gpus;
+  x->recs[x->nrecs].waited_ms = waited_ms, x->recs[x->nrecs].now_ms = now_ms;
+  x->nrecs++;
+  if (now_ms > x->now_ms)
+    x->now_ms = now_ms; /* the tuner's clock never goes back */
+  return 0;
+}
+
+int nss_ctx_record(nss_ctx *x, int tier, int gpus, double waited_ms, double now_ms) {
+  if (ns_delay_tuner_record(x->tuner, (ns_tier)tier, gpus, waited_ms, now_ms) < 0)
+    return -1;
+  return nss_ctx_log(x, tier, gpus, waited_ms, now_ms);
+}
+
+int nss_state_load(nss_ctx *x, const char *path, char *msg, size_t msglen) {
+  if (x->tuner == NULL)
+    return 0; /* nothing to carry for this policy */
+  FILE *f = fopen(path, "r");
+  if (f == NULL) {
+    if (errno == ENOENT)
+      return 0;
+    snprintf(msg, msglen, "state file '%s' unreadable (%s); starting fresh", path,
+             strerror(errno));
+    return -1;
+  }
+  nss_ctx fresh = *x;
+  fresh.tuner = new_tuner(x->policy);
+  fresh.recs = NULL, fresh.nrecs = fresh.caprecs = 0, fresh.now_ms = 0;
+  char line[256], pol[64] = "";
+  int lineno = 0, ok = fresh.tuner != NULL;
+  const char *why = ok ? NULL : "out of memory";
+  while (ok && fgets(line, sizeof line, f) != NULL) {
+    lineno++;
+    line[strcspn(line, "\n")] = '\0';
+    int tier = 0, gpus = 0;
+    double w = 0, t = 0;
+    char extra;
+    if (lineno == 1) {
+      if (strcmp(line, STATE_MAGIC) != 0)
+        ok = 0, why = "not a netsched-slurm state file (first line differs)";
+    } else if (lineno == 2) {
+      if (sscanf(line, "policy %63s %c", pol, &extra) != 1)
+        ok = 0, why = "line 2 is not 'policy NAME'";
+      else if (strcmp(pol, nss_policy_name(x->policy)) != 0)
+        ok = 0, why = "it belongs to another policy";
+    } else if (sscanf(line, "wait %d %d %lf %lf %c", &tier, &gpus, &w, &t, &extra) != 4 ||
+               (tier != 0 && tier != 1) || !isfinite(w) || !isfinite(t)) {
+      ok = 0, why = "malformed 'wait' line";
+    } else if (nss_ctx_record(&fresh, tier, gpus, w, t) < 0) {
+      ok = 0, why = "the tuner rejects a 'wait' line (out of range or time going back)";
+    }
+  }
+  if (ok && lineno < 2)
+    ok = 0, why = "truncated (no header)";
+  fclose(f);
+  if (!ok) {
+    snprintf(msg, msglen, "state file '%s' ignored: %s%s%d; starting fresh", path, why,
+             lineno > 0 ? " at line " : "", lineno);
+    ns_delay_tuner_free(fresh.tuner);
+    free(fresh.recs);
+    return -1;
+  }
+  ns_delay_tuner_free(x->tuner);
+  free(x->recs);
+  *x = fresh;
+  return 0;
+}
+
+int nss_state_save(const nss_ctx *x, const char *path, char *msg, size_t msglen) {
+  char tmp[4096];
+  if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp) {
+    snprintf(msg, msglen, "state file path too long");
+    return -1;
+  }
+  FILE *f = fopen(tmp, "w");
+  if (f == NULL) {
+    snprintf(msg, msglen, "cannot write state file '%s': %s", tmp, strerror(errno));
+    return -1;
+  }
+  fprintf(f, "%s\npolicy %s\n", STATE_MAGIC, nss_policy_name(x->policy));
+  for (size_t i = 0; i < x->nrecs; i++)
+    if (x->recs[i].now_ms >= x->now_ms - HISTORY_MS)
+      fprintf(f, "wait %d %d %.17g %.17g\n", x->recs[i].tier, x->recs[i].gpus,
+              x->recs[i].waited_ms, x->recs[i].now_ms);
+  int bad = ferror(f);
+  bad |= fflush(f) != 0 || fsync(fileno(f)) != 0;
+  bad |= fclose(f) != 0;
+  if (bad || rename(tmp, path) != 0) {
+    snprintf(msg, msglen, "cannot write state file '%s': %s", path, strerror(errno));
+    unlink(tmp);
+    return -1;
+  }
+  return 0;
+}

@@ -1,0 +1,184 @@
+"""netsched-sim behaves like the tools users know: its outputs carry the
+trace's job ids and model names, --json / --summary-csv mark the best
+policy and ties, messages speak the CLI's options with their ranges and
+suggest the closest name, usage only on --help or a usage error, a failed
+output fails the exit status. Runs the binary make check built
+($NETSCHED_SIM); skipped when it is not given."""
+
+import csv
+import io
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+from . import support
+
+SIM = os.environ.get("NETSCHED_SIM")
+SAMPLE = os.path.join(support.REPO, "data", "sample-trace.csv")
+MODELS = os.path.join(support.REPO, "data", "sample-models.csv")
+
+
+def run(*args, **kw):
+    return subprocess.run([SIM, *args], capture_output=True, text=True, timeout=300,
+                          cwd=kw.get("cwd"))
+
+
+@unittest.skipUnless(SIM and os.path.exists(SIM), "NETSCHED_SIM not set (make check sets it)")
+class TestCli(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def write(self, name, text):
+        path = os.path.join(self.tmp, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def assertUsageError(self, r, *needles):
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertEqual(r.stdout, "")
+        for n in needles:
+            self.assertIn(n, r.stderr)
+
+    def test_version_and_help(self):
+        r = run("--version")
+        self.assertEqual(r.stdout.strip(), "netsched-sim (libnetsched) %s" % support.header_version())
+        r = run("--help")
+        self.assertEqual(r.returncode, 0)
+        # every column of the table is explained, with its JSON metric name
+        for col, metric in (("avgJCT_s", "avg_jct_ms"), ("comm%", "comm_overhead"),
+                            ("shared", "links_shared"), ("frag%", "fragmentation"),
+                            ("unfin", "unfinished"), ("util%", "gpu_util")):
+            self.assertRegex(r.stdout, r"\n  %s +.*\[%s, (lowest|highest) is best\]"
+                             % (col.replace("%", "%"), metric))
+        self.assertIn("can exceed 100", r.stdout)  # comm% of 632 is not a bug
+
+    def test_value_errors_name_the_option_and_range_without_usage(self):
+        for bad in ("-8", "0", "x"):  # reported the same way
+            r = run("--gpus", bad)
+            self.assertUsageError(r, "netsched-sim: --gpus must be an integer in [1, 4194304] "
+                                     "(got '%s')" % bad)
+            self.assertNotIn("usage", r.stderr)
+            self.assertEqual(len(r.stderr.splitlines()), 1)
+        r = run("--network", "maxmn")
+        self.assertUsageError(r, "must be one of phase, maxmin, contention, ideal (got 'maxmn'); "
+                                 "did you mean 'maxmin'?")
+        r = run("--leaves", "2000", "--servers", "2000", "--gpus", "2000")
+        self.assertUsageError(r, "--leaves x --servers x --gpus = 8000000000 exceeds")
+        self.assertNotIn("ns_", r.stderr)
+
+    def test_did_you_mean(self):
+        r = run("--polcy", "ff")
+        self.assertUsageError(r, "unknown option '--polcy'; did you mean '--policy'?", "usage:")
+        r = run("--policy", "lwf1")
+        self.assertUsageError(r, "unknown policy 'lwf1'; did you mean 'lwf-1'?")
+        self.assertNotIn("usage", r.stderr)
+
+    def test_trace_ids_models_json_and_best(self):
+        # Hand-computed: one GPU, no all-reduce, so JCT = iterations x
+        # (forward + backward) of the profile: ResNet-50 (25.0 + 37.4 ms) x 100
+        # = 6240 ms; bert from --models: 10 x (40 + 60) = 1000 ms.
+        trace = self.write("t.csv", "job_id,num_gpu,submit_time,iterations,model_name\n"
+                                    "alpha,1,0,100,resnet50\nbeta,1,0,10,bert\n")
+        models = self.write("m.csv", "name,forward_ms,backward_ms,model_bytes,memory_mb\n"
+                                     "bert,40,60,0,1000\n")
+        out = os.path.join(self.tmp, "jobs.csv")
+        r = run("--policy", "ff,ls", "--trace", trace, "--models", models, "--json", "-",
+                "--json-jobs", "--csv", out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        doc = json.loads(r.stdout)  # stdout is the JSON alone
+        self.assertEqual([p["policy"] for p in doc["policies"]], ["ff", "ls"])
+        ff = doc["policies"][0]
+        self.assertAlmostEqual(ff["metrics"]["avg_jct_ms"], (6240 + 1000) / 2, places=6)
+        jobs = {j["job_id"]: j for j in ff["jobs"]}
+        self.assertEqual(set(jobs), {"alpha", "beta"})
+        self.assertEqual(jobs["alpha"]["model"], "resnet50")
+        self.assertAlmostEqual(jobs["alpha"]["jct_ms"], 6240.0, places=6)
+        self.assertAlmostEqual(jobs["beta"]["jct_ms"], 1000.0, places=6)
+        # ff and ls place 1-GPU jobs alike: every metric is a tie, both marked
+        self.assertEqual(doc["best"]["avg_jct_ms"], ["ff", "ls"])
+        self.assertIn("avg_jct_ms", doc["policies"][1]["best"])
+        # --csv per policy carries the same ids and models
+        with open(os.path.join(self.tmp, "jobs-ff.csv")) as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual([(x["name"], x["model"]) for x in rows],
+                         [("alpha", "resnet50"), ("beta", "bert")])
+
+    def test_summary_csv_marks_the_best(self):
+        r = run("--policy", "ff,rand,best-fit", "--trace", SAMPLE, "--models", MODELS,
+                "--leaves", "4", "--servers", "8", "--gpus", "8", "--summary-csv", "-")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        rows = list(csv.DictReader(io.StringIO(r.stdout)))
+        self.assertEqual([x["policy"] for x in rows], ["ff", "rand", "best-fit"])
+        jct = {x["policy"]: float(x["avg_jct_ms"]) for x in rows}
+        best = min(jct, key=jct.get)
+        for x in rows:  # the best column agrees with the numbers
+            self.assertEqual("avg_jct_ms" in x["best"].split(";"), x["policy"] == best)
+
+    def test_table_rows_and_best_block(self):
+        r = run("--policy", "ff,ff,ls", "--no-progress")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("policy ff given twice; it runs once", r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertEqual([l.split()[0] for l in lines[2:4]], ["ff", "ls"])
+        self.assertRegex(r.stdout, r"avgJCT_s +[0-9.]+  all 2 tie")
+
+    def test_trace_errors(self):
+        dup = self.write("dup.csv", "job_id,num_gpu,submit_time,iterations,model_name\n"
+                                    "a,1,0,10,vgg16\nb,1,0,10,vgg16\na,1,5,10,vgg16\n")
+        r = run("--trace", dup)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("lines 2 and 4: job_id must be unique (got 'a' twice)", r.stderr)
+        self.assertNotIn("ns_sim", r.stderr)
+        gpus = self.write("gpus.csv", "job_id,gpus,submit_time,iterations,model_name\n1,2,0,10,vgg16\n")
+        r = run("--trace", gpus)
+        self.assertIn("missing column num_gpu", r.stderr)
+        bert = self.write("bert.csv", "job_id,num_gpu,submit_time,iterations,model_name\n1,2,0,10,bert\n")
+        r = run("--trace", bert)
+        self.assertIn("--models", r.stderr)  # says how to give a profile
+        # the format comes from the header: a Philly trace needs no --format
+        philly = os.path.join(support.REPO, "tests", "fixtures", "philly-small.csv")
+        r = run("--trace", philly, "--no-progress")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(", 3 jobs", r.stdout)
+
+    def test_failed_outputs_fail_the_exit_status(self):
+        missing = os.path.join(self.tmp, "no-such-dir", "x")
+        for opt, path in (("--csv", missing + ".csv"), ("--json", missing + ".json"),
+                          ("--summary-csv", missing + ".csv")):
+            r = run(opt, path)
+            self.assertEqual(r.returncode, 1, (opt, r.stderr))
+            self.assertIn("%s: cannot write '%s'" % (opt, path), r.stderr)
+            self.assertEqual(r.stdout, "")  # refused before running anything
+        r = run("--plot", os.path.join(self.tmp, "x.jpg"))
+        self.assertUsageError(r, "use a .png, .svg or .pdf")
+
+    @unittest.skipUnless(shutil.which("gnuplot"), "gnuplot not installed (Debian gnuplot-nox)")
+    def test_plot_format_from_extension(self):
+        magic = {".png": b"\x89PNG", ".svg": b"<?xml", ".pdf": b"%PDF"}
+        for ext, head in magic.items():
+            path = os.path.join(self.tmp, "jct" + ext)
+            r = run("--policy", "ff,ls", "--plot", path)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(path, "rb") as f:
+                self.assertEqual(f.read(len(head)), head, ext)
+        with open(os.path.join(self.tmp, "jct.svg")) as f:
+            svg = f.read()
+        # ff and ls tie (same CDF): their lines differ in dash pattern
+        self.assertGreaterEqual(svg.count("stroke-dasharray"), 1)
+
+    def test_progress_forced(self):
+        r = run("--policy", "ff", "--progress")
+        self.assertIn("] 160/160", r.stderr)
+        r = run("--policy", "ff", "--no-progress")
+        self.assertNotIn("160/160", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
