@@ -13,6 +13,9 @@
  *    each iteration's all-reduce, which a batch scheduler does not have.
  *  - cassini-ff, cassini-lwf-1: the base placement (first-fit, LWF-1);
  *    CASSINI's time-shifts need the same control of iterations.
+ *  - 2d-las, 2d-gittins: they suspend running jobs, which the adapter
+ *    does not do; the waiting jobs it places have no attained service, so
+ *    both queues reduce to arrival order, with first-fit placement.
  * Model profiles: AdaDUAL Table III, the simulator's four (sim.h).
  */
 #include <math.h>
@@ -226,6 +229,10 @@ static const nss_policy policies[] = {
      place_lwf1, 0, 0, 0},
     {"fifo", "strict FIFO, first-fit, no backfilling (head-of-line blocking)", "fifo", place_ff, 0,
      0, 1},
+    {"2d-las", "FIFO (no attained service yet), first-fit (2D-LAS preemption not enforceable by "
+     "Slurm)", "fifo", place_ff, 0, 0, 0},
+    {"2d-gittins", "FIFO (no attained service yet), first-fit (2D-Gittins preemption not "
+     "enforceable by Slurm)", "fifo", place_ff, 0, 0, 0},
 };
 #define NPOLICIES ((int)(sizeof policies / sizeof policies[0]))
 
