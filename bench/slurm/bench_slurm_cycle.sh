@@ -28,6 +28,8 @@ done
 echo "submitted $JOBS held jobs in $(echo "$(date +%s.%N) - $t0" | bc) s"
 
 ms() { local a b; a=$(date +%s%N); "$@" >/dev/null 2>&1; b=$(date +%s%N); echo $(((b - a) / 1000000)); }
+lines=$("$BIN" --once --dry-run | wc -l)
+[ "$lines" -eq "$JOBS" ] || { echo "bench_slurm_cycle: a dry run printed $lines lines, not $JOBS"; exit 1; }
 for policy in ff vclos; do
   runs=()
   for r in 1 2 3 4 5; do runs+=("$(ms "$BIN" --once --dry-run --policy "$policy")"); done
@@ -35,5 +37,6 @@ for policy in ff vclos; do
   echo "$policy --once --dry-run (read + decide), 5 runs, ms: $sorted (median $(printf '%s\n' "${runs[@]}" | sort -n | sed -n 3p))"
 done
 t=$(ms "$BIN" --once --lock "$SD/lock" --policy ff)
+sleep 5
 placed=$(squeue -h -t R | wc -l)
-echo "ff --once (read + decide + act on $JOBS jobs): $t ms; $placed jobs running after it"
+echo "ff --once (read + decide + act on $JOBS jobs): $t ms; $placed jobs running 5 s later"

@@ -97,7 +97,7 @@ double nss_order_key(const nss_order *o, const nss_job *j);
 /* Model profiles (the simulator's four, sim.h). -1 if unknown. */
 int nss_model_find(const char *name);
 const char *nss_model_names(void);
-void nss_model_apply(int model, uint64_t iters, ns_job *job);
+void nss_model_apply(int model, uint64_t iters, double gbps, ns_job *job);
 
 /* Everything a placement call may need, kept across cycles. */
 typedef struct nss_ctx {
@@ -108,6 +108,8 @@ typedef struct nss_ctx {
   uint64_t seed;
   ns_titan_opts *titan;
   ns_vclos_opts *vclos;
+  ns_cassini_opts *cassini;
+  int last_candidates, last_best; /* CASSINI's last ranking, for --verbose */
   ns_delay_tuner *tuner; /* Dally; persisted by state.c */
   double now_ms;         /* this cycle's clock (wall ms, never before the tuner's) */
   /* Every wait the tuner recorded (for the state file): */
@@ -119,7 +121,7 @@ int nss_ctx_init(nss_ctx *x, const nss_policy *p, char *msg, size_t msglen);
 void nss_ctx_free(nss_ctx *x);
 /* Asks the policy for `job` on `c` into `out`. Returns the library status;
    for Dally a decline is NS_ENOSPACE with its reason in msg. */
-int nss_policy_place(nss_ctx *x, const ns_cluster *c, const ns_job *job, const nss_job *sj,
+int nss_policy_place(nss_ctx *x, ns_cluster *c, const ns_job *job, const nss_job *sj,
                      ns_placement *out, char *msg, size_t msglen);
 
 /* ---- decisions (decide.c) ----------------------------------------------- */

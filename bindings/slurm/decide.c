@@ -110,14 +110,14 @@ static int build(nss_ctx *x, const nss_snapshot *s, geom *G, char *msg, size_t m
 }
 
 /* A job handle with the snapshot job's demand and profile. */
-static ns_job *make_job(const nss_job *j, int gpus) {
+static ns_job *make_job(const nss_ctx *x, const nss_job *j, int gpus) {
   char name[32];
   snprintf(name, sizeof name, "slurm-%u", j->id);
   ns_job *job = ns_job_new(name, gpus);
   if (job == NULL)
     return NULL;
   if (j->model >= 0)
-    nss_model_apply(j->model, j->iters, job);
+    nss_model_apply(j->model, j->iters, x->nic_gbps > 0 ? x->nic_gbps : x->link_gbps, job);
   else if (j->limit_ms > 0)
     ns_job_set_compute_ms(job, j->limit_ms, 0.0); /* one "iteration" = its time limit */
   return job;
@@ -125,7 +125,8 @@ static ns_job *make_job(const nss_job *j, int gpus) {
 
 /* Commits a running / in-flight job where it is. Returns GPUs it could not
    be given (a node that changed under it), or -1 on a library failure. */
-static int commit_existing(const geom *G, const nss_job *j, ns_job **out, ns_placement *p) {
+static int commit_existing(const nss_ctx *x, const geom *G, const nss_job *j, ns_job **out,
+                           ns_placement *p) {
   *out = NULL;
   if (j->nplaced <= 0)
     return 0;
@@ -160,7 +161,7 @@ static int commit_existing(const geom *G, const nss_job *j, ns_job **out, ns_pla
   }
   if (n == 0)
     return missing;
-  ns_job *job = make_job(j, n);
+  ns_job *job = make_job(x, j, n);
   if (job == NULL)
     return -1;
   if (ns_cluster_commit(G->c, job, p) < 0) {
@@ -237,23 +238,24 @@ static int shape_mismatch(const geom *G, const nss_job *j, const int *counts, in
   return 0;
 }
 
-/* Offers one held job; fills d. */
+/* Offers one held job; fills d. Returns the policy's status (NS_OK when
+   placed), or 1 when the job waits for a reason of its own (hints, shape). */
 static int offer(nss_ctx *x, const geom *G, const nss_snapshot *s, const nss_job *j,
                  ns_job **keep, ns_placement *p, int *counts, nss_decision *d) {
   char why[NSS_MAX_REASON + 1] = "";
   d->id = j->id;
   if (j->hint_error[0] != '\0') {
     snprintf(d->reason, sizeof d->reason, "bad hint in comment: %s", j->hint_error);
-    return 0;
+    return 1;
   }
   if (j->gpus <= 0) {
     snprintf(d->reason, sizeof d->reason, "asks for no GPUs (netsched places GPU jobs only)");
-    return 0;
+    return 1;
   }
-  ns_job *job = make_job(j, j->gpus);
+  ns_job *job = make_job(x, j, j->gpus);
   if (job == NULL) {
     snprintf(d->reason, sizeof d->reason, "%s", ns_last_error());
-    return 0;
+    return 1;
   }
   /* --gpus-per-node=G: hide nodes that cannot give G GPUs. */
   int *hidden = NULL;
@@ -291,6 +293,7 @@ static int offer(nss_ctx *x, const geom *G, const nss_snapshot *s, const nss_job
   } else {
     int nserv = 0;
     char *list = NULL;
+    rc = 1;
     if (describe(G, s, p, &list, counts, &nserv) < 0) {
       snprintf(d->reason, sizeof d->reason, "out of memory");
     } else if (shape_mismatch(G, j, counts, nserv, why, sizeof why)) {
@@ -303,12 +306,45 @@ static int offer(nss_ctx *x, const geom *G, const nss_snapshot *s, const nss_job
       d->placed = 1;
       d->nodelist = list;
       *keep = job;
-      return 0;
+      return NS_OK;
     }
   }
   ns_job_free(job);
-  return 0;
+  return rc;
 }
+
+/* Within a cycle, a policy that found no room for a job finds none for a
+   job of the same demand (GPUs, -N / --gpus-per-node, model) until
+   something is committed: its answer is reused (not for Dally, whose
+   answer depends on each job's wait). The reason names the new job. */
+typedef struct memo {
+  int gpus, per_node, nodes, model;
+  uint32_t id;
+  char reason[NSS_MAX_REASON + 1];
+} memo;
+#define NMEMO 64
+
+static const memo *memo_find(const memo *m, int n, const nss_job *j) {
+  for (int i = 0; i < n; i++)
+    if (m[i].gpus == j->gpus && m[i].per_node == j->per_node && m[i].nodes == j->nodes &&
+        m[i].model == j->model)
+      return &m[i];
+  return NULL;
+}
+
+static void memo_reason(const memo *m, uint32_t id, char *dst, size_t n) {
+  char from[32], to[32], tmp[2 * NSS_MAX_REASON + 64];
+  snprintf(from, sizeof from, "'slurm-%u'", m->id);
+  snprintf(to, sizeof to, "'slurm-%u'", id);
+  const char *at = strstr(m->reason, from);
+  if (at == NULL)
+    snprintf(tmp, sizeof tmp, "%s", m->reason);
+  else
+    snprintf(tmp, sizeof tmp, "%.*s%s%s", (int)(at - m->reason), m->reason, to, at + strlen(from));
+  clean_reason(dst, n, tmp);
+}
+
+
 
 int nss_decide(nss_ctx *x, const nss_snapshot *s, nss_plan *plan, char *msg, size_t msglen) {
   memset(plan, 0, sizeof *plan);
@@ -336,7 +372,7 @@ int nss_decide(nss_ctx *x, const nss_snapshot *s, nss_plan *plan, char *msg, siz
       items[nheld++].j = j;
       continue;
     }
-    int m = commit_existing(&G, j, &jobs[i], p);
+    int m = commit_existing(x, &G, j, &jobs[i], p);
     if (m < 0) {
       snprintf(msg, msglen, "cannot account for job %u: %s", j->id, ns_last_error());
       goto out;
@@ -360,6 +396,8 @@ int nss_decide(nss_ctx *x, const nss_snapshot *s, nss_plan *plan, char *msg, siz
     goto out;
   }
   uint32_t blocker = 0; /* strict FIFO: the first job that waited */
+  memo memos[NMEMO];
+  int nmemo = 0, use_memo = !nss_policy_uses_tuner(x->policy);
   for (int k = 0; k < nheld; k++) {
     int idx = (int)(items[k].j - s->jobs);
     nss_decision *d = &plan->d[plan->n++];
@@ -369,7 +407,23 @@ int nss_decide(nss_ctx *x, const nss_snapshot *s, nss_plan *plan, char *msg, siz
                blocker);
       continue;
     }
-    offer(x, &G, s, items[k].j, &jobs[idx], p, counts, d);
+    const memo *hit = use_memo && items[k].j->hint_error[0] == '\0'
+                          ? memo_find(memos, nmemo, items[k].j)
+                          : NULL;
+    if (hit != NULL) {
+      d->id = items[k].j->id;
+      memo_reason(hit, d->id, d->reason, sizeof d->reason);
+    } else {
+      int prc = offer(x, &G, s, items[k].j, &jobs[idx], p, counts, d);
+      if (d->placed) {
+        nmemo = 0; /* the cluster changed */
+      } else if (prc == NS_ENOSPACE && nmemo < NMEMO) {
+        memo *m = &memos[nmemo++];
+        m->gpus = items[k].j->gpus, m->per_node = items[k].j->per_node;
+        m->nodes = items[k].j->nodes, m->model = items[k].j->model, m->id = d->id;
+        snprintf(m->reason, sizeof m->reason, "%s", d->reason);
+      }
+    }
     if (!d->placed && nss_policy_strict(x->policy))
       blocker = d->id;
   }

@@ -47,8 +47,9 @@ int nss_ctx_init(nss_ctx *x, const nss_policy *p, char *msg, size_t msglen) {
   x->order = keep.order ? keep.order : nss_policy_default_order(p);
   x->titan = ns_titan_opts_new();
   x->vclos = ns_vclos_opts_new();
+  x->cassini = ns_cassini_opts_new();
   x->tuner = nss_policy_uses_tuner(p) ? new_tuner(p) : NULL;
-  if (x->titan == NULL || x->vclos == NULL || (nss_policy_uses_tuner(p) && x->tuner == NULL)) {
+  if (x->titan == NULL || x->vclos == NULL || x->cassini == NULL || (nss_policy_uses_tuner(p) && x->tuner == NULL)) {
     snprintf(msg, msglen, "cannot set up policy %s: %s", nss_policy_name(p), ns_last_error());
     nss_ctx_free(x);
     return -1;
@@ -60,9 +61,10 @@ int nss_ctx_init(nss_ctx *x, const nss_policy *p, char *msg, size_t msglen) {
 void nss_ctx_free(nss_ctx *x) {
   ns_titan_opts_free(x->titan);
   ns_vclos_opts_free(x->vclos);
+  ns_cassini_opts_free(x->cassini);
   ns_delay_tuner_free(x->tuner);
   free(x->recs);
-  x->titan = NULL, x->vclos = NULL, x->tuner = NULL, x->recs = NULL;
+  x->titan = NULL, x->vclos = NULL, x->cassini = NULL, x->tuner = NULL, x->recs = NULL;
   x->nrecs = x->caprecs = 0;
 }
 

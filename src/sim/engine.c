@@ -389,14 +389,14 @@ static int setup_run(ns_sim *s) {
 }
 
 /* Handles every event at time s->now; *changed if the running set moved. */
-static int handle_event(ns_sim *s, const nsi_event *e, size_t *done, int *changed, int *live) {
+static int handle_event(ns_sim *s, const nsi_event *e, size_t *done, int *changed, int *offer) {
   if (e->job == NSI_LAS_WAKE) { /* only the latest demotion/promotion wake-up counts */
-    *live |= e->ver == s->las_wake_ver;
+    *offer |= e->ver == s->las_wake_ver;
     return NS_OK;
   }
   if (e->job < 0) {
-    *live = 1;
-    return NS_OK; /* wake-up: just rerun the scheduling pass */
+    *offer = 1; /* wake-up: just rerun the scheduling pass */
+    return NS_OK;
   }
   nsi_simjob *j = &s->jobs[e->job];
   if (j->state != NSI_RUNNING || e->ver != j->ver)
@@ -407,8 +407,7 @@ static int handle_event(ns_sim *s, const nsi_event *e, size_t *done, int *change
     return NS_OK;
   NSI_TRY(finish_job(s, e->job));
   (*done)++;
-  *changed = 1;
-  *live = 1;
+  *changed = *offer = 1;
   return NS_OK;
 }
 
@@ -430,26 +429,25 @@ static int loop(ns_sim *s) {
       break; /* nothing can happen any more */
     integrate(s, t);
     s->now = t;
-    int changed = 0, live = carry;
+    int changed = 0, offer = carry; /* offer: GPUs freed or jobs queued (a phase event is neither) */
     carry = 0;
     while (next_arrival < s->njobs && s->jobs[s->order[next_arrival]].arrival_ms <= t) {
       NSI_TRY(enqueue(s, s->order[next_arrival++]));
-      live = 1;
+      offer = 1;
     }
     nsi_event e;
     while (s->heap.n > 0 && s->heap.ev[0].t <= t && nsi_sim_heap_pop(&s->heap, &e))
-      NSI_TRY(handle_event(s, &e, &done, &changed, &live));
-    /* Preemptive orders decide at arrivals, finishes and their own wake-up
-       only (the Tiresias simulator's events), the others at every event. A
-       pass is put off while an event lies within rounding of t (a finish
-       computed as start + work / rate lands a few ulps late): it runs once
-       that event has been handled, so a job ending now is not preempted. */
-    if (!nsi_las_active(&s->o))
-      NSI_TRY(schedule(s, &changed));
-    else if (live && s->heap.n > 0 && s->heap.ev[0].t <= t + 1e-12 * t + 1e-9)
+      NSI_TRY(handle_event(s, &e, &done, &changed, &offer));
+    /* Preemptive orders decide at arrivals, finishes and their own latest
+       wake-up (the Tiresias simulator's events), and their pass is put off
+       while an event lies within rounding of t (a finish computed as
+       start + work / rate lands a few ulps late): it runs once that event
+       has been handled, so a job ending now is not preempted. */
+    int las = nsi_las_active(&s->o);
+    if (offer && las && s->heap.n > 0 && s->heap.ev[0].t <= t + 1e-12 * t + 1e-9)
       carry = 1;
-    else if (live)
-      NSI_TRY(schedule_las(s, &changed));
+    else if (offer)
+      NSI_TRY(las ? schedule_las(s, &changed) : schedule(s, &changed));
     if (changed)
       NSI_TRY(s->net_model->update(s));
     report(s, done, &next_report);

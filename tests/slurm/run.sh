@@ -77,7 +77,7 @@ expect_held() {
 # Brings nodes back after a case downed or drained them (they re-register).
 resume() {
   local i
-  scontrol update NodeName="$1" State=RESUME
+  scontrol update NodeName="$1" State=RESUME 2>/dev/null # a DOWN node may be back already (ReturnToService=2)
   for i in $(seq 1 300); do
     # back = no node down/drained, none marked not responding (idle*)
     [ -z "$(sinfo -h -N -t down,drain,drng,fail,unk -o %N)" ] &&
@@ -191,6 +191,54 @@ case_vclos() {
   expect_runs "$d" n8,n9,n10,n11
 }
 
+# Orders: with room for one 4-GPU job, FIFO offers the earlier (long) job,
+# SRSF the one with less remaining service (GPUs x iterations x ideal
+# iteration: 4 x 10000 x VGG-16's 89.5+ ms vs 4 x 10 x ResNet-50's 62.4+ ms).
+case_order() {
+  local fill big small
+  fill=$(submit -N 15 --gpus-per-node=4)
+  for i in $(seq 1 200); do [ "$(job_state "$fill")" = R ] && break; sleep 0.1; done
+  [ "$(job_state "$fill")" = R ] || { fail "filler did not start"; return; }
+  big=$(submit -H --comment=netsched:model=vgg16,iters=10000 --gpus=4)
+  small=$(submit -H --comment=netsched:model=resnet50,iters=10 --gpus=4)
+  local free
+  free=$(comm -23 <(seq 0 15 | sed 's/^/n/' | sort) <(job_nodes "$fill" | tr , '\n' | sort))
+  ns --once --dry-run
+  expect_line "$big placed $free"
+  grep -q "^$small waits: " <<<"$OUT" || fail "fifo: $OUT"
+  ns --once --dry-run --order srsf
+  expect_line "$small placed $free"
+  grep -q "^$big waits: " <<<"$OUT" || fail "srsf: $OUT"
+  ns --once --dry-run --policy srsf-ff
+  expect_line "$small placed $free"
+}
+
+# CASSINI ranks the base policy's candidates by link compatibility. With
+# one spine and --links-per-pair 1 every leaf has one uplink, so cross-leaf
+# jobs out of the same leaf share it (NIC ports are per GPU: never shared).
+case_cassini() {
+  local f r f2 j
+  f=$(submit -H --comment=netsched --gpus=12)     # ff: n0-n2 (no hints: no phases)
+  r=$(submit -H --comment=netsched:model=vgg16,iters=100000 --gpus=8)   # ff: n3,n4 (leaf0|leaf1)
+  f2=$(submit -H --comment=netsched --gpus=8)     # ff: n5,n6
+  ns --once --links-per-pair 1
+  expect_line "$r placed n3,n4"
+  expect_line "$f2 placed n5,n6"
+  expect_runs "$r" n3,n4
+  expect_runs "$f2" n5,n6
+  # j (VGG-16, 8 GPUs): first-fit takes n7,n8 (leaf1|leaf2), sharing leaf1's
+  # uplink and downlink with r; VGG-16 on 8 GPUs communicates 2*7/8*526.4 MB
+  # *8/10 Gbps = 737 ms of an 826 ms iteration, so the two cannot interleave
+  # (score < 1). CASSINI's second candidate (n7 hidden) is n8,n9 inside
+  # leaf2, sharing nothing (score 1): it wins.
+  j=$(submit -H --comment=netsched:model=vgg16,iters=100 --gpus=8)
+  ns --once --dry-run --links-per-pair 1
+  expect_line "$j placed n7,n8"
+  ns --once --policy cassini-ff --links-per-pair 1
+  expect_line "$j placed n8,n9"
+  expect_runs "$j" n8,n9
+}
+
 # Every preset places a 4-GPU job where it then runs: on one node for all
 # but rand (every other policy consolidates a job of one node's size on an
 # empty cluster), on exactly the printed nodes for all.
@@ -270,13 +318,15 @@ case_faults_midcycle() {
   local a b c
   a=$(submit -H --comment=netsched --gpus=4)   # -> n0, cancelled meanwhile
   b=$(submit -H --comment=netsched --gpus=4)   # -> n1, released by an admin meanwhile
-  c=$(submit -H --comment=netsched --gpus=4)   # -> n2, which goes down meanwhile
+  c=$(submit -H --comment=netsched --gpus=4)   # -> n2, which is drained meanwhile
   NETSCHED_SLURM_TEST_PAUSE_S=3 "$BIN" --lock "$SD/lock" --once >"$SD/out.txt" 2>"$SD/err.txt" &
   local pid=$!
   for i in $(seq 1 50); do grep -q "test pause" "$SD/err.txt" 2>/dev/null && break; sleep 0.1; done
   scancel "$a"
   scontrol release "$b"
-  scontrol update NodeName=n2 State=DOWN Reason=test
+  # (drained, not DOWN: with ReturnToService=2 a DOWN node whose slurmd
+  # answers comes back by itself, and Slurm could start c there first)
+  scontrol update NodeName=n2 State=DRAIN Reason=test
   wait $pid
   RC=$?
   OUT=$(cat "$SD/out.txt")
@@ -290,7 +340,7 @@ case_faults_midcycle() {
   [ -z "$(squeue -h -j "$b" -o %R | grep -v '^n')" ] || true
   [ "$(scontrol show job "$b" | grep -o 'ReqNodeList=[^ ]*')" = "ReqNodeList=(null)" ] ||
     fail "the released job got a node list: $(scontrol show job "$b" | grep -o 'ReqNodeList=[^ ]*')"
-  # c waits for the down n2; the next cycle moves it: first-fit's lowest
+  # c waits for the drained n2; the next cycle moves it: first-fit's lowest
   # free node, n0 unless Slurm started b there (a's n0 is free again).
   local bnode want=n0
   for i in $(seq 1 100); do [ "$(job_state "$b")" = R ] && break; sleep 0.1; done
@@ -302,11 +352,11 @@ case_faults_midcycle() {
   resume n2
 }
 
-# Unusable nodes are never chosen: drained n0, reserved... here drained and down.
+# Unusable nodes are never chosen: n0 drained, n1 failing.
 case_unusable_nodes() {
   local a
   scontrol update NodeName=n0 State=DRAIN Reason=test
-  scontrol update NodeName=n1 State=DOWN Reason=test
+  scontrol update NodeName=n1 State=FAIL Reason=test
   a=$(submit -H --comment=netsched --gpus=8)
   ns --once
   expect_line "$a placed n2,n3"
@@ -422,8 +472,8 @@ case_usage() {
 
 [ -f /tmp/dbg_case.sh ] && source /tmp/dbg_case.sh
 CASES=("$@")
-[ ${#CASES[@]} -gt 0 ] || CASES=(case_usage case_ff_once case_lwf1 case_vclos case_waits case_partition
-  case_unusable_nodes case_faults_midcycle case_lock_and_signals case_dally_state
+[ ${#CASES[@]} -gt 0 ] || CASES=(case_usage case_ff_once case_lwf1 case_vclos case_waits case_order case_partition
+  case_cassini case_unusable_nodes case_faults_midcycle case_lock_and_signals case_dally_state
   case_controller_restart case_all_presets)
 
 t0=$SECONDS
