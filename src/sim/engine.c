@@ -329,9 +329,11 @@ static int setup_run(ns_sim *s) {
 }
 
 /* Handles every event at time s->now; *changed if the running set moved. */
-static int handle_event(ns_sim *s, const nsi_event *e, size_t *done, int *changed) {
-  if (e->job < 0)
-    return NS_OK; /* wake-up: just rerun the scheduling pass */
+static int handle_event(ns_sim *s, const nsi_event *e, size_t *done, int *changed, int *offer) {
+  if (e->job < 0) {
+    *offer = 1; /* wake-up: just rerun the scheduling pass */
+    return NS_OK;
+  }
   nsi_simjob *j = &s->jobs[e->job];
   if (j->state != NSI_RUNNING || e->ver != j->ver)
     return NS_OK; /* stale */
@@ -341,7 +343,7 @@ static int handle_event(ns_sim *s, const nsi_event *e, size_t *done, int *change
     return NS_OK;
   NSI_TRY(finish_job(s, e->job));
   (*done)++;
-  *changed = 1;
+  *changed = *offer = 1;
   return NS_OK;
 }
 
@@ -362,13 +364,16 @@ static int loop(ns_sim *s) {
       break; /* nothing can happen any more */
     integrate(s, t);
     s->now = t;
-    int changed = 0;
-    while (next_arrival < s->njobs && s->jobs[s->order[next_arrival]].arrival_ms <= t)
+    int changed = 0, offer = 0; /* offer: GPUs freed or jobs queued (a phase event is neither) */
+    while (next_arrival < s->njobs && s->jobs[s->order[next_arrival]].arrival_ms <= t) {
       NSI_TRY(enqueue(s, s->order[next_arrival++]));
+      offer = 1;
+    }
     nsi_event e;
     while (s->heap.n > 0 && s->heap.ev[0].t <= t && nsi_sim_heap_pop(&s->heap, &e))
-      NSI_TRY(handle_event(s, &e, &done, &changed));
-    NSI_TRY(schedule(s, &changed));
+      NSI_TRY(handle_event(s, &e, &done, &changed, &offer));
+    if (offer)
+      NSI_TRY(schedule(s, &changed));
     if (changed)
       NSI_TRY(s->net_model->update(s));
     report(s, done, &next_report);

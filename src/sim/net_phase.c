@@ -58,6 +58,10 @@
 
 #define EPS 1e-9
 
+/* A duration too short to move the clock at `now` (traces reach 1e9 ms,
+   where a double's step is ~1e-7 ms): the boundary is reached. */
+static int negligible(const ns_sim *s, double dt) { return dt <= 1e-12 * fabs(s->now) + 1e-9; }
+
 static nsi_group *group_of(ns_sim *s, const nsi_simjob *j) {
   return j->group >= 0 ? &s->grp[j->group] : NULL;
 }
@@ -151,7 +155,10 @@ static int reserve_tmp(ns_sim *s, size_t n) {
   size_t *nr = realloc(s->nres_tmp, cap * sizeof *nr);
   if (nr)
     s->nres_tmp = nr;
-  if (!r || !res || !nr)
+  int *ix = realloc(s->idx_tmp, cap * sizeof *ix);
+  if (ix)
+    s->idx_tmp = ix;
+  if (!r || !res || !nr || !ix)
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
   s->cap_tmp = cap;
   return NS_OK;
@@ -205,6 +212,74 @@ static int push_group(ns_sim *s, nsi_group *g) {
     NSI_TRY(push(s, k, s->now + k->ph_left / k->ph_rate));
     s->phase_events++;
   }
+  return NS_OK;
+}
+
+/* After phase changes of the seeds (s->seeds) in a group: only the
+   all-reduces connected to a seed through links in use can change rate
+   (max-min is separable by connected component), so only they are solved
+   again, and only events that moved are pushed again. GPU sharing couples
+   compute phases too: the whole group is solved. */
+static int resolve(ns_sim *s, nsi_group *g) {
+  if (s->o.gpu_sharing) {
+    NSI_TRY(solve(s, g));
+    return push_group(s, g);
+  }
+  NSI_TRY(reserve_tmp(s, g->n));
+  int stamp = ++s->stamp;
+  for (size_t i = 0; i < s->nseeds; i++) {
+    nsi_simjob *k = &s->jobs[s->seeds[i]];
+    k->ph_rate = k->phase == NSI_PH_WAIT ? 0.0 : 1.0;
+    for (size_t l = 0; l < k->nlinks; l++)
+      s->own[k->links[l]] = stamp;
+  }
+  size_t n = 0;
+  for (int grew = 1; grew;) { /* the all-reduces reachable from the seeds' links */
+    grew = 0;
+    for (size_t m = 0; m < g->n; m++) {
+      nsi_simjob *k = &s->jobs[g->members[m]];
+      if (k->phase != NSI_PH_COMM || k->nsrv < 2 || k->mark == stamp)
+        continue;
+      size_t l = 0;
+      while (l < k->nlinks && s->own[k->links[l]] != stamp)
+        l++;
+      if (l == k->nlinks)
+        continue;
+      k->mark = stamp, grew = 1;
+      for (l = 0; l < k->nlinks; l++)
+        s->own[k->links[l]] = stamp;
+      s->res_tmp[n] = k->links, s->nres_tmp[n] = k->nlinks, s->idx_tmp[n++] = g->members[m];
+    }
+  }
+  double d = nsi_sim_nic_gbps(&s->o);
+  nsi_sim_fill(n, s->res_tmp, s->nres_tmp, d, s->cap, s->load, s->fuse, s->rate_tmp);
+  for (size_t i = 0; i < n; i++) {
+    nsi_simjob *k = &s->jobs[s->idx_tmp[i]];
+    double r = s->rate_tmp[i] / d;
+    if (r == k->ph_rate && k->seed != stamp)
+      continue; /* its event stands */
+    k->ph_rate = r;
+    NSI_TRY(push(s, k, s->now + k->ph_left / r));
+    s->phase_events++;
+  }
+  for (size_t i = 0; i < s->nseeds; i++) {
+    nsi_simjob *k = &s->jobs[s->seeds[i]];
+    if (k->mark == stamp || k->group < 0)
+      continue; /* solved above, or it left */
+    if (k->ph_rate <= 0) {
+      k->ver++;
+      continue;
+    }
+    NSI_TRY(push(s, k, s->now + k->ph_left / k->ph_rate));
+    s->phase_events++;
+  }
+  return NS_OK;
+}
+
+static int add_seed(ns_sim *s, nsi_simjob *j) {
+  NSI_TRY(nsi_reserve(&s->seeds, &s->cap_seeds, s->nseeds + 1, sizeof *s->seeds));
+  s->seeds[s->nseeds++] = (int)(j - s->jobs);
+  j->seed = s->stamp + 1; /* the stamp resolve() will use */
   return NS_OK;
 }
 
@@ -274,6 +349,7 @@ static int admit_waiters(ns_sim *s, nsi_group *g) {
     if (!start)
       return NS_OK; /* the best waiter waits: so do the others (in order) */
     NSI_TRY(start_comm(s, best));
+    NSI_TRY(add_seed(s, best));
   }
 }
 
@@ -295,10 +371,23 @@ static void leave_group(ns_sim *s, nsi_simjob *j) {
   s->net_dirty = 1; /* the component changed: rebuilt at the next update */
 }
 
+/* The group's window: W, shortened for large groups so that a window
+   costs at most about NSI_PHASE_BUDGET member-iterations (each of a group's
+   n members runs W iterations: n x W phase pairs, each touching n members),
+   but never below 2 iterations. */
+#define NSI_PHASE_BUDGET 256
+static uint64_t window(const ns_sim *s, const nsi_group *g) {
+  uint64_t W = (uint64_t)s->o.phase_window, cap = NSI_PHASE_BUDGET / (g->n ? g->n : 1);
+  if (W == 0)
+    return 0;
+  cap = cap < 2 ? 2 : cap;
+  return W < cap ? W : cap;
+}
+
 /* Every member has W + 1 iteration ends in the window: run them as lone
    jobs at their window means until the membership changes. */
 static int maybe_fast_forward(ns_sim *s, nsi_group *g) {
-  uint64_t W = (uint64_t)s->o.phase_window;
+  uint64_t W = window(s, g);
   if (W == 0)
     return NS_OK;
   for (size_t m = 0; m < g->n; m++) {
@@ -323,9 +412,11 @@ static int maybe_fast_forward(ns_sim *s, nsi_group *g) {
 static int group_event(ns_sim *s, nsi_simjob *j, int *finished) {
   nsi_group *g = group_of(s, j);
   group_advance(s, g);
-  if (j->ph_left > EPS * (j->compute_ms + j->comm_work + 1.0)) /* rounding: not yet */
+  if (j->ph_rate > 0 && !negligible(s, j->ph_left / j->ph_rate)) /* rounding: not yet */
     return push(s, j, s->now + j->ph_left / j->ph_rate);
   int comm_ended = 0;
+  s->nseeds = 0;
+  NSI_TRY(add_seed(s, j));
   if (j->phase == NSI_PH_HOLD) {
     j->hold_until = 0;
     begin_compute(s, j);
@@ -350,8 +441,7 @@ static int group_event(ns_sim *s, nsi_simjob *j, int *finished) {
     }
     NSI_TRY(admit_waiters(s, g));
   }
-  NSI_TRY(solve(s, g));
-  NSI_TRY(push_group(s, g));
+  NSI_TRY(resolve(s, g));
   if (comm_ended && !*finished)
     NSI_TRY(maybe_fast_forward(s, g));
   return NS_OK;
@@ -362,7 +452,7 @@ static int phase_event(ns_sim *s, nsi_simjob *j, int *finished) {
     return group_event(s, j, finished);
   lone_advance(s, j);
   double left = lone_left(j);
-  if (j->it_left > 0 && left > EPS * j->per)
+  if (j->it_left > 0 && !negligible(s, left))
     return push(s, j, s->now + left);
   *finished = 1;
   return NS_OK;

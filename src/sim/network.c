@@ -37,6 +37,8 @@ int nsi_sim_net_init(ns_sim *s) {
   int G = S * o->gpus_per_server;
   s->ngpus_total = G;
   s->own = malloc((n + (size_t)G) * sizeof *s->own);
+  if (s->own != NULL)
+    memset(s->own, 0xff, (n + (size_t)G) * sizeof *s->own); /* -1: no owner, no stamp */
   s->gcap = malloc((size_t)G * sizeof *s->gcap);
   s->gload = calloc((size_t)G, sizeof *s->gload);
   s->gused = calloc((size_t)G, sizeof *s->gused);
@@ -53,8 +55,9 @@ void nsi_sim_net_free(ns_sim *s) {
   s->cap = s->load = s->fuse = s->sum = s->gcap = s->gload = s->gused = NULL;
   s->cnt = s->own = s->srv_busy = NULL;
   s->shared_ever = NULL;
-  free(s->rate_tmp), free(s->res_tmp), free(s->nres_tmp);
+  free(s->rate_tmp), free(s->res_tmp), free(s->nres_tmp), free(s->idx_tmp), free(s->seeds);
   s->rate_tmp = NULL, s->res_tmp = NULL, s->nres_tmp = NULL, s->cap_tmp = 0;
+  s->idx_tmp = NULL, s->seeds = NULL, s->nseeds = s->cap_seeds = 0;
   for (size_t g = 0; g < s->ngrp; g++)
     free(s->grp[g].members);
   free(s->grp);

@@ -93,6 +93,7 @@ typedef struct nsi_simjob {
   double anchor;        /* CASSINI: a compute start of the ideal schedule (drift check) */
   uint64_t w_n;         /* fast-forward window: iteration ends counted ... */
   double w_t1, w_tl;    /* ... time of the first and of the last */
+  int mark, seed;       /* net_phase.c resolve(): stamps */
 } nsi_simjob;
 
 typedef struct nsi_group {
@@ -183,6 +184,10 @@ struct ns_sim {
   double *rate_tmp;
   int **res_tmp;
   size_t *nres_tmp;
+  int *idx_tmp;
+  int *seeds;
+  size_t nseeds, cap_seeds;
+  int stamp;
   size_t cap_tmp;
   uint64_t phase_events;
   int *srv_busy;    /* busy GPUs per server */
