@@ -55,6 +55,11 @@ expect_no_line_re() { ! grep -qE -- "$1" <<<"$OUT" || fail "unexpected line matc
 # Comma-separated expanded node list of a job ("" if none).
 job_nodes() { scontrol show hostnames "$(squeue -h -j "$1" -o %N 2>/dev/null)" 2>/dev/null | paste -sd,; }
 job_state() { squeue -h -j "$1" -o %t 2>/dev/null; }
+# GPUs Slurm gave a running job per node: "n0:1,n3:4,n4:3".
+gres_split() {
+  scontrol show job -d "$1" | sed -n 's/^ *Nodes=\([^ ]*\) .*GRES=gpu[^:]*:\([0-9]*\).*/\1 \2/p' |
+    while read -r nl g; do for n in $(scontrol show hostnames "$nl"); do echo "$n:$g"; done; done | paste -sd,
+}
 
 # expect_runs JOB NODES: the job reaches R on exactly these nodes (20 s at most).
 expect_runs() {
@@ -130,6 +135,10 @@ case_ff_once() {
   expect_runs "$a" n0
   expect_runs "$b" n1,n2
   expect_runs "$c" n0,n3,n4
+  # Slurm chooses the split of a --gpus job over its nodes; here it equals
+  # first-fit's (1 free GPU on n0, 4 on n3, 3 on n4).
+  [ "$(gres_split "$c")" = "n0:1,n3:4,n4:3" ] || fail "Slurm split $c as $(gres_split "$c")"
+  [ "$(gres_split "$b")" = "n1:4,n2:4" ] || fail "Slurm split $b as $(gres_split "$b")"
   case "$(job_comment "$e")" in
     "netsched waits: "*"100 GPUs"*) ;;
     *) fail "wait reason not in the comment of $e: '$(job_comment "$e")'" ;;
