@@ -323,6 +323,7 @@ static int setup_run(ns_sim *s) {
   s->machines_int = 0;
   s->alloc_gpus = s->used_servers = s->idle_on_used = 0;
   s->now = 0;
+  s->lwf_refreshed = -1;
   s->net_dirty = 0;
   s->rejected = 0;
   return nsi_sim_policy_prepare(s);

@@ -697,10 +697,30 @@ static int phase_update(ns_sim *s) {
   return rc;
 }
 
+/* Iterations left: whole ones, less the done part of the current one. */
+static double phase_remaining(ns_sim *s, nsi_simjob *j) {
+  if (j->it_left == 0)
+    return 0.0;
+  double left = (double)j->it_left;
+  if (is_lone(s, j)) {
+    lone_advance(s, j);
+    return j->it_left == 0 ? 0.0 : (double)j->it_left - (j->pos > 0 ? j->pos / j->per : 0.0);
+  }
+  group_advance(s, group_of(s, j));
+  double ip = ideal_per(j), done = 0.0;
+  if (j->phase == NSI_PH_COMPUTE)
+    done = j->compute_ms - j->ph_left;
+  else if (j->phase == NSI_PH_COMM)
+    done = j->compute_ms + (j->comm_work > 0 ? (1 - j->ph_left / j->comm_work) * j->lone_comm : 0);
+  else if (j->phase == NSI_PH_WAIT)
+    done = j->compute_ms;
+  return left - done / ip;
+}
+
 const nsi_netmodel nsi_sim_net_phase = {"phase", phase_start, phase_update, phase_event,
-                                        phase_stop};
+                                        phase_stop, phase_remaining};
 
 /* NS_SIM_NET_IDEAL: nsi_sim_comm_alone_ms is 0, so no job communicates and
    every job (without GPU sharing) is lone: it runs exactly its compute. */
 const nsi_netmodel nsi_sim_net_ideal = {"ideal", phase_start, phase_update, phase_event,
-                                        phase_stop};
+                                        phase_stop, phase_remaining};
