@@ -21,7 +21,8 @@
  *    is exactly the fluid model's lone iteration.
  *  - Fast-forward: once every member of a group has completed W + 1
  *    iterations since the group formed (W = ns_sim_opts_set_phase_window,
- *    default 32; 0 = off), each member continues as a lone job whose
+ *    default 16; 0 = off; shortened to max(2, 256 / n) for a group of n > 8
+ *    jobs, see window()), each member continues as a lone job whose
  *    iteration time is its mean over its last W iterations, until the
  *    group's membership changes again; then phase simulation resumes from
  *    the extrapolated position. Error bound: when the group's relative
@@ -488,6 +489,7 @@ static void phase_stop(ns_sim *s, nsi_simjob *j) {
   if (j->group >= 0) {
     nsi_group *g = group_of(s, j);
     leave_group(s, j);
+    s->nseeds = 0; /* the full solve below covers every member */
     if (!g->ff && g->n > 0 && admit_waiters(s, g) == NS_OK && solve(s, g) == NS_OK)
       (void)push_group(s, g); /* ENOMEM here resurfaces at the next update */
   }
@@ -609,6 +611,7 @@ static int rebuild(ns_sim *s, const int *comp, size_t n) {
   for (size_t i = 0; i < n; i++)
     s->jobs[comp[i]].group = gi;
   nsi_group *g = &s->grp[gi];
+  s->nseeds = 0; /* the full solve below covers every member */
   NSI_TRY(admit_waiters(s, g));
   NSI_TRY(solve(s, g));
   return push_group(s, g);
