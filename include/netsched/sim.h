@@ -74,9 +74,11 @@
  *      - GPU sharing: the compute phases on one GPU share it (processor
  *        sharing, max-min over the job's GPUs); one job's all-reduce
  *        overlaps another's compute.
- *    In every model, LWF-kappa's per-GPU workload is the work remaining on
- *    it (compute ms x iterations left x GPUs of each running job there,
- *    refreshed once per event time), not the jobs' static totals.
+ *    In every model, the per-GPU workload that LWF-kappa, list scheduling
+ *    and custom placements read (ns_cluster_gpu_workload_ms) is the work
+ *    remaining on the GPU (compute ms x iterations left x GPUs of each
+ *    running job there, refreshed once per event time), not the jobs'
+ *    static totals.
  *  - NS_SIM_NET_MAXMIN (fluid): iterations progress at 1 / iteration ms.
  *    Concurrent demand on a link shares its capacity max-min fairly. A
  *    job "colliding" on a link counts with weight 1 (its communication is
