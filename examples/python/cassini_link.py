@@ -6,14 +6,14 @@ Run from a checkout after `make`:
     PYTHONPATH=bindings/python python3 examples/python/cassini_link.py
 """
 
-from netsched import Job, Link, cassini
+from netsched import Cluster, Job, Link, Placement, cassini
 
 LINK_GBPS = 50.0
 
 
-def updown(name, iteration_ms, up_ms, gbps):
+def updown(name, iteration_ms, up_ms, gbps, gpus=8):
     """Communicates at `gbps` for up_ms, then computes for the rest."""
-    return Job(name, 8, iteration_ms=iteration_ms,
+    return Job(name, gpus, iteration_ms=iteration_ms,
                phases=[(up_ms, gbps), (iteration_ms - up_ms, 0.0)])
 
 
@@ -44,6 +44,27 @@ def main():
                   % (scores[0], scores[1], ["spread", "packed"][best]))
             for job in (a, b, r):
                 print("  %-9s shift %6.1f ms" % (job.name, chosen.shift_ms(job)))
+
+    # The same decision without describing links: a 2-leaf cluster (one
+    # spine, two 2-GPU servers per leaf); job "x" runs across the leaves on
+    # GPUs 0 and 4. The library finds the links each placement of "y" would
+    # share with it (NIC ports, ECMP leaf-spine links) and CASSINI ranks them.
+    with Cluster.leaf_spine(2, 1, 2, 2, 1, LINK_GBPS) as cl, \
+            updown("x", 255, 160, LINK_GBPS, gpus=2) as x, \
+            updown("y", 255, 160, LINK_GBPS, gpus=2) as y, \
+            Placement([0, 4]) as px, Placement([1, 5]) as across, \
+            Placement([1, 3]) as inside:
+        cl.commit(x, px)
+        with cassini.Candidate.from_cluster(cl, y, across) as c0, \
+                cassini.Candidate.from_cluster(cl, y, inside) as c1:
+            best, scores = cassini.rank([c0, c1])
+            print("y across the leaves %.3f, inside leaf 0 %.3f -> %s"
+                  % (scores[0], scores[1], ["across", "inside"][best]))
+            cassini.rank([c0])  # suppose y had to go across: its shifts
+            print("  across: x shift %.1f ms; x now takes 280 ms -> %d job re-adjusted, "
+                  "x shift %.1f ms" % (c0.shift_ms(x), c0.readjust({x: 280.0}),
+                                        c0.shift_ms(x)))
+        cl.release(x)
 
 
 if __name__ == "__main__":

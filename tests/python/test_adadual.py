@@ -27,7 +27,7 @@ class TestCommTime(unittest.TestCase):
     def test_bad_input(self):
         with self.assertRaises(netsched.InvalidArgumentError) as cm:
             adadual.comm_time_ms(0, B_PUB, ETA_PUB, 0, 10)
-        self.assertIn("ns_comm_time_ms", str(cm.exception))
+        self.assertIn("adadual.comm_time_ms: k", str(cm.exception))
         self.assertIn("k", str(cm.exception))
         with self.assertRaises(netsched.InvalidArgumentError):
             adadual.comm_time_ms(math.nan, B_PUB, ETA_PUB, 1, 10)
@@ -64,7 +64,7 @@ class TestDecide(unittest.TestCase):
     def test_bad_input(self):
         with self.assertRaises(netsched.InvalidArgumentError) as cm:
             adadual.decide(B_PUB, ETA_PUB, 1, [1, -1], [5, 0])
-        self.assertIn("ns_adadual_decide", str(cm.exception))
+        self.assertIn("adadual.decide: tasks_per_server[1]", str(cm.exception))
         with self.assertRaises(netsched.InvalidArgumentError):
             adadual.decide(B_PUB, ETA_PUB, 1, [1, 1], [5])  # lengths differ
         with self.assertRaises(TypeError):
@@ -167,7 +167,7 @@ class TestFit(unittest.TestCase):
             adadual.contention_fit([1, 2], [10, 20], [1.0])
         with self.assertRaises(netsched.InvalidArgumentError) as cm:
             adadual.contention_fit([1, 2, 3], [10, 20, 30], [1.0, math.nan, 3.0])
-        self.assertIn("ns_contention_fit", str(cm.exception))
+        self.assertIn("adadual.contention_fit: time_ms[1]", str(cm.exception))
 
 
 if __name__ == "__main__":

@@ -13,7 +13,8 @@ from . import support
 
 EXAMPLES = os.path.join(support.REPO, "examples", "python")
 NEEDS = {
-    "cassini_link.py": ("ns_cassini_score", "ns_cassini_rank", "ns_candidate_shift_ms"),
+    "cassini_link.py": ("ns_cassini_score", "ns_cassini_rank", "ns_candidate_shift_ms",
+                        "ns_cassini_candidate_from_cluster", "ns_cassini_readjust"),
     "vclos_cluster.py": ("ns_vclos_place", "ns_vclos_route"),
     "simulate.py": ("ns_sim_new", "ns_sim_run", "ns_sim_opts_set_place_fn"),
 }
@@ -45,6 +46,7 @@ class TestExamples(unittest.TestCase):
     def test_cassini_example(self):
         out = self.run_example("cassini_link.py")
         self.assertIn("score", out)
+        self.assertIn("-> inside", out)  # sharing nothing beats two 160 ms Up phases
 
     def test_simulator_example(self):
         out = self.run_example("simulate.py")

@@ -34,7 +34,7 @@ class TestTraffic(unittest.TestCase):
     def test_bad_input(self):
         with self.assertRaises(netsched.InvalidArgumentError) as cm:
             titan.collective_traffic(HD, 4, 1000, 4, 0, 1)  # phase out of range
-        self.assertIn("ns_collective_traffic", str(cm.exception))
+        self.assertIn("titan.collective_traffic: ", str(cm.exception))
         with self.assertRaises(netsched.InvalidArgumentError):
             titan.collective_phase_count(HD, 0)
         with self.assertRaises(TypeError):

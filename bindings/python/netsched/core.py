@@ -406,7 +406,7 @@ def fill_placement(where, out, call):
     one we created if the call fails."""
     p, created = _out_placement(out, where)
     try:
-        check(call(p._ptr))
+        check(call(p._ptr), where)
     except BaseException:
         if created:
             p.close()

@@ -1,8 +1,9 @@
 """Exceptions: one class per ns_status, all deriving from NetschedError.
 
 A failed C call raises the class of its status with the library's own
-message (``ns_last_error()``, read on the same thread right after the call),
-e.g. ``InvalidArgumentError("ns_job_new: gpus must be in [1, 1048576] (got 0)")``.
+message (``ns_last_error()``, read on the same thread right after the call)
+naming the Python call instead of the C function,
+e.g. ``InvalidArgumentError("Job: gpus must be in [1, 1048576] (got 0)")``.
 Arguments the bindings refuse before calling C (a value that does not fit the
 C type, a closed handle) raise the same classes with a message naming the
 Python method and argument. Wrong Python types raise plain ``TypeError``.
@@ -11,6 +12,7 @@ Python method and argument. Wrong Python types raise plain ``TypeError``.
 
 import enum
 import re
+import sys
 
 from ._clib import MissingSymbolError, lib
 
@@ -34,7 +36,9 @@ class NetschedError(Exception):
 
     ``status`` is the ns_status (a Status member, or the raw int for a status
     this version does not know), ``message`` the library's ns_last_error()
-    text (or the bindings' own message for checks done in Python)."""
+    text with the Python function that was called in place of the C one
+    ("Cluster.commit: ..." for "ns_cluster_commit: ..."; last_error() keeps
+    the C text), or the bindings' own message for checks done in Python."""
 
     status = None
 
@@ -114,15 +118,41 @@ def last_error() -> str:
     return lib.ns_last_error().decode("utf-8", "replace")
 
 
-_C_PREFIX = re.compile(r"^ns_[a-z0-9_]+: ")
+_C_PREFIX = re.compile(r"^(ns_[a-z0-9_]+: )+")
 
 
 def python_terms(message: str, where: "str | None") -> str:
-    """message with its leading C function name ("ns_sim_load_trace: ...")
+    """message with its leading C function names ("ns_sim_load_trace: ...")
     replaced by the Python one (where, e.g. "Simulator.load_trace")."""
     if where and _C_PREFIX.match(message):
         return _C_PREFIX.sub(lambda _m: where + ": ", message, count=1)
     return message
+
+
+def _python_caller(frame) -> "str | None":
+    """The public netsched function on the stack from `frame` up, as users
+    call it ("Cluster.commit", "lwf.place", "Job" for a constructor); None
+    when the call did not come through one (the C name is kept then)."""
+    while frame is not None:
+        module = frame.f_globals.get("__name__", "")
+        if module != "netsched" and not module.startswith("netsched."):
+            return None
+        code = frame.f_code
+        qual = getattr(code, "co_qualname", code.co_name)  # co_qualname: Python >= 3.11
+        last = qual.rsplit(".", 1)[-1]
+        if last == "__init__" and "." in qual:
+            # a constructor the package called itself (Cluster.leaf_spine)
+            # names that function; one the user called names the class
+            outer = _python_caller(frame.f_back) if frame.f_back is not None else None
+            if outer is not None and not outer.endswith(qual.rsplit(".", 1)[0]):
+                return outer
+            qual, last = qual.rsplit(".", 1)[0], ""
+        helper = module in ("netsched.errors", "netsched._handle", "netsched._clib")
+        if not helper and not last.startswith("_") and "<" not in qual:
+            short = module.split(".", 1)[1] if "." in module else ""
+            return qual if short in ("", "core") else short + "." + qual
+        frame = frame.f_back
+    return None
 
 
 def error_for(status: int, message: "str | None" = None,
@@ -132,6 +162,8 @@ def error_for(status: int, message: "str | None" = None,
     starts the message)."""
     if message is None:
         message = last_error() or strerror(status)
+    if where is None:
+        where = _python_caller(sys._getframe(1))
     message = python_terms(message, where)
     cls = _BY_STATUS.get(status)
     if cls is None:
