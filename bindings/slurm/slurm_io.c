@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
@@ -190,6 +191,38 @@ static int load_topology(nss_snapshot *s, int *spines, char *msg, size_t msglen)
   return 0;
 }
 
+static void set_reserved(const char *name, void *user) {
+  nss_snapshot *s = user;
+  int i = node_index(s, name);
+  if (i >= 0)
+    s->nodes[i].usable = 0;
+}
+
+/* Nodes of a reservation active now are unusable: held jobs asking for a
+   reservation are not supported (README), and everyone else's jobs cannot
+   use them. Slurm's node state flags a reserved node only lazily. */
+static int load_reservations(nss_snapshot *s, char *msg, size_t msglen) {
+  reserve_info_msg_t *r = NULL;
+  if (slurm_load_reservations((time_t)0, &r) != SLURM_SUCCESS) {
+    snprintf(msg, msglen, "cannot read reservations from slurmctld: %s",
+             slurm_strerror(slurm_get_errno()));
+    return -1;
+  }
+  time_t now = time(NULL);
+  for (uint32_t i = 0; r != NULL && i < r->record_count; i++) {
+    reserve_info_t *v = &r->reservation_array[i];
+    if (v->start_time > now || v->end_time <= now || v->node_list == NULL)
+      continue;
+    if (strcmp(v->node_list, "ALL") == 0)
+      for (int k = 0; k < s->nnodes; k++)
+        s->nodes[k].usable = 0;
+    else
+      each_host(v->node_list, set_reserved, s);
+  }
+  slurm_free_reservation_info_msg(r);
+  return 0;
+}
+
 static int opted_in(const slurm_job_info_t *j, const nss_select *sel) {
   const char *c = j->comment;
   size_t m = strlen(NSS_MARKER);
@@ -336,8 +369,8 @@ static int load_jobs(const nss_select *sel, nss_snapshot *s, char *msg, size_t m
 int nss_slurm_snapshot(const nss_select *sel, nss_snapshot *s, char *msg, size_t msglen) {
   memset(s, 0, sizeof *s);
   int spines = 0;
-  if (load_nodes(s, msg, msglen) < 0 || load_topology(s, &spines, msg, msglen) < 0 ||
-      load_jobs(sel, s, msg, msglen) < 0) {
+  if (load_nodes(s, msg, msglen) < 0 || load_reservations(s, msg, msglen) < 0 ||
+      load_topology(s, &spines, msg, msglen) < 0 || load_jobs(sel, s, msg, msglen) < 0) {
     nss_snapshot_free(s);
     return -1;
   }

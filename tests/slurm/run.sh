@@ -352,15 +352,19 @@ case_faults_midcycle() {
   resume n2
 }
 
-# Unusable nodes are never chosen: n0 drained, n1 failing.
+# Unusable nodes are never chosen: n0 drained, n1 failing, n2 reserved
+# (an advance reservation the job is not in) -> first-fit takes n3, n4.
 case_unusable_nodes() {
   local a
   scontrol update NodeName=n0 State=DRAIN Reason=test
   scontrol update NodeName=n1 State=FAIL Reason=test
+  scontrol create reservation ReservationName=nstest StartTime=now Duration=10 Users=root \
+    Nodes=n2 >/dev/null || fail "cannot create the reservation"
   a=$(submit -H --comment=netsched --gpus=8)
   ns --once
-  expect_line "$a placed n2,n3"
-  expect_runs "$a" n2,n3
+  expect_line "$a placed n3,n4"
+  expect_runs "$a" n3,n4
+  scontrol delete ReservationName=nstest
   resume n0,n1
 }
 
