@@ -14,6 +14,9 @@
  *  - cassini-ff, cassini-lwf-1: CASSINI ranks the base policy's candidate
  *    placements (place_cassini) and the best is applied; its time-shifts
  *    need the same control of iterations and are not applied.
+ *  - 2d-las, 2d-gittins: they suspend running jobs, which the adapter
+ *    does not do; the waiting jobs it places have no attained service, so
+ *    both queues reduce to arrival order, with first-fit placement.
  * Model profiles: AdaDUAL Table III, the simulator's four (sim.h).
  */
 #include <math.h>
@@ -316,6 +319,10 @@ static const nss_policy policies[] = {
      "fifo", place_cassini_lwf1, 0, 0, 0},
     {"fifo", "strict FIFO, first-fit, no backfilling (head-of-line blocking)", "fifo", place_ff, 0,
      0, 1},
+    {"2d-las", "FIFO (no attained service yet), first-fit (2D-LAS preemption not enforceable by "
+     "Slurm)", "fifo", place_ff, 0, 0, 0},
+    {"2d-gittins", "FIFO (no attained service yet), first-fit (2D-Gittins preemption not "
+     "enforceable by Slurm)", "fifo", place_ff, 0, 0, 0},
 };
 #define NPOLICIES ((int)(sizeof policies / sizeof policies[0]))
 

@@ -111,8 +111,22 @@
  *    shift ms after its placement; a running job pauses for its shift).
  *  - NS_SIM_NET_IDEAL: communication costs nothing (iteration = compute);
  *    placement still decides who fits where, not how fast jobs run.
- *  - Not modelled: preemption (Dally's network-sensitive preemption), job
- *    migration, failures.
+ *  - Not modelled: Dally's network-sensitive preemption, job migration,
+ *    failures.
+ *
+ * PREEMPTION (orders NS_SIM_ORDER_2D_LAS / _2D_GITTINS, presets "2d-las",
+ * "2d-gittins"): at every event the queues of Tiresias's discretised
+ * scheduler (src/sim/las.c: attained service = GPUs x executed time,
+ * thresholds, starvation promotion, Gittins index as the Tiresias simulator
+ * computes them) decide which jobs hold GPUs, counting GPUs over the whole
+ * cluster in queue order; a running job not chosen is suspended: it
+ * releases its GPUs (ns_cluster_release) and keeps its progress (iterations
+ * done); a chosen waiting job is placed by the placement policy (it stays
+ * waiting if that finds no GPUs) and a resumed one first spends the
+ * restore overhead (ns_sim_opts_set_preemption_overhead) without progress.
+ * The Gittins distribution is the workload's own: every job's GPUs x its
+ * lone consolidated run time. Start time is the first start; queueing
+ * delay counts until then.
  *
  * TRACE DURATIONS: a trace's duration (Philly; Tiresias when its duration
  * column is present) is the job's lone run time on a consolidated placement
@@ -173,7 +187,11 @@ typedef enum ns_sim_order {
   NS_SIM_ORDER_FIFO = 0,
   NS_SIM_ORDER_SRSF = 1,
   NS_SIM_ORDER_SJF = 2,
-  NS_SIM_ORDER_NW_SENS = 3
+  NS_SIM_ORDER_NW_SENS = 3,
+  /* Preemptive: Tiresias's discretised 2D-LAS and 2D-Gittins (PREEMPTION
+     above); the queue is re-decided at every event, running jobs included. */
+  NS_SIM_ORDER_2D_LAS = 4,
+  NS_SIM_ORDER_2D_GITTINS = 5
 } ns_sim_order;
 
 /* Placement policy: the public entry point the simulator calls. */
@@ -247,8 +265,10 @@ typedef enum ns_sim_policy {
   NS_SIM_POLICY_DALLY_MANUAL = 15,/* "dally-manual": Nw_sens, Dally fixed timers */
   NS_SIM_POLICY_CASSINI_FF = 16,  /* "cassini-ff":  FIFO, first-fit + CASSINI */
   NS_SIM_POLICY_CASSINI_LWF1 = 17,/* "cassini-lwf-1": FIFO, LWF-1 + CASSINI */
-  NS_SIM_POLICY_FIFO = 18         /* "fifo":        strict FIFO (head-of-line
+  NS_SIM_POLICY_FIFO = 18,        /* "fifo":        strict FIFO (head-of-line
                                      blocking, no backfilling), first-fit */
+  NS_SIM_POLICY_2D_LAS = 19,      /* "2d-las":      Tiresias 2D-LAS, first-fit */
+  NS_SIM_POLICY_2D_GITTINS = 20   /* "2d-gittins":  Tiresias 2D-Gittins, first-fit */
 } ns_sim_policy;
 
 /* Number of presets; name ("" if out of range) and one-line description. */
@@ -330,6 +350,23 @@ NS_API int ns_sim_opts_set_gpu_sharing(ns_sim_opts *o, int shared);
    placed does not block later ones (backfilling). 0: the queue stops at the
    first job that cannot be placed (strict order, head-of-line blocking). */
 NS_API int ns_sim_opts_set_backfill(ns_sim_opts *o, int enabled);
+/* Preemptive orders' queues: 1 <= queues <= 8, and queues - 1 thresholds of
+   attained service in GPU-ms, finite, > 0 and strictly ascending
+   (thresholds may be NULL when queues is 1). Default 3 queues, 3250 and
+   7200 GPU-s (the Tiresias simulator's jobs.py). The first threshold is
+   also 2D-Gittins's service quantum (delta). */
+NS_API int ns_sim_opts_set_las_queues(ns_sim_opts *o, int queues, const double *thresholds_gpu_ms);
+/* Starvation promotion of the preemptive orders: a job back in the queue
+   that has waited knob x its executed time returns to the first queue
+   (finite, >= 0; 0 = never, the default of the Tiresias simulator's
+   dlas-gpu and of the Tiresias paper's evaluation). */
+NS_API int ns_sim_opts_set_starvation(ns_sim_opts *o, double knob);
+/* Checkpoint/restore overhead charged to a preempted job each time it
+   resumes (finite, >= 0 ms): it holds its GPUs without progress that long.
+   Default 0, as the Tiresias simulator (it restarts a preempted job at
+   once); the Tiresias paper measures preemption in its testbed as a
+   checkpoint to and a restore from storage, which depends on model size. */
+NS_API int ns_sim_opts_set_preemption_overhead(ns_sim_opts *o, double restore_ms);
 /* Sets the custom placement (fn non-NULL; user is passed back) and selects
    NS_SIM_PLACE_CUSTOM. */
 NS_API int ns_sim_opts_set_place_fn(ns_sim_opts *o, ns_sim_place_fn fn, void *user);
@@ -425,9 +462,10 @@ typedef enum ns_sim_metric_id {
   NS_SIM_METRIC_UNFINISHED = 12,
   NS_SIM_METRIC_SKIPPED = 13,
   NS_SIM_METRIC_GPU_MS_ALLOCATED = 14, /* integral of held GPUs over time */
-  NS_SIM_METRIC_MACHINES_USED = 15     /* time-averaged servers holding a job */
+  NS_SIM_METRIC_MACHINES_USED = 15,    /* time-averaged servers holding a job */
+  NS_SIM_METRIC_PREEMPTIONS = 16       /* jobs suspended (count) */
 } ns_sim_metric_id;
-#define NS_SIM_METRIC_COUNT 16
+#define NS_SIM_METRIC_COUNT 17
 
 /* Name of a metric ("" if out of range). */
 NS_API const char *ns_sim_metric_name(int metric);
@@ -445,13 +483,16 @@ NS_API int ns_sim_job_result(const ns_sim *s, int job, double *arrival_ms, doubl
 /* Job name ("" if out of range) and GPU demand (NS_EINVAL if out of range). */
 NS_API const char *ns_sim_job_name(const ns_sim *s, int job);
 NS_API int ns_sim_job_gpus(const ns_sim *s, int job);
+/* Times job (an index) was preempted in the last run (>= 0), or NS_EINVAL
+   (out of range) / NS_ESTATE (before a run). */
+NS_API int ns_sim_job_preemptions(const ns_sim *s, int job);
 /* The job's model name: the trace's model_name as written (e.g. "vgg19",
    which runs on the VGG-16 profile), the embedded profile's name
    (ns_sim_add_model_job, Philly, default workload), or "" (ns_sim_add_job,
    or out of range). Valid until s is freed. */
 NS_API const char *ns_sim_job_model(const ns_sim *s, int job);
 /* Writes one CSV row per job (header: job,name,gpus,iterations,arrival_ms,
-   start_ms,finish_ms,jct_ms,queue_ms,servers,comm_overhead,model). NS_ESTATE
+   start_ms,finish_ms,jct_ms,queue_ms,servers,comm_overhead,model,preemptions). NS_ESTATE
    before a run; NS_EINVAL if the file cannot be written (names the path). */
 NS_API int ns_sim_write_jobs_csv(const ns_sim *s, const char *path);
 

@@ -105,6 +105,7 @@ void nsi_sim_reset(ns_sim *s) {
     j->links = NULL, j->srv = NULL, j->gpu = NULL, j->nlinks = j->nsrv = j->ngpu = 0;
   }
   nsi_sim_policy_release(s);
+  nsi_las_release(s);
   ns_placement_free(s->pl), ns_placement_free(s->scratch);
   s->pl = s->scratch = NULL;
   free(s->order), free(s->queue), free(s->running), free(s->net), free(s->heap.ev);
@@ -150,7 +151,10 @@ static int start_job(ns_sim *s, int ji) {
   memcpy(j->gpu, s->pl->gpus, s->pl->ngpus * sizeof *j->gpu);
   j->ngpu = s->pl->ngpus;
   j->state = NSI_RUNNING;
-  j->start_ms = s->now;
+  if (j->resumed) /* preempted before: the network model resumes its progress */
+    j->susp_ms += s->now - j->susp_at;
+  else
+    j->start_ms = s->now;
   server_delta(s, s->pl, +1);
   s->alloc_gpus += (int)s->pl->ngpus;
   NSI_TRY(nsi_reserve(&s->running, &s->cap_running, s->nrunning + 1, sizeof *s->running));
@@ -159,20 +163,42 @@ static int start_job(ns_sim *s, int ji) {
   return s->net_model->start(s, j);
 }
 
-static int finish_job(ns_sim *s, int ji) {
+/* Releases a running job's GPUs; the network model's stop() brings its
+   progress up to now and keeps it (a suspended job resumes from it). */
+static int release_job(ns_sim *s, int ji) {
   nsi_simjob *j = &s->jobs[ji];
   s->net_model->stop(s, j);
   NSI_TRY(ns_cluster_job_placement(s->cluster, j->job, s->pl));
   NSI_TRY(ns_cluster_release(s->cluster, j->job));
   server_delta(s, s->pl, -1);
   s->alloc_gpus -= (int)s->pl->ngpus;
-  j->state = NSI_DONE;
-  j->finish_ms = s->now;
   for (size_t r = 0; r < s->nrunning; r++)
     if (s->running[r] == ji) {
       s->running[r] = s->running[--s->nrunning];
       break;
     }
+  return NS_OK;
+}
+
+/* Preemption: the job keeps its iterations done and waits again. */
+static int suspend_job(ns_sim *s, int ji) {
+  nsi_simjob *j = &s->jobs[ji];
+  NSI_TRY(release_job(s, ji)); /* the network model brings its progress up to now */
+  j->state = NSI_QUEUED;
+  j->ver++; /* its completion event is stale */
+  j->preemptions++;
+  j->resumed = 1;
+  j->susp_at = s->now;
+  return NS_OK;
+}
+
+static int finish_job(ns_sim *s, int ji) {
+  nsi_simjob *j = &s->jobs[ji];
+  if (nsi_las_active(&s->o))
+    nsi_las_leave(s, ji);
+  NSI_TRY(release_job(s, ji));
+  j->state = NSI_DONE;
+  j->finish_ms = s->now;
   ns_job_free(j->job);
   j->job = NULL;
   return NS_OK;
@@ -221,6 +247,8 @@ static int enqueue(ns_sim *s, int ji) {
   nsi_simjob *j = &s->jobs[ji];
   NSI_TRY(make_job(s, j));
   j->state = NSI_QUEUED;
+  if (nsi_las_active(&s->o))
+    return nsi_las_arrive(s, ji);
   j->key = s->hooks.order(s, j);
   NSI_TRY(nsi_reserve(&s->queue, &s->cap_queue, s->nqueue + 1, sizeof *s->queue));
   size_t lo = 0, hi = s->nqueue; /* binary search: keys are fixed while queued */
@@ -271,6 +299,33 @@ static int schedule(ns_sim *s, int *changed) {
   return NS_OK;
 }
 
+/* Preemptive orders: las.c decides who holds GPUs, the engine suspends
+   and (re)starts; a wake-up is pushed for the next demotion/promotion. */
+static int schedule_las(ns_sim *s, int *changed) {
+  NSI_TRY(nsi_las_account(s));
+  nsi_las_decide(s);
+  for (size_t i = 0; i < s->las_nstop; i++) {
+    NSI_TRY(suspend_job(s, s->las_stop[i]));
+    *changed = 1;
+  }
+  for (size_t i = 0; i < s->las_ngo; i++) {
+    int ji = s->las_go[i], placed = 0;
+    if (ns_cluster_free_gpu_count(s->cluster) < s->jobs[ji].gpus && !s->o.gpu_sharing)
+      continue;
+    NSI_TRY(nsi_sim_place(s, ji, &placed));
+    if (placed > 0) {
+      NSI_TRY(start_job(s, ji));
+      *changed = 1;
+    }
+  }
+  nsi_las_settle(s);
+  double t = nsi_las_next(s);
+  s->las_wake_ver++; /* earlier wake-ups are stale */
+  if (isfinite(t) && t > s->now)
+    NSI_TRY(nsi_sim_heap_push(&s->heap, t, NSI_LAS_WAKE, s->las_wake_ver));
+  return NS_OK;
+}
+
 /* ---- the run ---------------------------------------------------------------- */
 
 typedef struct nsi_arrival {
@@ -314,6 +369,8 @@ static int setup_run(ns_sim *s) {
     j->servers = 0, j->mode = NSI_COLLIDE, j->paused_until = 0, j->wake_ms = -1;
     j->rate = 0, j->ver = 0, j->shift_pending = 0, j->shift_ms = 0, j->group = -1;
     j->hold_until = 0, j->it_left = j->iterations;
+    j->preemptions = j->promotions = j->resumed = 0, j->las_q = 0;
+    j->susp_at = j->susp_ms = 0;
   }
   qsort(arr, s->njobs, sizeof *arr, by_arrival);
   for (size_t i = 0; i < s->njobs; i++)
@@ -325,11 +382,18 @@ static int setup_run(ns_sim *s) {
   s->now = 0;
   s->net_dirty = 0;
   s->rejected = 0;
+  s->las_wake_ver = 0;
+  if (nsi_las_active(o))
+    NSI_TRY(nsi_las_prepare(s));
   return nsi_sim_policy_prepare(s);
 }
 
 /* Handles every event at time s->now; *changed if the running set moved. */
 static int handle_event(ns_sim *s, const nsi_event *e, size_t *done, int *changed, int *offer) {
+  if (e->job == NSI_LAS_WAKE) { /* only the latest demotion/promotion wake-up counts */
+    *offer |= e->ver == s->las_wake_ver;
+    return NS_OK;
+  }
   if (e->job < 0) {
     *offer = 1; /* wake-up: just rerun the scheduling pass */
     return NS_OK;
@@ -356,6 +420,7 @@ static void report(ns_sim *s, size_t done, size_t *next_report) {
 
 static int loop(ns_sim *s) {
   size_t next_arrival = 0, done = 0, next_report = 0;
+  int carry = 0; /* a preemptive pass put off to the next event time */
   for (;;) {
     double ta = next_arrival < s->njobs ? s->jobs[s->order[next_arrival]].arrival_ms : INFINITY;
     double te = s->heap.n > 0 ? s->heap.ev[0].t : INFINITY;
@@ -364,7 +429,8 @@ static int loop(ns_sim *s) {
       break; /* nothing can happen any more */
     integrate(s, t);
     s->now = t;
-    int changed = 0, offer = 0; /* offer: GPUs freed or jobs queued (a phase event is neither) */
+    int changed = 0, offer = carry; /* offer: GPUs freed or jobs queued (a phase event is neither) */
+    carry = 0;
     while (next_arrival < s->njobs && s->jobs[s->order[next_arrival]].arrival_ms <= t) {
       NSI_TRY(enqueue(s, s->order[next_arrival++]));
       offer = 1;
@@ -372,8 +438,16 @@ static int loop(ns_sim *s) {
     nsi_event e;
     while (s->heap.n > 0 && s->heap.ev[0].t <= t && nsi_sim_heap_pop(&s->heap, &e))
       NSI_TRY(handle_event(s, &e, &done, &changed, &offer));
-    if (offer)
-      NSI_TRY(schedule(s, &changed));
+    /* Preemptive orders decide at arrivals, finishes and their own latest
+       wake-up (the Tiresias simulator's events), and their pass is put off
+       while an event lies within rounding of t (a finish computed as
+       start + work / rate lands a few ulps late): it runs once that event
+       has been handled, so a job ending now is not preempted. */
+    int las = nsi_las_active(&s->o);
+    if (offer && las && s->heap.n > 0 && s->heap.ev[0].t <= t + 1e-12 * t + 1e-9)
+      carry = 1;
+    else if (offer)
+      NSI_TRY(las ? schedule_las(s, &changed) : schedule(s, &changed));
     if (changed)
       NSI_TRY(s->net_model->update(s));
     report(s, done, &next_report);

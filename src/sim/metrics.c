@@ -15,7 +15,7 @@ static const char *metric_names[NS_SIM_METRIC_COUNT] = {
     "avg_jct_ms",   "median_jct_ms", "p95_jct_ms",    "p99_jct_ms",    "makespan_ms",
     "avg_queue_ms", "p95_queue_ms",  "gpu_util",      "comm_overhead", "fragmentation",
     "links_shared", "jobs_done",     "unfinished",    "skipped",       "gpu_ms_allocated",
-    "machines_used",
+    "machines_used", "preemptions",
 };
 
 const char *ns_sim_metric_name(int metric) {
@@ -45,7 +45,7 @@ static double mean(const double *v, size_t n) {
 
 static double job_overhead(const nsi_simjob *j) {
   double ideal = j->compute_ms * (double)j->iterations;
-  double v = (j->finish_ms - j->start_ms - ideal) / ideal;
+  double v = (j->finish_ms - j->start_ms - j->susp_ms - ideal) / ideal; /* while holding GPUs */
   return v > 0 ? v : 0.0; /* never below the compute time; clamp rounding */
 }
 
@@ -89,10 +89,11 @@ int nsi_sim_compute_metrics(ns_sim *s) {
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory computing the metrics");
   }
   size_t n = 0;
-  double first = INFINITY, last = 0, overhead = 0;
+  double first = INFINITY, last = 0, overhead = 0, preemptions = 0;
   for (size_t i = 0; i < s->njobs; i++) {
     const nsi_simjob *j = &s->jobs[i];
     first = j->arrival_ms < first ? j->arrival_ms : first;
+    preemptions += j->preemptions;
     if (j->state != NSI_DONE)
       continue;
     jct[n] = j->finish_ms - j->arrival_ms;
@@ -102,6 +103,7 @@ int nsi_sim_compute_metrics(ns_sim *s) {
     n++;
   }
   fill(s, jct, queue, n, first, last, overhead);
+  s->metrics[NS_SIM_METRIC_PREEMPTIONS] = preemptions;
   free(jct), free(queue);
   return NS_OK;
 }
@@ -144,6 +146,14 @@ int ns_sim_job_result(const ns_sim *s, int job, double *arrival_ms, double *star
   return NS_OK;
 }
 
+int ns_sim_job_preemptions(const ns_sim *s, int job) {
+  NSI_TRY(nsi_sim_check(s, "ns_sim_job_preemptions"));
+  NSI_TRY(nsi_check_int(job, 0, (long long)s->njobs - 1, "ns_sim_job_preemptions", "job"));
+  if (!s->ran)
+    return nsi_fail(NS_ESTATE, "ns_sim_job_preemptions: s has no results (call ns_sim_run first)");
+  return s->jobs[job].preemptions;
+}
+
 const char *ns_sim_job_name(const ns_sim *s, int job) {
   if (nsi_sim_check(s, "ns_sim_job_name") < 0 || job < 0 || (size_t)job >= s->njobs)
     return "";
@@ -183,7 +193,7 @@ int ns_sim_write_jobs_csv(const ns_sim *s, const char *path) {
     return nsi_fail(NS_EINVAL, "ns_sim_write_jobs_csv: path '%.200s' cannot be written: %s", path,
                     strerror(errno));
   fprintf(f, "job,name,gpus,iterations,arrival_ms,start_ms,finish_ms,jct_ms,queue_ms,servers,"
-             "comm_overhead,model\n");
+             "comm_overhead,model,preemptions\n");
   for (size_t i = 0; i < s->njobs; i++) {
     const nsi_simjob *j = &s->jobs[i];
     fprintf(f, "%zu,", i);
@@ -197,7 +207,7 @@ int ns_sim_write_jobs_csv(const ns_sim *s, const char *path) {
     else
       fprintf(f, ",,,,%d,,", j->servers);
     put_name(f, j->model);
-    fputc('\n', f);
+    fprintf(f, ",%d\n", j->preemptions);
   }
   if (fclose(f) != 0)
     return nsi_fail(NS_EINVAL, "ns_sim_write_jobs_csv: path '%.200s' write failed: %s", path,

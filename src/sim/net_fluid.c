@@ -338,9 +338,14 @@ static int fluid_start(ns_sim *s, nsi_simjob *j) {
   j->t_upd = s->now;
   if (j->paused_until < s->now)
     j->paused_until = s->now;
-  j->rem = (double)j->iterations;
+  if (j->resumed) { /* preempted: iterations left kept, restore first */
+    if (j->paused_until < s->now + s->o.restore_ms)
+      j->paused_until = s->now + s->o.restore_ms;
+  } else {
+    j->rem = (double)j->iterations;
+    j->ver = 0;
+  }
   j->rate = 0.0;
-  j->ver = 0;
   if (j->nsrv >= 2 || s->o.gpu_sharing)
     s->net_dirty = 1;
   return NS_OK;

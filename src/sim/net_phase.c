@@ -464,24 +464,29 @@ static int meets(const ns_sim *s, const nsi_simjob *j) {
 }
 
 static int phase_start(ns_sim *s, nsi_simjob *j) {
+  /* resumed (issue 15): the fraction of the current iteration done, kept
+     by phase_stop in pos / per; the restore overhead holds it first */
+  double frac = j->resumed && j->per > 0 && j->pos > 0 ? j->pos / j->per : 0.0;
   j->comm_work = nsi_sim_comm_alone_ms(s, j, j->nsrv >= 2);
   j->lone_comm = j->comm_work;
   if (j->nsrv >= 2 && j->comm_work > 0)
     j->lone_comm = j->comm_work * nsi_sim_nic_gbps(&s->o) / nsi_sim_lone_rate(s, j);
-  j->it_left = j->iterations;
+  if (!j->resumed)
+    j->it_left = j->iterations, j->ver = 0;
   j->group = -1;
   j->per = ideal_per(j);
-  j->pos = 0, j->t_upd = s->now;
+  j->pos = j->resumed ? (frac < 1 ? frac : 0.0) * j->per - s->o.restore_ms : 0.0;
+  j->t_upd = s->now;
   j->hold_until = 0, j->anchor = NAN;
   j->w_n = 0;
-  j->ver = 0;
   if (meets(s, j))
     s->net_dirty = 1; /* the update may put it in a group */
   return push(s, j, s->now + lone_left(j));
 }
 
 static void phase_stop(ns_sim *s, nsi_simjob *j) {
-  if (is_lone(s, j))
+  int lone = is_lone(s, j);
+  if (lone)
     lone_advance(s, j);
   else
     group_advance(s, group_of(s, j));
@@ -493,6 +498,8 @@ static void phase_stop(ns_sim *s, nsi_simjob *j) {
   }
   if (meets(s, j))
     s->net_dirty = 1;
+  if (!lone)
+    to_lone(s, j); /* progress as pos / per: a resumed job starts from it */
 }
 
 /* Time until the job's next iteration starts (0: at a start now). */

@@ -63,6 +63,10 @@ static const nsi_preset presets[] = {
      NS_SIM_PLACE_LWF, 1, NS_SIM_ADMIT_ALL, 1, 1, 0},
     {"fifo", "strict FIFO, first-fit, no backfilling (head-of-line blocking; Tiresias's fifo)",
      NS_SIM_ORDER_FIFO, NS_SIM_PLACE_FIRST_FIT, 1, NS_SIM_ADMIT_ALL, 1, 0, 1},
+    {"2d-las", "Tiresias's discretised 2D-LAS, preemptive, first-fit (its simulator's dlas-gpu)",
+     NS_SIM_ORDER_2D_LAS, NS_SIM_PLACE_FIRST_FIT, 1, NS_SIM_ADMIT_ALL, 1, 0, 0},
+    {"2d-gittins", "Tiresias's discretised 2D-Gittins, preemptive, first-fit (dlas-gpu-gittins)",
+     NS_SIM_ORDER_2D_GITTINS, NS_SIM_PLACE_FIRST_FIT, 1, NS_SIM_ADMIT_ALL, 1, 0, 0},
 };
 #define NPRESETS ((int)(sizeof presets / sizeof presets[0]))
 
@@ -105,6 +109,8 @@ ns_sim_opts *ns_sim_opts_new(void) {
   o->seed = 1;
   o->dally_machine_ms = o->dally_rack_ms = 12 * 3600e3; /* Dally §4.3 defaults */
   o->dally_history_ms = 7 * 24 * 3600e3;
+  o->las_queues = 3, o->las_limit[0] = 3250e3, o->las_limit[1] = 7200e3; /* jobs.py */
+  o->starvation = 0.0, o->restore_ms = 0.0;
   o->skew_bytes = 200000000ull; /* VGG-16, LSTM-PTB skewed; ResNet-50, Inception-V3 not */
   return o;
 }
@@ -147,7 +153,8 @@ const char *ns_sim_opts_policy_name(const ns_sim_opts *o) {
 
 int ns_sim_opts_set_order(ns_sim_opts *o, ns_sim_order order) {
   NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_order", "o"));
-  NSI_TRY(nsi_check_int((long long)order, 0, NS_SIM_ORDER_NW_SENS, "ns_sim_opts_set_order", "order"));
+  NSI_TRY(nsi_check_int((long long)order, 0, NS_SIM_ORDER_2D_GITTINS, "ns_sim_opts_set_order",
+                        "order"));
   o->order = order, o->policy = -1;
   return NS_OK;
 }
@@ -266,6 +273,38 @@ int ns_sim_opts_set_backfill(ns_sim_opts *o, int enabled) {
   NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_backfill", "o"));
   NSI_TRY(nsi_check_int(enabled, 0, 1, "ns_sim_opts_set_backfill", "enabled"));
   o->backfill = enabled, o->policy = -1;
+  return NS_OK;
+}
+
+int ns_sim_opts_set_las_queues(ns_sim_opts *o, int queues, const double *thresholds_gpu_ms) {
+  static const char fn[] = "ns_sim_opts_set_las_queues";
+  NSI_TRY(nsi_check_ptr(o, fn, "o"));
+  NSI_TRY(nsi_check_int(queues, 1, NSI_LAS_MAX_QUEUES, fn, "queues"));
+  if (queues > 1)
+    NSI_TRY(nsi_check_ptr(thresholds_gpu_ms, fn, "thresholds_gpu_ms"));
+  for (int q = 0; q + 1 < queues; q++) {
+    double v = thresholds_gpu_ms[q];
+    if (!isfinite(v) || v <= 0 || (q > 0 && v <= thresholds_gpu_ms[q - 1]))
+      return nsi_fail(NS_EINVAL, "%s: thresholds_gpu_ms[%d] must be finite, > 0 and above the "
+                                 "previous one (got %g)", fn, q, v);
+  }
+  o->las_queues = queues;
+  for (int q = 0; q + 1 < queues; q++)
+    o->las_limit[q] = thresholds_gpu_ms[q];
+  return NS_OK;
+}
+
+int ns_sim_opts_set_starvation(ns_sim_opts *o, double knob) {
+  NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_starvation", "o"));
+  NSI_TRY(nsi_check_finite_ge0(knob, "ns_sim_opts_set_starvation", "knob"));
+  o->starvation = knob;
+  return NS_OK;
+}
+
+int ns_sim_opts_set_preemption_overhead(ns_sim_opts *o, double restore_ms) {
+  NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_preemption_overhead", "o"));
+  NSI_TRY(nsi_check_finite_ge0(restore_ms, "ns_sim_opts_set_preemption_overhead", "restore_ms"));
+  o->restore_ms = restore_ms;
   return NS_OK;
 }
 

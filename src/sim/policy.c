@@ -109,7 +109,9 @@ static double order_nw_sens(const ns_sim *s, const nsi_simjob *j) {
 }
 static double (*const order_fns[])(const ns_sim *, const nsi_simjob *) = {
     [NS_SIM_ORDER_FIFO] = order_fifo, [NS_SIM_ORDER_SRSF] = order_srsf,
-    [NS_SIM_ORDER_SJF] = order_sjf, [NS_SIM_ORDER_NW_SENS] = order_nw_sens};
+    [NS_SIM_ORDER_SJF] = order_sjf, [NS_SIM_ORDER_NW_SENS] = order_nw_sens,
+    /* preemptive: las.c keeps the queues; the key is only arrival */
+    [NS_SIM_ORDER_2D_LAS] = order_fifo, [NS_SIM_ORDER_2D_GITTINS] = order_fifo};
 
 /* ---- place: one call of the base placement policy into `out` ---------------- */
 

@@ -10,6 +10,8 @@
 #include "core/internal.h"
 
 #define NSI_SIM_MAX_CANDIDATES 10
+#define NSI_LAS_MAX_QUEUES 8
+#define NSI_LAS_WAKE (-2) /* event job id of las.c's wake-ups */
 /* Floor of a trace-derived compute per iteration (sim.h, TRACE DURATIONS). */
 #define NSI_SIM_MIN_COMPUTE_MS 1e-3
 
@@ -32,6 +34,11 @@ struct ns_sim_opts {
   int phase_window;   /* fast-forward window W (iterations; 0 = off) */
   double cassini_drift; /* re-adjust when drift > this fraction of the period (0 = never) */
   int backfill; /* 0: strict order, the queue stops at the first misfit */
+  /* preemptive orders (las.c) */
+  int las_queues;                          /* K */
+  double las_limit[NSI_LAS_MAX_QUEUES - 1]; /* thresholds, GPU-ms, ascending */
+  double starvation;                       /* promote knob, 0 = off */
+  double restore_ms;                       /* checkpoint/restore per resume */
   ns_sim_place_fn place_fn;
   void *place_user;
 };
@@ -94,6 +101,15 @@ typedef struct nsi_simjob {
   uint64_t w_n;         /* fast-forward window: iteration ends counted ... */
   double w_t1, w_tl;    /* ... time of the first and of the last */
   int mark, seed;       /* net_phase.c resolve(): stamps */
+  /* preemption (las.c decides, engine.c suspends and resumes) */
+  int las_q;            /* queue */
+  double las_exec;      /* executed ms since the last promotion */
+  double las_total;     /* executed ms */
+  double las_pend;      /* ms waited since it last ran (starvation) */
+  double las_check;     /* time of the last account */
+  double las_rank;      /* Gittins index */
+  int preemptions, promotions, resumed;
+  double susp_at, susp_ms; /* last suspension; total time suspended */
 } nsi_simjob;
 
 typedef struct nsi_group {
@@ -127,6 +143,12 @@ typedef struct nsi_hooks {
   /* CASSINI: rank the base policy's candidates and record time-shifts */
   int (*shift)(struct ns_sim *s, int ji, int *placed);
 } nsi_hooks;
+
+
+typedef struct nsi_lasq {
+  int *v;
+  size_t n, cap;
+} nsi_lasq;
 
 typedef struct nsi_event {
   double t;
@@ -190,6 +212,13 @@ struct ns_sim {
   int stamp;
   size_t cap_tmp;
   uint64_t phase_events;
+  /* preemptive orders (las.c) */
+  nsi_lasq lasq[NSI_LAS_MAX_QUEUES];
+  int *las_run, *las_stop, *las_go; /* jobs in the queues (arrival order); decisions */
+  size_t las_nrun, las_caprun, las_nstop, las_capstop, las_ngo, las_capgo;
+  double *git_d, *git_r; /* Gittins: sorted samples (GPU-s), index at each */
+  unsigned las_wake_ver; /* version of the live demotion/promotion wake-up */
+  size_t git_n;
   int *srv_busy;    /* busy GPUs per server */
   int used_servers, idle_on_used;
   /* metric integrals */
@@ -224,6 +253,17 @@ extern const nsi_netmodel nsi_sim_net_maxmin, nsi_sim_net_contention, nsi_sim_ne
 int nsi_sim_policy_prepare(ns_sim *s);
 void nsi_sim_policy_release(ns_sim *s);
 int nsi_sim_place(ns_sim *s, int ji, int *placed);
+
+/* las.c */
+int nsi_las_active(const ns_sim_opts *o);
+int nsi_las_prepare(ns_sim *s);
+void nsi_las_release(ns_sim *s);
+int nsi_las_arrive(ns_sim *s, int ji);
+void nsi_las_leave(ns_sim *s, int ji);
+int nsi_las_account(ns_sim *s);
+void nsi_las_decide(ns_sim *s);
+void nsi_las_settle(ns_sim *s);
+double nsi_las_next(const ns_sim *s);
 
 /* metrics.c */
 int nsi_sim_compute_metrics(ns_sim *s); /* NS_OK / NS_ENOMEM */

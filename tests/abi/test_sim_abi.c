@@ -43,7 +43,7 @@ START_TEST(test_opts_out_of_range) {
   ck_assert_fails(ns_sim_opts_set_policy(o, (ns_sim_policy)ns_sim_policy_count()), NS_EINVAL, "policy");
   ck_assert_fails(ns_sim_opts_set_policy_name(o, NULL), NS_EINVAL, "name");
   ck_assert_fails(ns_sim_opts_set_policy_name(o, "nope"), NS_EINVAL, "name");
-  ck_assert_fails(ns_sim_opts_set_order(o, (ns_sim_order)4), NS_EINVAL, "order");
+  ck_assert_fails(ns_sim_opts_set_order(o, (ns_sim_order)6), NS_EINVAL, "order");
   ck_assert_fails(ns_sim_opts_set_order(o, (ns_sim_order)-1), NS_EINVAL, "order");
   ck_assert_fails(ns_sim_opts_set_placement(o, (ns_sim_placement)12), NS_EINVAL, "placement");
   ck_assert_fails(ns_sim_opts_set_placement(o, NS_SIM_PLACE_CUSTOM), NS_EINVAL, "placement");

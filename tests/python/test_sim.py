@@ -162,6 +162,28 @@ class TestSimulator(unittest.TestCase):
             with self.assertRaises(netsched.InvalidArgumentError):
                 o.set_cassini_drift(0.75)
 
+    def test_preemption(self):
+        # test_sim_preempt.c's first case: L (4 GPUs, 10000 s) preempted
+        # twice by 10 s jobs under 2D-LAS with a 100 GPU-s threshold and a
+        # 5 s restore: L ends at 10000 + 2 x 10 + 2 x 5 s.
+        self.assertEqual(sim.policy_name(sim.Policy.TWO_D_LAS), "2d-las")
+        with sim.Simulator(policy="2d-las", network=sim.Network.IDEAL,
+                           cluster=(1, 0, 1, 4, 0, 10.0), las_queues=(2, [100e3]),
+                           preemption_overhead=5000.0, starvation=0.0) as s:
+            s.add_job("L", 0, 4, 10000, 1000.0, 0)
+            s.add_job("S", 100e3, 1, 10, 1000.0, 0)
+            s.add_job("S2", 200e3, 1, 10, 1000.0, 0)
+            s.run()
+            self.assertAlmostEqual(s.job_result(0).finish_ms, 10030e3, places=3)
+            self.assertEqual(s.job_preemptions(0), 2)
+            self.assertEqual(s.metric(sim.Metric.PREEMPTIONS), 2)
+        with sim.Options() as o:
+            with self.assertRaises(netsched.InvalidArgumentError):
+                o.set_las_queues(3, [2.0, 1.0])
+            o.set_las_queues(1)
+            with self.assertRaises(netsched.InvalidArgumentError):
+                o.set_preemption_overhead(-1)
+
     def test_before_run_and_bad_jobs(self):
         with sim.Simulator() as s:
             with self.assertRaises(netsched.InvalidArgumentError):

@@ -768,6 +768,67 @@ static void test_non_pow2_leaf_count(void **state) {
   ns_cluster_free(c);
 }
 
+/* Oracle: on an empty fabric a job is placed iff it fits one server
+   (N <= T), one leaf (N <= P T), or some admissible virtual Clos l x s
+   (2 <= l <= L, s = T ceil(N / (l T)) <= S and s / T <= P; halving-doubling
+   jobs: l a power of two), whatever L, S, P, T: "any job that fits some
+   l x s is placed" (issue 17). Placed jobs get l * s GPUs with that s;
+   refused ones get NS_EINVAL (never fits), and every Stage-2 placement is
+   contention-free (check_lemma: ring plus the job's own collective, with
+   l = 3, 5 and s not a power of two among them). Every small fabric up to 5
+   leaves x 6 spines x 3 servers x 4 GPUs (T = 1, 2, 4), every N. */
+static void test_sizing_oracle_small_fabrics(void **state) {
+  (void)state;
+  static const int Ts[] = {1, 2, 4};
+  ns_vclos_opts *o = ns_vclos_opts_new();
+  ns_placement *p = ns_placement_new();
+  int checked = 0, stage2 = 0;
+  for (int L = 1; L <= 5; L++)
+    for (int S = 1; S <= 6; S++)
+      for (int P = 1; P <= 3; P++)
+        for (size_t ti = 0; ti < sizeof Ts / sizeof *Ts; ti++) {
+          int T = Ts[ti];
+          ns_cluster *c = ns_cluster_new_leaf_spine(L, S, P, T, 1, 100);
+          for (int hd = 0; hd <= 1; hd++)
+            for (int N = 1; N <= L * P * T; N++) {
+              int fits = N <= P * T;
+              for (int l = 2; l <= L && !fits; l++) {
+                int sv = T * ((N + l * T - 1) / (l * T));
+                fits = sv <= S && sv / T <= P && (!hd || (l & (l - 1)) == 0);
+              }
+              ns_job *j = ns_job_new("o", N);
+              ns_job_set_collective(j, hd ? NS_COLL_HALVING_DOUBLING : NS_COLL_RING);
+              int stage = -1, rc = ns_vclos_place_ex(c, j, o, p, &stage);
+              if (!fits) {
+                if (rc != NS_EINVAL)
+                  fail_msg("L%d S%d P%d T%d N%d hd%d: expected NS_EINVAL, got %d", L, S, P, T,
+                           N, hd, rc);
+              } else {
+                if (rc != NS_OK)
+                  fail_msg("L%d S%d P%d T%d N%d hd%d: fits but got %d (%s)", L, S, P, T, N, hd,
+                           rc, ns_last_error());
+                if (stage == 2) {
+                  int l = ns_placement_virtual_leaves(p), sv = ns_placement_virtual_spines(p);
+                  assert_int_equal(sv, T * ((N + l * T - 1) / (l * T)));
+                  assert_int_equal((int)ns_placement_gpu_count(p), l * sv);
+                  assert_int_equal(ns_cluster_commit(c, j, p), NS_OK); /* Lemma 5.1 too */
+                  check_lemma(c, j);
+                  assert_int_equal(ns_cluster_release(c, j), NS_OK);
+                  stage2++;
+                } else {
+                  assert_int_equal((int)ns_placement_gpu_count(p), N);
+                }
+              }
+              checked++;
+              ns_job_free(j);
+            }
+          ns_cluster_free(c);
+        }
+  assert_true(checked > 3000 && stage2 > 300);
+  ns_placement_free(p);
+  ns_vclos_opts_free(o);
+}
+
 /* ---- OCS-vClos ---------------------------------------------------------------- */
 
 /* 4 leaves x 4 spines x 2 servers x 2 GPUs, 2 OCSes: each leaf has 2 ports on
@@ -1060,6 +1121,7 @@ int main(void) {
       cmocka_unit_test(test_shape_sequence),
       cmocka_unit_test(test_paper_sizes),
       cmocka_unit_test(test_non_pow2_leaf_count),
+      cmocka_unit_test(test_sizing_oracle_small_fabrics),
       cmocka_unit_test(test_rounding_through_place),
       cmocka_unit_test(test_stage0_best_fit),
       cmocka_unit_test(test_stage1_fewest_idle_leaf),

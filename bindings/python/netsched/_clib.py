@@ -298,6 +298,9 @@ _TABLE = {
     "ns_sim_opts_set_skew_threshold": (c_int, [SIM_OPTS, c_uint64]),
     "ns_sim_opts_set_gpu_sharing": (c_int, [SIM_OPTS, c_int]),
     "ns_sim_opts_set_backfill": (c_int, [SIM_OPTS, c_int]),
+    "ns_sim_opts_set_las_queues": (c_int, [SIM_OPTS, c_int, POINTER(c_double)]),
+    "ns_sim_opts_set_starvation": (c_int, [SIM_OPTS, c_double]),
+    "ns_sim_opts_set_preemption_overhead": (c_int, [SIM_OPTS, c_double]),
     "ns_sim_opts_set_place_fn": (c_int, [SIM_OPTS, SIM_PLACE_FN, c_void_p]),
     "ns_sim_new": (SIM, [SIM_OPTS]),
     "ns_sim_free": (None, [SIM]),
@@ -318,6 +321,7 @@ _TABLE = {
     "ns_sim_job_model": (c_char_p, [SIM, c_int]),
     "ns_sim_add_model_profile": (c_int, [SIM, c_char_p, c_double, c_double, c_uint64, c_double]),
     "ns_sim_job_gpus": (c_int, [SIM, c_int]),
+    "ns_sim_job_preemptions": (c_int, [SIM, c_int]),
     "ns_sim_write_jobs_csv": (c_int, [SIM, c_char_p]),
 }
 

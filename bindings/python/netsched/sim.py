@@ -14,7 +14,7 @@ import enum
 import errno
 import os
 from ctypes import c_double, c_int
-from typing import Any, Callable, Dict, List, NamedTuple, Optional, Union
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Union
 
 from ._clib import SIM_PLACE_FN, SIM_PROGRESS_FN, lib
 from ._handle import (Handle, as_enum, as_flag, as_handle, as_int, as_real, as_str, as_u64,
@@ -29,6 +29,8 @@ class Order(enum.IntEnum):
     SRSF = 1
     SJF = 2
     NW_SENS = 3
+    TWO_D_LAS = 4
+    TWO_D_GITTINS = 5
 
 
 class PlacementRule(enum.IntEnum):
@@ -83,6 +85,8 @@ class Policy(enum.IntEnum):
     CASSINI_FF = 16
     CASSINI_LWF1 = 17
     FIFO = 18
+    TWO_D_LAS = 19
+    TWO_D_GITTINS = 20
 
 
 class Model(enum.IntEnum):
@@ -118,6 +122,7 @@ class Metric(enum.IntEnum):
     SKIPPED = 13
     GPU_MS_ALLOCATED = 14
     MACHINES_USED = 15
+    PREEMPTIONS = 16
 
 
 class JobResult(NamedTuple):
@@ -319,6 +324,24 @@ class Options(Handle):
         later ones try; False: strict order, head-of-line blocking."""
         self._set("ns_sim_opts_set_backfill", as_flag(enabled, "sim.Options.set_backfill",
                                                       "enabled"))
+
+    def set_las_queues(self, queues: int, thresholds_gpu_ms: Sequence[float] = ()) -> None:
+        """Preemptive orders' queues: `queues` (1..8) and queues - 1 ascending
+        attained-service thresholds in GPU-ms."""
+        w = "sim.Options.set_las_queues"
+        n = as_int(queues, w, "queues")
+        vals = [as_real(v, w, "thresholds_gpu_ms") for v in thresholds_gpu_ms]
+        arr = (c_double * max(len(vals), 1))(*vals)
+        self._set("ns_sim_opts_set_las_queues", n, arr if vals else None)
+
+    def set_starvation(self, knob: float) -> None:
+        """Starvation promotion knob of the preemptive orders (0 = never)."""
+        self._set("ns_sim_opts_set_starvation", as_real(knob, "sim.Options.set_starvation", "knob"))
+
+    def set_preemption_overhead(self, restore_ms: float) -> None:
+        """Checkpoint/restore time charged to a preempted job at each resume."""
+        self._set("ns_sim_opts_set_preemption_overhead",
+                  as_real(restore_ms, "sim.Options.set_preemption_overhead", "restore_ms"))
 
     def set_place_fn(self, fn: Callable[[Cluster, Job, Placement], None]) -> None:
         """A Python placement policy: fn(cluster, job, out) fills the
@@ -578,6 +601,11 @@ class Simulator(Handle):
         """GPUs the job of index `job` asks for."""
         w = "sim.Simulator.job_gpus"
         return check(lib.ns_sim_job_gpus(self._ptr, as_int(job, w, "job")), w)
+
+    def job_preemptions(self, job: int) -> int:
+        """Times the job of index `job` was preempted in the last run."""
+        w = "sim.Simulator.job_preemptions"
+        return check(lib.ns_sim_job_preemptions(self._ptr, as_int(job, w, "job")), w)
 
     def job_result(self, job: int) -> JobResult:
         """JobResult of the job of index `job` in the last run."""
