@@ -112,7 +112,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
              "format %d", c.format);
     int known = 0;
     for (int i = 0; i < NNETWORKS; i++)
-      known |= networks[i].id == c.network;
+      known |= network_ids[i] == c.network;
     FZ_CHECK(known, "network %d", c.network);
   }
   for (int i = 0; i < argc; i++)
