@@ -16,9 +16,11 @@
  *  - A held job asks for its total GPUs. Slurm fixes how many GPUs it takes
  *    on each node: for --gpus-per-node=G jobs exactly G on each of -N nodes,
  *    so nodes with fewer than G free GPUs are hidden from the policy during
- *    that call (occupied, then vacated) and the placement is used only if it
- *    takes exactly G GPUs on each of N nodes (always true for whole-node
- *    requests); otherwise the job waits with a reason saying so. For --gpus=T
+ *    that call (occupied, then vacated); if the placement is not exactly G
+ *    GPUs on each of N nodes (always is for whole-node requests), the policy
+ *    places one node's share N times instead, each chosen node hidden before
+ *    the next call (place_per_node; not for Dally, whose every offer feeds
+ *    its tuner: the job then waits, saying why). For --gpus=T
  *    jobs the node list is the policy's and Slurm chooses the split on it.
  *  - Backfilling as in the simulator: a job that waits does not block the
  *    jobs after it, except under the strict "fifo" preset (head-of-line).
@@ -238,6 +240,53 @@ static int shape_mismatch(const geom *G, const nss_job *j, const int *counts, in
   return 0;
 }
 
+/* -N n --gpus-per-node=G when the policy's placement of the whole job is not
+   G GPUs on each of n nodes: the policy places one node's share (a job of G
+   GPUs) n times, hiding each chosen node before the next call, so the
+   policy still chooses every node and Slurm's split is the policy's. NS_OK
+   with p filled, or the policy's status with why set. The cluster is left
+   as it was. */
+static int place_per_node(nss_ctx *x, const geom *G, const nss_job *j, ns_placement *p,
+                          char *why, size_t n) {
+  ns_job *part = make_job(x, j, j->per_node);
+  ns_placement *one = ns_placement_new();
+  int *hid = malloc((size_t)G->nservers * (size_t)G->gps * sizeof *hid);
+  size_t nh = 0;
+  int rc = part && one && hid ? NS_OK : NS_ENOMEM;
+  ns_placement_clear(p);
+  ns_placement_bind(p, G->c);
+  for (int k = 0; rc == NS_OK && k < j->nodes; k++) {
+    rc = nss_policy_place(x, G->c, part, j, one, why, n);
+    if (rc < 0)
+      break;
+    int v = ns_placement_gpu(one, 0) / G->gps;
+    for (size_t q = 0; q < ns_placement_gpu_count(one) && rc == NS_OK; q++)
+      if (ns_placement_gpu(one, q) / G->gps != v) {
+        snprintf(why, n, "the policy spreads one node's %d GPUs over several nodes; Slurm's "
+                 "--gpus-per-node=%d cannot express that", j->per_node, j->per_node);
+        rc = NS_ENOSPACE;
+      }
+    for (size_t q = 0; q < ns_placement_gpu_count(one) && rc == NS_OK; q++)
+      ns_placement_add_gpu(p, ns_placement_gpu(one, q));
+    size_t from = nh;
+    for (int g = v * G->gps; rc == NS_OK && g < (v + 1) * G->gps; g++)
+      if (ns_cluster_gpu_is_free(G->c, g) == 1)
+        hid[nh++] = g;
+    if (rc == NS_OK && nh > from && ns_cluster_occupy(G->c, hid + from, nh - from) < 0) {
+      nh = from;
+      rc = NS_ENOMEM;
+    }
+  }
+  if (nh > 0)
+    ns_cluster_vacate(G->c, hid, nh);
+  if (rc < 0 && why[0] == '\0')
+    snprintf(why, n, "%s", ns_last_error());
+  free(hid);
+  ns_placement_free(one);
+  ns_job_free(part);
+  return rc;
+}
+
 /* Offers one held job; fills d. Returns the policy's status (NS_OK when
    placed), or 1 when the job waits for a reason of its own (hints, shape). */
 static int offer(nss_ctx *x, const geom *G, const nss_snapshot *s, const nss_job *j,
@@ -257,7 +306,7 @@ static int offer(nss_ctx *x, const geom *G, const nss_snapshot *s, const nss_job
     snprintf(d->reason, sizeof d->reason, "%s", ns_last_error());
     return 1;
   }
-  /* --gpus-per-node=G: hide nodes that cannot give G GPUs. */
+  /* --gpus-per-node=G: hide nodes that cannot give G GPUs (until the end). */
   int *hidden = NULL;
   size_t nh = 0;
   if (j->per_node > 1) {
@@ -276,6 +325,16 @@ static int offer(nss_ctx *x, const geom *G, const nss_snapshot *s, const nss_job
   int rc = nss_policy_place(x, G->c, job, j, p, why, sizeof why);
   if (rc < 0 && why[0] == '\0')
     clean_reason(why, sizeof why, ns_last_error());
+  int nserv = 0;
+  if (rc == NS_OK && j->per_node > 0 && !nss_policy_uses_tuner(x->policy)) {
+    char *list = NULL;
+    if (describe(G, s, p, &list, counts, &nserv) == 0 &&
+        shape_mismatch(G, j, counts, nserv, why, sizeof why)) {
+      why[0] = '\0';
+      rc = place_per_node(x, G, j, p, why, sizeof why);
+    }
+    free(list);
+  }
   if (nh > 0)
     ns_cluster_vacate(G->c, hidden, nh);
   free(hidden);
@@ -291,7 +350,6 @@ static int offer(nss_ctx *x, const geom *G, const nss_snapshot *s, const nss_job
              ns_strerror(rc), why);
     clean_reason(d->reason, sizeof d->reason, tmp);
   } else {
-    int nserv = 0;
     char *list = NULL;
     rc = 1;
     if (describe(G, s, p, &list, counts, &nserv) < 0) {

@@ -55,6 +55,11 @@ expect_no_line_re() { ! grep -qE -- "$1" <<<"$OUT" || fail "unexpected line matc
 # Comma-separated expanded node list of a job ("" if none).
 job_nodes() { scontrol show hostnames "$(squeue -h -j "$1" -o %N 2>/dev/null)" 2>/dev/null | paste -sd,; }
 job_state() { squeue -h -j "$1" -o %t 2>/dev/null; }
+# GPUs Slurm gave a running job per node: "n0:1,n3:4,n4:3".
+gres_split() {
+  scontrol show job -d "$1" | sed -n 's/^ *Nodes=\([^ ]*\) .*GRES=gpu[^:]*:\([0-9]*\).*/\1 \2/p' |
+    while read -r nl g; do for n in $(scontrol show hostnames "$nl"); do echo "$n:$g"; done; done | paste -sd,
+}
 
 # expect_runs JOB NODES: the job reaches R on exactly these nodes (20 s at most).
 expect_runs() {
@@ -130,6 +135,10 @@ case_ff_once() {
   expect_runs "$a" n0
   expect_runs "$b" n1,n2
   expect_runs "$c" n0,n3,n4
+  # Slurm chooses the split of a --gpus job over its nodes; here it equals
+  # first-fit's (1 free GPU on n0, 4 on n3, 3 on n4).
+  [ "$(gres_split "$c")" = "n0:1,n3:4,n4:3" ] || fail "Slurm split $c as $(gres_split "$c")"
+  [ "$(gres_split "$b")" = "n1:4,n2:4" ] || fail "Slurm split $b as $(gres_split "$b")"
   case "$(job_comment "$e")" in
     "netsched waits: "*"100 GPUs"*) ;;
     *) fail "wait reason not in the comment of $e: '$(job_comment "$e")'" ;;
@@ -474,9 +483,27 @@ case_usage() {
   expect_line "$a waits: bad hint in comment: unknown model 'gpt9' (known: vgg16|resnet50|inception3|lstm-ptb)"
 }
 
+# -N n --gpus-per-node=G with G below a node's GPUs: Slurm fixes G per node.
+case_per_node() {
+  local b c
+  # b (-N 2 x 2) on an empty cluster: first-fit for all 4 GPUs takes GPUs
+  # 0-3, all on n0 - not Slurm's split; so first-fit places one node's 2
+  # GPUs twice: n0 (GPUs 0-1), then with n0 hidden n1 (GPUs 4-5).
+  b=$(submit -H --comment=netsched -N 2 --gpus-per-node=2)
+  ns --once
+  expect_line "$b placed n0,n1"
+  expect_runs "$b" n0,n1
+  [ "$(gres_split "$b")" = "n0:2,n1:2" ] || fail "Slurm split $b as $(gres_split "$b")"
+  # Dally is not asked twice (each offer feeds its tuner): its best-fit
+  # machine accept puts c's 4 GPUs on n2 (n0, n1 have 2 free), so c waits.
+  c=$(submit -H --comment=netsched -N 2 --gpus-per-node=2)
+  ns --once --dry-run --policy dally
+  expect_line "$c waits: the policy splits its 4 GPUs over 1 nodes unevenly; Slurm's -N 2 --gpus-per-node=2 cannot express that (submit with --gpus=4 to let the policy choose the split)"
+}
+
 [ -f /tmp/dbg_case.sh ] && source /tmp/dbg_case.sh
 CASES=("$@")
-[ ${#CASES[@]} -gt 0 ] || CASES=(case_usage case_ff_once case_lwf1 case_vclos case_waits case_order case_partition
+[ ${#CASES[@]} -gt 0 ] || CASES=(case_usage case_ff_once case_per_node case_lwf1 case_vclos case_waits case_order case_partition
   case_cassini case_unusable_nodes case_faults_midcycle case_lock_and_signals case_dally_state
   case_controller_restart case_all_presets)
 
