@@ -255,7 +255,8 @@ static int add_policy(cli *c, int p) {
       fprintf(stderr, "netsched-sim: policy %s given twice; it runs once\n", ns_sim_policy_name(p));
       return 0;
     }
-  c->policies[c->npolicies++] = p;
+  if (c->npolicies < MAX_POLICIES)
+    c->policies[c->npolicies++] = p;
   return 0;
 }
 
