@@ -19,26 +19,6 @@ static int place_ff(const ns_cluster *c, const ns_job *job, ns_placement *out, v
   return ns_place_first_fit(c, job, out);
 }
 
-/* Spread: one GPU per server, round robin, so jobs share server NICs. */
-static int place_spread(const ns_cluster *c, const ns_job *job, ns_placement *out, void *user) {
-  (void)user;
-  ns_placement_clear(out);
-  ns_placement_bind(out, c);
-  int need = ns_job_gpus(job), gps = ns_cluster_gpus_per_server(c);
-  int servers = ns_cluster_server_count(c);
-  for (int k = 0; k < gps && need > 0; k++)
-    for (int sv = 0; sv < servers && need > 0; sv++) {
-      int g = sv * gps + k;
-      if (ns_cluster_gpu_is_free(c, g) == 1)
-        ns_placement_add_gpu(out, g), need--;
-    }
-  if (need > 0) {
-    ns_placement_clear(out);
-    return NS_ENOSPACE;
-  }
-  return NS_OK;
-}
-
 static int place_broken(const ns_cluster *c, const ns_job *job, ns_placement *out, void *user) {
   (void)c, (void)job, (void)out, (void)user;
   return NS_ESOLVER;
@@ -49,18 +29,6 @@ static ns_sim_opts *opts_custom(ns_sim_place_fn fn) {
   assert_non_null(o);
   assert_int_equal(ns_sim_opts_set_place_fn(o, fn, NULL), NS_OK);
   return o;
-}
-
-static double metric(const ns_sim *s, ns_sim_metric_id m) {
-  double v = NAN;
-  assert_int_equal(ns_sim_metric(s, m, &v), NS_OK);
-  return v;
-}
-
-static double jct(const ns_sim *s, int job) {
-  double a, st, f;
-  assert_int_equal(ns_sim_job_result(s, job, &a, &st, &f, NULL), NS_OK);
-  return f - a;
 }
 
 /* ---- the 2-job hand-computed case ----------------------------------------- */
@@ -80,29 +48,29 @@ static ns_sim *two_jobs(ns_sim_opts *o) {
 
 static void test_two_jobs_maxmin(void **state) {
   (void)state;
-  ns_sim_opts *o = opts_custom(place_spread);
+  ns_sim_opts *o = opts_custom(ns_test_place_spread);
   assert_int_equal(ns_sim_opts_set_network(o, NS_SIM_NET_MAXMIN), NS_OK); /* the fluid model */
   ns_sim *s = two_jobs(o);
   assert_int_equal(ns_sim_run(s), NS_OK);
   /* Both collide on every NIC link: 5 Gbps each -> comm 200 ms, iteration
      300 ms. B: 50 x 300 = 15 s. A: 50 done by then, 50 more alone at 200 ms
      = 10 s -> 25 s. */
-  assert_near(jct(s, 1), 15000.0, 1e-6);
-  assert_near(jct(s, 0), 25000.0, 1e-6);
-  assert_near(metric(s, NS_SIM_METRIC_MAKESPAN_MS), 25000.0, 1e-6);
-  assert_near(metric(s, NS_SIM_METRIC_AVG_JCT_MS), 20000.0, 1e-6);
-  assert_near(metric(s, NS_SIM_METRIC_LINKS_SHARED), 4, 0); /* tx0 tx1 rx0 rx1 */
+  assert_near(ns_test_jct_ms(s, 1), 15000.0, 1e-6);
+  assert_near(ns_test_jct_ms(s, 0), 25000.0, 1e-6);
+  assert_near(ns_test_metric(s, NS_SIM_METRIC_MAKESPAN_MS), 25000.0, 1e-6);
+  assert_near(ns_test_metric(s, NS_SIM_METRIC_AVG_JCT_MS), 20000.0, 1e-6);
+  assert_near(ns_test_metric(s, NS_SIM_METRIC_LINKS_SHARED), 4, 0); /* tx0 tx1 rx0 rx1 */
   /* comm overhead: A (25 s - 10 s)/10 s = 1.5, B (15 - 5)/5 = 2 -> 1.75 */
-  assert_near(metric(s, NS_SIM_METRIC_COMM_OVERHEAD), 1.75, 1e-9);
+  assert_near(ns_test_metric(s, NS_SIM_METRIC_COMM_OVERHEAD), 1.75, 1e-9);
   /* utilisation: compute GPU-ms = 2*100*100 + 2*50*100 = 30000 of 4 GPUs x 25 s */
-  assert_near(metric(s, NS_SIM_METRIC_GPU_UTIL), 30000.0 / (4 * 25000.0), 1e-9);
+  assert_near(ns_test_metric(s, NS_SIM_METRIC_GPU_UTIL), 30000.0 / (4 * 25000.0), 1e-9);
   ns_sim_free(s);
   ns_sim_opts_free(o);
 }
 
 static void test_two_jobs_srsf1(void **state) {
   (void)state;
-  ns_sim_opts *o = opts_custom(place_spread);
+  ns_sim_opts *o = opts_custom(ns_test_place_spread);
   assert_int_equal(ns_sim_opts_set_network(o, NS_SIM_NET_MAXMIN), NS_OK); /* the fluid model */
   assert_int_equal(ns_sim_opts_set_admission(o, NS_SIM_ADMIT_SRSF, 1), NS_OK);
   ns_sim *s = two_jobs(o);
@@ -111,8 +79,8 @@ static void test_two_jobs_srsf1(void **state) {
      Gbps never binds, so comm stays 100 ms; each waits half the other's
      expected transfer 0.5 * 0.5 * 100 = 25 ms -> iteration 225 ms.
      B: 50 x 225 = 11.25 s; A: 50 more alone at 200 ms -> 21.25 s. */
-  assert_near(jct(s, 1), 11250.0, 1e-6);
-  assert_near(jct(s, 0), 21250.0, 1e-6);
+  assert_near(ns_test_jct_ms(s, 1), 11250.0, 1e-6);
+  assert_near(ns_test_jct_ms(s, 0), 21250.0, 1e-6);
   ns_sim_free(s);
   ns_sim_opts_free(o);
 }
@@ -123,7 +91,7 @@ static void test_two_jobs_contention(void **state) {
     printf("skipped: ns_comm_time_ms (adadual) is not in this build\n");
     skip();
   }
-  ns_sim_opts *o = opts_custom(place_spread);
+  ns_sim_opts *o = opts_custom(ns_test_place_spread);
   assert_int_equal(ns_sim_opts_set_network(o, NS_SIM_NET_CONTENTION), NS_OK);
   /* Eq. 5 with a = 10 ms, b = 1e-6 ms/B, eta = 0.5e-6 ms/B, M = 125 MB:
      T(1) = 10 + 125 = 135 ms; T(2) = 10 + 250 + 62.5 = 322.5 ms. */
@@ -131,8 +99,8 @@ static void test_two_jobs_contention(void **state) {
   ns_sim *s = two_jobs(o);
   assert_int_equal(ns_sim_run(s), NS_OK);
   /* B: 50 x (100 + 322.5) = 21125 ms; A: +50 x (100 + 135) = 11750 ms. */
-  assert_near(jct(s, 1), 21125.0, 1e-6);
-  assert_near(jct(s, 0), 32875.0, 1e-6);
+  assert_near(ns_test_jct_ms(s, 1), 21125.0, 1e-6);
+  assert_near(ns_test_jct_ms(s, 0), 32875.0, 1e-6);
   ns_sim_free(s);
   ns_sim_opts_free(o);
 }
@@ -158,7 +126,7 @@ static void test_two_jobs_cassini(void **state) {
      computes: each alone on the links, iteration 200 ms. */
   ns_sim_network nets[2] = {NS_SIM_NET_MAXMIN, NS_SIM_NET_PHASE};
   for (int m = 0; m < 2; m++) {
-    ns_sim_opts *o = opts_custom(place_spread);
+    ns_sim_opts *o = opts_custom(ns_test_place_spread);
     assert_int_equal(ns_sim_opts_set_network(o, nets[m]), NS_OK);
     assert_int_equal(ns_sim_opts_set_cassini(o, 1, 10), NS_OK);
     ns_sim *s = two_jobs(o);
@@ -166,8 +134,8 @@ static void test_two_jobs_cassini(void **state) {
     /* A (running, added first) is the Affinity BFS reference: shift 0.
        B's optimal rotation puts its Up phase in A's Down: shift 100 ms
        (ALGORITHMS.md worked example 1 at 200 ms). */
-    assert_near(jct(s, 0), 20000.0, 1e-6);
-    assert_near(jct(s, 1), 100.0 + 50 * 200.0, 1e-6);
+    assert_near(ns_test_jct_ms(s, 0), 20000.0, 1e-6);
+    assert_near(ns_test_jct_ms(s, 1), 100.0 + 50 * 200.0, 1e-6);
     ns_sim_free(s);
     ns_sim_opts_free(o);
   }
@@ -207,9 +175,9 @@ static void test_two_jobs_uplink(void **state) {
   assert_int_equal(ns_sim_add_job(s, "A", 0, 2, 100, 100.0, 125000000ull, 0), 0);
   assert_int_equal(ns_sim_add_job(s, "B", 0, 2, 50, 100.0, 125000000ull, 0), 1);
   assert_int_equal(ns_sim_run(s), NS_OK);
-  assert_near(jct(s, 1), 15000.0, 1e-6);
-  assert_near(jct(s, 0), 25000.0, 1e-6);
-  assert_near(metric(s, NS_SIM_METRIC_LINKS_SHARED), 4, 0); /* 2 uplinks + 2 downlinks */
+  assert_near(ns_test_jct_ms(s, 1), 15000.0, 1e-6);
+  assert_near(ns_test_jct_ms(s, 0), 25000.0, 1e-6);
+  assert_near(ns_test_metric(s, NS_SIM_METRIC_LINKS_SHARED), 4, 0); /* 2 uplinks + 2 downlinks */
   int servers = 0;
   assert_int_equal(ns_sim_job_result(s, 0, NULL, NULL, NULL, &servers), NS_OK);
   assert_int_equal(servers, 2);
@@ -224,9 +192,9 @@ static void test_two_jobs_no_sharing(void **state) {
   ns_sim *s = two_jobs(o); /* FF: A on GPUs 0,1 (server 0), B on 2,3 (server 1) */
   assert_int_equal(ns_sim_run(s), NS_OK);
   /* one server each: intra-server all-reduce at 100 Gbps: 125 MB -> 10 ms */
-  assert_near(jct(s, 0), 100 * 110.0, 1e-6);
-  assert_near(jct(s, 1), 50 * 110.0, 1e-6);
-  assert_near(metric(s, NS_SIM_METRIC_LINKS_SHARED), 0, 0);
+  assert_near(ns_test_jct_ms(s, 0), 100 * 110.0, 1e-6);
+  assert_near(ns_test_jct_ms(s, 1), 50 * 110.0, 1e-6);
+  assert_near(ns_test_metric(s, NS_SIM_METRIC_LINKS_SHARED), 0, 0);
   ns_sim_free(s);
   ns_sim_opts_free(o);
 }
@@ -244,11 +212,11 @@ static void test_gpu_sharing(void **state) {
   assert_int_equal(ns_sim_add_job(s, "A", 0, 1, 10, 100.0, 0, 1000), 0);
   assert_int_equal(ns_sim_add_job(s, "B", 0, 1, 5, 100.0, 0, 1000), 1);
   assert_int_equal(ns_sim_run(s), NS_OK);
-  assert_near(jct(s, 1), 1000.0, 1e-9);
-  assert_near(jct(s, 0), 1500.0, 1e-9);
+  assert_near(ns_test_jct_ms(s, 1), 1000.0, 1e-9);
+  assert_near(ns_test_jct_ms(s, 0), 1500.0, 1e-9);
   /* the GPU computes all the time: utilisation 1, never fragmented */
-  assert_near(metric(s, NS_SIM_METRIC_GPU_UTIL), 1.0, 1e-9);
-  assert_near(metric(s, NS_SIM_METRIC_FRAGMENTATION), 0.0, 1e-12);
+  assert_near(ns_test_metric(s, NS_SIM_METRIC_GPU_UTIL), 1.0, 1e-9);
+  assert_near(ns_test_metric(s, NS_SIM_METRIC_FRAGMENTATION), 0.0, 1e-12);
   ns_sim_free(s);
   /* exclusive GPUs: B waits for A (FIFO by arrival, then index) */
   assert_int_equal(ns_sim_opts_set_gpu_sharing(o, 0), NS_OK);
@@ -256,8 +224,8 @@ static void test_gpu_sharing(void **state) {
   assert_int_equal(ns_sim_add_job(s, "A", 0, 1, 10, 100.0, 0, 1000), 0);
   assert_int_equal(ns_sim_add_job(s, "B", 0, 1, 5, 100.0, 0, 1000), 1);
   assert_int_equal(ns_sim_run(s), NS_OK);
-  assert_near(jct(s, 0), 1000.0, 1e-9);
-  assert_near(jct(s, 1), 1500.0, 1e-9);
+  assert_near(ns_test_jct_ms(s, 0), 1000.0, 1e-9);
+  assert_near(ns_test_jct_ms(s, 1), 1500.0, 1e-9);
   ns_sim_free(s);
   ns_sim_opts_free(o);
 }
@@ -291,10 +259,10 @@ static void test_phase_lone_job(void **state) {
   static const double one[1][4] = {{0, 100, 100.0, 125e6}};
   ns_sim_network nets[2] = {NS_SIM_NET_MAXMIN, NS_SIM_NET_PHASE};
   for (int m = 0; m < 2; m++) {
-    ns_sim_opts *o = opts_custom(place_spread);
+    ns_sim_opts *o = opts_custom(ns_test_place_spread);
     assert_int_equal(ns_sim_opts_set_network(o, nets[m]), NS_OK);
     ns_sim *s = run_jobs(o, 1, one);
-    assert_near(jct(s, 0), 20000.0, 1e-6);
+    assert_near(ns_test_jct_ms(s, 0), 20000.0, 1e-6);
     ns_sim_free(s);
     ns_sim_opts_free(o);
     o = opts_custom(place_cross);
@@ -304,7 +272,7 @@ static void test_phase_lone_job(void **state) {
     s = ns_sim_new(o);
     assert_int_equal(ns_sim_add_job(s, "A", 0, 2, 100, 100.0, 125000000ull, 0), 0);
     assert_int_equal(ns_sim_run(s), NS_OK);
-    assert_near(jct(s, 0), 20000.0, 1e-6);
+    assert_near(ns_test_jct_ms(s, 0), 20000.0, 1e-6);
     ns_sim_free(s);
     ns_sim_opts_free(o);
   }
@@ -317,19 +285,19 @@ static void test_phase_lone_job(void **state) {
    assumption happens to be right). */
 static void test_phase_lock_step(void **state) {
   (void)state;
-  ns_sim_opts *o = opts_custom(place_spread);
+  ns_sim_opts *o = opts_custom(ns_test_place_spread);
   ns_sim *s = two_jobs(o); /* default network: phase */
   assert_int_equal(ns_sim_run(s), NS_OK);
-  assert_near(jct(s, 1), 15000.0, 1e-6);
-  assert_near(jct(s, 0), 25000.0, 1e-6);
-  assert_near(metric(s, NS_SIM_METRIC_LINKS_SHARED), 4, 0);
+  assert_near(ns_test_jct_ms(s, 1), 15000.0, 1e-6);
+  assert_near(ns_test_jct_ms(s, 0), 25000.0, 1e-6);
+  assert_near(ns_test_metric(s, NS_SIM_METRIC_LINKS_SHARED), 4, 0);
   ns_sim_free(s);
   /* without fast-forward, the same to the microsecond */
   assert_int_equal(ns_sim_opts_set_phase_window(o, 0), NS_OK);
   s = two_jobs(o);
   assert_int_equal(ns_sim_run(s), NS_OK);
-  assert_near(jct(s, 1), 15000.0, 1e-6);
-  assert_near(jct(s, 0), 25000.0, 1e-6);
+  assert_near(ns_test_jct_ms(s, 1), 15000.0, 1e-6);
+  assert_near(ns_test_jct_ms(s, 0), 25000.0, 1e-6);
   ns_sim_free(s);
   ns_sim_opts_free(o);
 }
@@ -342,15 +310,15 @@ static void test_phase_lock_step(void **state) {
 static void test_phase_interleaved(void **state) {
   (void)state;
   static const double jobs[2][4] = {{0, 100, 100.0, 125e6}, {100, 50, 100.0, 125e6}};
-  ns_sim_opts *o = opts_custom(place_spread);
+  ns_sim_opts *o = opts_custom(ns_test_place_spread);
   ns_sim *s = run_jobs(o, 2, jobs);
-  assert_near(jct(s, 0), 20000.0, 1e-6);
-  assert_near(jct(s, 1), 10000.0, 1e-6);
+  assert_near(ns_test_jct_ms(s, 0), 20000.0, 1e-6);
+  assert_near(ns_test_jct_ms(s, 1), 10000.0, 1e-6);
   ns_sim_free(s);
   assert_int_equal(ns_sim_opts_set_network(o, NS_SIM_NET_MAXMIN), NS_OK);
   s = run_jobs(o, 2, jobs);
   /* fluid: B from 100 ms at 300 ms per iteration -> 15 s */
-  assert_near(jct(s, 1), 15000.0, 1e-6);
+  assert_near(ns_test_jct_ms(s, 1), 15000.0, 1e-6);
   ns_sim_free(s);
   ns_sim_opts_free(o);
 }
@@ -366,15 +334,15 @@ static void test_phase_interleaved(void **state) {
 static void test_phase_drift(void **state) {
   (void)state;
   static const double jobs[2][4] = {{0, 3, 100.0, 125e6}, {0, 2, 150.0, 125e6}};
-  ns_sim_opts *o = opts_custom(place_spread);
+  ns_sim_opts *o = opts_custom(ns_test_place_spread);
   ns_sim *s = run_jobs(o, 2, jobs);
-  assert_near(jct(s, 0), 650.0, 1e-6);
-  assert_near(jct(s, 1), 550.0, 1e-6);
+  assert_near(ns_test_jct_ms(s, 0), 650.0, 1e-6);
+  assert_near(ns_test_jct_ms(s, 1), 550.0, 1e-6);
   ns_sim_free(s);
   assert_int_equal(ns_sim_opts_set_network(o, NS_SIM_NET_MAXMIN), NS_OK);
   s = run_jobs(o, 2, jobs);
-  assert_near(jct(s, 1), 700.0, 1e-6);
-  assert_near(jct(s, 0), 700.0 + (3 - 700.0 / 300.0) * 200.0, 1e-6);
+  assert_near(ns_test_jct_ms(s, 1), 700.0, 1e-6);
+  assert_near(ns_test_jct_ms(s, 0), 700.0 + (3 - 700.0 / 300.0) * 200.0, 1e-6);
   ns_sim_free(s);
   ns_sim_opts_free(o);
 }
@@ -388,18 +356,18 @@ static void test_phase_drift(void **state) {
    49 x 200 ms = 20 s. SRSF(2) lets both communicate: the lock-step 15/25 s. */
 static void test_phase_srsf(void **state) {
   (void)state;
-  ns_sim_opts *o = opts_custom(place_spread);
+  ns_sim_opts *o = opts_custom(ns_test_place_spread);
   assert_int_equal(ns_sim_opts_set_admission(o, NS_SIM_ADMIT_SRSF, 1), NS_OK);
   ns_sim *s = two_jobs(o);
   assert_int_equal(ns_sim_run(s), NS_OK);
-  assert_near(jct(s, 1), 10100.0, 1e-6);
-  assert_near(jct(s, 0), 20000.0, 1e-6);
+  assert_near(ns_test_jct_ms(s, 1), 10100.0, 1e-6);
+  assert_near(ns_test_jct_ms(s, 0), 20000.0, 1e-6);
   ns_sim_free(s);
   assert_int_equal(ns_sim_opts_set_admission(o, NS_SIM_ADMIT_SRSF, 2), NS_OK);
   s = two_jobs(o);
   assert_int_equal(ns_sim_run(s), NS_OK);
-  assert_near(jct(s, 1), 15000.0, 1e-6);
-  assert_near(jct(s, 0), 25000.0, 1e-6);
+  assert_near(ns_test_jct_ms(s, 1), 15000.0, 1e-6);
+  assert_near(ns_test_jct_ms(s, 0), 25000.0, 1e-6);
   ns_sim_free(s);
   ns_sim_opts_free(o);
 }
@@ -418,12 +386,12 @@ static void test_phase_adadual_waits(void **state) {
     printf("skipped: AdaDUAL is not in this build\n");
     skip();
   }
-  ns_sim_opts *o = opts_custom(place_spread);
+  ns_sim_opts *o = opts_custom(ns_test_place_spread);
   assert_int_equal(ns_sim_opts_set_admission(o, NS_SIM_ADMIT_ADADUAL, 1), NS_OK);
   ns_sim *s = two_jobs(o);
   assert_int_equal(ns_sim_run(s), NS_OK);
-  assert_near(jct(s, 1), 10100.0, 1e-6);
-  assert_near(jct(s, 0), 20000.0, 1e-6);
+  assert_near(ns_test_jct_ms(s, 1), 10100.0, 1e-6);
+  assert_near(ns_test_jct_ms(s, 0), 20000.0, 1e-6);
   ns_sim_free(s);
   ns_sim_opts_free(o);
 }
@@ -443,8 +411,8 @@ static void test_phase_gpu_sharing_overlap(void **state) {
   assert_int_equal(ns_sim_add_job(s, "A", 0, 2, 10, 100.0, 1250000000ull, 1000), 0);
   assert_int_equal(ns_sim_add_job(s, "B", 100, 2, 5, 100.0, 1250000000ull, 1000), 1);
   assert_int_equal(ns_sim_run(s), NS_OK);
-  assert_near(jct(s, 0), 2000.0, 1e-6);
-  assert_near(jct(s, 1), 1000.0, 1e-6);
+  assert_near(ns_test_jct_ms(s, 0), 2000.0, 1e-6);
+  assert_near(ns_test_jct_ms(s, 1), 1000.0, 1e-6);
   ns_sim_free(s);
   ns_sim_opts_free(o);
 }
@@ -489,7 +457,7 @@ static void test_phase_lwf_remaining(void **state) {
 static void test_phase_fast_forward(void **state) {
   (void)state;
   static const double jobs[2][4] = {{0, 600, 100.0, 125e6}, {0, 400, 150.0, 125e6}};
-  ns_sim_opts *o = opts_custom(place_spread);
+  ns_sim_opts *o = opts_custom(ns_test_place_spread);
   assert_int_equal(ns_sim_opts_set_phase_window(o, 0), NS_OK);
   ns_sim *exact = run_jobs(o, 2, jobs);
   const int windows[3] = {4, 16, 64};
@@ -497,15 +465,15 @@ static void test_phase_fast_forward(void **state) {
     assert_int_equal(ns_sim_opts_set_phase_window(o, windows[w]), NS_OK);
     ns_sim *ff = run_jobs(o, 2, jobs);
     for (int j = 0; j < 2; j++) {
-      double c = jobs[j][2], x = jct(exact, j), y = jct(ff, j);
+      double c = jobs[j][2], x = ns_test_jct_ms(exact, j), y = ns_test_jct_ms(ff, j);
       double bound = x * 100.0 / (windows[w] * (c + 100.0)) + (c + 200.0);
       assert_true(fabs(x - y) <= bound);
     }
     ns_sim_free(ff);
   }
   /* sanity of the exact run: both between alone and fully colliding */
-  assert_true(jct(exact, 0) > 600 * 200.0 && jct(exact, 0) < 600 * 300.0);
-  assert_true(jct(exact, 1) > 400 * 250.0 && jct(exact, 1) < 400 * 350.0);
+  assert_true(ns_test_jct_ms(exact, 0) > 600 * 200.0 && ns_test_jct_ms(exact, 0) < 600 * 300.0);
+  assert_true(ns_test_jct_ms(exact, 1) > 400 * 250.0 && ns_test_jct_ms(exact, 1) < 400 * 350.0);
   ns_sim_free(exact);
   ns_sim_opts_free(o);
 }
@@ -527,15 +495,15 @@ static void test_queueing_and_fragmentation(void **state) {
   assert_int_equal(ns_sim_job_result(s, 1, &a, &st, &f, NULL), NS_OK);
   assert_near(st, 2000.0, 1e-9);
   assert_near(f, 3000.0, 1e-9);
-  assert_near(metric(s, NS_SIM_METRIC_AVG_QUEUE_MS), (0 + 1500 + 1500) / 3.0, 1e-9);
+  assert_near(ns_test_metric(s, NS_SIM_METRIC_AVG_QUEUE_MS), (0 + 1500 + 1500) / 3.0, 1e-9);
   /* nearest rank: p95 of {0, 1500, 1500} = 1500 */
-  assert_near(metric(s, NS_SIM_METRIC_P95_QUEUE_MS), 1500.0, 1e-9);
+  assert_near(ns_test_metric(s, NS_SIM_METRIC_P95_QUEUE_MS), 1500.0, 1e-9);
   /* JCTs {2000, 2500, 2500}: median = 2nd = 2500 */
-  assert_near(metric(s, NS_SIM_METRIC_MEDIAN_JCT_MS), 2500.0, 1e-9);
+  assert_near(ns_test_metric(s, NS_SIM_METRIC_MEDIAN_JCT_MS), 2500.0, 1e-9);
   /* Fragmentation: 0 idle of 4 for 2 s, then 2 idle of 4 for 1 s. */
-  assert_near(metric(s, NS_SIM_METRIC_FRAGMENTATION), (0 * 2 + 0.5 * 1) / 3.0, 1e-9);
+  assert_near(ns_test_metric(s, NS_SIM_METRIC_FRAGMENTATION), (0 * 2 + 0.5 * 1) / 3.0, 1e-9);
   /* GPU-ms held: 4 x 2000 + 2 x 1000 */
-  assert_near(metric(s, NS_SIM_METRIC_GPU_MS_ALLOCATED), 10000.0, 1e-6);
+  assert_near(ns_test_metric(s, NS_SIM_METRIC_GPU_MS_ALLOCATED), 10000.0, 1e-6);
   ns_sim_free(s);
   ns_sim_opts_free(o);
 }
@@ -584,13 +552,13 @@ static void test_conservation(void **state) {
     assert_true(servers >= 1);
     held += ns_sim_job_gpus(s, i) * (f - st);
   }
-  assert_near(metric(s, NS_SIM_METRIC_JOBS_DONE), 160, 0);
-  assert_near(metric(s, NS_SIM_METRIC_UNFINISHED), 0, 0);
+  assert_near(ns_test_metric(s, NS_SIM_METRIC_JOBS_DONE), 160, 0);
+  assert_near(ns_test_metric(s, NS_SIM_METRIC_UNFINISHED), 0, 0);
   /* GPU-seconds add up: the engine's integral equals the per-job sum */
-  assert_near(metric(s, NS_SIM_METRIC_GPU_MS_ALLOCATED), held, held * 1e-9);
-  double util = metric(s, NS_SIM_METRIC_GPU_UTIL);
+  assert_near(ns_test_metric(s, NS_SIM_METRIC_GPU_MS_ALLOCATED), held, held * 1e-9);
+  double util = ns_test_metric(s, NS_SIM_METRIC_GPU_UTIL);
   assert_true(util > 0 && util <= 1);
-  double frag = metric(s, NS_SIM_METRIC_FRAGMENTATION);
+  double frag = ns_test_metric(s, NS_SIM_METRIC_FRAGMENTATION);
   assert_true(frag >= 0 && frag < 1);
   ns_sim_free(s);
 }
@@ -599,12 +567,12 @@ static void test_determinism(void **state) {
   (void)state;
   ns_sim *a = default_run(3), *b = default_run(3), *c = default_run(4);
   for (int m = 0; m < NS_SIM_METRIC_COUNT; m++)
-    assert_true(metric(a, (ns_sim_metric_id)m) == metric(b, (ns_sim_metric_id)m));
-  assert_true(metric(a, NS_SIM_METRIC_AVG_JCT_MS) != metric(c, NS_SIM_METRIC_AVG_JCT_MS));
+    assert_true(ns_test_metric(a, (ns_sim_metric_id)m) == ns_test_metric(b, (ns_sim_metric_id)m));
+  assert_true(ns_test_metric(a, NS_SIM_METRIC_AVG_JCT_MS) != ns_test_metric(c, NS_SIM_METRIC_AVG_JCT_MS));
   /* rerunning the same handle gives the same results */
-  double before = metric(a, NS_SIM_METRIC_AVG_JCT_MS);
+  double before = ns_test_metric(a, NS_SIM_METRIC_AVG_JCT_MS);
   assert_int_equal(ns_sim_run(a), NS_OK);
-  assert_true(metric(a, NS_SIM_METRIC_AVG_JCT_MS) == before);
+  assert_true(ns_test_metric(a, NS_SIM_METRIC_AVG_JCT_MS) == before);
   ns_sim_free(a), ns_sim_free(b), ns_sim_free(c);
 }
 
@@ -623,7 +591,7 @@ static void test_tiresias_fixture(void **state) {
   assert_near(a, 53000.0, 0); /* submit_time 53 s */
   /* job 0: vgg19, 1 GPU alone: its duration column, 164 s (sim.h, TRACE
      DURATIONS: no communication on one GPU, compute = 164 s / 606) */
-  assert_near(jct(s, 0), 164000.0, 1e-6);
+  assert_near(ns_test_jct_ms(s, 0), 164000.0, 1e-6);
   ns_sim_free(s);
   ns_sim_opts_free(o);
 }
@@ -636,7 +604,7 @@ static void test_trace_skips_large_jobs(void **state) {
   assert_int_equal(ns_sim_load_trace(s, "tests/fixtures/tiresias-small.csv", NS_SIM_TRACE_TIRESIAS), 4);
   assert_int_equal(ns_sim_skipped_count(s), 1);
   assert_int_equal(ns_sim_run(s), NS_OK);
-  assert_near(metric(s, NS_SIM_METRIC_SKIPPED), 1, 0);
+  assert_near(ns_test_metric(s, NS_SIM_METRIC_SKIPPED), 1, 0);
   assert_fails_with(ns_sim_add_job(s, "huge", 0, 17, 1, 1.0, 0, 0), NS_ENOSPACE, "huge");
   assert_int_equal(ns_sim_skipped_count(s), 2);
   ns_sim_free(s);
@@ -707,7 +675,7 @@ static void test_shared_traces(void **state) {
   ns_sim *s = ns_sim_new(o);
   assert_int_equal(ns_sim_load_trace(s, t60, NS_SIM_TRACE_TIRESIAS), 60);
   assert_int_equal(ns_sim_run(s), NS_OK);
-  assert_near(metric(s, NS_SIM_METRIC_JOBS_DONE), 60, 0);
+  assert_near(ns_test_metric(s, NS_SIM_METRIC_JOBS_DONE), 60, 0);
   ns_sim_free(s);
   const char *ph = ns_test_data_path("traces/philly-adaptdl.csv");
   assert_non_null(ph);
@@ -780,16 +748,6 @@ static void test_csv_output(void **state) {
 }
 
 
-/* Writes `text` to a fresh temporary file; path in buf. */
-static void temp_trace(char *buf, const char *text) {
-  strcpy(buf, "/tmp/ns_sim_trace_XXXXXX");
-  int fd = mkstemp(buf);
-  assert_true(fd >= 0);
-  FILE *f = fdopen(fd, "w");
-  fputs(text, f);
-  fclose(f);
-}
-
 static void test_trace_ids_and_models(void **state) {
   (void)state;
   ns_sim_opts *o = opts_custom(place_ff);
@@ -824,7 +782,7 @@ static void test_trace_header_errors(void **state) {
   ns_sim *s = ns_sim_new(o);
   char path[64];
   /* "gpus" instead of "num_gpu": the message names the missing column */
-  temp_trace(path, "job_id,gpus,submit_time,iterations,model_name\n1,2,0,10,vgg16\n");
+  ns_test_temp_file(path, "job_id,gpus,submit_time,iterations,model_name\n1,2,0,10,vgg16\n");
   assert_fails_with(ns_sim_load_trace(s, path, NS_SIM_TRACE_TIRESIAS), NS_EINVAL,
                     "line 1: missing column num_gpu");
   assert_non_null(strstr(ns_last_error(), "(got 'job_id,gpus,submit_time,iterations,model_name')"));
@@ -832,11 +790,11 @@ static void test_trace_header_errors(void **state) {
   assert_fails_with(ns_sim_load_trace(s, path, NS_SIM_TRACE_AUTO), NS_EINVAL,
                     "line 1: missing column num_gpu");
   remove(path);
-  temp_trace(path, "a,b,c\n1,2,3\n");
+  ns_test_temp_file(path, "a,b,c\n1,2,3\n");
   assert_fails_with(ns_sim_load_trace(s, path, NS_SIM_TRACE_AUTO), NS_EINVAL, "format not recognised");
   remove(path);
   /* a repeated job_id: both lines named, nothing loaded */
-  temp_trace(path, "job_id,num_gpu,submit_time,iterations,model_name\n"
+  ns_test_temp_file(path, "job_id,num_gpu,submit_time,iterations,model_name\n"
                    "a,1,0,10,vgg16\nb,1,0,10,vgg16\na,1,5,10,resnet50\n");
   assert_fails_with(ns_sim_load_trace(s, path, NS_SIM_TRACE_AUTO), NS_EINVAL,
                     "lines 2 and 4: job_id must be unique (got 'a' twice)");
@@ -853,7 +811,7 @@ static void test_custom_model_profiles(void **state) {
   ns_sim_opts *o = opts_custom(place_ff);
   ns_sim *s = ns_sim_new(o);
   char path[64];
-  temp_trace(path, "job_id,num_gpu,submit_time,iterations,model_name\nj1,1,0,100,bert\n");
+  ns_test_temp_file(path, "job_id,num_gpu,submit_time,iterations,model_name\nj1,1,0,100,bert\n");
   /* unknown model: refused, and the message says how to add one */
   assert_fails_with(ns_sim_load_trace(s, path, NS_SIM_TRACE_AUTO), NS_EINVAL, "'bert'");
   assert_non_null(strstr(ns_last_error(), "ns_sim_add_model_profile"));
@@ -866,7 +824,7 @@ static void test_custom_model_profiles(void **state) {
   assert_string_equal(ns_sim_job_model(s, 0), "bert");
   assert_int_equal(ns_sim_run(s), NS_OK);
   /* one GPU, no communication: JCT = 100 iterations x (40 + 60) ms = 10 s */
-  assert_near(jct(s, 0), 10000.0, 1e-6);
+  assert_near(ns_test_jct_ms(s, 0), 10000.0, 1e-6);
   ns_sim_free(s);
   remove(path);
   ns_sim_opts_free(o);
@@ -898,8 +856,8 @@ static void test_scale_arrivals(void **state) {
   assert_near(arrival(s, 0), 500, 0);
   assert_near(arrival(s, 1), 100, 0);
   assert_near(arrival(s, 2), 1300, 0);
-  assert_near(jct(s, 2), 100, 1e-9);
-  assert_near(metric(s, NS_SIM_METRIC_MAKESPAN_MS), 1400 - 100, 1e-9);
+  assert_near(ns_test_jct_ms(s, 2), 100, 1e-9);
+  assert_near(ns_test_metric(s, NS_SIM_METRIC_MAKESPAN_MS), 1400 - 100, 1e-9);
   assert_int_equal(ns_sim_scale_arrivals(s, 0.25), NS_OK);
   double v;
   assert_fails_with(ns_sim_metric(s, NS_SIM_METRIC_AVG_JCT_MS, &v), NS_ESTATE, "ns_sim_run");
@@ -911,7 +869,7 @@ static void test_scale_arrivals(void **state) {
   assert_near(arrival(s, 0), 200, 0);
   assert_near(arrival(s, 1), 100, 0);
   assert_near(arrival(s, 2), 400, 0);
-  assert_near(metric(s, NS_SIM_METRIC_MAKESPAN_MS), 500 - 100, 1e-9);
+  assert_near(ns_test_metric(s, NS_SIM_METRIC_MAKESPAN_MS), 500 - 100, 1e-9);
   ns_sim_free(s);
 }
 
@@ -962,15 +920,15 @@ static void test_every_preset(void **state) {
           held += ns_sim_job_gpus(s, i) * (f - st);
       }
       /* vClos may round a job up (more GPUs held than asked): >= */
-      assert_true(metric(s, NS_SIM_METRIC_GPU_MS_ALLOCATED) >= held * (1 - 1e-9));
-      assert_near(metric(s, NS_SIM_METRIC_UNFINISHED), 0, 0);
+      assert_true(ns_test_metric(s, NS_SIM_METRIC_GPU_MS_ALLOCATED) >= held * (1 - 1e-9));
+      assert_near(ns_test_metric(s, NS_SIM_METRIC_UNFINISHED), 0, 0);
       for (int m = 0; m < NS_SIM_METRIC_COUNT; m++)
-        assert_true(isfinite(metric(s, (ns_sim_metric_id)m)));
+        assert_true(isfinite(ns_test_metric(s, (ns_sim_metric_id)m)));
       /* a rerun on the same handle gives the same result (per-run state,
          such as the preemptive presets' queues, is rebuilt from scratch) */
-      double jct0 = metric(s, NS_SIM_METRIC_AVG_JCT_MS);
+      double jct0 = ns_test_metric(s, NS_SIM_METRIC_AVG_JCT_MS);
       assert_int_equal(ns_sim_run(s), NS_OK);
-      assert_true(metric(s, NS_SIM_METRIC_AVG_JCT_MS) == jct0);
+      assert_true(ns_test_metric(s, NS_SIM_METRIC_AVG_JCT_MS) == jct0);
     }
     ns_sim_free(s);
     ns_sim_opts_free(o);

@@ -11,18 +11,6 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static double metric(const ns_sim *s, ns_sim_metric_id m) {
-  double v = NAN;
-  assert_int_equal(ns_sim_metric(s, m, &v), NS_OK);
-  return v;
-}
-
-static double jct(const ns_sim *s, int job) {
-  double a, st, f;
-  assert_int_equal(ns_sim_job_result(s, job, &a, &st, &f, NULL), NS_OK);
-  return f - a;
-}
-
 static ns_sim_opts *opts(const char *policy, ns_sim_network net) {
   ns_sim_opts *o = ns_sim_opts_new();
   assert_non_null(o);
@@ -31,46 +19,24 @@ static ns_sim_opts *opts(const char *policy, ns_sim_network net) {
   return o;
 }
 
-/* A temporary trace file with `text`; the caller removes it. */
-static void write_trace(char *path, const char *text) {
-  int fd = mkstemp(path);
-  assert_true(fd >= 0);
-  FILE *f = fdopen(fd, "w");
-  assert_non_null(f);
-  fputs(text, f);
-  fclose(f);
-}
-
 /* ---- the IDEAL network ------------------------------------------------------ */
 
 /* Two 2-GPU jobs spread one GPU per server over 2 servers, so that under
    max-min they share both NICs (test_sim.c's two-job case). IDEAL: the
    125 MB all-reduce costs nothing, so each runs iterations x compute:
    A 100 x 100 ms = 10 s, B 50 x 100 ms = 5 s; no communication overhead. */
-static int place_spread(const ns_cluster *c, const ns_job *job, ns_placement *out, void *user) {
-  (void)user;
-  ns_placement_clear(out);
-  ns_placement_bind(out, c);
-  int need = ns_job_gpus(job), gps = ns_cluster_gpus_per_server(c);
-  for (int k = 0; k < gps && need > 0; k++)
-    for (int sv = 0; sv < ns_cluster_server_count(c) && need > 0; sv++)
-      if (ns_cluster_gpu_is_free(c, sv * gps + k) == 1)
-        ns_placement_add_gpu(out, sv * gps + k), need--;
-  return need > 0 ? NS_ENOSPACE : NS_OK;
-}
-
 static void test_ideal_network(void **state) {
   (void)state;
   ns_sim_opts *o = opts("ff", NS_SIM_NET_IDEAL);
-  assert_int_equal(ns_sim_opts_set_place_fn(o, place_spread, NULL), NS_OK);
+  assert_int_equal(ns_sim_opts_set_place_fn(o, ns_test_place_spread, NULL), NS_OK);
   assert_int_equal(ns_sim_opts_set_cluster(o, 1, 0, 2, 2, 0, 10.0), NS_OK);
   ns_sim *s = ns_sim_new(o);
   assert_int_equal(ns_sim_add_job(s, "A", 0, 2, 100, 100.0, 125000000ull, 0), 0);
   assert_int_equal(ns_sim_add_job(s, "B", 0, 2, 50, 100.0, 125000000ull, 0), 1);
   assert_int_equal(ns_sim_run(s), NS_OK);
-  assert_near(jct(s, 0), 10000.0, 1e-6);
-  assert_near(jct(s, 1), 5000.0, 1e-6);
-  assert_near(metric(s, NS_SIM_METRIC_COMM_OVERHEAD), 0.0, 1e-12);
+  assert_near(ns_test_jct_ms(s, 0), 10000.0, 1e-6);
+  assert_near(ns_test_jct_ms(s, 1), 5000.0, 1e-6);
+  assert_near(ns_test_metric(s, NS_SIM_METRIC_COMM_OVERHEAD), 0.0, 1e-12);
   ns_sim_free(s);
   /* the same under max-min is slower: the NICs are shared (a check that
      the case exercises the network at all) */
@@ -78,7 +44,7 @@ static void test_ideal_network(void **state) {
   s = ns_sim_new(o);
   assert_int_equal(ns_sim_add_job(s, "A", 0, 2, 100, 100.0, 125000000ull, 0), 0);
   assert_int_equal(ns_sim_run(s), NS_OK);
-  assert_near(jct(s, 0), 100 * 200.0, 1e-6); /* alone: 100 ms compute + 100 ms ring */
+  assert_near(ns_test_jct_ms(s, 0), 100 * 200.0, 1e-6); /* alone: 100 ms compute + 100 ms ring */
   ns_sim_free(s);
   /* model 2 is the phase model (the default, issue 14): accepted */
   assert_int_equal(ns_sim_opts_set_network(o, NS_SIM_NET_PHASE), NS_OK);
@@ -109,12 +75,12 @@ static ns_sim *hol_run(const char *policy) {
 static void test_fifo_blocks_ff_backfills(void **state) {
   (void)state;
   ns_sim *ff = hol_run("ff"), *fifo = hol_run("fifo");
-  assert_near(jct(ff, 2), 10000.0, 1e-6);
-  assert_near(jct(fifo, 2), 108000.0, 1e-6);
-  assert_near(metric(ff, NS_SIM_METRIC_AVG_JCT_MS), 259000.0 / 3, 1e-6);
-  assert_near(metric(fifo, NS_SIM_METRIC_AVG_JCT_MS), 119000.0, 1e-6);
-  assert_near(metric(ff, NS_SIM_METRIC_MAKESPAN_MS), 150000.0, 1e-6);
-  assert_near(metric(fifo, NS_SIM_METRIC_MAKESPAN_MS), 150000.0, 1e-6);
+  assert_near(ns_test_jct_ms(ff, 2), 10000.0, 1e-6);
+  assert_near(ns_test_jct_ms(fifo, 2), 108000.0, 1e-6);
+  assert_near(ns_test_metric(ff, NS_SIM_METRIC_AVG_JCT_MS), 259000.0 / 3, 1e-6);
+  assert_near(ns_test_metric(fifo, NS_SIM_METRIC_AVG_JCT_MS), 119000.0, 1e-6);
+  assert_near(ns_test_metric(ff, NS_SIM_METRIC_MAKESPAN_MS), 150000.0, 1e-6);
+  assert_near(ns_test_metric(fifo, NS_SIM_METRIC_MAKESPAN_MS), 150000.0, 1e-6);
   ns_sim_free(ff), ns_sim_free(fifo);
   /* the preset is ff's parts without backfilling */
   ns_sim_opts *o = opts("ff", NS_SIM_NET_IDEAL);
@@ -139,7 +105,7 @@ static void test_machines_used(void **state) {
   assert_int_equal(ns_sim_add_job(s, "A", 0, 2, 100, 100.0, 0, 0), 0);
   assert_int_equal(ns_sim_add_job(s, "B", 0, 1, 50, 100.0, 0, 0), 1);
   assert_int_equal(ns_sim_run(s), NS_OK);
-  assert_near(metric(s, NS_SIM_METRIC_MACHINES_USED), 1.5, 1e-12);
+  assert_near(ns_test_metric(s, NS_SIM_METRIC_MACHINES_USED), 1.5, 1e-12);
   assert_string_equal(ns_sim_metric_name(NS_SIM_METRIC_MACHINES_USED), "machines_used");
   ns_sim_free(s);
   ns_sim_opts_free(o);
@@ -164,9 +130,9 @@ static void test_tiresias_durations_ideal(void **state) {
     assert_int_equal(ns_sim_run(s), NS_OK);
     const double want[5] = {164e3, 147e3, 127e3, 121e3, 120e3};
     for (int i = 0; i < 5; i++)
-      assert_near(jct(s, i), want[i], 1e-6 * want[i]);
-    assert_near(metric(s, NS_SIM_METRIC_AVG_JCT_MS), 135800.0, 1e-3);
-    assert_near(metric(s, NS_SIM_METRIC_MAKESPAN_MS), 210000.0, 1e-3);
+      assert_near(ns_test_jct_ms(s, i), want[i], 1e-6 * want[i]);
+    assert_near(ns_test_metric(s, NS_SIM_METRIC_AVG_JCT_MS), 135800.0, 1e-3);
+    assert_near(ns_test_metric(s, NS_SIM_METRIC_MAKESPAN_MS), 210000.0, 1e-3);
     ns_sim_free(s);
     ns_sim_opts_free(o);
   }
@@ -182,8 +148,8 @@ static void test_tiresias_durations_ideal(void **state) {
    1 us floor: 1000 x 736.961 ms. */
 static void test_tiresias_durations_maxmin(void **state) {
   (void)state;
-  char path[] = "/tmp/ns_sim_trace_XXXXXX";
-  write_trace(path, "job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n"
+  char path[64];
+  ns_test_temp_file(path, "job_id,num_gpu,submit_time,iterations,model_name,duration,interval\n"
                     "0,4,0,100,resnet50,10,1\n"
                     "1,8,1000,1000,vgg16,1,1\n");
   ns_sim_opts *o = opts("ff", NS_SIM_NET_MAXMIN);
@@ -191,8 +157,8 @@ static void test_tiresias_durations_maxmin(void **state) {
   assert_int_equal(ns_sim_load_trace(s, path, NS_SIM_TRACE_TIRESIAS), 2);
   remove(path);
   assert_int_equal(ns_sim_run(s), NS_OK);
-  assert_near(jct(s, 0), 10000.0, 1e-6);
-  assert_near(jct(s, 1), 1000 * 736.961, 1e-3);
+  assert_near(ns_test_jct_ms(s, 0), 10000.0, 1e-6);
+  assert_near(ns_test_jct_ms(s, 1), 1000 * 736.961, 1e-3);
   ns_sim_free(s);
   ns_sim_opts_free(o);
 }
@@ -209,8 +175,8 @@ static void test_philly_durations(void **state) {
   ns_sim *s = ns_sim_new(o);
   assert_int_equal(ns_sim_load_trace(s, "tests/fixtures/philly-small.csv", NS_SIM_TRACE_PHILLY), 3);
   assert_int_equal(ns_sim_run(s), NS_OK);
-  assert_near(jct(s, 1), 2951000.0, 131.6 / 2);
-  assert_near(jct(s, 0), 66000.0, 89.5 / 2);
+  assert_near(ns_test_jct_ms(s, 1), 2951000.0, 131.6 / 2);
+  assert_near(ns_test_jct_ms(s, 0), 66000.0, 89.5 / 2);
   ns_sim_free(s);
   ns_sim_opts_free(o);
 }
@@ -248,8 +214,8 @@ static void test_tiresias_agreement(void **state) {
     ns_sim *s = ns_sim_new(o);
     assert_int_equal(ns_sim_load_trace(s, t60, NS_SIM_TRACE_TIRESIAS), 60);
     assert_int_equal(ns_sim_run(s), NS_OK);
-    double jct_s = metric(s, NS_SIM_METRIC_AVG_JCT_MS) / 1e3;
-    double mk_s = metric(s, NS_SIM_METRIC_MAKESPAN_MS) / 1e3;
+    double jct_s = ns_test_metric(s, NS_SIM_METRIC_AVG_JCT_MS) / 1e3;
+    double mk_s = ns_test_metric(s, NS_SIM_METRIC_MAKESPAN_MS) / 1e3;
     printf("  %2d x 4 GPUs %-4s avg JCT %9.3f s (peer %9.3f)  makespan %6.0f s (peer %6.0f)\n",
            tiresias_peer[i].servers, tiresias_peer[i].policy, jct_s, tiresias_peer[i].avg_jct_s,
            mk_s, tiresias_peer[i].makespan_s);

@@ -12,16 +12,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static double metric(const ns_sim *s, ns_sim_metric_id m) {
-  double v = NAN;
-  assert_int_equal(ns_sim_metric(s, m, &v), NS_OK);
-  return v;
-}
-
 static double jct_s(const ns_sim *s, int job) {
-  double a, st, f;
-  assert_int_equal(ns_sim_job_result(s, job, &a, &st, &f, NULL), NS_OK);
-  return (f - a) / 1e3;
+  return ns_test_jct_ms(s, job) / 1e3;
 }
 
 /* One 4-GPU server, IDEAL network, `policy`; thresholds in GPU-s. */
@@ -69,7 +61,7 @@ static void test_short_job_behind_long(void **state) {
   assert_near(jct_s(s, 0), 10030.0, 1e-6);
   assert_int_equal(ns_sim_job_preemptions(s, 0), 2);
   assert_int_equal(ns_sim_job_preemptions(s, 1), 0);
-  assert_near(metric(s, NS_SIM_METRIC_PREEMPTIONS), 2, 0);
+  assert_near(ns_test_metric(s, NS_SIM_METRIC_PREEMPTIONS), 2, 0);
   double st;
   assert_int_equal(ns_sim_job_result(s, 0, NULL, &st, NULL, NULL), NS_OK);
   assert_near(st, 0.0, 0); /* start = first start */
@@ -82,7 +74,7 @@ static void test_short_job_behind_long(void **state) {
   assert_int_equal(ns_sim_run(s), NS_OK);
   assert_near(jct_s(s, 1), 9910.0, 1e-6);
   assert_near(jct_s(s, 2), 9810.0, 1e-6);
-  assert_near(metric(s, NS_SIM_METRIC_PREEMPTIONS), 0, 0);
+  assert_near(ns_test_metric(s, NS_SIM_METRIC_PREEMPTIONS), 0, 0);
   ns_sim_free(s);
   ns_sim_opts_free(o);
 }
@@ -240,9 +232,9 @@ static void test_tiresias_agreement(void **state) {
     assert_int_equal(ns_sim_load_trace(s, path, NS_SIM_TRACE_TIRESIAS), 60 * peer[i].copies);
     remove(path);
     assert_int_equal(ns_sim_run(s), NS_OK);
-    double jct = metric(s, NS_SIM_METRIC_AVG_JCT_MS) / 1e3;
-    double mk = metric(s, NS_SIM_METRIC_MAKESPAN_MS) / 1e3;
-    double pre = metric(s, NS_SIM_METRIC_PREEMPTIONS);
+    double jct = ns_test_metric(s, NS_SIM_METRIC_AVG_JCT_MS) / 1e3;
+    double mk = ns_test_metric(s, NS_SIM_METRIC_MAKESPAN_MS) / 1e3;
+    double pre = ns_test_metric(s, NS_SIM_METRIC_PREEMPTIONS);
     printf("  %3d jobs x%-2d %2d x 4 %-10s knob %g JCT %9.3f (peer %9.3f) makespan %6.0f (%6.0f) "
            "preemptions %4.0f (%4d)\n", 60 * peer[i].copies, peer[i].scale, peer[i].servers,
            peer[i].policy, peer[i].knob, jct, peer[i].jct_s, mk, peer[i].makespan_s, pre,

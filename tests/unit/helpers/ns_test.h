@@ -40,4 +40,21 @@
    tests skip with a message then. The buffer is static. */
 const char *ns_test_data_path(const char *relative);
 
+/* Simulator helpers shared by the test_sim* suites. */
+
+/* The metric's value; fails the test if ns_sim_metric does. */
+double ns_test_metric(const ns_sim *s, ns_sim_metric_id m);
+
+/* Job `job`'s completion time (finish - arrival) in ms. */
+double ns_test_jct_ms(const ns_sim *s, int job);
+
+/* A placement callback that spreads a job one GPU per server, round robin,
+   so that jobs share server NICs; NS_ENOSPACE (and an empty placement)
+   when the free GPUs do not suffice. */
+int ns_test_place_spread(const ns_cluster *c, const ns_job *job, ns_placement *out, void *user);
+
+/* Writes `text` to a fresh temporary file whose path is left in `path`
+   (at least 64 bytes); the caller removes it. */
+void ns_test_temp_file(char *path, const char *text);
+
 #endif
