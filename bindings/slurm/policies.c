@@ -28,27 +28,40 @@
 
 /* ---- models ------------------------------------------------------------- */
 
+/* The simulator's embedded profiles (ns_sim_model_profile), so a job's
+   model hint means the same here as in netsched-sim. */
 typedef struct nss_model {
   const char *name;
-  double model_mb, fwd_ms, bwd_ms, mem_mb;
+  double model_mb, fwd_ms, bwd_ms;
 } nss_model;
 
-static const nss_model models[] = {
-    {"vgg16", 526.4, 35.8, 53.7, 4527},
-    {"resnet50", 99.2, 25.0, 37.4, 3213},
-    {"inception3", 103.0, 34.9, 52.4, 3291},
-    {"lstm-ptb", 251.8, 31.5, 47.3, 2751},
-};
-#define NMODELS ((int)(sizeof models / sizeof models[0]))
+static int model_get(int model, nss_model *m) {
+  uint64_t bytes;
+  if (ns_sim_model_profile((ns_sim_model)model, &m->name, &bytes, &m->fwd_ms, &m->bwd_ms,
+                           NULL) != NS_OK)
+    return -1;
+  m->model_mb = (double)bytes / 1e6;
+  return 0;
+}
 
 int nss_model_find(const char *name) {
-  for (int i = 0; i < NMODELS; i++)
-    if (strcmp(models[i].name, name) == 0)
+  nss_model m;
+  for (int i = 0; model_get(i, &m) == 0; i++)
+    if (strcmp(m.name, name) == 0)
       return i;
   return -1;
 }
 
-const char *nss_model_names(void) { return "vgg16|resnet50|inception3|lstm-ptb"; }
+const char *nss_model_names(void) {
+  static char names[256];
+  if (names[0] == '\0') {
+    nss_model m;
+    for (int i = 0; model_get(i, &m) == 0; i++)
+      snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? "|" : "",
+               m.name);
+  }
+  return names;
+}
 
 /* Profile of a job from its hints: compute (fwd + bwd) and all-reduce
    bytes, and the phase profile CASSINI needs - one iteration = compute at 0
@@ -57,14 +70,14 @@ const char *nss_model_names(void) { return "vgg16|resnet50|inception3|lstm-ptb";
 void nss_model_apply(int model, uint64_t iters, double gbps, ns_job *job) {
   if (iters > 0)
     ns_job_set_iterations(job, iters, 0);
-  if (model < 0 || model >= NMODELS)
+  nss_model m;
+  if (model < 0 || model_get(model, &m) < 0)
     return;
-  const nss_model *m = &models[model];
   int n = ns_job_gpus(job);
-  double compute = m->fwd_ms + m->bwd_ms;
-  double comm = n > 1 ? 2.0 * (n - 1) / n * m->model_mb * 8.0 / gbps : 0.0; /* Mbit / Gbps = ms */
-  ns_job_set_compute_ms(job, m->fwd_ms, m->bwd_ms);
-  ns_job_set_model_bytes(job, (uint64_t)llround(m->model_mb * 1e6));
+  double compute = m.fwd_ms + m.bwd_ms;
+  double comm = n > 1 ? 2.0 * (n - 1) / n * m.model_mb * 8.0 / gbps : 0.0; /* Mbit / Gbps = ms */
+  ns_job_set_compute_ms(job, m.fwd_ms, m.bwd_ms);
+  ns_job_set_model_bytes(job, (uint64_t)llround(m.model_mb * 1e6));
   ns_job_clear_phases(job);
   ns_job_add_phase(job, compute, 0.0);
   if (comm > 0)
@@ -77,12 +90,12 @@ void nss_model_apply(int model, uint64_t iters, double gbps, ns_job *job) {
    intra_gbps, else over the 10 Gbps NIC), as the simulator's SRSF/SJF keys;
    without a model hint, the job's time limit; NAN if neither. */
 static double ideal_ms(const nss_job *j) {
-  if (j->model >= 0 && j->iters > 0) {
-    const nss_model *m = &models[j->model];
+  nss_model m;
+  if (j->model >= 0 && j->iters > 0 && model_get(j->model, &m) == 0) {
     int n = j->gpus;
     double frac = n > 1 ? 2.0 * (n - 1) / n : 0.0;
     double gbps = j->nodes > 1 || n > 4 ? 10.0 : 100.0;
-    double it = m->fwd_ms + m->bwd_ms + frac * m->model_mb * 8.0 / gbps;
+    double it = m.fwd_ms + m.bwd_ms + frac * m.model_mb * 8.0 / gbps;
     return it * (double)j->iters;
   }
   return j->limit_ms > 0 ? j->limit_ms : NAN;

@@ -394,6 +394,16 @@ NS_API void ns_sim_free(ns_sim *s);
 NS_API int ns_sim_add_job(ns_sim *s, const char *name, double arrival_ms, int gpus,
                           uint64_t iterations, double compute_ms, uint64_t model_bytes,
                           double mem_mb);
+/* Number of embedded model profiles (ns_sim_model values 0..count-1). */
+NS_API int ns_sim_model_count(void);
+/* Embedded profile `model`: its name as traces write it ("vgg16",
+   "resnet50", "inception3", "lstm-ptb"; static, never freed), all-reduce
+   bytes, forward and backward ms per iteration, memory MB per GPU. Out
+   pointers may be NULL. NS_EINVAL (nothing written) for a model outside
+   0..ns_sim_model_count()-1. For callers that describe jobs themselves
+   (netsched-slurm's model hints) with the simulator's numbers. */
+NS_API int ns_sim_model_profile(ns_sim_model model, const char **name, uint64_t *model_bytes,
+                                double *fwd_ms, double *bwd_ms, double *mem_mb);
 /* Same with an embedded model profile. */
 NS_API int ns_sim_add_model_job(ns_sim *s, const char *name, double arrival_ms, int gpus,
                                 uint64_t iterations, ns_sim_model model);

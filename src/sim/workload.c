@@ -122,6 +122,27 @@ int nsi_sim_add_job_model(ns_sim *s, const char *fn, const char *name, const cha
   return append_job(s, fn, &proto);
 }
 
+#define NPROFILES ((int)(sizeof profiles / sizeof profiles[0]))
+
+int ns_sim_model_count(void) { return NPROFILES; }
+
+int ns_sim_model_profile(ns_sim_model model, const char **name, uint64_t *model_bytes,
+                         double *fwd_ms, double *bwd_ms, double *mem_mb) {
+  NSI_TRY(nsi_check_int((long long)model, 0, NPROFILES - 1, "ns_sim_model_profile", "model"));
+  const nsi_profile *p = &profiles[model];
+  if (name)
+    *name = p->name;
+  if (model_bytes)
+    *model_bytes = (uint64_t)llround(p->model_mb * 1e6);
+  if (fwd_ms)
+    *fwd_ms = p->fwd_ms;
+  if (bwd_ms)
+    *bwd_ms = p->bwd_ms;
+  if (mem_mb)
+    *mem_mb = p->mem_mb;
+  return NS_OK;
+}
+
 void nsi_sim_model_builtin(int m, nsi_model *out) {
   out->name = (char *)profiles[m].name;
   out->compute_ms = profiles[m].fwd_ms + profiles[m].bwd_ms;

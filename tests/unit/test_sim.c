@@ -748,6 +748,28 @@ static void test_csv_output(void **state) {
 }
 
 
+/* The embedded profiles are AdaDUAL's Table III: VGG-16 526.4 MB, fwd 35.8
+   ms, bwd 53.7 ms, 4527 MB; ResNet-50 99.2 MB, 25.0 + 37.4 ms, 3213 MB. */
+static void test_model_profiles(void **state) {
+  (void)state;
+  assert_int_equal(ns_sim_model_count(), 4);
+  const char *name = NULL;
+  uint64_t bytes = 0;
+  double fwd = 0, bwd = 0, mem = 0;
+  assert_int_equal(ns_sim_model_profile(NS_SIM_MODEL_VGG16, &name, &bytes, &fwd, &bwd, &mem), NS_OK);
+  assert_string_equal(name, "vgg16");
+  assert_true(bytes == 526400000ull);
+  assert_near(fwd, 35.8, 1e-12);
+  assert_near(bwd, 53.7, 1e-12);
+  assert_near(mem, 4527, 0);
+  assert_int_equal(ns_sim_model_profile(NS_SIM_MODEL_RESNET50, &name, NULL, &fwd, NULL, NULL), NS_OK);
+  assert_string_equal(name, "resnet50");
+  assert_near(fwd, 25.0, 1e-12);
+  assert_fails_with(ns_sim_model_profile((ns_sim_model)4, &name, &bytes, NULL, NULL, NULL), NS_EINVAL,
+                    "model");
+  assert_string_equal(name, "resnet50"); /* nothing written on failure */
+}
+
 static void test_trace_ids_and_models(void **state) {
   (void)state;
   ns_sim_opts *o = opts_custom(place_ff);
@@ -939,6 +961,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_two_jobs_maxmin),
       cmocka_unit_test(test_trace_ids_and_models),
+      cmocka_unit_test(test_model_profiles),
       cmocka_unit_test(test_trace_header_errors),
       cmocka_unit_test(test_custom_model_profiles),
       cmocka_unit_test(test_two_jobs_srsf1),

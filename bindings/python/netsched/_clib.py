@@ -276,6 +276,8 @@ _TABLE = {
     # sim.h
     "ns_sim_policy_count": (c_int, []),
     "ns_sim_policy_name": (c_char_p, [c_int]),
+    "ns_sim_model_count": (c_int, []),
+    "ns_sim_model_profile": (c_int, [c_int, POINTER(c_char_p), _u64_p, _dbl_p, _dbl_p, _dbl_p]),
     "ns_sim_policy_description": (c_char_p, [c_int]),
     "ns_sim_opts_new": (SIM_OPTS, []),
     "ns_sim_opts_free": (None, [SIM_OPTS]),
