@@ -286,13 +286,21 @@ PEER = [  # servers, peer scheduler, our preset, avg JCT (s), makespan (s)
 ]
 
 
+def tiresias_trace():
+    """Path of Tiresias's 60-job trace, or None (and a skip line) when absent."""
+    t60 = os.path.join(DATA, "traces", "tiresias-60-jobs.csv")
+    if os.path.exists(t60):
+        return t60
+    emit("Skipped: shared/data/traces/tiresias-60-jobs.csv absent (set NS_DATA_DIR).")
+    emit()
+    return None
+
+
 def tiresias_section():
     emit("## Agreement with the Tiresias simulator (SymbioticLab/Tiresias)")
     emit()
-    t60 = os.path.join(DATA, "traces", "tiresias-60-jobs.csv")
-    if not os.path.exists(t60):
-        emit("Skipped: shared/data/traces/tiresias-60-jobs.csv absent (set NS_DATA_DIR).")
-        emit()
+    t60 = tiresias_trace()
+    if t60 is None:
         return
     emit("Setup: Tiresias's own 60-job trace; one switch of N servers x 4 GPUs; "
          "`--network ideal` (the peer models no network: a job runs its trace duration), "
@@ -361,10 +369,8 @@ def derived_trace(src, copies, scale):
 def tiresias_preempt_section():
     emit("## 2D-LAS and 2D-Gittins against the Tiresias simulator")
     emit()
-    t60 = os.path.join(DATA, "traces", "tiresias-60-jobs.csv")
-    if not os.path.exists(t60):
-        emit("Skipped: shared/data/traces/tiresias-60-jobs.csv absent (set NS_DATA_DIR).")
-        emit()
+    t60 = tiresias_trace()
+    if t60 is None:
         return
     emit("Setup: as above (`--network ideal`, one switch of N x 4 GPUs, the peer with "
          "`--scheme=count`); the peer's 2D-Gittins learns its distribution from "
