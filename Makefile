@@ -433,7 +433,8 @@ fuzz: fuzz-build lib
 .PHONY: slurm check-slurm install-slurm bench-slurm
 SLURM_H := $(wildcard /usr/include/slurm/slurm.h)
 SLURM_SRCS := $(sort $(wildcard bindings/slurm/*.c))
-SLURM_DECIDE_SRCS := bindings/slurm/decide.c bindings/slurm/policies.c bindings/slurm/state.c
+SLURM_DECIDE_SRCS := bindings/slurm/decide.c bindings/slurm/policies.c bindings/slurm/state.c \
+                     bindings/slurm/waitlog.c
 SLURM_BIN := $(OBJ)/bindings/slurm/netsched-slurm
 SLURM_CFLAGS := -Iinclude $(TEST_CFLAGS) -D_DEFAULT_SOURCE
 
