@@ -1,25 +1,36 @@
 /*
- * bench/bench_sim.c - simulator run time: every available policy on the
- * embedded default workload (160 jobs, 64 GPUs), median and p99 of REPS
- * runs with the policy's average JCT and the ratios to first-fit side by
- * side; then ONE run of the 82k-job Philly trace on 2048 GPUs (32 leaves x
- * 8 servers x 8 GPUs, 8 spines x 8 links, 10 Gbps) with first-fit, whose
- * target is <= 60 s. Set NS_BENCH_PHILLY=0 to skip that run.
+ * bench/bench_sim.c - simulator run time, the phase model (the default)
+ * side by side with the fluid max-min model in the same run:
+ *  1. every available policy on the embedded default workload (160 jobs,
+ *     64 GPUs): median and p99 of REPS runs per model, the policy's average
+ *     JCT under each, and the total over all policies (target: phase <= 2 s);
+ *  2. the 82k-job Philly trace on 16 leaves x 16 servers x 8 GPUs (2048
+ *     GPUs), 8 spines x 8 links, 10 Gbps: ONE run per (policy, model), each
+ *     in a child process so that its peak memory (ru_maxrss) is its own and
+ *     a time limit (NS_BENCH_PHILLY_LIMIT seconds, default 300) can stop it.
+ *     Targets: <= 60 s and <= 1 GB per policy. Policies:
+ *     NS_BENCH_PHILLY_POLICIES (comma-separated, default
+ *     "ff,best-fit,lwf-1,tiresias"); NS_BENCH_PHILLY=0 skips the trace.
+ * Wall times on a shared machine: the CPU time of the run is printed too.
  */
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "bench_util.h"
 #include "netsched.h"
 
-#define REPS 21
+#define REPS 11
 
-/* One policy: REPS timed runs of the same loaded workload. */
-static int bench_policy(int p, double *med_ms, double *p99_ms, double *jct_s) {
+static int bench_policy(int p, ns_sim_network net, double *med_ms, double *p99_ms, double *jct_s) {
   ns_sim_opts *o = ns_sim_opts_new();
   ns_sim_opts_set_policy(o, (ns_sim_policy)p);
+  ns_sim_opts_set_network(o, net);
   ns_sim *s = ns_sim_new(o);
   ns_sim_opts_free(o);
   ns_sim_load_default_workload(s);
@@ -42,52 +53,92 @@ static int bench_policy(int p, double *med_ms, double *p99_ms, double *jct_s) {
 }
 
 static void bench_default(void) {
-  double ff_med = NAN, ff_jct = NAN;
-  printf("default workload (160 jobs, 4x4x4 GPUs, max-min), %d runs per policy\n", REPS);
-  printf("%-14s %10s %10s %10s %12s %12s\n", "policy", "median_ms", "p99_ms", "avgJCT_s",
-         "time/ff", "JCT/ff");
+  double tot_phase = 0, tot_fluid = 0;
+  printf("default workload (160 jobs, 4x4x4 GPUs), %d runs per policy and model\n", REPS);
+  printf("%-14s %12s %12s %12s %12s %10s %10s %11s\n", "policy", "phase_med_ms", "phase_p99_ms",
+         "maxmin_med_ms", "maxmin_p99", "phase/mm", "JCTphase_s", "JCTmaxmin_s");
   for (int p = 0; p < ns_sim_policy_count(); p++) {
-    double med = 0, p99 = 0, jct = 0;
-    int rc = bench_policy(p, &med, &p99, &jct);
+    double med = 0, p99 = 0, jct = 0, fmed = 0, fp99 = 0, fjct = 0;
+    int rc = bench_policy(p, NS_SIM_NET_PHASE, &med, &p99, &jct);
+    if (rc == NS_OK)
+      rc = bench_policy(p, NS_SIM_NET_MAXMIN, &fmed, &fp99, &fjct);
     if (rc < 0) {
       printf("%-14s unavailable (%s)\n", ns_sim_policy_name(p), ns_strerror(rc));
       continue;
     }
-    if (p == NS_SIM_POLICY_FF)
-      ff_med = med, ff_jct = jct;
-    printf("%-14s %10.3f %10.3f %10.1f %12.2f %12.3f\n", ns_sim_policy_name(p), med, p99, jct,
-           med / ff_med, jct / ff_jct);
+    tot_phase += med, tot_fluid += fmed;
+    printf("%-14s %12.3f %12.3f %12.3f %12.3f %10.2f %10.1f %11.1f\n", ns_sim_policy_name(p), med,
+           p99, fmed, fp99, med / fmed, jct, fjct);
   }
+  printf("all policies (sum of medians): phase %.3f s (target <= 2 s), max-min %.3f s\n",
+         tot_phase / 1e3, tot_fluid / 1e3);
 }
 
-static void bench_philly(void) {
-  const char *dir = getenv("NS_DATA_DIR");
-  const char *skip = getenv("NS_BENCH_PHILLY");
-  char path[1024];
-  if (skip && strcmp(skip, "0") == 0)
-    return;
-  snprintf(path, sizeof path, "%s/traces/philly-adaptdl.csv", dir ? dir : "../shared/data");
+/* One Philly run in this (child) process; prints one row. */
+static void philly_row(const char *path, int p, ns_sim_network net) {
   ns_sim_opts *o = ns_sim_opts_new();
-  ns_sim_opts_set_cluster(o, 32, 8, 8, 8, 8, 10.0);
+  ns_sim_opts_set_policy(o, (ns_sim_policy)p);
+  ns_sim_opts_set_network(o, net);
+  ns_sim_opts_set_cluster(o, 16, 8, 16, 8, 8, 10.0);
   ns_sim *s = ns_sim_new(o);
   ns_sim_opts_free(o);
-  double t0 = bench_now_ms() / 1e3;
   int n = ns_sim_load_trace(s, path, NS_SIM_TRACE_PHILLY);
-  double t1 = bench_now_ms() / 1e3;
   if (n < 0) {
     printf("philly: skipped (%s)\n", ns_last_error());
     ns_sim_free(s);
     return;
   }
+  double t0 = bench_now_ms(), c0 = bench_cpu_ms();
   int rc = ns_sim_run(s);
-  double t2 = bench_now_ms() / 1e3, jct = 0;
+  double wall = (bench_now_ms() - t0) / 1e3, cpu = (bench_cpu_ms() - c0) / 1e3, jct = 0;
   if (rc == NS_OK)
     ns_sim_metric(s, NS_SIM_METRIC_AVG_JCT_MS, &jct);
-  printf("philly: %d jobs (%d skipped) on 2048 GPUs, ff: load %.2f s, run %.2f s (target <= 60 s) %s;"
-         " avg JCT %.0f s\n",
-         n, ns_sim_skipped_count(s), t1 - t0, t2 - t1, rc == NS_OK ? "ok" : ns_last_error(),
-         jct / 1e3);
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  printf("%-14s %-7s %6d %9.2f %9.2f %9.0f %12.0f %s\n", ns_sim_policy_name(p),
+         net == NS_SIM_NET_PHASE ? "phase" : "maxmin", n, wall, cpu, (double)ru.ru_maxrss / 1024.0,
+         jct / 1e3, rc == NS_OK ? "ok" : ns_last_error());
+  fflush(stdout);
   ns_sim_free(s);
+}
+
+static void bench_philly(void) {
+  const char *dir = getenv("NS_DATA_DIR"), *skip = getenv("NS_BENCH_PHILLY");
+  const char *list = getenv("NS_BENCH_PHILLY_POLICIES"), *lim = getenv("NS_BENCH_PHILLY_LIMIT");
+  if (skip && strcmp(skip, "0") == 0)
+    return;
+  char path[1024], names[512];
+  snprintf(path, sizeof path, "%s/traces/philly-adaptdl.csv", dir ? dir : "../shared/data");
+  snprintf(names, sizeof names, "%s", list ? list : "ff,best-fit,lwf-1,tiresias");
+  unsigned limit = lim ? (unsigned)atoi(lim) : 300;
+  printf("philly (82,247 jobs) on 16 leaves x 16 servers x 8 GPUs, 8 spines x 8 links, 10 Gbps;"
+         " one run each, limit %u s\n", limit);
+  printf("%-14s %-7s %6s %9s %9s %9s %12s %s\n", "policy", "network", "jobs", "wall_s", "cpu_s",
+         "peak_MB", "avgJCT_s", "status");
+  fflush(stdout);
+  for (char *tok = strtok(names, ","); tok; tok = strtok(NULL, ",")) {
+    int p = -1;
+    for (int i = 0; i < ns_sim_policy_count(); i++)
+      if (strcmp(tok, ns_sim_policy_name(i)) == 0)
+        p = i;
+    if (p < 0)
+      continue;
+    ns_sim_network nets[2] = {NS_SIM_NET_PHASE, NS_SIM_NET_MAXMIN};
+    for (int m = 0; m < 2; m++) {
+      pid_t pid = fork();
+      if (pid == 0) {
+        alarm(limit);
+        philly_row(path, p, nets[m]);
+        _exit(0);
+      }
+      int st = 0;
+      waitpid(pid, &st, 0);
+      if (WIFSIGNALED(st))
+        printf("%-14s %-7s stopped after the %u s limit (signal %d)\n", tok,
+               m == 0 ? "phase" : "maxmin", limit, WTERMSIG(st));
+      fflush(stdout);
+    }
+  }
 }
 
 int main(void) {

@@ -19,7 +19,7 @@ import tempfile
 from netsched import sim
 
 SEEDS = (1, 2, 3)  # the default workload is drawn from the seed: mean of three
-SEEDS_SHARED = (1,)  # GPU sharing puts every job in a phase group: one seed (minutes each)
+SEEDS_SHARED = SEEDS  # GPU sharing puts every job in a phase group: the slowest sections
 DATA = os.environ.get("NS_DATA_DIR", os.path.join(os.path.dirname(__file__), "..", "..",
                                                    "shared", "data"))
 out = []
@@ -92,7 +92,7 @@ def pct(x):
 
 ADA_SETUP = ("Default workload (AdaDUAL §V-A: 160 jobs over 20 min, 1-32 GPUs, the four "
              "Table III models), 16 servers x 4 GPUs (4 leaves x 4), 10 Gbps, GPU sharing "
-             "on (the paper's model), SRSF order; seed %s." % (SEEDS_SHARED,))
+             "on (the paper's model), SRSF order; mean over seeds %s." % (SEEDS_SHARED,))
 
 
 def lwf_section():
@@ -405,6 +405,48 @@ def tiresias_preempt_section():
     emit()
 
 
+def dally_section():
+    emit("## Dally vs Tiresias (Dally §5.2)")
+    emit()
+    emit("Setup: default workload and default cluster (4 racks = leaves x 4 servers x 4 "
+         "GPUs; 100 Gbps inside a server, 10 Gbps NICs and leaf-spine links), seed %s; "
+         "`dally` (auto-tuned delay timers), `dally-manual` (the paper's fixed 12 h / 12 h), "
+         "a no-delay baseline (`dally-manual` with both timers 0) and the paper's Tiresias "
+         "baseline (2D-LAS order with Tiresias's skew-aware consolidating placement). "
+         "Paper: ArtISt-sim (Themis + ASTRA-sim), 2-8 racks, congested network; "
+         "Dally vs Tiresias: makespan up to -69 %%, average JCT -19 %% to -36 %% (batch "
+         "arrivals), communication overhead -53 %% to -83 %%." % (SEEDS,))
+    emit()
+    cfg = {
+        "dally": dict(policy="dally"),
+        "dally-manual": dict(policy="dally-manual"),
+        "no delay": dict(policy="dally-manual", dally=(0.0, 0.0, 7 * 24 * 3600e3)),
+        "tiresias (2D-LAS)": dict(policy="2d-las", placement=int(sim.PlacementRule.TIRESIAS)),
+    }
+    ours = {k: run(v) for k, v in cfg.items()}
+    table(["policy", "avg JCT (s)", "makespan (s)", "avg queue (s)", "comm overhead",
+           "preemptions"],
+          [[k, s1(m["avg_jct_ms"]), s1(m["makespan_ms"]), s1(m["avg_queue_ms"]),
+            pct(m["comm_overhead"]), "%.0f" % m["preemptions"]] for k, m in ours.items()])
+    base = ours["tiresias (2D-LAS)"]
+    for k in ("dally", "dally-manual"):
+        emit("- %s vs Tiresias, makespan: " % k + verdict(
+            -69.0, change(ours[k]["makespan_ms"], base["makespan_ms"])))
+        emit("- %s vs Tiresias, average JCT: " % k + verdict(
+            -27.5, change(ours[k]["avg_jct_ms"], base["avg_jct_ms"])))
+        emit("- %s vs Tiresias, communication overhead: " % k + verdict(
+            -68.0, change(ours[k]["comm_overhead"], base["comm_overhead"])))
+    why("the paper's figures are midpoints of its ranges (JCT -19..-36 %, overhead "
+        "-53..-83 %) and its makespan maximum. Dally's gains in the paper come from "
+        "delay scheduling together with its network-sensitive preemption and a per-job "
+        "Nw_sens measured in the job's current placement tier; the simulator models the "
+        "delay scheduling and the three bandwidth tiers (`--intra-gbps`, `--nic-gbps`, "
+        "`--gbps`) but not yet Dally's preemption nor a per-job Nw_sens (every waiting "
+        "job gets the same priority, so Dally's order is arrival order; issue 15 item "
+        "3), while its Tiresias baseline preempts by 2D-LAS. The paper's clusters are "
+        "2-8 racks of 8-GPU machines under congestion; here 16 4-GPU servers.")
+
+
 def main():
     emit("# Reproduction: the papers' figures and the simulator's, side by side")
     emit()
@@ -415,7 +457,7 @@ def main():
          "why they differ. Papers: shared/seeds.")
     emit()
     for section in (lwf_section, adasrsf_section, cassini_section, titan_section,
-                    vclos_section, tiresias_section, tiresias_preempt_section):
+                    vclos_section, dally_section, tiresias_section, tiresias_preempt_section):
         section()
     sys.stdout.write("\n".join(out).rstrip("\n") + "\n")
 

@@ -35,7 +35,7 @@ typedef struct model {
 
 typedef struct cli {
   int leaves, spines, servers, gpus, links;
-  double gbps, nic_gbps;
+  double gbps, nic_gbps, intra_gbps;
   int network; /* ns_sim_network */
   unsigned long long seed;
   const char *trace, *csv, *plot, *json, *summary, *models_path;
@@ -68,6 +68,7 @@ static const struct {
     {"servers_per_leaf", "--servers"}, {"gpus_per_server", "--gpus"},
     {"links_per_pair", "--links"},     {"link_gbps", "--gbps"},
     {"nic_gbps", "--nic-gbps"},        {"leaves", "--leaves"},
+    {"intra_gbps", "--intra-gbps"},
     {"spines", "--spines"},
 };
 
@@ -255,7 +256,8 @@ static int add_policy(cli *c, int p) {
       fprintf(stderr, "netsched-sim: policy %s given twice; it runs once\n", ns_sim_policy_name(p));
       return 0;
     }
-  c->policies[c->npolicies++] = p;
+  if (c->npolicies < MAX_POLICIES)
+    c->policies[c->npolicies++] = p;
   return 0;
 }
 
@@ -328,6 +330,7 @@ static int opt_gpus(cli *c, const char *o, char *v) { return parse_int(o, v, 1, 
 static int opt_links(cli *c, const char *o, char *v) { return parse_int(o, v, 0, 1 << 24, &c->links); }
 static int opt_gbps(cli *c, const char *o, char *v) { return parse_num(o, v, 0, 1, &c->gbps); }
 static int opt_nic(cli *c, const char *o, char *v) { return parse_num(o, v, 0, 0, &c->nic_gbps); }
+static int opt_intra(cli *c, const char *o, char *v) { return parse_num(o, v, 0, 1, &c->intra_gbps); }
 static int opt_trace(cli *c, const char *o, char *v) { (void)o; c->trace = v; return 0; }
 static int opt_csv(cli *c, const char *o, char *v) { (void)o; c->csv = v; return 0; }
 static int opt_json(cli *c, const char *o, char *v) { (void)o; c->json = v; return 0; }
@@ -380,6 +383,9 @@ static const struct option {
      opt_links},
     {"--gbps", "X", "bandwidth of every leaf-spine link, Gbps > 0 (default 10)", opt_gbps},
     {"--nic-gbps", "X", "server NIC bandwidth, Gbps >= 0; 0 = --gbps (default 0)", opt_nic},
+    {"--intra-gbps", "X",
+     "intra-server fabric, Gbps > 0 (default 100): with --nic-gbps (same rack) and --gbps "
+     "(leaf-spine, across racks) the three bandwidth tiers", opt_intra},
     {"--network", "phase|maxmin|contention|ideal",
      "network model: phase (default: each job's compute and all-reduce phases, concurrent "
      "all-reduces sharing links max-min fairly); maxmin and contention, the older fluid models "
@@ -584,7 +590,7 @@ static ns_sim_opts *make_opts(const cli *c, int policy) {
     return NULL;
   if (ns_sim_opts_set_policy(o, (ns_sim_policy)policy) < 0 ||
       ns_sim_opts_set_cluster(o, c->leaves, c->spines, c->servers, c->gpus, c->links, c->gbps) < 0 ||
-      ns_sim_opts_set_bandwidth(o, c->nic_gbps, 100.0) < 0 ||
+      ns_sim_opts_set_bandwidth(o, c->nic_gbps, c->intra_gbps) < 0 ||
       ns_sim_opts_set_network(o, (ns_sim_network)c->network) < 0 ||
       ns_sim_opts_set_seed(o, c->seed) < 0 || ns_sim_opts_set_gpu_sharing(o, c->share) < 0) {
     ns_sim_opts_free(o);
@@ -1009,7 +1015,7 @@ static int open_outputs(const cli *c, outputs *o) {
 }
 
 int main(int argc, char **argv) {
-  cli c = {4, 8, 4, 4, 2, 10.0, 0.0, NS_SIM_NET_PHASE, 1, NULL, NULL, NULL, NULL, NULL, NULL,
+  cli c = {4, 8, 4, 4, 2, 10.0, 0.0, 100.0, NS_SIM_NET_PHASE, 1, NULL, NULL, NULL, NULL, NULL, NULL,
            NS_SIM_TRACE_AUTO, {0}, 0, -1, 0, 0, NULL, 0};
   if (parse_args(&c, argc, argv) < 0)
     return 2;

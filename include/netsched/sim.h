@@ -49,7 +49,9 @@
  *    phase by phase, in groups; lone jobs are analytic (two events), and a
  *    group is fast-forwarded after W iterations of its slowest member (each
  *    member continues at its mean iteration over those W iterations until
- *    the group changes; ns_sim_opts_set_phase_window, default 32, 0 = off).
+ *    the group changes; ns_sim_opts_set_phase_window, default 16, 0 = off;
+ *    a group of n > 8 jobs uses max(2, 256 / n) iterations, so that one
+ *    window costs about 256 member-iterations).
  *    Error bound: none when the group's relative phases repeat within the
  *    window (lock-step, interleaved, SRSF/AdaDUAL alternation); otherwise a
  *    member's iteration time is off its exact mean by at most (its longest -
@@ -72,6 +74,11 @@
  *      - GPU sharing: the compute phases on one GPU share it (processor
  *        sharing, max-min over the job's GPUs); one job's all-reduce
  *        overlaps another's compute.
+ *    In every model, the per-GPU workload that LWF-kappa, list scheduling
+ *    and custom placements read (ns_cluster_gpu_workload_ms) is the work
+ *    remaining on the GPU (compute ms x iterations left x GPUs of each
+ *    running job there, refreshed once per event time), not the jobs'
+ *    static totals.
  *  - NS_SIM_NET_MAXMIN (fluid): iterations progress at 1 / iteration ms.
  *    Concurrent demand on a link shares its capacity max-min fairly. A
  *    job "colliding" on a link counts with weight 1 (its communication is
@@ -296,7 +303,7 @@ typedef int (*ns_sim_place_fn)(const ns_cluster *c, const ns_job *job, ns_placem
    16 x 4-GPU V100 cluster of the AdaDUAL paper), 8 spines, 2 links per
    leaf-spine pair (one uplink per GPU port, and l x s = 4 x 8 vClos shapes
    for the 32-GPU jobs), 10 Gbps; nic_gbps = link_gbps; intra_gbps 100;
-   PHASE network (fast-forward window 32, CASSINI drift 0.05); kappa 1; SRSF(n) n = 1; CASSINI 10 candidates; seed 1;
+   PHASE network (fast-forward window 16, CASSINI drift 0.05); kappa 1; SRSF(n) n = 1; CASSINI 10 candidates; seed 1;
    Tiresias skew threshold 200 MB (VGG-16 and LSTM-PTB are "skewed");
    Dally timers 12 h / 12 h (§4.3.2), history 7 days. NULL on ENOMEM. */
 NS_API ns_sim_opts *ns_sim_opts_new(void);
@@ -317,7 +324,7 @@ NS_API int ns_sim_opts_set_admission(ns_sim_opts *o, ns_sim_admission admission,
 NS_API int ns_sim_opts_set_cassini(ns_sim_opts *o, int enabled, int max_candidates);
 NS_API int ns_sim_opts_set_network(ns_sim_opts *o, ns_sim_network model);
 /* Phase model: fast-forward window W (0..1<<20 iterations; 0 = simulate
-   every phase; default 32). See the model section for the error bound. */
+   every phase; default 16). See the model section for the error bound. */
 NS_API int ns_sim_opts_set_phase_window(ns_sim_opts *o, int iterations);
 /* Phase model, CASSINI: re-adjust a shifted job's time-shift when its
    all-reduce starts more than fraction x its ideal iteration away from its

@@ -380,6 +380,7 @@ static int setup_run(ns_sim *s) {
   s->machines_int = 0;
   s->alloc_gpus = s->used_servers = s->idle_on_used = 0;
   s->now = 0;
+  s->lwf_refreshed = -1;
   s->net_dirty = 0;
   s->rejected = 0;
   s->las_wake_ver = 0;

@@ -366,7 +366,12 @@ static void fluid_stop(ns_sim *s, nsi_simjob *j) {
     s->net_dirty = 1; /* its links (GPUs) free up */
 }
 
+static double fluid_remaining(ns_sim *s, nsi_simjob *j) {
+  advance(s, j);
+  return j->rem;
+}
+
 const nsi_netmodel nsi_sim_net_maxmin = {"maxmin", fluid_start, fluid_update, fluid_event,
-                                         fluid_stop};
+                                         fluid_stop, fluid_remaining};
 const nsi_netmodel nsi_sim_net_contention = {"contention", fluid_start, fluid_update, fluid_event,
-                                             fluid_stop};
+                                             fluid_stop, fluid_remaining};

@@ -21,7 +21,8 @@
  *    is exactly the fluid model's lone iteration.
  *  - Fast-forward: once every member of a group has completed W + 1
  *    iterations since the group formed (W = ns_sim_opts_set_phase_window,
- *    default 32; 0 = off), each member continues as a lone job whose
+ *    default 16; 0 = off; shortened to max(2, 256 / n) for a group of n > 8
+ *    jobs, see window()), each member continues as a lone job whose
  *    iteration time is its mean over its last W iterations, until the
  *    group's membership changes again; then phase simulation resumes from
  *    the extrapolated position. Error bound: when the group's relative
@@ -493,6 +494,7 @@ static void phase_stop(ns_sim *s, nsi_simjob *j) {
   if (j->group >= 0) {
     nsi_group *g = group_of(s, j);
     leave_group(s, j);
+    s->nseeds = 0; /* the full solve below covers every member */
     if (!g->ff && g->n > 0 && admit_waiters(s, g) == NS_OK && solve(s, g) == NS_OK)
       (void)push_group(s, g); /* ENOMEM here resurfaces at the next update */
   }
@@ -616,6 +618,7 @@ static int rebuild(ns_sim *s, const int *comp, size_t n) {
   for (size_t i = 0; i < n; i++)
     s->jobs[comp[i]].group = gi;
   nsi_group *g = &s->grp[gi];
+  s->nseeds = 0; /* the full solve below covers every member */
   NSI_TRY(admit_waiters(s, g));
   NSI_TRY(solve(s, g));
   return push_group(s, g);
@@ -704,10 +707,30 @@ static int phase_update(ns_sim *s) {
   return rc;
 }
 
+/* Iterations left: whole ones, less the done part of the current one. */
+static double phase_remaining(ns_sim *s, nsi_simjob *j) {
+  if (j->it_left == 0)
+    return 0.0;
+  double left = (double)j->it_left;
+  if (is_lone(s, j)) {
+    lone_advance(s, j);
+    return j->it_left == 0 ? 0.0 : (double)j->it_left - (j->pos > 0 ? j->pos / j->per : 0.0);
+  }
+  group_advance(s, group_of(s, j));
+  double ip = ideal_per(j), done = 0.0;
+  if (j->phase == NSI_PH_COMPUTE)
+    done = j->compute_ms - j->ph_left;
+  else if (j->phase == NSI_PH_COMM)
+    done = j->compute_ms + (j->comm_work > 0 ? (1 - j->ph_left / j->comm_work) * j->lone_comm : 0);
+  else if (j->phase == NSI_PH_WAIT)
+    done = j->compute_ms;
+  return left - done / ip;
+}
+
 const nsi_netmodel nsi_sim_net_phase = {"phase", phase_start, phase_update, phase_event,
-                                        phase_stop};
+                                        phase_stop, phase_remaining};
 
 /* NS_SIM_NET_IDEAL: nsi_sim_comm_alone_ms is 0, so no job communicates and
    every job (without GPU sharing) is lone: it runs exactly its compute. */
 const nsi_netmodel nsi_sim_net_ideal = {"ideal", phase_start, phase_update, phase_event,
-                                        phase_stop};
+                                        phase_stop, phase_remaining};

@@ -100,7 +100,7 @@ ns_sim_opts *ns_sim_opts_new(void) {
   apply_preset(o, NS_SIM_POLICY_FF);
   o->max_candidates = NSI_SIM_MAX_CANDIDATES;
   o->network = NS_SIM_NET_PHASE;
-  o->phase_window = 32;
+  o->phase_window = 16;
   o->cassini_drift = 0.05; /* CASSINI §5.7: five percent of the ideal iteration */
   o->leaves = 4, o->spines = 8, o->servers_per_leaf = 4, o->gpus_per_server = 4;
   o->links_per_pair = 2, o->link_gbps = 10.0; /* one uplink per GPU port (vClos) */

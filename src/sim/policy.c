@@ -118,7 +118,10 @@ static double (*const order_fns[])(const ns_sim *, const nsi_simjob *) = {
 static int place_ff(ns_sim *s, int ji, ns_placement *out) {
   return ns_place_first_fit(s->cluster, s->jobs[ji].job, out);
 }
+static int refresh_lwf_workload(ns_sim *s);
+
 static int place_ls(ns_sim *s, int ji, ns_placement *out) {
+  NSI_TRY(refresh_lwf_workload(s));
   return ns_place_list_scheduling(s->cluster, s->jobs[ji].job, out);
 }
 static int place_rand(ns_sim *s, int ji, ns_placement *out) {
@@ -131,7 +134,31 @@ static int place_best_fit(ns_sim *s, int ji, ns_placement *out) {
 static int place_tiresias(ns_sim *s, int ji, ns_placement *out) {
   return ns_place_tiresias(s->cluster, s->jobs[ji].job, s->o.skew_bytes, out);
 }
+/* LWF-kappa's workload of a GPU is the work REMAINING on it (Algorithm 1).
+   For the placements that read per-GPU workloads (LWF-kappa, list
+   scheduling, a custom callback), once per event time each GPU's workload is set to the sum over its
+   running jobs of compute ms x iterations left x GPUs (the core's
+   per-job LWF workload, nsi_job_lwf_workload_ms, with today's progress). */
+static int refresh_lwf_workload(ns_sim *s) {
+  if (s->lwf_refreshed == s->now)
+    return NS_OK;
+  s->lwf_refreshed = s->now;
+  int G = ns_cluster_gpu_count(s->cluster);
+  for (int g = 0; g < G; g++)
+    NSI_TRY(ns_cluster_set_gpu_workload_ms(s->cluster, g, 0.0));
+  for (size_t r = 0; r < s->nrunning; r++) {
+    nsi_simjob *j = &s->jobs[s->running[r]];
+    double left = s->net_model->remaining(s, j);
+    double w = j->compute_ms * (left > 0 ? left : 0.0) * j->gpus;
+    for (size_t i = 0; i < j->ngpu; i++)
+      NSI_TRY(ns_cluster_set_gpu_workload_ms(
+          s->cluster, j->gpu[i], ns_cluster_gpu_workload_ms(s->cluster, j->gpu[i]) + w));
+  }
+  return NS_OK;
+}
+
 static int place_lwf(ns_sim *s, int ji, ns_placement *out) {
+  NSI_TRY(refresh_lwf_workload(s));
   return ns_lwf_place(s->cluster, s->jobs[ji].job, s->o.kappa, out);
 }
 static int place_titan(ns_sim *s, int ji, ns_placement *out) {
@@ -148,6 +175,7 @@ static int place_vclos(ns_sim *s, int ji, ns_placement *out) {
    at most the cluster's. */
 static int place_custom(ns_sim *s, int ji, ns_placement *out) {
   const nsi_simjob *j = &s->jobs[ji];
+  NSI_TRY(refresh_lwf_workload(s)); /* the cluster it reads: remaining work per GPU */
   ns_placement_clear(out);
   out->bound = 0;
   nsi_fail(NS_OK, "%s", "");

@@ -131,6 +131,8 @@ typedef struct nsi_netmodel {
   int (*event)(struct ns_sim *s, nsi_simjob *j, int *finished);
   /* the job leaves (finish; later suspend): progress up to now, out of its group */
   void (*stop)(struct ns_sim *s, nsi_simjob *j);
+  /* iterations the job has left at now (fractional) */
+  double (*remaining)(struct ns_sim *s, nsi_simjob *j);
 } nsi_netmodel;
 
 /* A policy: one function per part, the engine and the phase model call them
@@ -210,6 +212,7 @@ struct ns_sim {
   int *seeds;
   size_t nseeds, cap_seeds;
   int stamp;
+  double lwf_refreshed; /* time of the last LWF workload refresh (policy.c) */
   size_t cap_tmp;
   uint64_t phase_events;
   /* preemptive orders (las.c) */

@@ -27,9 +27,11 @@ static const char *const options[] = {"--policy", "--trace",  "--format", "--net
                                       "--seed",   "--leaves", "--spines", "--servers",
                                       "--gpus",   "--links",  "--gbps",   "--nic-gbps",
                                       "--csv",    "--plot",   "--share",  "--all",
-                                      "--bogus",  "-x",       "",         "--policy="};
+                                      "--bogus",  "-x",       "",         "--policy=",
+                                      "--json",   "--json-jobs", "--summary-csv", "--models",
+                                      "--progress", "--no-progress", "--gpus=", "--polcy"};
 static const char *const values[] = {"ff",       "lwf-1,ff", "ff,,ff",  ",",      "nope",
-                                     "tiresias", "philly",   "phase",   "ideal",  "maxmin",
+                                     "tiresias", "philly",   "phase",   "ideal",  "maxmin", "auto", "-",
                                      "0",        "-1",       "16777216", "16777217",
                                      "99999999999999999999", "1e308", "1e309", "nan", "inf",
                                      "-0",       "0x10",     " 4",      "4 ",     "",
@@ -108,12 +110,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       FZ_CHECK(c.policies[i] >= 0 && c.policies[i] < ns_sim_policy_count(), "policy %d",
                c.policies[i]);
     FZ_CHECK(c.format == NS_SIM_TRACE_TIRESIAS || c.format == NS_SIM_TRACE_PHILLY ||
-                 c.format == 0,
+                 c.format == NS_SIM_TRACE_AUTO,
              "format %d", c.format);
     int known = 0;
     for (int i = 0; i < NNETWORKS; i++)
       known |= network_ids[i] == c.network;
     FZ_CHECK(known, "network %d", c.network);
+    for (int i = 0; i < c.npolicies; i++) /* a policy given twice runs once */
+      for (int j = 0; j < i; j++)
+        FZ_CHECK(c.policies[i] != c.policies[j], "policy %d twice", c.policies[i]);
+    FZ_CHECK(!c.json_jobs || c.json, "--json-jobs accepted without --json");
   }
   for (int i = 0; i < argc; i++)
     free(keep[i]);

@@ -449,6 +449,36 @@ static void test_phase_gpu_sharing_overlap(void **state) {
   ns_sim_opts_free(o);
 }
 
+/* LWF-kappa's workload is the work REMAINING on a GPU. One server, 2 GPUs
+   shared, kappa 1, 1-GPU jobs of 100 ms iterations. A (20 iterations) at 0
+   takes GPU 0; B (15) at 1 s takes the idle GPU 1. C (3) arrives at 1.5 s:
+   remaining work GPU 0 = A's 2000 - 1500 = 500 ms, GPU 1 = B's 1500 - 500
+   = 1000 ms -> GPU 0 (the static totals, 2000 vs 1500, would pick GPU 1).
+   A and C share GPU 0 at half speed: C's 300 ms take 600 -> C ends at
+   2.1 s; A did 300 of its 500, then 200 alone -> A ends at 2.3 s; B alone
+   ends at 2.5 s. */
+static void test_phase_lwf_remaining(void **state) {
+  (void)state;
+  ns_sim_opts *o = ns_sim_opts_new();
+  assert_int_equal(ns_sim_opts_set_placement(o, NS_SIM_PLACE_LWF), NS_OK);
+  assert_int_equal(ns_sim_opts_set_cluster(o, 1, 0, 1, 2, 0, 10.0), NS_OK);
+  assert_int_equal(ns_sim_opts_set_gpu_sharing(o, 1), NS_OK);
+  ns_sim *s = ns_sim_new(o);
+  assert_int_equal(ns_sim_add_job(s, "A", 0, 1, 20, 100.0, 0, 1000), 0);
+  assert_int_equal(ns_sim_add_job(s, "B", 1000, 1, 15, 100.0, 0, 1000), 1);
+  assert_int_equal(ns_sim_add_job(s, "C", 1500, 1, 3, 100.0, 0, 1000), 2);
+  assert_int_equal(ns_sim_run(s), NS_OK);
+  double a, st, f;
+  assert_int_equal(ns_sim_job_result(s, 0, &a, &st, &f, NULL), NS_OK);
+  assert_near(f, 2300.0, 1e-6);
+  assert_int_equal(ns_sim_job_result(s, 1, &a, &st, &f, NULL), NS_OK);
+  assert_near(f, 2500.0, 1e-6);
+  assert_int_equal(ns_sim_job_result(s, 2, &a, &st, &f, NULL), NS_OK);
+  assert_near(f, 2100.0, 1e-6);
+  ns_sim_free(s);
+  ns_sim_opts_free(o);
+}
+
 /* Fast-forward against the unaccelerated run on a small shared set whose
    periods drift (A: 100 ms compute, B: 150 ms; 100 ms all-reduces on the
    same NICs; 600 and 400 iterations). The documented bound: a member's
@@ -961,6 +991,7 @@ int main(void) {
       cmocka_unit_test(test_phase_srsf),
       cmocka_unit_test(test_phase_adadual_waits),
       cmocka_unit_test(test_phase_gpu_sharing_overlap),
+      cmocka_unit_test(test_phase_lwf_remaining),
       cmocka_unit_test(test_phase_fast_forward),
       cmocka_unit_test(test_queueing_and_fragmentation),
       cmocka_unit_test(test_default_workload_shape),

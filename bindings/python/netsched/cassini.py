@@ -211,7 +211,11 @@ class Candidate(_Borrower):
             with Options() as defaults:
                 return self.readjust(measured_iteration_ms, defaults)
         w = "cassini.Candidate.readjust"
-        items = list(dict(measured_iteration_ms).items())
+        try:
+            items = list(dict(measured_iteration_ms).items())
+        except (TypeError, ValueError):  # not a mapping or (job, ms) pairs: a type error
+            raise TypeError("%s: measured_iteration_ms must be a {Job: ms} mapping (got %s)"
+                            % (w, type(measured_iteration_ms).__name__)) from None
         jobs = (JOB * max(len(items), 1))()
         vals = (c_double * max(len(items), 1))()
         for i, (job, ms) in enumerate(items):
