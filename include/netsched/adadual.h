@@ -53,6 +53,7 @@ NS_API double ns_comm_time_ms(double a_ms, double b_ms_per_byte, double eta_ms_p
    Decision: max tasks 0 -> start; 1 -> start iff new_bytes / M_old <
    b / (2(b+eta)) with M_old the smallest remaining size among servers with
    one task; >= 2 -> wait. NS_EINVAL on bad input (*start untouched). */
+/* Cost: O(nservers), no allocation. */
 NS_API int ns_adadual_decide(double b_ms_per_byte, double eta_ms_per_byte, uint64_t new_bytes,
                              const int *tasks_per_server, const uint64_t *remaining_bytes,
                              size_t nservers, int *start);
@@ -93,6 +94,7 @@ NS_API int ns_allreduce_algo_cost(ns_allreduce_algo algo, int nodes, double alph
    on one line (they do when every k_i is equal, or with a single message
    size), else NS_EINVAL. *rms_residual_ms = sqrt(mean squared residual). All four
    outputs are required; on error they are untouched. */
+/* Cost: O(n) time (8 supports x a 3-column QR), O(n) memory. */
 NS_API int ns_contention_fit(const int *k, const uint64_t *bytes, const double *time_ms,
                              size_t n, double *a_ms, double *b_ms_per_byte,
                              double *eta_ms_per_byte, double *rms_residual_ms);

@@ -83,6 +83,9 @@ NS_API double ns_cassini_opts_drift_fraction(const ns_cassini_opts *o);
    tile, nshifts too small), NS_ERANGE (perimeter over the cap for every
    allowed quantum; angle step too fine), NS_ENOMEM. Outputs are written only
    on success. Safe to call concurrently on the same link and options. */
+/* Cost: O(jobs x bins) per evaluated rotation set, bins = perimeter /
+   angle step: exhaustive search while it stays within 2^22 bin-sums, else
+   greedy + coordinate descent (bench/RESULTS.md "CASSINI"). */
 NS_API int ns_cassini_score(const ns_link *link, const ns_cassini_opts *o,
                             double *score, double *shifts_ms, size_t nshifts);
 
@@ -144,6 +147,8 @@ NS_API int ns_candidate_add(ns_candidate *c, const ns_job *job, const ns_link *l
    (a link's perimeter over the cap), NS_ELOOP (every candidate has a loop;
    scores are then all NAN), NS_ENOMEM. Other failures leave every candidate
    and *best unchanged. */
+/* Cost: n x (shared links x one ns_cassini_score) on the option's
+   threads (10 candidates x 512 two-job links: bench/RESULTS.md). */
 NS_API int ns_cassini_rank(ns_candidate *const *cands, size_t n, const ns_cassini_opts *o,
                            size_t *best, double *scores);
 /* The job's unique time-shift (ms, in [0, iteration)) in the candidate chosen

@@ -46,6 +46,8 @@ NS_API double ns_cluster_gpu_workload_ms(const ns_cluster *c, int gpu);
    NS_EINVAL for NULL handles or kappa < 1 (out untouched), and for a job
    that can never fit (more GPUs than the cluster, or more memory per GPU
    than a GPU has; out left empty; core.h). */
+/* Cost: O(GPUs + servers log servers) time, O(GPUs) memory (131,072
+   GPUs: ~1 ms; bench/RESULTS.md "Hyperscale"). */
 NS_API int ns_lwf_place(const ns_cluster *c, const ns_job *job, int kappa, ns_placement *out);
 
 /* Baselines the LWF-kappa paper compares against (Section V), used by the
@@ -59,6 +61,8 @@ NS_API int ns_lwf_place(const ns_cluster *c, const ns_job *job, int kappa, ns_pl
    seeded by splitmix64, a partial Fisher-Yates shuffle of the hostable GPUs
    in id order, Lemire's unbiased bounded integers): the same seed and
    cluster state give the same GPUs on every platform. Any seed is valid. */
+/* Cost: first fit O(GPUs); list scheduling O(GPUs log N) (a heap of the
+   N least-loaded); random O(GPUs + N). O(GPUs) memory at most. */
 NS_API int ns_place_first_fit(const ns_cluster *c, const ns_job *job, ns_placement *out);
 NS_API int ns_place_list_scheduling(const ns_cluster *c, const ns_job *job, ns_placement *out);
 NS_API int ns_place_random(const ns_cluster *c, const ns_job *job, uint64_t seed,

@@ -449,6 +449,9 @@ NS_API int ns_sim_set_progress(ns_sim *s, ns_sim_progress_fn fn, void *user);
    unfinished (NS_SIM_METRIC_UNFINISHED). A failed run discards the previous
    run's results (accessors return NS_ESTATE); the jobs stay loaded.
    NS_ESTATE, changing nothing, if s is already running (RE-ENTRY above). */
+/* Cost: O(events x (queued + running jobs)) plus one policy decision
+   per queued job and scheduling pass (each policy's cost is in its
+   header); memory O(jobs + network links). */
 NS_API int ns_sim_run(ns_sim *s);
 
 /* ---- results ------------------------------------------------------------ */

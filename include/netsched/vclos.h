@@ -43,11 +43,22 @@
  * OCS layer (ns_cluster_enable_ocs): each leaf port and spine port sits on
  * one OCS, a crossbar; jobs get circuits between idle ports only, and a
  * placement link is then a circuit (leaf, spine) from one leaf port.
+ * Cost (S spines, L leaves, O OCSes, N GPUs): Stages 0-1 scan the servers
+ * and leaves, O(servers + L log L); Stage 2 (exact search) tries each
+ * shape l x s, O(shapes x (L log L + S log S + l x s)) - 0.08 s for a
+ * 262,144-GPU job on 2^22 GPUs (bench/RESULTS.md); the commit that
+ * follows is O(N + l x s). Stage 3 (OCS) builds an ILP of L x S x O circuit
+ * variables and solves it with CBC under the time limit (default 10 s, the
+ * one decision of the library that may take longer than 1 s by design);
+ * beyond NS_VCLOS_OCS_ILP_MAX_VARS variables the model itself would not
+ * fit the time or memory budget, and ns_vclos_place returns
+ * NS_EUNSUPPORTED at once, naming the size.
  * Status of ns_vclos_place: NS_OK; NS_ENOSPACE (no placement now: wait);
  * NS_EINVAL (bad argument, job larger than the fabric -- the
  * status every policy uses for that, see core.h -- or no l x s shape fits
  * this fabric even empty); NS_EUNSUPPORTED (a multi-leaf job on a
- * cluster without spines); NS_ESOLVER (CBC failed or hit its time limit;
+ * cluster without spines, or an OCS-vClos Stage 3 ILP beyond
+ * NS_VCLOS_OCS_ILP_MAX_VARS); NS_ESOLVER (CBC failed or hit its time limit;
  * the message carries CBC's status); NS_ERANGE (the exact search exceeded
  * its node budget). `out` and the cluster are untouched on failure.
  * Thread safety: the exact search keeps no shared state, so distinct
@@ -65,6 +76,10 @@ extern "C" {
 #endif
 
 typedef struct ns_vclos_opts ns_vclos_opts;
+
+/* Largest OCS-vClos Stage 3 ILP attempted: leaves x spines x OCSes circuit
+   variables (16 x 64 x 64; 16 x 64 x 16 = 16,384 takes ~4 s with CBC). */
+#define NS_VCLOS_OCS_ILP_MAX_VARS 65536
 
 /* Defaults: exact search, CBC time limit 10 s. NULL on OOM. */
 NS_API ns_vclos_opts *ns_vclos_opts_new(void);

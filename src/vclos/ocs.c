@@ -362,6 +362,15 @@ static int ocs_leaves_short(const vc_ocs_state *st, int l, int s) {
 static int stage3_ocs(const ns_cluster *c, const vc_ocs_state *st, const ns_job *job,
                       const ns_vclos_opts *o, ns_placement *p, const char *fn) {
   int rc = NS_ENOSPACE, shapes = 0, n = job->gpus, l, s;
+  /* Building the model alone is unbounded by CBC's time limit (64 leaves x
+     2,048 spines x 64 OCSes: 8.4M columns, > 6 min and > 1.3 GB before the
+     solve): beyond the cap, say so at once (vclos.h). */
+  double cols = (double)st->L * (double)st->S * (double)st->O;
+  if (cols > NS_VCLOS_OCS_ILP_MAX_VARS)
+    return nsi_fail(NS_EUNSUPPORTED, "%s: job '%s' (%d GPUs) needs OCS-vClos Stage 3, whose ILP "
+                                     "would have %d leaves x %d spines x %d OCSes = %.0f circuit "
+                                     "variables (limit %d)", fn, job->name, n, st->L, st->S,
+                    st->O, cols, NS_VCLOS_OCS_ILP_MAX_VARS);
   vc_size_rule rule = vc_rule_for(job, o);
   vc_shapes it;
   vc_shapes_begin(&it, c, n, rule == VC_SIZE_PAPER ? VC_SIZE_PAPER : VC_SIZE_POW2);

@@ -85,7 +85,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   };
   if (size == 0)
     return 0;
-  int format = data[0] & 1, hdr = (data[0] >> 1) % 3, run = (data[0] >> 3) & 1;
+  int format = (data[0] >> 4) & 1 ? NS_SIM_TRACE_AUTO : data[0] & 1; /* AUTO: from the header */
+  int hdr = (data[0] >> 1) % 3, run = (data[0] >> 3) & 1;
   const char *header = hdr == 0 ? NULL : headers[hdr];
   write_trace(header, data + 1, size - 1);
 

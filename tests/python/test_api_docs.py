@@ -45,9 +45,9 @@ class TestDocs(unittest.TestCase):
                                                     "py.typed")))
 
     def test_simulator_is_annotated(self):
-        # the simulator (what a newcomer drives first) and the errors are
-        # fully annotated: every public function has a return annotation
-        for mod in (sim, errors):
+        # the simulator (what a newcomer drives first), the errors and LWF
+        # are fully annotated: every public function has a return annotation
+        for mod in (sim, errors, lwf):
             for q, obj in public_names():
                 if not inspect.isfunction(obj) or obj.__module__ != mod.__name__:
                     continue

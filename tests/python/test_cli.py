@@ -182,5 +182,19 @@ class TestCli(unittest.TestCase):
         self.assertNotIn("160/160", r.stderr)
 
 
+    def test_rows_are_flushed_as_each_policy_finishes(self):
+        # stdout is a pipe (block-buffered by default): the ff row must
+        # arrive while the later policies still run, not at exit
+        args = [SIM, "--policy", "ff,rand,fifo,srsf-ff,sjf-ff", "--trace", SAMPLE,
+                "--models", MODELS, "--leaves", "4", "--servers", "8", "--gpus", "8",
+                "--no-progress"]
+        with subprocess.Popen(args, stdout=subprocess.PIPE, text=True) as p:
+            lines = [p.stdout.readline() for _ in range(3)]  # workload, header, ff
+            still_running = p.poll() is None
+            p.kill()
+        self.assertTrue(lines[2].startswith("ff "), lines)
+        self.assertTrue(still_running, "the first row came only when the run ended")
+
+
 if __name__ == "__main__":
     unittest.main()
