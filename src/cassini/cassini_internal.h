@@ -1,6 +1,7 @@
 /*
  * src/cassini/cassini_internal.h - private pieces of the CASSINI module
- * shared by its files (circle.c, optimize.c, affinity.c, rank.c).
+ * shared by its files (circle.c, optimize.c, score.c, affinity.c,
+ * candidate.c, rank.c, cluster.c).
  * Unit tests and the benchmark include it to reach the optimizer directly.
  * The readings of the paper's ambiguous passages are recorded in circle.c.
  */
@@ -145,7 +146,7 @@ int nsc_affinity_bfs(const ns_affinity *g, double *out, const char *fn);
 /* 1 if some connected component has edges >= vertices. <0 on ENOMEM. */
 int nsc_affinity_loop(const ns_affinity *g);
 
-/* ---- candidates (rank.c, cluster.c) -------------------------------------- */
+/* ---- candidates (candidate.c, rank.c, cluster.c) -------------------------------------- */
 
 struct ns_candidate {
   ns_affinity pairs; /* every (job, link) pair of the placement, w = 0 */
@@ -155,7 +156,7 @@ struct ns_candidate {
   size_t nowned;
 };
 
-/* Frees the links the candidate owns (cluster.c). */
+/* Frees the links the candidate owns (candidate.c). */
 void nsc_candidate_drop_links(ns_candidate *c);
 
 #endif /* NS_CASSINI_INTERNAL_H */

@@ -47,14 +47,6 @@
 enum { NSC_TX = 0, NSC_RX = 1, NSC_UP = 2, NSC_DOWN = 3 };
 static uint64_t link_id(unsigned kind, uint64_t v) { return (uint64_t)kind << 60 | v; }
 
-void nsc_candidate_drop_links(ns_candidate *c) {
-  for (size_t i = 0; i < c->nowned; i++)
-    ns_link_free(c->owned[i]);
-  free(c->owned);
-  c->owned = NULL;
-  c->nowned = 0;
-}
-
 typedef struct u64vec {
   uint64_t *v;
   size_t n, cap;

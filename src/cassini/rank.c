@@ -36,49 +36,6 @@
 
 #include "cassini/cassini_internal.h"
 
-ns_candidate *ns_candidate_new(void) {
-  ns_candidate *c = calloc(1, sizeof *c);
-  if (c == NULL)
-    nsi_fail(NS_ENOMEM, "ns_candidate_new: out of memory");
-  return c;
-}
-
-void ns_candidate_free(ns_candidate *c) {
-  if (c == NULL)
-    return;
-  nsc_affinity_clear(&c->pairs);
-  nsc_candidate_drop_links(c);
-  free(c->shift);
-  free(c);
-}
-
-int ns_candidate_add(ns_candidate *c, const ns_job *job, const ns_link *link) {
-  static const char fn[] = "ns_candidate_add";
-  NSI_TRY(nsi_check_ptr(c, fn, "c"));
-  NSI_TRY(nsi_check_ptr(job, fn, "job"));
-  NSI_TRY(nsi_check_ptr(link, fn, "link"));
-  NSI_TRY(nsc_affinity_add(&c->pairs, job, link, 0, fn));
-  c->solved = 0;
-  return NS_OK;
-}
-
-int ns_candidate_shift_ms(const ns_candidate *c, const ns_job *job, double *shift_ms) {
-  static const char fn[] = "ns_candidate_shift_ms";
-  NSI_TRY(nsi_check_ptr(c, fn, "c"));
-  NSI_TRY(nsi_check_ptr(job, fn, "job"));
-  NSI_TRY(nsi_check_ptr(shift_ms, fn, "shift_ms"));
-  size_t j = nsi_ptrmap_get(&c->pairs.job_ix, nsi_key_ptr(job));
-  if (j == SIZE_MAX)
-    return nsi_fail(NS_ENOTFOUND, "%s: job '%s' is not in the candidate", fn, job->name);
-  if (!c->solved)
-    return nsi_fail(NS_ESTATE,
-                    "%s: the candidate was not the best of the last ns_cassini_rank "
-                    "(or changed since)",
-                    fn);
-  *shift_ms = c->shift[j];
-  return NS_OK;
-}
-
 /* ---- per-call plan ------------------------------------------------------------ */
 
 typedef struct item { /* one shared link of one candidate */

@@ -17,7 +17,8 @@
  */
 #include <stdlib.h>
 
-#include "lwf/lwf_internal.h"
+#include "lwf/order.h"
+#include "lwf/placement.h"
 
 typedef struct rng {
   uint64_t s[4];

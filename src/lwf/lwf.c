@@ -27,7 +27,8 @@
  */
 #include <stdlib.h>
 
-#include "lwf/lwf_internal.h"
+#include "lwf/order.h"
+#include "lwf/placement.h"
 
 typedef struct server_load {
   double load; /* L_{S_i} = sum_j L_{g_i,j} */

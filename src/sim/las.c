@@ -147,6 +147,7 @@ void nsi_las_release(ns_sim *s) {
   free(s->las_run), free(s->las_stop), free(s->las_go), free(s->git_d), free(s->git_r);
   s->las_run = s->las_stop = s->las_go = NULL, s->git_d = s->git_r = NULL;
   s->las_nrun = s->las_caprun = s->las_nstop = s->las_ngo = s->git_n = 0;
+  s->las_capstop = s->las_capgo = 0; /* the arrays are gone: a rerun reserves again */
 }
 
 static int push(nsi_lasq *q, int ji) {

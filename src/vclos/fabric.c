@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vclos/vclos_internal.h"
+#include "vclos/internal.h"
 
 int vc_fabric_build(vc_fabric *f, const ns_cluster *c, const char *fn) {
   memset(f, 0, sizeof *f);

@@ -26,7 +26,7 @@
 #include <stdlib.h>
 
 #include "solver/milp.h"
-#include "vclos/vclos_internal.h"
+#include "vclos/internal.h"
 
 typedef struct vc_ilp_vars {
   int *x;   /* l_n column or -1 */

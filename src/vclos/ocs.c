@@ -34,7 +34,7 @@
 #include <string.h>
 
 #include "solver/milp.h"
-#include "vclos/vclos_internal.h"
+#include "vclos/internal.h"
 
 /* Free OCS ports: fl[n*O + o] of leaf n, fs[m*O + o] of spine m. */
 typedef struct vc_ocs_state {

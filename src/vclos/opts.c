@@ -4,7 +4,7 @@
  */
 #include <stdlib.h>
 
-#include "vclos/vclos_internal.h"
+#include "vclos/internal.h"
 
 ns_vclos_opts *ns_vclos_opts_new(void) {
   ns_vclos_opts *o = malloc(sizeof *o);

@@ -19,7 +19,7 @@
  * used, i being the GPU's port on its physical leaf.
  * Same-leaf traffic uses no spine: *spine = -1.
  */
-#include "vclos/vclos_internal.h"
+#include "vclos/internal.h"
 
 static long job_of_gpu(const ns_cluster *c, int gpu) {
   for (size_t i = 0; i < c->ncommits; i++)

@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vclos/vclos_internal.h"
+#include "vclos/internal.h"
 
 #define VC_SEARCH_NODE_BUDGET (1L << 24)
 

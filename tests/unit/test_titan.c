@@ -506,6 +506,38 @@ static ns_cluster *random_cluster(int *single_leaf) {
   return c;
 }
 
+/* How Titan fared against the exhaustive oracle over random instances. */
+typedef struct tally {
+  int instances, solved, missed, exact;
+} tally;
+
+/* Runs Titan on (c, j) with o (freed here) and holds the result against
+   the oracle: `found` says whether a feasible placement exists and `opt`
+   is the best one. A placement must satisfy every constraint
+   (check_placement) and can never beat opt; NS_ENOSPACE is the only other
+   answer, and counts as missed when a placement exists. *got receives the
+   placement's objective on NS_OK. */
+static int vs_oracle(ns_cluster *c, ns_job *j, ns_titan_opts *o, const inst *in, int *mach,
+                     int found, obj opt, tally *t, obj *got) {
+  ns_placement *p = ns_placement_new();
+  int rc = ns_titan_place(c, j, o, p);
+  t->instances++;
+  if (rc == NS_OK) {
+    assert_true(found); /* never returns an infeasible placement */
+    check_placement(in, p, mach);
+    *got = objective(in, mach);
+    assert_false(obj_less(*got, opt));
+    t->exact += got->idle_used == opt.idle_used && got->used == opt.used;
+    t->solved++;
+  } else {
+    assert_int_equal(rc, NS_ENOSPACE);
+    t->missed += found;
+  }
+  ns_placement_free(p);
+  ns_titan_opts_free(o);
+  return rc;
+}
+
 /* Theorems 4-5 in the remaining-machines form of Eq. 3 (C_max =
    max(|S|, |N|)): greedy >= (1 - 1/e) optimum. When the bandwidth
    constraint cannot bind (one leaf, one flow per worker per phase) the
@@ -515,7 +547,7 @@ static void test_random_vs_exhaustive(void **state) {
   (void)state;
   rng_state = 42;
   const double bound = 1 - exp(-1);
-  int instances = 0, solved = 0, missed = 0, exact = 0;
+  tally t = {0, 0, 0, 0};
   for (int it = 0; it < 60; it++) {
     int single;
     ns_cluster *c = random_cluster(&single);
@@ -536,38 +568,25 @@ static void test_random_vs_exhaustive(void **state) {
     int found = exhaustive(&in, 0, mach, cnt, &opt, 0);
     ns_titan_opts *o = ns_titan_opts_new();
     ns_titan_opts_set_seed(o, (uint64_t)it);
-    ns_placement *p = ns_placement_new();
-    int rc = ns_titan_place(c, j, o, p);
-    instances++;
-    if (rc == NS_OK) {
-      assert_true(found); /* never returns an infeasible placement */
-      check_placement(&in, p, mach);
-      obj got = objective(&in, mach);
+    obj got;
+    if (vs_oracle(c, j, o, &in, mach, found, opt, &t, &got) == NS_OK) {
       double cmax = in.M > w ? in.M : w;
       assert_true(cmax - got.idle_used >= bound * (cmax - opt.idle_used) - 1e-9);
       assert_true(cmax - got.used >= bound * (cmax - opt.used) - 1e-9);
-      assert_false(obj_less(got, opt));
       int nobind = single && coll != NS_COLL_TREE;
       if (nobind) {
         assert_int_equal(got.idle_used, opt.idle_used);
         assert_int_equal(got.used, opt.used);
       }
-      exact += got.idle_used == opt.idle_used && got.used == opt.used;
-      solved++;
-    } else {
-      assert_int_equal(rc, NS_ENOSPACE);
-      missed += found;
     }
-    ns_placement_free(p);
-    ns_titan_opts_free(o);
     inst_free(&in);
     ns_job_free(j);
     ns_cluster_free(c);
   }
   printf("    titan vs exhaustive: %d instances, %d placed, %d exact in (O1,O2), "
-         "%d feasible but not found\n", instances, solved, exact, missed);
-  assert_true(instances >= 40);
-  assert_int_equal(missed, 0);
+         "%d feasible but not found\n", t.instances, t.solved, t.exact, t.missed);
+  assert_true(t.instances >= 40);
+  assert_int_equal(t.missed, 0);
 }
 
 /* ---- pair bandwidth P_{s,s'} and the phase budget (issue 17) --------------- */
@@ -768,7 +787,7 @@ static void test_pair_random_vs_exhaustive(void **state) {
   (void)state;
   rng_state = 4242;
   static const double rates[] = {0, 10, 50, 100, INFINITY};
-  int instances = 0, solved = 0, missed = 0, exact = 0;
+  tally t = {0, 0, 0, 0};
   static pair_tab tab;
   for (int it = 0; it < 60; it++) {
     int single;
@@ -799,30 +818,16 @@ static void test_pair_random_vs_exhaustive(void **state) {
     assert_int_equal(ns_titan_opts_set_pair_bandwidth_fn(o, pair_lookup, &tab), NS_OK);
     if (in.budget_ms > 0)
       assert_int_equal(ns_titan_opts_set_phase_budget_ms(o, in.budget_ms), NS_OK);
-    ns_placement *p = ns_placement_new();
-    int rc = ns_titan_place(c, j, o, p);
-    instances++;
-    if (rc == NS_OK) {
-      assert_true(found);
-      check_placement(&in, p, mach);
-      obj got = objective(&in, mach);
-      assert_false(obj_less(got, opt));
-      exact += got.idle_used == opt.idle_used && got.used == opt.used;
-      solved++;
-    } else {
-      assert_int_equal(rc, NS_ENOSPACE);
-      missed += found;
-    }
-    ns_placement_free(p);
-    ns_titan_opts_free(o);
+    obj got;
+    vs_oracle(c, j, o, &in, mach, found, opt, &t, &got);
     inst_free(&in);
     ns_job_free(j);
     ns_cluster_free(c);
   }
   printf("    titan with P_{a,b} vs exhaustive: %d instances, %d placed, %d exact in (O1,O2), "
-         "%d feasible but not found\n", instances, solved, exact, missed);
-  assert_true(instances >= 40 && solved >= 10);
-  assert_int_equal(missed, 0);
+         "%d feasible but not found\n", t.instances, t.solved, t.exact, t.missed);
+  assert_true(t.instances >= 40 && t.solved >= 10);
+  assert_int_equal(t.missed, 0);
 }
 
 /* Same seed, same placement; the cluster is never modified. */

@@ -12,7 +12,7 @@
 
 #include "core/collective.h"
 #include "core/internal.h"
-#include "vclos/vclos_internal.h"
+#include "vclos/internal.h"
 
 /* ---- helpers ---------------------------------------------------------------- */
 

@@ -1,5 +1,5 @@
 /*
- * src/vclos/vclos_internal.h - private pieces shared by the vClos files:
+ * src/vclos/internal.h - private pieces shared by the vClos files:
  * the opts struct, a snapshot of the fabric state the stage-2 solvers read
  * (Table 1's R_n, C_{n,m}, RPN, RSN), and the solver entry points.
  */
@@ -50,7 +50,7 @@ int64_t vc_cost(const vc_fabric *f, const int *leaves, int l, const int *spines,
 int vc_search(const vc_fabric *f, int l, int s, vc_choice *ch, const char *fn);
 int vc_ilp(const vc_fabric *f, int l, int s, double time_limit_s, vc_choice *ch, const char *fn);
 
-/* Shape rule (see vclos.c): first l of the doubling sequence and the
+/* Shape rule (shape.c; readings in vclos.c): first l of the doubling sequence and the
    virtual-spine count s for a given l: the smallest multiple of T with
    l * s >= n (VC_SIZE_PAPER, VC_SIZE_PAPER_POW2_L) or the smallest T * 2^j
    (VC_SIZE_POW2); INT_MAX if none fits an int. */
@@ -80,6 +80,9 @@ int vc_shapes_next(vc_shapes *it, int *l, int *s);
    halving-doubling jobs (their layout needs l = 2^k), PAPER otherwise. */
 vc_size_rule vc_rule_for(const ns_job *job, const ns_vclos_opts *o);
 
+/* Appends up to `want` free GPUs of `server` (take.c); returns how many,
+   or NS_ENOMEM. */
+int vc_take_gpus(const ns_cluster *c, int server, int want, ns_placement *p);
 /* Appends the GPUs of the lowest `servers` idle servers of a leaf (at most
    `gpus` GPUs). Free/idle counts come from core (nsi_free_gpus_on_server,
    nsi_idle_servers_on_leaf). */
