@@ -47,15 +47,21 @@ static int check_link(const ns_link *link, const ns_cassini_opts *o, const char 
   return NS_OK;
 }
 
+/* The caller's shift array must hold one entry per job of the link. */
+static int check_nshifts(const ns_link *link, size_t nshifts, const char *fn) {
+  if (nshifts < link->njobs)
+    return nsi_fail(NS_EINVAL, "%s: nshifts (%zu) must be >= the link's job count (%zu)", fn,
+                    nshifts, link->njobs);
+  return NS_OK;
+}
+
 int ns_cassini_score(const ns_link *link, const ns_cassini_opts *o, double *score,
                      double *shifts_ms, size_t nshifts) {
   static const char fn[] = "ns_cassini_score";
   NSI_TRY(check_link(link, o, fn));
   NSI_TRY(nsi_check_ptr(score, fn, "score"));
   NSI_TRY(nsi_check_ptr(shifts_ms, fn, "shifts_ms"));
-  if (nshifts < link->njobs)
-    return nsi_fail(NS_EINVAL, "%s: nshifts (%zu) must be >= the link's job count (%zu)", fn,
-                    nshifts, link->njobs);
+  NSI_TRY(check_nshifts(link, nshifts, fn));
   double *tmp = malloc(link->njobs * sizeof *tmp), s = 0;
   if (tmp == NULL)
     return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
@@ -74,9 +80,7 @@ int ns_cassini_score_at(const ns_link *link, const ns_cassini_opts *o, const dou
   NSI_TRY(check_link(link, o, fn));
   NSI_TRY(nsi_check_ptr(shifts_ms, fn, "shifts_ms"));
   NSI_TRY(nsi_check_ptr(score, fn, "score"));
-  if (nshifts < link->njobs)
-    return nsi_fail(NS_EINVAL, "%s: nshifts (%zu) must be >= the link's job count (%zu)", fn,
-                    nshifts, link->njobs);
+  NSI_TRY(check_nshifts(link, nshifts, fn));
   for (size_t j = 0; j < link->njobs; j++)
     if (!isfinite(shifts_ms[j]))
       return nsi_fail(NS_EINVAL, "%s: shifts_ms[%zu] must be finite (got %s)", fn, j,
