@@ -397,6 +397,18 @@ static int update(job_desc_msg_t *d, const char *what, char *msg, size_t msglen)
   return 0;
 }
 
+/* squeue's names of the base job states (enum job_states, slurm.h); libslurm
+   exports no function for them. */
+static const char *state_name(uint32_t state) {
+  static const char *const names[JOB_END] = {
+      [JOB_PENDING] = "PENDING",     [JOB_RUNNING] = "RUNNING",     [JOB_SUSPENDED] = "SUSPENDED",
+      [JOB_COMPLETE] = "COMPLETED",  [JOB_CANCELLED] = "CANCELLED", [JOB_FAILED] = "FAILED",
+      [JOB_TIMEOUT] = "TIMEOUT",     [JOB_NODE_FAIL] = "NODE_FAIL", [JOB_PREEMPTED] = "PREEMPTED",
+      [JOB_BOOT_FAIL] = "BOOT_FAIL", [JOB_DEADLINE] = "DEADLINE",   [JOB_OOM] = "OUT_OF_MEMORY"};
+  uint32_t base = state & JOB_STATE_BASE;
+  return base < JOB_END && names[base] != NULL ? names[base] : "UNKNOWN";
+}
+
 int nss_slurm_apply(const nss_job *job, const nss_decision *dec, char *msg, size_t msglen) {
   job_info_msg_t *resp = NULL;
   slurm_job_info_t *now = reload(job->id, &resp, msg, msglen);
@@ -408,9 +420,10 @@ int nss_slurm_apply(const nss_job *job, const nss_decision *dec, char *msg, size
               !(now->job_state & JOB_COMPLETING) &&
               (now->priority == 0 || job->requeue);
   if (!still) {
-    snprintf(msg, msglen, "job %u changed since this cycle read it (%s, priority %u): left alone",
-             job->id, (now->job_state & JOB_STATE_BASE) == JOB_PENDING ? "pending" : "no longer pending",
-             now->priority);
+    snprintf(msg, msglen,
+             "job %u changed since this cycle read it (now %s%s, priority %u): left alone",
+             job->id, state_name(now->job_state),
+             now->job_state & JOB_COMPLETING ? "+COMPLETING" : "", now->priority);
     slurm_free_job_info_msg(resp);
     return -1;
   }

@@ -361,6 +361,68 @@ case_faults_midcycle() {
   resume n2
 }
 
+# Faults: jobs the adapter read finish between read and update. f (held,
+# opted in) is released by someone else, runs and completes; r (running,
+# not opted in, committed on its node in the snapshot) completes. The
+# cycle's decisions stand as printed; f is reported and left alone (no
+# comment, no node list), g is placed as planned, d (not opted in) is not
+# touched, and the run exits 0. The 30 s test pause is ended by SIGTERM
+# once both jobs have finished (--once then completes its cycle).
+case_job_finishes_midcycle() {
+  local r f g d i pid go="$SD/go.$RANDOM"
+  # r: Slurm's own job on a whole node (4 GPUs) until $go exists.
+  r=$(sbatch --parsable -o /dev/null --gpus=4 --wrap "until [ -e $go ]; do sleep 0.1; done" | cut -d';' -f1)
+  for i in $(seq 1 200); do [ "$(job_state "$r")" = R ] && break; sleep 0.1; done
+  [ "$(job_state "$r")" = R ] || { fail "r is '$(job_state "$r")', not running"; return; }
+  # first-fit, reading r on its node: f (4 GPUs) on the lowest other node, g on the next.
+  local free nf ng
+  free=$(seq 0 15 | sed 's/^/n/' | grep -vxF "$(job_nodes "$r")")
+  nf=$(sed -n 1p <<<"$free") ng=$(sed -n 2p <<<"$free")
+  f=$(sbatch --parsable -o /dev/null -H --comment=netsched --gpus=4 --wrap true | cut -d';' -f1)
+  g=$(submit -H --comment=netsched --gpus=4)
+  d=$(submit -H --gpus=2)
+  local before_d
+  before_d=$(squeue -h -j "$d" -o '%t %r %k %Q')
+  NETSCHED_SLURM_TEST_PAUSE_S=30 "$BIN" --lock "$SD/lock" --once >"$SD/out.txt" 2>"$SD/err.txt" &
+  pid=$!
+  for i in $(seq 1 100); do grep -q "test pause" "$SD/err.txt" 2>/dev/null && break; sleep 0.1; done
+  grep -q "test pause" "$SD/err.txt" || fail "the adapter did not reach its pause: $(cat "$SD/err.txt")"
+  touch "$go"
+  scontrol release "$f"
+  # Finished = COMPLETED, or already purged (MinJobAge=2).
+  local done_r="" done_f=""
+  for i in $(seq 1 250); do
+    case "$(squeue -h -t all -j "$r" -o %T 2>/dev/null)" in "" | COMPLETED) done_r=1 ;; esac
+    case "$(squeue -h -t all -j "$f" -o %T 2>/dev/null)" in "" | COMPLETED) done_f=1 ;; esac
+    [ -n "$done_r" ] && [ -n "$done_f" ] && break
+    sleep 0.1
+  done
+  [ -n "$done_r" ] || fail "r did not finish: $(squeue -h -t all -j "$r" -o '%T %R')"
+  [ -n "$done_f" ] || fail "f did not finish: $(squeue -h -t all -j "$f" -o '%T %R')"
+  kill -TERM "$pid"
+  wait "$pid"
+  RC=$?
+  OUT=$(cat "$SD/out.txt")
+  ERR=$(cat "$SD/err.txt")
+  expect_rc 0
+  expect_line "$f placed $nf"
+  expect_line "$g placed $ng"
+  expect_no_line_re "^($r|$d) "
+  [ "$(wc -l <<<"$OUT")" -eq 2 ] || fail "output: $(tr '\n' '|' <<<"$OUT")"
+  # f: reported as finished (or gone), once; no other complaint.
+  grep -qE "^netsched-slurm: job $f (changed since this cycle read it \(now COMPLETED, |vanished: )" <<<"$ERR" ||
+    fail "no message for the finished job $f: $ERR"
+  [ "$(grep -vc 'test pause' <<<"$ERR")" -eq 1 ] || fail "stderr: $(tr '\n' '|' <<<"$ERR")"
+  # f untouched: no wait reason written, no node list (if Slurm still has it).
+  if [ -n "$(squeue -h -t all -j "$f" -o %T 2>/dev/null)" ]; then
+    [ "$(squeue -h -t all -j "$f" -o %k)" = netsched ] || fail "f's comment: $(squeue -h -t all -j "$f" -o %k)"
+    [ "$(scontrol show job "$f" | grep -o 'ReqNodeList=[^ ]*')" = "ReqNodeList=(null)" ] ||
+      fail "the finished job got a node list: $(scontrol show job "$f" | grep -o 'ReqNodeList=[^ ]*')"
+  fi
+  expect_runs "$g" "$ng"
+  [ "$(squeue -h -j "$d" -o '%t %r %k %Q')" = "$before_d" ] || fail "job $d (not opted in) changed"
+}
+
 # Unusable nodes are never chosen: n0 drained, n1 failing, n2 reserved
 # (an advance reservation the job is not in) -> first-fit takes n3, n4.
 case_unusable_nodes() {
@@ -501,10 +563,10 @@ case_per_node() {
   expect_line "$c waits: the policy splits its 4 GPUs over 1 nodes unevenly; Slurm's -N 2 --gpus-per-node=2 cannot express that (submit with --gpus=4 to let the policy choose the split)"
 }
 
-[ -f /tmp/dbg_case.sh ] && source /tmp/dbg_case.sh
 CASES=("$@")
 [ ${#CASES[@]} -gt 0 ] || CASES=(case_usage case_ff_once case_per_node case_lwf1 case_vclos case_waits case_order case_partition
-  case_cassini case_unusable_nodes case_faults_midcycle case_lock_and_signals case_dally_state
+  case_cassini case_unusable_nodes case_faults_midcycle case_job_finishes_midcycle
+  case_lock_and_signals case_dally_state
   case_controller_restart case_all_presets)
 
 t0=$SECONDS

@@ -974,6 +974,57 @@ static void test_ocs_stage3_two_virtual_leaves(void **state) {
   ns_cluster_free(c);
 }
 
+/* Stage 3 tries shapes in vc_shapes order and a shape whose leaves cannot
+   host l virtual leaves (sum_n min(idle_n * T / s, l) < l) is passed over
+   for the next one. 4 leaves x 4 spines x 4 one-GPU servers, 1 link per
+   pair, one OCS: every spine has 4 ports, so no single spine holds N = 6
+   (Stage 2), and no leaf has 6 servers (Stage 1). N = 6 shapes, in order:
+   l0 = 2^floor(log2 6) / 4 = 1 (skipped), so (l, s) = (2, 3), (4, 2), then
+   (3, 2).
+   a) 2 idle servers per leaf: (2, 3) needs 3 idle servers on 2 leaves -
+      none; (4, 2) puts one virtual leaf of 2 servers on every leaf: 8 GPUs
+      (N_new = 4 x 2), the two lowest of each leaf.
+   b) leaf 3 down to 1 idle server: 1 + 1 + 1 + 0 < 4 virtual leaves for
+      (4, 2); (3, 2) fits exactly (3 = 3) on leaves 0-2: 6 GPUs.
+   c) leaf 2 down to 1 as well: 2 < 3 for (3, 2); nothing fits: wait. */
+static void test_ocs_stage3_shape_order(void **state) {
+  (void)state;
+  ns_cluster *c = ns_cluster_new_leaf_spine(4, 4, 4, 1, 1, 100);
+  assert_int_equal(ns_cluster_enable_ocs(c, 1), NS_OK);
+  for (int n = 0; n < 4; n++)
+    occupy_range(c, 4 * n + 2, 2);
+  ns_vclos_opts *o = ns_vclos_opts_new();
+  ns_placement *p = ns_placement_new();
+  ns_job *j = ns_job_new("j6", 6);
+  int stage = -1;
+  assert_int_equal(ns_vclos_place_ex(c, j, o, p, &stage), NS_OK); /* a */
+  assert_int_equal(stage, 3);
+  assert_int_equal(ns_placement_virtual_leaves(p), 4);
+  assert_int_equal(ns_placement_virtual_spines(p), 2);
+  int expect_a[] = {0, 1, 4, 5, 8, 9, 12, 13};
+  assert_int_equal(ns_placement_gpu_count(p), 8);
+  for (int i = 0; i < 8; i++)
+    assert_int_equal(ns_placement_gpu(p, (size_t)i), expect_a[i]);
+  occupy_range(c, 13, 1); /* b */
+  assert_int_equal(ns_vclos_place_ex(c, j, o, p, &stage), NS_OK);
+  assert_int_equal(stage, 3);
+  assert_int_equal(ns_placement_virtual_leaves(p), 3);
+  assert_int_equal(ns_placement_virtual_spines(p), 2);
+  int expect_b[] = {0, 1, 4, 5, 8, 9};
+  assert_int_equal(ns_placement_gpu_count(p), 6);
+  for (int i = 0; i < 6; i++)
+    assert_int_equal(ns_placement_gpu(p, (size_t)i), expect_b[i]);
+  assert_int_equal(ns_cluster_commit(c, j, p), NS_OK);
+  check_lemma(c, j);
+  assert_int_equal(ns_cluster_release(c, j), NS_OK);
+  occupy_range(c, 9, 1); /* c */
+  assert_fails_with(ns_vclos_place(c, j, o, p), NS_ENOSPACE, "no leaf, single spine");
+  ns_placement_free(p);
+  ns_vclos_opts_free(o);
+  ns_job_free(j);
+  ns_cluster_free(c);
+}
+
 /* Random OCS sequences: no leaf port is used twice, no (spine, OCS) exceeds
    its ports, the cluster's free-port counts agree, Lemma 5.1 holds. */
 static void check_ocs_ports(const ns_cluster *c, ns_job **jobs, const int *live, int nj) {
@@ -1136,6 +1187,7 @@ int main(void) {
       cmocka_unit_test(test_ocs_stage2_single_spine),
       cmocka_unit_test(test_ocs_stage3_ilp),
       cmocka_unit_test(test_ocs_stage3_two_virtual_leaves),
+      cmocka_unit_test(test_ocs_stage3_shape_order),
       cmocka_unit_test(test_ocs_random_commits),
       cmocka_unit_test(test_bad_input),
       cmocka_unit_test(test_cbc_timeout),
