@@ -112,6 +112,16 @@ class TestSimulator(unittest.TestCase):
             s.set_progress(None)
             s.run()
 
+    def test_model_profiles(self):
+        # AdaDUAL Table III: ResNet-50 is 99.2 MB, fwd 25.0 ms, bwd 37.4 ms, 3213 MB
+        self.assertEqual(sim.model_count(), 4)
+        p = sim.model_profile("resnet50")
+        self.assertEqual(p, sim.model_profile(sim.Model.RESNET50))
+        self.assertEqual((p.name, p.model_bytes, p.fwd_ms, p.bwd_ms, p.mem_mb),
+                         ("resnet50", 99_200_000, 25.0, 37.4, 3213.0))
+        with self.assertRaises(ValueError):
+            sim.model_profile(4)
+
     def test_presets_and_options(self):
         names = sim.policies()
         self.assertEqual(len(names), sim.policy_count())

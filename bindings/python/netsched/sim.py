@@ -192,6 +192,32 @@ def policies() -> Dict[str, str]:
             if policy_name(i)}
 
 
+class ModelProfile(NamedTuple):
+    """An embedded model profile (AdaDUAL Table III), as sim.model_profile gives it."""
+    name: str
+    model_bytes: int
+    fwd_ms: float
+    bwd_ms: float
+    mem_mb: float
+
+
+def model_count() -> int:
+    """Number of embedded model profiles (Model values 0 .. model_count() - 1)."""
+    return lib.ns_sim_model_count()
+
+
+def model_profile(model: Union[Model, str, int]) -> ModelProfile:
+    """The embedded profile of `model` (Model, its name or its value)."""
+    w = "sim.model_profile"
+    name = ctypes.c_char_p()
+    nbytes = ctypes.c_uint64()
+    fwd, bwd, mem = c_double(), c_double(), c_double()
+    check(lib.ns_sim_model_profile(as_enum(model, Model, w, "model"), ctypes.byref(name),
+                                   ctypes.byref(nbytes), ctypes.byref(fwd), ctypes.byref(bwd),
+                                   ctypes.byref(mem)), w)
+    return ModelProfile(name.value.decode(), nbytes.value, fwd.value, bwd.value, mem.value)
+
+
 def metric_name(metric: Union[int, str, "Metric"]) -> str:
     """The metric's short name as metrics() keys it, e.g. "avg_jct_ms"."""
     return lib.ns_sim_metric_name(as_enum(metric, Metric, "sim.metric_name", "metric")).decode()
@@ -632,4 +658,5 @@ class Simulator(Handle):
 
 __all__ = ["Order", "PlacementRule", "Admission", "Network", "Model", "TraceFormat", "Metric",
            "JobResult", "Options", "Simulator", "policy_count", "policy_name",
-           "policy_description", "policies", "metric_name"]
+           "policy_description", "policies", "metric_name", "ModelProfile",
+           "model_count", "model_profile"]
