@@ -177,7 +177,7 @@ static int solve(ns_sim *s, nsi_group *g) {
     if (k->phase == NSI_PH_COMM && k->nsrv >= 2)
       s->res_tmp[n] = k->links, s->nres_tmp[n++] = k->nlinks;
   }
-  nsi_sim_fill(n, s->res_tmp, s->nres_tmp, d, s->cap, s->load, s->fuse, s->rate_tmp);
+  NSI_TRY(nsi_sim_fill(&s->fill, n, s->res_tmp, s->nres_tmp, d, s->cap, s->lid, s->rate_tmp));
   n = 0;
   for (size_t m = 0; m < g->n; m++) {
     nsi_simjob *k = &s->jobs[g->members[m]];
@@ -192,7 +192,8 @@ static int solve(ns_sim *s, nsi_group *g) {
     if (k->phase == NSI_PH_COMPUTE)
       s->res_tmp[n] = k->gpu, s->nres_tmp[n++] = k->ngpu;
   }
-  nsi_sim_fill(n, s->res_tmp, s->nres_tmp, 1.0, s->gcap, s->gload, s->gused, s->rate_tmp);
+  NSI_TRY(nsi_sim_fill(&s->fill, n, s->res_tmp, s->nres_tmp, 1.0, s->gcap, s->lid + s->nnet_links,
+                       s->rate_tmp));
   n = 0;
   for (size_t m = 0; m < g->n; m++) {
     nsi_simjob *k = &s->jobs[g->members[m]];
@@ -253,7 +254,7 @@ static int resolve(ns_sim *s, nsi_group *g) {
     }
   }
   double d = nsi_sim_nic_gbps(&s->o);
-  nsi_sim_fill(n, s->res_tmp, s->nres_tmp, d, s->cap, s->load, s->fuse, s->rate_tmp);
+  NSI_TRY(nsi_sim_fill(&s->fill, n, s->res_tmp, s->nres_tmp, d, s->cap, s->lid, s->rate_tmp));
   for (size_t i = 0; i < n; i++) {
     nsi_simjob *k = &s->jobs[s->idx_tmp[i]];
     double r = s->rate_tmp[i] / d;

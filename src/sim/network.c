@@ -39,10 +39,13 @@ int nsi_sim_net_init(ns_sim *s) {
   s->own = malloc((n + (size_t)G) * sizeof *s->own);
   if (s->own != NULL)
     memset(s->own, 0xff, (n + (size_t)G) * sizeof *s->own); /* -1: no owner, no stamp */
+  s->lid = malloc((n + (size_t)G) * sizeof *s->lid);
+  if (s->lid != NULL)
+    memset(s->lid, 0xff, (n + (size_t)G) * sizeof *s->lid);
   s->gcap = malloc((size_t)G * sizeof *s->gcap);
   s->gload = calloc((size_t)G, sizeof *s->gload);
   s->gused = calloc((size_t)G, sizeof *s->gused);
-  if (!s->own || !s->gcap || !s->gload || !s->gused)
+  if (!s->own || !s->lid || !s->gcap || !s->gload || !s->gused)
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory for %d GPUs", G);
   for (int g = 0; g < G; g++)
     s->gcap[g] = 1.0;
@@ -51,7 +54,9 @@ int nsi_sim_net_init(ns_sim *s) {
 
 void nsi_sim_net_free(ns_sim *s) {
   free(s->cap), free(s->load), free(s->fuse), free(s->sum), free(s->cnt), free(s->shared_ever);
-  free(s->srv_busy), free(s->own), free(s->gcap), free(s->gload), free(s->gused);
+  free(s->srv_busy), free(s->own), free(s->lid), free(s->gcap), free(s->gload), free(s->gused);
+  s->lid = NULL;
+  nsi_sim_fill_free(&s->fill);
   s->cap = s->load = s->fuse = s->sum = s->gcap = s->gload = s->gused = NULL;
   s->cnt = s->own = s->srv_busy = NULL;
   s->shared_ever = NULL;
@@ -173,51 +178,173 @@ double nsi_sim_lone_rate(const ns_sim *s, const nsi_simjob *j) {
 /* Max-min fairness by progressive filling: every unfrozen item's rate rises
    together until one of its resources saturates or it reaches `demand`.
    Item i uses res[i][0..nres[i]) (a repeated resource counts once per
-   repeat, as k flows of one ring on one link). load and used are scratch
-   per resource. */
-void nsi_sim_fill(size_t n, int *const *res, const size_t *nres, double demand, const double *cap,
-                  double *load, double *used, double *rate) {
-  size_t left = n;
+   repeat, as k flows of one ring on one link). lid is scratch per resource,
+   -1 on entry and on return.
+   Water-filling over the distinct resources of the call: a resource's fill
+   level (capacity left / unfrozen items on it) only rises as items freeze,
+   so a heap of levels with lazy deletion finds each round's bottlenecks;
+   a round freezes every unfrozen item on a resource within 1e-9 (relative)
+   of the lowest level. O(I log R) for I incidences over R resources (the
+   same rates as filling every item round by round, up to rounding). */
+static void fill_push(nsi_fill *f, double key, int l) {
+  size_t i = f->nheap++;
+  while (i > 0) {
+    size_t p = (i - 1) / 2;
+    if (f->hkey[p] <= key)
+      break;
+    f->hkey[i] = f->hkey[p], f->hlnk[i] = f->hlnk[p];
+    i = p;
+  }
+  f->hkey[i] = key, f->hlnk[i] = l;
+}
+
+static void fill_pop(nsi_fill *f) {
+  double key = f->hkey[--f->nheap];
+  int l = f->hlnk[f->nheap];
+  size_t i = 0, n = f->nheap;
+  for (;;) {
+    size_t c = 2 * i + 1;
+    if (c >= n)
+      break;
+    if (c + 1 < n && f->hkey[c + 1] < f->hkey[c])
+      c++;
+    if (f->hkey[c] >= key)
+      break;
+    f->hkey[i] = f->hkey[c], f->hlnk[i] = f->hlnk[c];
+    i = c;
+  }
+  if (n > 0)
+    f->hkey[i] = key, f->hlnk[i] = l;
+}
+
+void nsi_sim_fill_free(nsi_fill *f) {
+  free(f->lres), free(f->lstart), free(f->litem), free(f->lrem), free(f->lcnt), free(f->hkey);
+  free(f->hlnk), free(f->frozen);
+  memset(f, 0, sizeof *f);
+}
+
+int nsi_sim_fill(nsi_fill *f, size_t n, int *const *res, const size_t *nres, double demand,
+                 const double *cap, int *lid, double *rate) {
+  size_t inc = 0;
+  for (size_t i = 0; i < n; i++)
+    inc += nres[i];
+  size_t need = inc + 1;
+  if (need > f->cap) {
+    size_t c = need > 2 * f->cap ? need : 2 * f->cap;
+    int *a = realloc(f->lres, c * sizeof *a), *b = realloc(f->lstart, (c + 1) * sizeof *b);
+    if (a)
+      f->lres = a;
+    if (b)
+      f->lstart = b;
+    int *it = realloc(f->litem, c * sizeof *it), *cn = realloc(f->lcnt, c * sizeof *cn);
+    if (it)
+      f->litem = it;
+    if (cn)
+      f->lcnt = cn;
+    double *rm = realloc(f->lrem, c * sizeof *rm), *hk = realloc(f->hkey, 2 * c * sizeof *hk);
+    if (rm)
+      f->lrem = rm;
+    if (hk)
+      f->hkey = hk;
+    int *hl = realloc(f->hlnk, 2 * c * sizeof *hl), *fr = realloc(f->frozen, c * sizeof *fr);
+    if (hl)
+      f->hlnk = hl;
+    if (fr)
+      f->frozen = fr;
+    if (!a || !b || !it || !cn || !rm || !hk || !hl || !fr)
+      return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory solving max-min over %zu flows", n);
+    f->cap = c;
+  }
+  /* distinct resources, their item counts (with multiplicity) and items */
+  size_t nl = 0, left = 0;
   for (size_t i = 0; i < n; i++) {
     rate[i] = -1.0; /* unfrozen */
-    for (size_t k = 0; k < nres[i]; k++)
-      used[res[i][k]] = 0.0;
+    for (size_t k = 0; k < nres[i]; k++) {
+      int r = res[i][k];
+      if (lid[r] < 0) {
+        lid[r] = (int)nl;
+        f->lres[nl] = r, f->lcnt[nl] = 0, f->lrem[nl] = cap[r];
+        nl++;
+      }
+      f->lcnt[lid[r]]++;
+    }
+  }
+  f->lstart[0] = 0;
+  for (size_t l = 0; l < nl; l++)
+    f->lstart[l + 1] = f->lstart[l] + f->lcnt[l];
+  for (size_t i = 0; i < n; i++) {
+    for (size_t k = 0; k < nres[i]; k++) {
+      int l = lid[res[i][k]];
+      f->litem[f->lstart[l + 1] - f->lcnt[l]--] = (int)i;
+    }
+  }
+  for (size_t l = 0; l < nl; l++) /* counts again (the CSR fill consumed them) */
+    f->lcnt[l] = f->lstart[l + 1] - f->lstart[l];
+  f->nheap = 0;
+  for (size_t l = 0; l < nl; l++)
+    fill_push(f, f->lrem[l] / f->lcnt[l], (int)l);
+  for (size_t i = 0; i < n; i++) {
+    if (nres[i] == 0)
+      rate[i] = demand; /* nothing limits it */
+    else
+      left++;
   }
   while (left > 0) {
-    for (size_t i = 0; i < n; i++)
-      for (size_t k = 0; k < nres[i]; k++)
-        load[res[i][k]] = 0.0;
-    for (size_t i = 0; i < n; i++)
-      if (rate[i] < 0)
-        for (size_t k = 0; k < nres[i]; k++)
-          load[res[i][k]] += 1.0;
-    double level = demand;
-    for (size_t i = 0; i < n; i++)
-      if (rate[i] < 0)
-        for (size_t k = 0; k < nres[i]; k++) {
-          int r = res[i][k];
-          double lv = (cap[r] - used[r]) / load[r];
-          level = lv < level ? lv : level;
-        }
+    /* the lowest current level (stale heap entries are below theirs) */
+    double low = INFINITY;
+    while (f->nheap > 0) {
+      int l = f->hlnk[0];
+      if (f->lcnt[l] > 0 && f->hkey[0] == f->lrem[l] / f->lcnt[l]) {
+        low = f->hkey[0];
+        break;
+      }
+      fill_pop(f);
+    }
+    double level = low < demand ? low : demand;
     if (level < 1e-12)
       level = 1e-12;
-    for (size_t i = 0; i < n; i++) {
-      if (rate[i] >= 0)
-        continue;
-      int sat = level >= demand * (1 - 1e-12);
-      for (size_t k = 0; k < nres[i] && !sat; k++) {
-        int r = res[i][k];
-        sat = (cap[r] - used[r]) / load[r] <= level * (1 + 1e-9);
+    size_t nf = 0;
+    if (level >= demand * (1 - 1e-12)) { /* every item left reaches the demand */
+      for (size_t i = 0; i < n; i++)
+        if (rate[i] < 0)
+          f->frozen[nf++] = (int)i;
+    } else {
+      while (f->nheap > 0 && f->hkey[0] <= level * (1 + 1e-9)) {
+        double key = f->hkey[0];
+        int l = f->hlnk[0];
+        fill_pop(f);
+        if (f->lcnt[l] <= 0 || key != f->lrem[l] / f->lcnt[l])
+          continue; /* stale: its level rose since */
+        for (int x = f->lstart[l]; x < f->lstart[l + 1]; x++) {
+          int i = f->litem[x];
+          if (rate[i] == -1.0) /* unfrozen (a ring's repeats are listed again) */
+            rate[i] = -2.0, f->frozen[nf++] = i; /* frozen this round */
+        }
       }
-      if (sat)
-        rate[i] = level, left--;
     }
-    for (size_t i = 0; i < n; i++)
-      for (size_t k = 0; k < nres[i]; k++)
-        used[res[i][k]] = 0.0;
-    for (size_t i = 0; i < n; i++)
-      if (rate[i] >= 0)
-        for (size_t k = 0; k < nres[i]; k++)
-          used[res[i][k]] += rate[i];
+    for (size_t q = 0; q < nf; q++) {
+      int i = f->frozen[q];
+      rate[i] = level, left--;
+      for (size_t k = 0; k < nres[i]; k++) {
+        int l = lid[res[i][k]];
+        f->lrem[l] -= level;
+        f->lcnt[l]--;
+      }
+    }
+    for (size_t q = 0; q < nf; q++) { /* levels that rose: pushed again */
+      int i = f->frozen[q];
+      for (size_t k = 0; k < nres[i]; k++) {
+        if (k > 0 && res[i][k] == res[i][k - 1])
+          continue;
+        int l = lid[res[i][k]];
+        if (f->lcnt[l] > 0)
+          fill_push(f, f->lrem[l] / f->lcnt[l], l);
+      }
+    }
+    if (nf == 0)
+      break; /* cannot happen: the lowest level's items freeze */
   }
+  for (size_t l = 0; l < nl; l++)
+    lid[f->lres[l]] = -1;
+  return NS_OK;
 }

@@ -118,6 +118,13 @@ typedef struct nsi_group {
   int ff;       /* fast-forwarded: members run as lone jobs at their window mean */
 } nsi_group;
 
+/* Scratch of nsi_sim_fill (grown as needed, freed with the run). */
+typedef struct nsi_fill {
+  int *lres, *lstart, *litem, *lcnt, *hlnk, *frozen; /* per local resource / incidence */
+  double *lrem, *hkey;                               /* heap: <= resources + incidences */
+  size_t cap, nheap;
+} nsi_fill;
+
 struct ns_sim;
 
 /* A network model: the engine calls these, nothing else (see sim.h). */
@@ -203,6 +210,8 @@ struct ns_sim {
   nsi_group *grp;
   size_t ngrp, cap_grp;
   int *own;         /* scratch per link and per GPU: union-find owner */
+  int *lid;         /* scratch per link and per GPU: nsi_sim_fill's local ids (-1) */
+  nsi_fill fill;
   double *gcap, *gload, *gused; /* per GPU: capacity 1, solver scratch */
   int ngpus_total;
   double *rate_tmp;
@@ -244,8 +253,10 @@ int nsi_sim_job_links(ns_sim *s, nsi_simjob *j, const ns_placement *p, int **lin
                       size_t *nlinks);
 double nsi_sim_comm_alone_ms(const ns_sim *s, const nsi_simjob *j, int multi_server);
 double nsi_sim_lone_rate(const ns_sim *s, const nsi_simjob *j);
-void nsi_sim_fill(size_t n, int *const *res, const size_t *nres, double demand, const double *cap,
-                  double *load, double *used, double *rate);
+/* NS_OK or NS_ENOMEM (scratch); lid: per resource, -1 on entry and return */
+int nsi_sim_fill(nsi_fill *f, size_t n, int *const *res, const size_t *nres, double demand,
+                 const double *cap, int *lid, double *rate);
+void nsi_sim_fill_free(nsi_fill *f);
 
 /* net_fluid.c, net_phase.c: the models of ns_sim_network (ideal = the phase
    model with free communication: every job is lone) */
