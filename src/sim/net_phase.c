@@ -59,6 +59,7 @@
 
 #define EPS 1e-9
 
+
 /* A duration too short to move the clock at `now` (traces reach 1e9 ms,
    where a double's step is ~1e-7 ms): the boundary is reached. */
 static int negligible(const ns_sim *s, double dt) { return dt <= 1e-12 * fabs(s->now) + 1e-9; }
@@ -99,6 +100,33 @@ static int push(ns_sim *s, nsi_simjob *j, double t) {
   return nsi_sim_heap_push(&s->heap, t, (int)(j - s->jobs), j->ver);
 }
 
+/* Partial restarts (large components): a job kept at its window mean
+   loads each of its links with its mean throughput, k flows x d x (its
+   all-reduce at full rate / its mean iteration); re-simulated jobs share
+   what is left (capeff, at least 1 % of the link). A link with no such
+   job has capeff == cap exactly. */
+static void bg_set(ns_sim *s, nsi_simjob *j, int on) {
+  if (j->bgon == on)
+    return;
+  j->bgon = on;
+  if (on)
+    j->bgx = nsi_sim_nic_gbps(&s->o) * j->comm_work / j->per;
+  double x = j->bgx;
+  for (size_t i = 0; i < j->nlinks; i++) {
+    int l = j->links[i];
+    s->bgcnt[l] += on ? 1 : -1;
+    s->bg[l] = s->bgcnt[l] == 0 ? 0.0 : s->bg[l] + (on ? x : -x);
+    double c = s->cap[l] - s->bg[l];
+    s->capeff[l] = s->bgcnt[l] == 0 ? s->cap[l] : (c > 0.01 * s->cap[l] ? c : 0.01 * s->cap[l]);
+  }
+}
+
+/* A job started or left on these links: its neighbours are re-simulated. */
+static void touch(ns_sim *s, const nsi_simjob *j) {
+  for (size_t i = 0; i < j->nlinks; i++)
+    s->touch[j->links[i]] = s->touch_epoch;
+}
+
 /* Phase state (already advanced) -> lone at the alone iteration time. */
 static void to_lone(ns_sim *s, nsi_simjob *j) {
   double c = j->compute_ms;
@@ -117,6 +145,7 @@ static void to_lone(ns_sim *s, nsi_simjob *j) {
 /* Lone (advanced) -> phase state at now. */
 static void to_phase(ns_sim *s, nsi_simjob *j) {
   lone_advance(s, j);
+  bg_set(s, j, 0);
   double c = j->compute_ms, ip = ideal_per(j);
   double q = j->pos * ip / j->per; /* the fast-forwarded position, in the alone frame */
   if (j->pos < 0) {
@@ -177,7 +206,7 @@ static int solve(ns_sim *s, nsi_group *g) {
     if (k->phase == NSI_PH_COMM && k->nsrv >= 2)
       s->res_tmp[n] = k->links, s->nres_tmp[n++] = k->nlinks;
   }
-  NSI_TRY(nsi_sim_fill(&s->fill, n, s->res_tmp, s->nres_tmp, d, s->cap, s->lid, s->rate_tmp));
+  NSI_TRY(nsi_sim_fill(&s->fill, n, s->res_tmp, s->nres_tmp, d, s->capeff, s->lid, s->rate_tmp));
   n = 0;
   for (size_t m = 0; m < g->n; m++) {
     nsi_simjob *k = &s->jobs[g->members[m]];
@@ -254,7 +283,7 @@ static int resolve(ns_sim *s, nsi_group *g) {
     }
   }
   double d = nsi_sim_nic_gbps(&s->o);
-  NSI_TRY(nsi_sim_fill(&s->fill, n, s->res_tmp, s->nres_tmp, d, s->cap, s->lid, s->rate_tmp));
+  NSI_TRY(nsi_sim_fill(&s->fill, n, s->res_tmp, s->nres_tmp, d, s->capeff, s->lid, s->rate_tmp));
   for (size_t i = 0; i < n; i++) {
     nsi_simjob *k = &s->jobs[s->idx_tmp[i]];
     double r = s->rate_tmp[i] / d;
@@ -309,6 +338,7 @@ static void check_drift(ns_sim *s, nsi_simjob *j) {
   double end = s->now + j->lone_comm; /* expected end of this all-reduce */
   double k = ceil((end - j->anchor) / P - EPS);
   j->hold_until = j->anchor + k * P;
+  s->cassini_readjusts++;
 }
 
 static int start_comm(ns_sim *s, nsi_simjob *j) {
@@ -378,8 +408,10 @@ static void leave_group(ns_sim *s, nsi_simjob *j) {
    n members runs W iterations: n x W phase pairs, each touching n members),
    but never below 2 iterations. */
 #define NSI_PHASE_BUDGET 256
+#define NSI_PHASE_BUDGET_PART 64 /* a partial restart (see affected()) */
 static uint64_t window(const ns_sim *s, const nsi_group *g) {
-  uint64_t W = (uint64_t)s->o.phase_window, cap = NSI_PHASE_BUDGET / (g->n ? g->n : 1);
+  uint64_t budget = g->partial ? NSI_PHASE_BUDGET_PART : NSI_PHASE_BUDGET;
+  uint64_t W = (uint64_t)s->o.phase_window, cap = budget / (g->n ? g->n : 1);
   if (W == 0)
     return 0;
   cap = cap < 2 ? 2 : cap;
@@ -408,6 +440,38 @@ static int maybe_fast_forward(ns_sim *s, nsi_group *g) {
     NSI_TRY(push(s, k, s->now + lone_left(k)));
   }
   return NS_OK;
+}
+
+/* A member of a partial restart with W + 1 iteration ends leaves it: it
+   goes on at its window mean and loads its links (bg_set); the others are
+   solved again against what is left. */
+static int maybe_detach(ns_sim *s, nsi_group *g, nsi_simjob *j) {
+  uint64_t W = g->W;
+  if (W == 0 || j->w_n < W + 1 || j->w_tl <= j->w_t1)
+    return NS_OK;
+  j->per = (j->w_tl - j->w_t1) / (double)(j->w_n - 1);
+  j->pos = j->phase == NSI_PH_HOLD ? -j->ph_left : s->now - j->w_tl;
+  if (j->pos >= j->per)
+    j->pos = j->per * (1 - 1e-12);
+  j->t_upd = s->now;
+  int ji = (int)(j - s->jobs);
+  for (size_t m = 0; m < g->n; m++)
+    if (g->members[m] == ji) {
+      g->members[m] = g->members[--g->n];
+      break;
+    }
+  j->group = -1;
+  bg_set(s, j, 1);
+  NSI_TRY(push(s, j, s->now + lone_left(j)));
+  if (g->n == 0) {
+    free(g->members);
+    g->members = NULL, g->partial = 0;
+    return NS_OK;
+  }
+  s->nseeds = 0;
+  NSI_TRY(admit_waiters(s, g));
+  NSI_TRY(solve(s, g));
+  return push_group(s, g);
 }
 
 /* A group member's phase ended. */
@@ -445,7 +509,7 @@ static int group_event(ns_sim *s, nsi_simjob *j, int *finished) {
   }
   NSI_TRY(resolve(s, g));
   if (comm_ended && !*finished)
-    NSI_TRY(maybe_fast_forward(s, g));
+    NSI_TRY(g->partial ? maybe_detach(s, g, j) : maybe_fast_forward(s, g));
   return NS_OK;
 }
 
@@ -480,9 +544,11 @@ static int phase_start(ns_sim *s, nsi_simjob *j) {
   j->pos = j->resumed ? (frac < 1 ? frac : 0.0) * j->per - s->o.restore_ms : 0.0;
   j->t_upd = s->now;
   j->hold_until = 0, j->anchor = NAN;
-  j->w_n = 0;
-  if (meets(s, j))
+  j->w_n = 0, j->bgon = 0;
+  if (meets(s, j)) {
     s->net_dirty = 1; /* the update may put it in a group */
+    touch(s, j);
+  }
   return push(s, j, s->now + lone_left(j));
 }
 
@@ -492,6 +558,7 @@ static void phase_stop(ns_sim *s, nsi_simjob *j) {
     lone_advance(s, j);
   else
     group_advance(s, group_of(s, j));
+  bg_set(s, j, 0);
   if (j->group >= 0) {
     nsi_group *g = group_of(s, j);
     leave_group(s, j);
@@ -499,8 +566,10 @@ static void phase_stop(ns_sim *s, nsi_simjob *j) {
     if (!g->ff && g->n > 0 && admit_waiters(s, g) == NS_OK && solve(s, g) == NS_OK)
       (void)push_group(s, g); /* ENOMEM here resurfaces at the next update */
   }
-  if (meets(s, j))
+  if (meets(s, j)) {
     s->net_dirty = 1;
+    touch(s, j);
+  }
   if (!lone)
     to_lone(s, j); /* progress as pos / per: a resumed job starts from it */
 }
@@ -568,7 +637,7 @@ static int new_group(ns_sim *s, const int *members, size_t n) {
   if (g->members == NULL)
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
   memcpy(g->members, members, n * sizeof *members);
-  g->n = n, g->ff = 0;
+  g->n = n, g->ff = 0, g->partial = 0;
   return (int)s->ngrp++;
 }
 
@@ -577,8 +646,9 @@ static int new_group(ns_sim *s, const int *members, size_t n) {
 static int unchanged(ns_sim *s, const int *comp, size_t n) {
   const nsi_simjob *first = &s->jobs[comp[0]];
   if (n == 1)
-    return first->group < 0;
-  if (first->group < 0 || s->grp[first->group].n != n || s->grp[first->group].ff == 2)
+    return first->group < 0 && !first->bgon;
+  if (first->group < 0 || s->grp[first->group].n != n || s->grp[first->group].ff == 2 ||
+      s->grp[first->group].partial)
     return 0;
   for (size_t i = 1; i < n; i++)
     if (s->jobs[comp[i]].group != first->group)
@@ -599,15 +669,31 @@ static void drop_group(ns_sim *s, nsi_simjob *j) {
   nsi_group *g = group_of(s, j);
   if (g != NULL && g->members != NULL) {
     free(g->members);
-    g->members = NULL, g->n = 0, g->ff = 0;
+    g->members = NULL, g->n = 0, g->ff = 0, g->partial = 0;
   }
   j->group = -1;
   j->w_n = 0;
 }
 
+/* Components of more than NSI_PHASE_EXACT jobs restart only in part
+   (sim.h): a membership change re-simulates the jobs that share a link with
+   a job that started or left, those not yet placed in a group, and any
+   part still in its window; the others keep their window means. */
+#define NSI_PHASE_EXACT 16
+static int affected(ns_sim *s, const nsi_simjob *j) {
+  if (j->group < 0 && !j->bgon)
+    return 1; /* new, or lone until now */
+  if (j->group >= 0 && !s->grp[j->group].ff)
+    return 1; /* being simulated */
+  for (size_t i = 0; i < j->nlinks; i++)
+    if (s->touch[j->links[i]] == s->touch_epoch)
+      return 1;
+  return 0;
+}
+
 /* A changed component (members in phase state): lone or a new group. */
-static int rebuild(ns_sim *s, const int *comp, size_t n) {
-  if (n == 1) {
+static int rebuild(ns_sim *s, const int *comp, size_t n, int partial) {
+  if (n == 1 && !partial) {
     nsi_simjob *j = &s->jobs[comp[0]];
     if (j->phase == NSI_PH_WAIT)
       j->phase = NSI_PH_COMM, j->ph_left = j->comm_work; /* alone: its all-reduce starts */
@@ -619,6 +705,8 @@ static int rebuild(ns_sim *s, const int *comp, size_t n) {
   for (size_t i = 0; i < n; i++)
     s->jobs[comp[i]].group = gi;
   nsi_group *g = &s->grp[gi];
+  g->partial = partial;
+  g->W = window(s, g);
   s->nseeds = 0; /* the full solve below covers every member */
   NSI_TRY(admit_waiters(s, g));
   NSI_TRY(solve(s, g));
@@ -645,8 +733,9 @@ static int phase_update(ns_sim *s) {
   int *parent = malloc(n * sizeof *parent);
   int *pairs = malloc(2 * n * sizeof *pairs);
   int *comp = malloc(n * sizeof *comp);
-  if (!parent || !pairs || !comp) {
-    free(parent), free(pairs), free(comp);
+  char *kept = calloc(n, 1);
+  if (!parent || !pairs || !comp || !kept) {
+    free(parent), free(pairs), free(comp), free(kept);
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory grouping %zu jobs", n);
   }
   int L = s->nnet_links;
@@ -678,33 +767,58 @@ static int phase_update(ns_sim *s) {
   for (size_t i = 0; i < n; i++)
     pairs[2 * i] = find(parent, (int)i), pairs[2 * i + 1] = s->net[i];
   qsort(pairs, n, 2 * sizeof *pairs, by_root);
-  /* components: a changed one gets a negative root; all changed members
-     are brought to phase state before any old group is dropped */
+  /* components: a changed one gets a negative root (-1 - root; in a large
+     component only its affected members, -1 - n - root: a partial
+     restart); all changed members are brought to phase state before any
+     old group is dropped */
+  int partial_any = 0;
   for (size_t i = 0; i < n;) {
     size_t k = i, m = 0;
     while (k < n && pairs[2 * k] == pairs[2 * i])
       comp[m++] = pairs[2 * k + 1], k++;
-    int ch = !unchanged(s, comp, m);
-    for (size_t x = i; x < k; x++) {
-      if (ch)
-        bring_up(s, &s->jobs[pairs[2 * x + 1]]);
-      pairs[2 * x] = ch ? -1 - pairs[2 * x] : pairs[2 * x];
+    if (m > NSI_PHASE_EXACT && !s->o.gpu_sharing && s->o.phase_window > 0) {
+      partial_any = 1;
+      for (size_t x = i; x < k; x++) {
+        nsi_simjob *j = &s->jobs[pairs[2 * x + 1]];
+        if (affected(s, j)) {
+          bring_up(s, j);
+          pairs[2 * x] = -1 - (int)n - pairs[2 * x];
+        } else {
+          kept[x] = 1;
+        }
+      }
+    } else {
+      int ch = !unchanged(s, comp, m);
+      for (size_t x = i; x < k; x++) {
+        if (ch)
+          bring_up(s, &s->jobs[pairs[2 * x + 1]]);
+        pairs[2 * x] = ch ? -1 - pairs[2 * x] : pairs[2 * x];
+      }
     }
     i = k;
   }
-  for (size_t i = 0; i < n; i++)
-    if (pairs[2 * i] < 0)
-      drop_group(s, &s->jobs[pairs[2 * i + 1]]);
+  for (size_t i = 0; i < n; i++) {
+    nsi_simjob *j = &s->jobs[pairs[2 * i + 1]];
+    if (pairs[2 * i] < 0) {
+      drop_group(s, j);
+    } else if (kept[i] && j->group >= 0) {
+      drop_group(s, j); /* kept in a large component: lone at its window mean ... */
+      bg_set(s, j, 1);  /* ... loading its links */
+    }
+  }
+  if (partial_any) /* a partial restart's members together, whatever their old roots */
+    qsort(pairs, n, 2 * sizeof *pairs, by_root);
   int rc = NS_OK;
   for (size_t i = 0; i < n && rc == NS_OK;) {
     size_t k = i, m = 0;
     while (k < n && pairs[2 * k] == pairs[2 * i])
       comp[m++] = pairs[2 * k + 1], k++;
     if (pairs[2 * i] < 0)
-      rc = rebuild(s, comp, m);
+      rc = rebuild(s, comp, m, pairs[2 * i] < -(int)n);
     i = k;
   }
-  free(parent), free(pairs), free(comp);
+  s->touch_epoch++;
+  free(parent), free(pairs), free(comp), free(kept);
   return rc;
 }
 

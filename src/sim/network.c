@@ -42,10 +42,18 @@ int nsi_sim_net_init(ns_sim *s) {
   s->lid = malloc((n + (size_t)G) * sizeof *s->lid);
   if (s->lid != NULL)
     memset(s->lid, 0xff, (n + (size_t)G) * sizeof *s->lid);
+  s->bg = calloc(n, sizeof *s->bg);
+  s->capeff = malloc(n * sizeof *s->capeff);
+  s->bgcnt = calloc(n, sizeof *s->bgcnt);
+  s->touch = calloc(n + (size_t)G, sizeof *s->touch);
+  s->touch_epoch = 1;
+  s->cassini_readjusts = 0;
+  if (s->capeff != NULL)
+    memcpy(s->capeff, s->cap, n * sizeof *s->capeff);
   s->gcap = malloc((size_t)G * sizeof *s->gcap);
   s->gload = calloc((size_t)G, sizeof *s->gload);
   s->gused = calloc((size_t)G, sizeof *s->gused);
-  if (!s->own || !s->lid || !s->gcap || !s->gload || !s->gused)
+  if (!s->own || !s->lid || !s->bg || !s->capeff || !s->bgcnt || !s->touch || !s->gcap || !s->gload || !s->gused)
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory for %d GPUs", G);
   for (int g = 0; g < G; g++)
     s->gcap[g] = 1.0;
@@ -55,7 +63,9 @@ int nsi_sim_net_init(ns_sim *s) {
 void nsi_sim_net_free(ns_sim *s) {
   free(s->cap), free(s->load), free(s->fuse), free(s->sum), free(s->cnt), free(s->shared_ever);
   free(s->srv_busy), free(s->own), free(s->lid), free(s->gcap), free(s->gload), free(s->gused);
-  s->lid = NULL;
+  free(s->bg), free(s->capeff), free(s->bgcnt), free(s->touch);
+  s->lid = s->bgcnt = s->touch = NULL;
+  s->bg = s->capeff = NULL;
   nsi_sim_fill_free(&s->fill);
   s->cap = s->load = s->fuse = s->sum = s->gcap = s->gload = s->gused = NULL;
   s->cnt = s->own = s->srv_busy = NULL;

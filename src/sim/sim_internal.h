@@ -101,6 +101,9 @@ typedef struct nsi_simjob {
   uint64_t w_n;         /* fast-forward window: iteration ends counted ... */
   double w_t1, w_tl;    /* ... time of the first and of the last */
   int mark, seed;       /* net_phase.c resolve(): stamps */
+  double bgx;           /* its mean throughput per flow while bgon (Gbps) */
+  int bgon;             /* lone at its window mean inside a large component: its mean
+                           throughput loads its links (net_phase.c, partial restarts) */
   /* preemption (las.c decides, engine.c suspends and resumes) */
   int las_q;            /* queue */
   double las_exec;      /* executed ms since the last promotion */
@@ -116,6 +119,8 @@ typedef struct nsi_group {
   int *members; /* sim job indices */
   size_t n;
   int ff;       /* fast-forwarded: members run as lone jobs at their window mean */
+  int partial;  /* a re-simulated part of a large component (net_phase.c) */
+  uint64_t W;   /* its window (iterations) */
 } nsi_group;
 
 /* Scratch of nsi_sim_fill (grown as needed, freed with the run). */
@@ -211,6 +216,10 @@ struct ns_sim {
   size_t ngrp, cap_grp;
   int *own;         /* scratch per link and per GPU: union-find owner */
   int *lid;         /* scratch per link and per GPU: nsi_sim_fill's local ids (-1) */
+  double *bg, *capeff; /* per link: mean throughput of bgon jobs; cap - bg (phase model) */
+  int *bgcnt;       /* per link: bgon jobs on it */
+  int *touch;       /* per link and GPU: == touch_epoch if a job started or left on it */
+  int touch_epoch;
   nsi_fill fill;
   double *gcap, *gload, *gused; /* per GPU: capacity 1, solver scratch */
   int ngpus_total;
@@ -224,6 +233,7 @@ struct ns_sim {
   double lwf_refreshed; /* time of the last LWF workload refresh (policy.c) */
   size_t cap_tmp;
   uint64_t phase_events;
+  uint64_t cassini_readjusts; /* CASSINI re-adjustments of the last run (tests read it) */
   /* preemptive orders (las.c) */
   nsi_lasq lasq[NSI_LAS_MAX_QUEUES];
   int *las_run, *las_stop, *las_go; /* jobs in the queues (arrival order); decisions */
