@@ -190,46 +190,72 @@ double nsi_sim_lone_rate(const ns_sim *s, const nsi_simjob *j) {
    Item i uses res[i][0..nres[i]) (a repeated resource counts once per
    repeat, as k flows of one ring on one link). lid is scratch per resource,
    -1 on entry and on return.
-   Water-filling over the distinct resources of the call: a resource's fill
-   level (capacity left / unfrozen items on it) only rises as items freeze,
-   so a heap of levels with lazy deletion finds each round's bottlenecks;
-   a round freezes every unfrozen item on a resource within 1e-9 (relative)
-   of the lowest level. O(I log R) for I incidences over R resources (the
-   same rates as filling every item round by round, up to rounding). */
-static void fill_push(nsi_fill *f, double key, int l) {
-  size_t i = f->nheap++;
-  while (i > 0) {
-    size_t p = (i - 1) / 2;
-    if (f->hkey[p] <= key)
-      break;
-    f->hkey[i] = f->hkey[p], f->hlnk[i] = f->hlnk[p];
-    i = p;
-  }
-  f->hkey[i] = key, f->hlnk[i] = l;
+   Water-filling over the distinct resources of the call: a shared
+   resource's fill level (capacity left / unfrozen items on it) only rises
+   as items freeze; a resource of a single item is that item's own constant
+   limit. An indexed min-heap of those levels (shared resources and items'
+   own limits) finds each round's bottlenecks; a round freezes every
+   unfrozen item on an entry within 1e-9 (relative) of the lowest level.
+   O(I log R) for I incidences over R resources (the same rates as filling
+   every item round by round, up to rounding). */
+static void heap_set(nsi_fill *f, size_t at, int id) {
+  f->hlnk[at] = id;
+  f->hpos[id] = (int)at;
 }
 
-static void fill_pop(nsi_fill *f) {
-  double key = f->hkey[--f->nheap];
-  int l = f->hlnk[f->nheap];
-  size_t i = 0, n = f->nheap;
+static void heap_up(nsi_fill *f, size_t i) {
+  int id = f->hlnk[i];
+  double key = f->hkey[id];
+  while (i > 0) {
+    size_t p = (i - 1) / 2;
+    if (f->hkey[f->hlnk[p]] <= key)
+      break;
+    heap_set(f, i, f->hlnk[p]);
+    i = p;
+  }
+  heap_set(f, i, id);
+}
+
+static void heap_down(nsi_fill *f, size_t i) {
+  int id = f->hlnk[i];
+  double key = f->hkey[id];
+  size_t n = f->nheap;
   for (;;) {
     size_t c = 2 * i + 1;
     if (c >= n)
       break;
-    if (c + 1 < n && f->hkey[c + 1] < f->hkey[c])
+    if (c + 1 < n && f->hkey[f->hlnk[c + 1]] < f->hkey[f->hlnk[c]])
       c++;
-    if (f->hkey[c] >= key)
+    if (f->hkey[f->hlnk[c]] >= key)
       break;
-    f->hkey[i] = f->hkey[c], f->hlnk[i] = f->hlnk[c];
+    heap_set(f, i, f->hlnk[c]);
     i = c;
   }
-  if (n > 0)
-    f->hkey[i] = key, f->hlnk[i] = l;
+  heap_set(f, i, id);
+}
+
+static void heap_add(nsi_fill *f, int id, double key) {
+  f->hkey[id] = key;
+  heap_set(f, f->nheap++, id);
+  heap_up(f, f->nheap - 1);
+}
+
+static void heap_remove(nsi_fill *f, int id) {
+  int at = f->hpos[id];
+  if (at < 0)
+    return;
+  f->hpos[id] = -1;
+  int last = f->hlnk[--f->nheap];
+  if ((size_t)at == f->nheap)
+    return;
+  heap_set(f, (size_t)at, last);
+  heap_up(f, (size_t)at);
+  heap_down(f, (size_t)f->hpos[last]);
 }
 
 void nsi_sim_fill_free(nsi_fill *f) {
   free(f->lres), free(f->lstart), free(f->litem), free(f->lrem), free(f->lcnt), free(f->hkey);
-  free(f->hlnk), free(f->frozen);
+  free(f->hlnk), free(f->frozen), free(f->lown), free(f->hpos);
   memset(f, 0, sizeof *f);
 }
 
@@ -238,7 +264,7 @@ int nsi_sim_fill(nsi_fill *f, size_t n, int *const *res, const size_t *nres, dou
   size_t inc = 0;
   for (size_t i = 0; i < n; i++)
     inc += nres[i];
-  size_t need = inc + 1;
+  size_t need = inc + n + 1; /* resources <= incidences; heap ids: resources, then items */
   if (need > f->cap) {
     size_t c = need > 2 * f->cap ? need : 2 * f->cap;
     int *a = realloc(f->lres, c * sizeof *a), *b = realloc(f->lstart, (c + 1) * sizeof *b);
@@ -251,21 +277,26 @@ int nsi_sim_fill(nsi_fill *f, size_t n, int *const *res, const size_t *nres, dou
       f->litem = it;
     if (cn)
       f->lcnt = cn;
-    double *rm = realloc(f->lrem, c * sizeof *rm), *hk = realloc(f->hkey, 2 * c * sizeof *hk);
+    double *rm = realloc(f->lrem, c * sizeof *rm), *hk = realloc(f->hkey, c * sizeof *hk);
     if (rm)
       f->lrem = rm;
     if (hk)
       f->hkey = hk;
-    int *hl = realloc(f->hlnk, 2 * c * sizeof *hl), *fr = realloc(f->frozen, c * sizeof *fr);
+    int *hl = realloc(f->hlnk, c * sizeof *hl), *fr = realloc(f->frozen, c * sizeof *fr);
     if (hl)
       f->hlnk = hl;
     if (fr)
       f->frozen = fr;
-    if (!a || !b || !it || !cn || !rm || !hk || !hl || !fr)
+    int *ow = realloc(f->lown, c * sizeof *ow), *hp = realloc(f->hpos, c * sizeof *hp);
+    if (ow)
+      f->lown = ow;
+    if (hp)
+      f->hpos = hp;
+    if (!a || !b || !it || !cn || !rm || !hk || !hl || !fr || !ow || !hp)
       return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory solving max-min over %zu flows", n);
     f->cap = c;
   }
-  /* distinct resources, their item counts (with multiplicity) and items */
+  /* distinct resources, their item counts (with multiplicity), sharing */
   size_t nl = 0, left = 0;
   for (size_t i = 0; i < n; i++) {
     rate[i] = -1.0; /* unfrozen */
@@ -273,86 +304,104 @@ int nsi_sim_fill(nsi_fill *f, size_t n, int *const *res, const size_t *nres, dou
       int r = res[i][k];
       if (lid[r] < 0) {
         lid[r] = (int)nl;
-        f->lres[nl] = r, f->lcnt[nl] = 0, f->lrem[nl] = cap[r];
+        f->lres[nl] = r, f->lcnt[nl] = 0, f->lrem[nl] = cap[r], f->lown[nl] = (int)i;
         nl++;
       }
-      f->lcnt[lid[r]]++;
+      int l = lid[r];
+      f->lcnt[l]++;
+      if (f->lown[l] != (int)i)
+        f->lown[l] = -1; /* shared */
     }
   }
+  /* items of each shared resource (CSR) */
   f->lstart[0] = 0;
   for (size_t l = 0; l < nl; l++)
-    f->lstart[l + 1] = f->lstart[l] + f->lcnt[l];
-  for (size_t i = 0; i < n; i++) {
+    f->lstart[l + 1] = f->lstart[l] + (f->lown[l] < 0 ? f->lcnt[l] : 0);
+  for (size_t i = 0; i < n; i++)
     for (size_t k = 0; k < nres[i]; k++) {
       int l = lid[res[i][k]];
-      f->litem[f->lstart[l + 1] - f->lcnt[l]--] = (int)i;
+      if (f->lown[l] < 0)
+        f->litem[f->lstart[l + 1] - f->lcnt[l]--] = (int)i;
+    }
+  /* heap ids: shared resource l, item i's own limit nl + i */
+  f->nheap = 0;
+  for (size_t i = 0; i < n; i++)
+    f->hpos[nl + i] = -1, f->hkey[nl + i] = INFINITY;
+  for (size_t l = 0; l < nl; l++) {
+    f->hpos[l] = -1;
+    if (f->lown[l] >= 0) {
+      double v = f->lrem[l] / f->lcnt[l];
+      size_t id = nl + (size_t)f->lown[l];
+      f->hkey[id] = v < f->hkey[id] ? v : f->hkey[id];
+    } else {
+      f->lcnt[l] = f->lstart[l + 1] - f->lstart[l]; /* again: the CSR fill consumed it */
+      heap_add(f, (int)l, f->lrem[l] / f->lcnt[l]);
     }
   }
-  for (size_t l = 0; l < nl; l++) /* counts again (the CSR fill consumed them) */
-    f->lcnt[l] = f->lstart[l + 1] - f->lstart[l];
-  f->nheap = 0;
-  for (size_t l = 0; l < nl; l++)
-    fill_push(f, f->lrem[l] / f->lcnt[l], (int)l);
   for (size_t i = 0; i < n; i++) {
-    if (nres[i] == 0)
+    if (nres[i] == 0) {
       rate[i] = demand; /* nothing limits it */
-    else
-      left++;
+      continue;
+    }
+    left++;
+    if (isfinite(f->hkey[nl + i]))
+      heap_add(f, (int)(nl + i), f->hkey[nl + i]);
   }
   while (left > 0) {
-    /* the lowest current level (stale heap entries are below theirs) */
-    double low = INFINITY;
-    while (f->nheap > 0) {
-      int l = f->hlnk[0];
-      if (f->lcnt[l] > 0 && f->hkey[0] == f->lrem[l] / f->lcnt[l]) {
-        low = f->hkey[0];
-        break;
-      }
-      fill_pop(f);
-    }
+    double low = f->nheap > 0 ? f->hkey[f->hlnk[0]] : INFINITY;
     double level = low < demand ? low : demand;
     if (level < 1e-12)
       level = 1e-12;
     size_t nf = 0;
     if (level >= demand * (1 - 1e-12)) { /* every item left reaches the demand */
       for (size_t i = 0; i < n; i++)
-        if (rate[i] < 0)
+        if (rate[i] == -1.0)
           f->frozen[nf++] = (int)i;
     } else {
-      while (f->nheap > 0 && f->hkey[0] <= level * (1 + 1e-9)) {
-        double key = f->hkey[0];
-        int l = f->hlnk[0];
-        fill_pop(f);
-        if (f->lcnt[l] <= 0 || key != f->lrem[l] / f->lcnt[l])
-          continue; /* stale: its level rose since */
-        for (int x = f->lstart[l]; x < f->lstart[l + 1]; x++) {
+      while (f->nheap > 0 && f->hkey[f->hlnk[0]] <= level * (1 + 1e-9)) {
+        int id = f->hlnk[0];
+        heap_remove(f, id);
+        if ((size_t)id >= nl) { /* an item's own resource */
+          int i = id - (int)nl;
+          if (rate[i] == -1.0)
+            rate[i] = -2.0, f->frozen[nf++] = i;
+          continue;
+        }
+        for (int x = f->lstart[id]; x < f->lstart[id + 1]; x++) {
           int i = f->litem[x];
           if (rate[i] == -1.0) /* unfrozen (a ring's repeats are listed again) */
             rate[i] = -2.0, f->frozen[nf++] = i; /* frozen this round */
         }
       }
     }
+    if (nf == 0)
+      break; /* cannot happen: the lowest level's items freeze */
     for (size_t q = 0; q < nf; q++) {
       int i = f->frozen[q];
       rate[i] = level, left--;
+      heap_remove(f, (int)(nl + (size_t)i));
       for (size_t k = 0; k < nres[i]; k++) {
         int l = lid[res[i][k]];
+        if (f->lown[l] >= 0)
+          continue;
         f->lrem[l] -= level;
         f->lcnt[l]--;
       }
     }
-    for (size_t q = 0; q < nf; q++) { /* levels that rose: pushed again */
+    for (size_t q = 0; q < nf; q++) { /* levels that rose: moved down the heap */
       int i = f->frozen[q];
       for (size_t k = 0; k < nres[i]; k++) {
-        if (k > 0 && res[i][k] == res[i][k - 1])
-          continue;
         int l = lid[res[i][k]];
-        if (f->lcnt[l] > 0)
-          fill_push(f, f->lrem[l] / f->lcnt[l], l);
+        if (f->lown[l] >= 0 || f->hpos[l] < 0 || (k > 0 && res[i][k] == res[i][k - 1]))
+          continue;
+        if (f->lcnt[l] == 0) {
+          heap_remove(f, l);
+        } else {
+          f->hkey[l] = f->lrem[l] / f->lcnt[l];
+          heap_down(f, (size_t)f->hpos[l]);
+        }
       }
     }
-    if (nf == 0)
-      break; /* cannot happen: the lowest level's items freeze */
   }
   for (size_t l = 0; l < nl; l++)
     lid[f->lres[l]] = -1;

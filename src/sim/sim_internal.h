@@ -125,8 +125,9 @@ typedef struct nsi_group {
 
 /* Scratch of nsi_sim_fill (grown as needed, freed with the run). */
 typedef struct nsi_fill {
-  int *lres, *lstart, *litem, *lcnt, *hlnk, *frozen; /* per local resource / incidence */
-  double *lrem, *hkey;                               /* heap: <= resources + incidences */
+  int *lres, *lstart, *litem, *lcnt, *frozen, *lown; /* per local resource / incidence */
+  int *hlnk, *hpos; /* indexed heap of ids: resources, then items (nl + i) */
+  double *lrem, *hkey; /* hkey per id */
   size_t cap, nheap;
 } nsi_fill;
 
