@@ -32,7 +32,19 @@
  *    long-run mean by at most (longest - shortest iteration in the
  *    window) / W, so a job's finish time moves by at most that relative
  *    amount of its fast-forwarded span plus one iteration at the hand-over
- *    (test_phase_fast_forward checks this against W = 0).
+ *    (test_phase_fast_forward and test_phase_fast_forward_leave check this
+ *    against W = 0).
+ *  - Partial restarts: in a component of more than NSI_PHASE_EXACT (16)
+ *    jobs, a change re-simulates only the affected jobs (affected(): those
+ *    on a link where a job started or left since the last update, new or
+ *    lone ones, and a part still in its window) as one partial group; the
+ *    others stay lone at their window means (bgon) and load each of their
+ *    links with their mean throughput, so the partial group's max-min runs
+ *    over what is left (capeff). A partial group's member leaves it after
+ *    its own window (maybe_detach) and becomes such a kept job. Rebuilding a
+ *    chain of tens of jobs at every arrival or finish was what made
+ *    scattering policies on Philly take minutes (bench/RESULTS.md); the
+ *    error of the approximation is in sim.h (test_phase_partial_restart).
  *
  * Policies enter through the run's hooks (policy.c): admit_comm when a
  * group member's compute ends (SRSF(n), AdaDUAL per all-reduce), and the
@@ -109,6 +121,7 @@ static void bg_set(ns_sim *s, nsi_simjob *j, int on) {
   if (j->bgon == on)
     return;
   j->bgon = on;
+  s->capeff_epoch++; /* every group's pcap may be stale */
   if (on)
     j->bgx = nsi_sim_nic_gbps(&s->o) * j->comm_work / j->per;
   double x = j->bgx;
@@ -188,25 +201,78 @@ static int reserve_tmp(ns_sim *s, size_t n) {
   int *ix = realloc(s->idx_tmp, cap * sizeof *ix);
   if (ix)
     s->idx_tmp = ix;
-  if (!r || !res || !nr || !ix)
+  double *ic = realloc(s->icap_tmp, cap * sizeof *ic);
+  if (ic)
+    s->icap_tmp = ic;
+  if (!r || !res || !nr || !ix || !ic)
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
   s->cap_tmp = cap;
   return NS_OK;
+}
+
+/* Per member of g: the links it shares with another member (slinks) and
+   its limit on the others (pcap, capeff / its flows there): what a solve
+   needs, computed once per membership and capacity (capeff_epoch) instead
+   of walking every link of every ring at every phase boundary. */
+static int group_cache(ns_sim *s, nsi_group *g) {
+  if (g->cache == s->capeff_epoch + 1)
+    return NS_OK;
+  for (size_t m = 0; m < g->n; m++) {
+    const nsi_simjob *k = &s->jobs[g->members[m]];
+    for (size_t i = 0; i < k->nlinks; i++)
+      if (i == 0 || k->links[i] != k->links[i - 1])
+        s->cnt[k->links[i]]++; /* members on the link */
+  }
+  int rc = NS_OK;
+  for (size_t m = 0; m < g->n && rc == NS_OK; m++) {
+    nsi_simjob *k = &s->jobs[g->members[m]];
+    free(k->slinks);
+    k->slinks = malloc((k->nlinks ? k->nlinks : 1) * sizeof *k->slinks);
+    k->nslinks = 0, k->pcap = INFINITY;
+    if (k->slinks == NULL) {
+      rc = nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
+      break;
+    }
+    for (size_t i = 0; i < k->nlinks;) {
+      size_t e = i;
+      while (e < k->nlinks && k->links[e] == k->links[i])
+        e++;
+      int l = k->links[i];
+      if (s->cnt[l] >= 2) {
+        for (; i < e; i++)
+          k->slinks[k->nslinks++] = l;
+      } else {
+        double v = s->capeff[l] / (double)(e - i);
+        k->pcap = v < k->pcap ? v : k->pcap;
+        i = e;
+      }
+    }
+  }
+  for (size_t m = 0; m < g->n; m++) {
+    const nsi_simjob *k = &s->jobs[g->members[m]];
+    for (size_t i = 0; i < k->nlinks; i++)
+      s->cnt[k->links[i]] = 0;
+  }
+  if (rc == NS_OK)
+    g->cache = s->capeff_epoch + 1;
+  return rc;
 }
 
 /* Rates of a group's members: all-reduces max-min over the links (rate as a
    fraction of the flow rate d), compute phases over shared GPUs. */
 static int solve(ns_sim *s, nsi_group *g) {
   NSI_TRY(reserve_tmp(s, g->n));
+  NSI_TRY(group_cache(s, g));
   double d = nsi_sim_nic_gbps(&s->o);
   size_t n = 0;
   for (size_t m = 0; m < g->n; m++) {
     nsi_simjob *k = &s->jobs[g->members[m]];
     k->ph_rate = k->phase == NSI_PH_WAIT ? 0.0 : 1.0;
     if (k->phase == NSI_PH_COMM && k->nsrv >= 2)
-      s->res_tmp[n] = k->links, s->nres_tmp[n++] = k->nlinks;
+      s->res_tmp[n] = k->slinks, s->nres_tmp[n] = k->nslinks, s->icap_tmp[n++] = k->pcap;
   }
-  NSI_TRY(nsi_sim_fill(&s->fill, n, s->res_tmp, s->nres_tmp, d, s->capeff, s->lid, s->rate_tmp));
+  NSI_TRY(nsi_sim_fill(&s->fill, n, s->res_tmp, s->nres_tmp, s->icap_tmp, d, s->capeff, s->lid,
+                       s->rate_tmp));
   n = 0;
   for (size_t m = 0; m < g->n; m++) {
     nsi_simjob *k = &s->jobs[g->members[m]];
@@ -221,8 +287,8 @@ static int solve(ns_sim *s, nsi_group *g) {
     if (k->phase == NSI_PH_COMPUTE)
       s->res_tmp[n] = k->gpu, s->nres_tmp[n++] = k->ngpu;
   }
-  NSI_TRY(nsi_sim_fill(&s->fill, n, s->res_tmp, s->nres_tmp, 1.0, s->gcap, s->lid + s->nnet_links,
-                       s->rate_tmp));
+  NSI_TRY(nsi_sim_fill(&s->fill, n, s->res_tmp, s->nres_tmp, NULL, 1.0, s->gcap,
+                       s->lid + s->nnet_links, s->rate_tmp));
   n = 0;
   for (size_t m = 0; m < g->n; m++) {
     nsi_simjob *k = &s->jobs[g->members[m]];
@@ -257,12 +323,13 @@ static int resolve(ns_sim *s, nsi_group *g) {
     return push_group(s, g);
   }
   NSI_TRY(reserve_tmp(s, g->n));
+  NSI_TRY(group_cache(s, g));
   int stamp = ++s->stamp;
   for (size_t i = 0; i < s->nseeds; i++) {
     nsi_simjob *k = &s->jobs[s->seeds[i]];
     k->ph_rate = k->phase == NSI_PH_WAIT ? 0.0 : 1.0;
-    for (size_t l = 0; l < k->nlinks; l++)
-      s->own[k->links[l]] = stamp;
+    for (size_t l = 0; l < k->nslinks; l++) /* only shared links connect */
+      s->own[k->slinks[l]] = stamp;
   }
   size_t n = 0;
   for (int grew = 1; grew;) { /* the all-reduces reachable from the seeds' links */
@@ -272,18 +339,20 @@ static int resolve(ns_sim *s, nsi_group *g) {
       if (k->phase != NSI_PH_COMM || k->nsrv < 2 || k->mark == stamp)
         continue;
       size_t l = 0;
-      while (l < k->nlinks && s->own[k->links[l]] != stamp)
+      while (l < k->nslinks && s->own[k->slinks[l]] != stamp)
         l++;
-      if (l == k->nlinks)
+      if (l == k->nslinks && k->seed != stamp)
         continue;
       k->mark = stamp, grew = 1;
-      for (l = 0; l < k->nlinks; l++)
-        s->own[k->links[l]] = stamp;
-      s->res_tmp[n] = k->links, s->nres_tmp[n] = k->nlinks, s->idx_tmp[n++] = g->members[m];
+      for (l = 0; l < k->nslinks; l++)
+        s->own[k->slinks[l]] = stamp;
+      s->res_tmp[n] = k->slinks, s->nres_tmp[n] = k->nslinks, s->icap_tmp[n] = k->pcap;
+      s->idx_tmp[n++] = g->members[m];
     }
   }
   double d = nsi_sim_nic_gbps(&s->o);
-  NSI_TRY(nsi_sim_fill(&s->fill, n, s->res_tmp, s->nres_tmp, d, s->capeff, s->lid, s->rate_tmp));
+  NSI_TRY(nsi_sim_fill(&s->fill, n, s->res_tmp, s->nres_tmp, s->icap_tmp, d, s->capeff, s->lid,
+                       s->rate_tmp));
   for (size_t i = 0; i < n; i++) {
     nsi_simjob *k = &s->jobs[s->idx_tmp[i]];
     double r = s->rate_tmp[i] / d;
@@ -397,6 +466,7 @@ static void leave_group(ns_sim *s, nsi_simjob *j) {
     }
   if (g->ff)
     g->ff = 2; /* the window means are stale: rebuilt at the next update */
+  g->cache = 0;
   for (size_t m = 0; m < g->n; m++)
     s->jobs[g->members[m]].w_n = 0; /* a new window */
   j->group = -1;
@@ -461,6 +531,7 @@ static int maybe_detach(ns_sim *s, nsi_group *g, nsi_simjob *j) {
       break;
     }
   j->group = -1;
+  g->cache = 0;
   bg_set(s, j, 1);
   NSI_TRY(push(s, j, s->now + lone_left(j)));
   if (g->n == 0) {
@@ -637,7 +708,7 @@ static int new_group(ns_sim *s, const int *members, size_t n) {
   if (g->members == NULL)
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
   memcpy(g->members, members, n * sizeof *members);
-  g->n = n, g->ff = 0, g->partial = 0;
+  g->n = n, g->ff = 0, g->partial = 0, g->cache = 0;
   return (int)s->ngrp++;
 }
 

@@ -70,6 +70,8 @@ void nsi_sim_net_free(ns_sim *s) {
   s->cap = s->load = s->fuse = s->sum = s->gcap = s->gload = s->gused = NULL;
   s->cnt = s->own = s->srv_busy = NULL;
   s->shared_ever = NULL;
+  free(s->icap_tmp);
+  s->icap_tmp = NULL;
   free(s->rate_tmp), free(s->res_tmp), free(s->nres_tmp), free(s->idx_tmp), free(s->seeds);
   s->rate_tmp = NULL, s->res_tmp = NULL, s->nres_tmp = NULL, s->cap_tmp = 0;
   s->idx_tmp = NULL, s->seeds = NULL, s->nseeds = s->cap_seeds = 0;
@@ -188,8 +190,10 @@ double nsi_sim_lone_rate(const ns_sim *s, const nsi_simjob *j) {
 /* Max-min fairness by progressive filling: every unfrozen item's rate rises
    together until one of its resources saturates or it reaches `demand`.
    Item i uses res[i][0..nres[i]) (a repeated resource counts once per
-   repeat, as k flows of one ring on one link). lid is scratch per resource,
-   -1 on entry and on return.
+   repeat, as k flows of one ring on one link) and, when icap is not NULL,
+   rises to at most icap[i] (its own limit from resources no other item
+   can use, INFINITY for none). lid is scratch per resource, -1 on entry
+   and on return.
    Water-filling over the distinct resources of the call: a shared
    resource's fill level (capacity left / unfrozen items on it) only rises
    as items freeze; a resource of a single item is that item's own constant
@@ -259,8 +263,8 @@ void nsi_sim_fill_free(nsi_fill *f) {
   memset(f, 0, sizeof *f);
 }
 
-int nsi_sim_fill(nsi_fill *f, size_t n, int *const *res, const size_t *nres, double demand,
-                 const double *cap, int *lid, double *rate) {
+int nsi_sim_fill(nsi_fill *f, size_t n, int *const *res, const size_t *nres, const double *icap,
+                 double demand, const double *cap, int *lid, double *rate) {
   size_t inc = 0;
   for (size_t i = 0; i < n; i++)
     inc += nres[i];
@@ -326,7 +330,7 @@ int nsi_sim_fill(nsi_fill *f, size_t n, int *const *res, const size_t *nres, dou
   /* heap ids: shared resource l, item i's own limit nl + i */
   f->nheap = 0;
   for (size_t i = 0; i < n; i++)
-    f->hpos[nl + i] = -1, f->hkey[nl + i] = INFINITY;
+    f->hpos[nl + i] = -1, f->hkey[nl + i] = icap != NULL ? icap[i] : INFINITY;
   for (size_t l = 0; l < nl; l++) {
     f->hpos[l] = -1;
     if (f->lown[l] >= 0) {
@@ -339,7 +343,7 @@ int nsi_sim_fill(nsi_fill *f, size_t n, int *const *res, const size_t *nres, dou
     }
   }
   for (size_t i = 0; i < n; i++) {
-    if (nres[i] == 0) {
+    if (nres[i] == 0 && !isfinite(f->hkey[nl + i])) {
       rate[i] = demand; /* nothing limits it */
       continue;
     }

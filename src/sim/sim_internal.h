@@ -102,6 +102,9 @@ typedef struct nsi_simjob {
   double w_t1, w_tl;    /* ... time of the first and of the last */
   int mark, seed;       /* net_phase.c resolve(): stamps */
   double bgx;           /* its mean throughput per flow while bgon (Gbps) */
+  int *slinks;          /* its links shared with another member of its group (multiplicity) */
+  size_t nslinks;
+  double pcap;          /* its flow rate limit on its other links (capeff / multiplicity) */
   int bgon;             /* lone at its window mean inside a large component: its mean
                            throughput loads its links (net_phase.c, partial restarts) */
   /* preemption (las.c decides, engine.c suspends and resumes) */
@@ -121,6 +124,7 @@ typedef struct nsi_group {
   int ff;       /* fast-forwarded: members run as lone jobs at their window mean */
   int partial;  /* a re-simulated part of a large component (net_phase.c) */
   uint64_t W;   /* its window (iterations) */
+  unsigned cache; /* capeff_epoch + 1 of its members' slinks / pcap, 0 = stale */
 } nsi_group;
 
 /* Scratch of nsi_sim_fill (grown as needed, freed with the run). */
@@ -221,6 +225,8 @@ struct ns_sim {
   int *bgcnt;       /* per link: bgon jobs on it */
   int *touch;       /* per link and GPU: == touch_epoch if a job started or left on it */
   int touch_epoch;
+  unsigned capeff_epoch; /* bumped whenever capeff changes */
+  double *icap_tmp;
   nsi_fill fill;
   double *gcap, *gload, *gused; /* per GPU: capacity 1, solver scratch */
   int ngpus_total;
@@ -265,8 +271,8 @@ int nsi_sim_job_links(ns_sim *s, nsi_simjob *j, const ns_placement *p, int **lin
 double nsi_sim_comm_alone_ms(const ns_sim *s, const nsi_simjob *j, int multi_server);
 double nsi_sim_lone_rate(const ns_sim *s, const nsi_simjob *j);
 /* NS_OK or NS_ENOMEM (scratch); lid: per resource, -1 on entry and return */
-int nsi_sim_fill(nsi_fill *f, size_t n, int *const *res, const size_t *nres, double demand,
-                 const double *cap, int *lid, double *rate);
+int nsi_sim_fill(nsi_fill *f, size_t n, int *const *res, const size_t *nres, const double *icap,
+                 double demand, const double *cap, int *lid, double *rate);
 void nsi_sim_fill_free(nsi_fill *f);
 
 /* net_fluid.c, net_phase.c: the models of ns_sim_network (ideal = the phase
