@@ -66,7 +66,7 @@
  *    throughput (its flows x the flow rate x its all-reduce at full rate /
  *    its mean iteration). Each re-simulated job goes back to its window
  *    mean after its own window (max(2, 64 / n) iterations for n
- *    re-simulated jobs). Error: the window bound above for the
+ *    re-simulated jobs, 1 when n > 32). Error: the window bound above for the
  *    re-simulated jobs; in addition a kept job ignores the change's effect
  *    on it through its neighbours, re-simulated jobs see kept ones' mean
  *    rather than their phases, and SRSF(n)/AdaDUAL admission counts only

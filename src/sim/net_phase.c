@@ -213,10 +213,14 @@ static int reserve_tmp(ns_sim *s, size_t n) {
 /* Per member of g: the links it shares with another member (slinks) and
    its limit on the others (pcap, capeff / its flows there): what a solve
    needs, computed once per membership and capacity (capeff_epoch) instead
-   of walking every link of every ring at every phase boundary. */
+   of walking every link of every ring at every phase boundary. A ring has
+   exactly one flow out of and one into each of its servers, so a server's
+   NIC rx link carries the same jobs, once each, as its tx link, with the
+   same capacity and background: the same constraint, left out. */
 static int group_cache(ns_sim *s, nsi_group *g) {
   if (g->cache == s->capeff_epoch + 1)
     return NS_OK;
+  int S = s->o.leaves * s->o.servers_per_leaf; /* NIC tx [0, S), rx [S, 2S) */
   for (size_t m = 0; m < g->n; m++) {
     const nsi_simjob *k = &s->jobs[g->members[m]];
     for (size_t i = 0; i < k->nlinks; i++)
@@ -238,7 +242,9 @@ static int group_cache(ns_sim *s, nsi_group *g) {
       while (e < k->nlinks && k->links[e] == k->links[i])
         e++;
       int l = k->links[i];
-      if (s->cnt[l] >= 2) {
+      if (l >= S && l < 2 * S) {
+        i = e; /* a server's NIC rx carries the same rings as its tx, once each */
+      } else if (s->cnt[l] >= 2) {
         for (; i < e; i++)
           k->slinks[k->nslinks++] = l;
       } else {
@@ -484,7 +490,8 @@ static uint64_t window(const ns_sim *s, const nsi_group *g) {
   uint64_t W = (uint64_t)s->o.phase_window, cap = budget / (g->n ? g->n : 1);
   if (W == 0)
     return 0;
-  cap = cap < 2 ? 2 : cap;
+  uint64_t lo = g->partial && g->n > 32 ? 1 : 2; /* a large partial restart: one iteration */
+  cap = cap < lo ? lo : cap;
   return W < cap ? W : cap;
 }
 
