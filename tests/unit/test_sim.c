@@ -568,7 +568,7 @@ static void test_phase_partial_restart(void **state) {
     assert_int_equal(ns_sim_opts_set_phase_window(o, windows[w]), NS_OK);
     run[w] = ns_sim_new(o);
     for (int k = 0; k < 20; k++) {
-      char name[8];
+      char name[16];
       snprintf(name, sizeof name, "J%d", k);
       assert_int_equal(ns_sim_add_job(run[w], name, 0, 2, 300 + 37 * (uint64_t)k,
                                       100.0 + 25.0 * (k % 3), 125000000ull, 0),
