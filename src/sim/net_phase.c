@@ -49,7 +49,9 @@
  *
  * Suspend/resume (issue 15): a job's progress is (iterations left, phase,
  * work left in it); stop() brings it up to now and takes it out of its group,
- * so a later start() can resume it from that state.
+ * so a later start() can resume it from that state. measured() reports, for
+ * Dally's Nw_sens, the iterations done and the ms run (over all placements,
+ * the restore overhead excluded): the job's own rate in its placement.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -480,12 +482,16 @@ static int phase_start(ns_sim *s, nsi_simjob *j) {
   j->t_upd = s->now;
   j->hold_until = 0, j->anchor = NAN;
   j->w_n = 0;
+  j->run_from = s->now + (j->resumed ? s->o.restore_ms : 0.0); /* measured(): after the restore */
   if (meets(s, j))
     s->net_dirty = 1; /* the update may put it in a group */
   return push(s, j, s->now + lone_left(j));
 }
 
 static void phase_stop(ns_sim *s, nsi_simjob *j) {
+  if (s->now > j->run_from)
+    j->run_acc += s->now - j->run_from;
+  j->run_from = s->now;
   int lone = is_lone(s, j);
   if (lone)
     lone_advance(s, j);
@@ -727,10 +733,20 @@ static double phase_remaining(ns_sim *s, nsi_simjob *j) {
   return left - done / ip;
 }
 
+/* Dally's measure (issue 15): iterations done as phase_remaining counts
+   them (whole ones plus the done part of the current one, from the phase it
+   is in) and the ms it ran; a lone job's ratio is exactly its iteration time
+   here (compute + its all-reduce alone), a group member's includes the time
+   its all-reduces waited for or shared links with the others. */
+static void phase_measured(ns_sim *s, nsi_simjob *j, double *done, double *run_ms) {
+  *done = (double)j->iterations - phase_remaining(s, j);
+  *run_ms = j->run_acc + (s->now > j->run_from ? s->now - j->run_from : 0.0);
+}
+
 const nsi_netmodel nsi_sim_net_phase = {"phase", phase_start, phase_update, phase_event,
-                                        phase_stop, phase_remaining};
+                                        phase_stop, phase_remaining, phase_measured};
 
 /* NS_SIM_NET_IDEAL: nsi_sim_comm_alone_ms is 0, so no job communicates and
    every job (without GPU sharing) is lone: it runs exactly its compute. */
 const nsi_netmodel nsi_sim_net_ideal = {"ideal", phase_start, phase_update, phase_event,
-                                        phase_stop, phase_remaining};
+                                        phase_stop, phase_remaining, phase_measured};

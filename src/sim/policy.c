@@ -9,6 +9,27 @@
  * marked busy (ns_cluster_occupy, undone with ns_cluster_vacate), until
  * max_candidates or NS_ENOSPACE. This yields distinct placements the base
  * policy itself would consider good, in its own preference order.
+ *
+ * Dally (§4.3.1; readings where the paper is silent, also in sim.h DALLY):
+ *  - Nw_sens = compute x iterations done / ms run, from the network model's
+ *    measured() (nsi_sim_nw_sens); kept while the job waits. A job that
+ *    never ran: the paper gives no initial value; we estimate the value it
+ *    would measure alone at the most consolidated tier it fits (one
+ *    server, one rack, else across racks), so that jobs that ran and jobs
+ *    that did not are compared on the same scale.
+ *  - Preemption: the paper gives the priority (lower Nw_sens = more
+ *    network-induced slowdown = served first, "prioritizes providing
+ *    better-consolidated placements to jobs suffering from sub-optimal
+ *    placements", §5.2.3) but not the trigger. preempt_dally: after each
+ *    scheduling pass, a waiting job may take the GPUs of running jobs whose
+ *    Nw_sens is above its own by more than NSI_DALLY_MARGIN (5 %:
+ *    hysteresis, else two jobs of nearly equal Nw_sens could swap at every
+ *    event), highest Nw_sens first (the least network-sensitive, as
+ *    Tiresias preempts the highest 2DAS first, §3.4), only if Algorithm 1
+ *    accepts the GPUs so freed (a waiter still within its machine timer
+ *    declines a scattered offer: then nothing is suspended). Bounded: at
+ *    most NSI_DALLY_MAX_VICTIMS victims per waiter and NSI_DALLY_TRIES
+ *    offers per event time; a job started at this time is no victim.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -32,6 +53,13 @@ static int not_made(const ns_sim *s, const char *what) {
 }
 
 static void set_hooks(ns_sim *s);
+
+/* Dally's preemption goes with its priority (order NW_SENS); not with
+   CASSINI (its shifts are decided at placement) nor GPU sharing (a
+   victim's GPUs need not be what the waiter lacks). */
+static int dally_preempts(const ns_sim_opts *o) {
+  return o->order == NS_SIM_ORDER_NW_SENS && !o->cassini && !o->gpu_sharing;
+}
 
 int nsi_sim_policy_prepare(ns_sim *s) {
   const ns_sim_opts *o = &s->o;
@@ -66,6 +94,14 @@ int nsi_sim_policy_prepare(ns_sim *s) {
   if (o->cassini && (o->placement == NS_SIM_PLACE_DALLY || o->placement == NS_SIM_PLACE_DALLY_MANUAL))
     return nsi_fail(NS_EINVAL, "ns_sim_run: CASSINI cannot augment Dally (every offer records a "
                                "wait in the tuner); choose another base placement");
+  if (dally_preempts(o)) {
+    s->pre_pl = ns_placement_new();
+    for (int i = 0; i < NSI_DALLY_MAX_VICTIMS && s->pre_pl != NULL; i++)
+      if ((s->pre_held[i] = ns_placement_new()) == NULL)
+        return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
+    if (s->pre_pl == NULL)
+      return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
+  }
   if (o->cassini) {
     s->cassini_opts = ns_cassini_opts_new();
     if (s->cassini_opts == NULL)
@@ -87,6 +123,12 @@ void nsi_sim_policy_release(ns_sim *s) {
     ns_placement_free(s->cand[i]);
     s->cand[i] = NULL;
   }
+  ns_placement_free(s->pre_pl);
+  s->pre_pl = NULL;
+  for (int i = 0; i < NSI_DALLY_MAX_VICTIMS; i++) {
+    ns_placement_free(s->pre_held[i]);
+    s->pre_held[i] = NULL;
+  }
 }
 
 /* ---- order: the queue key (fixed while a job waits) ------------------------ */
@@ -101,11 +143,11 @@ static double order_fifo(const ns_sim *s, const nsi_simjob *j) {
 /* remaining service = GPU-time */
 static double order_srsf(const ns_sim *s, const nsi_simjob *j) { return ideal_ms(s, j) * j->gpus; }
 static double order_sjf(const ns_sim *s, const nsi_simjob *j) { return ideal_ms(s, j); }
-/* Dally §4.3.1: offers in increasing Nw_sens; a job that has not run has no
-   progress: its priority is ns_dally_priority(0, I, 0, T_ideal). */
+/* Dally §4.3.1: offers in increasing Nw_sens; the key is the job's kept
+   value (the engine sets it at arrival and at every suspension). */
 static double order_nw_sens(const ns_sim *s, const nsi_simjob *j) {
-  double p = ns_dally_priority(0, j->iterations, 0.0, ideal_ms(s, j));
-  return isfinite(p) ? p : 0.0;
+  (void)s;
+  return isfinite(j->nw_sens) ? j->nw_sens : 1.0;
 }
 static double (*const order_fns[])(const ns_sim *, const nsi_simjob *) = {
     [NS_SIM_ORDER_FIFO] = order_fifo, [NS_SIM_ORDER_SRSF] = order_srsf,
@@ -199,10 +241,11 @@ static int place_custom(ns_sim *s, int ji, ns_placement *out) {
 }
 
 /* Dally: Algorithm 1 on the offer of the free GPUs; lines 1-2: starvation =
-   time since the job was last assigned GPUs. */
+   time the job has been waiting for GPUs: since its arrival, or since its
+   latest suspension (a preempted job's last assignment ended then). */
 static int place_dally(ns_sim *s, int ji, ns_placement *out) {
   int accepted = 0;
-  double starvation = s->now - s->jobs[ji].arrival_ms;
+  double starvation = s->now - s->jobs[ji].wait_from;
   int rc = ns_dally_offer(s->tuner, s->cluster, s->jobs[ji].job, starvation, s->now, out, &accepted);
   if (rc < 0)
     return rc;
@@ -219,16 +262,16 @@ static int (*const place_fns[])(ns_sim *, int, ns_placement *) = {
 static int base_place(ns_sim *s, int ji, ns_placement *out) { return s->hooks.place(s, ji, out); }
 
 /* Dally: a declined job must be offered again when one of its timers
-   expires, even if nothing else happens then. Timers count from its
-   arrival (it has never been assigned GPUs; no preemption); the rack timer
-   is a total (dally.h). One pending wake per job and timer value. */
+   expires, even if nothing else happens then. Timers count from the start
+   of its wait (arrival or latest suspension); the rack timer is a total
+   (dally.h). One pending wake per job and timer value. */
 static int dally_wake(ns_sim *s, int ji) {
   nsi_simjob *j = &s->jobs[ji];
   double m = 0, r = 0;
   if (ns_delay_tuner_timers(s->tuner, j->gpus, s->now, &m, &r) < 0)
     return nsi_fail(NS_EUNSUPPORTED, "ns_sim_run: ns_delay_tuner_timers failed: %s",
                     ns_last_error());
-  double at[2] = {j->arrival_ms + m, j->arrival_ms + r}, next = INFINITY;
+  double at[2] = {j->wait_from + m, j->wait_from + r}, next = INFINITY;
   for (int i = 0; i < 2; i++)
     if (isfinite(at[i]) && at[i] > s->now && at[i] < next)
       next = at[i];
@@ -261,6 +304,158 @@ int nsi_sim_place(ns_sim *s, int ji, int *placed) {
   }
   *placed = 1;
   return NS_OK;
+}
+
+/* ---- Dally: Nw_sens and network-sensitive preemption ------------------------ */
+
+/* A job that never ran (see the file comment): its lone iteration on the
+   most consolidated tier it fits - one server (intra-server fabric), one
+   rack (the NIC ring), else across racks (the ring at min(NIC, leaf-spine
+   link)) - against its compute alone. */
+static double nw_sens_initial(const ns_sim *s, const nsi_simjob *j) {
+  const ns_sim_opts *o = &s->o;
+  double c = j->compute_ms, t;
+  if (j->gpus <= o->gpus_per_server) {
+    t = nsi_sim_comm_alone_ms(s, j, 0);
+  } else {
+    t = nsi_sim_comm_alone_ms(s, j, 1); /* at the NIC rate */
+    double nic = nsi_sim_nic_gbps(o);
+    if (j->gpus > o->gpus_per_server * o->servers_per_leaf && o->spines > 0 && o->link_gbps < nic)
+      t *= nic / o->link_gbps;
+  }
+  return c > 0 ? c / (c + t) : 1.0;
+}
+
+double nsi_sim_nw_sens(ns_sim *s, nsi_simjob *j) {
+  if (j->state != NSI_RUNNING) {
+    if (!isfinite(j->nw_sens))
+      j->nw_sens = nw_sens_initial(s, j);
+    return j->nw_sens;
+  }
+  double done = 0, run = 0;
+  s->net_model->measured(s, j, &done, &run);
+  if (!(run > 0) || !(j->compute_ms > 0))
+    return j->nw_sens; /* nothing measured yet (restoring): the kept value */
+  done = done > 0 ? done : 0.0;
+  /* (done / I) / (run / (c I)) = c done / run: ns_dally_priority with the
+     work done as one unit (its iters_done is whole; the fraction of the
+     current iteration matters early in a run) */
+  double p = ns_dally_priority(done > 0 ? 1 : 0, 1, run, j->compute_ms * (done > 0 ? done : 1.0));
+  return isfinite(p) ? p : j->nw_sens;
+}
+
+/* Running jobs by Nw_sens, highest first (victims in that order). */
+typedef struct nsi_cand {
+  double nw;
+  int ji;
+} nsi_cand;
+
+static int by_nw_desc(const void *a, const void *b) {
+  const nsi_cand *x = a, *y = b;
+  if (x->nw != y->nw)
+    return x->nw < y->nw ? 1 : -1;
+  return (x->ji > y->ji) - (x->ji < y->ji); /* earlier-added first: deterministic */
+}
+
+/* Puts back the victims taken off the cluster for a trial offer. */
+static int undo_trial(ns_sim *s, size_t n) {
+  int rc = NS_OK;
+  while (n-- > 0) {
+    int r = ns_cluster_commit(s->cluster, s->jobs[s->pre_victims[n]].job, s->pre_held[n]);
+    rc = rc == NS_OK && r < 0 ? r : rc;
+  }
+  if (rc < 0)
+    return nsi_fail(rc, "ns_sim_run: Dally preemption could not restore a running job's GPUs: "
+                        "%s", ns_last_error());
+  return NS_OK;
+}
+
+/* One waiter: victims (Nw_sens above the waiter's by the margin, highest
+   first) are taken off the cluster one by one; once enough GPUs are free
+   the waiter's placement is asked (Algorithm 1 for Dally: it may still
+   decline a scattered offer while its timers run) and the next victim is
+   added if it declines. Always puts the victims back; *ok if it accepted
+   (then s->pre_victims / s->pre_pl hold the decision). */
+static int trial(ns_sim *s, int ji, const nsi_cand *c, size_t nc, int free_gpus, int *ok) {
+  nsi_simjob *w = &s->jobs[ji];
+  size_t n = 0;
+  int freed = free_gpus, rc = NS_OK;
+  *ok = 0;
+  for (size_t k = 0; k < nc && n < NSI_DALLY_MAX_VICTIMS && s->pre_budget > 0; k++) {
+    nsi_simjob *v = &s->jobs[c[k].ji];
+    rc = ns_cluster_job_placement(s->cluster, v->job, s->pre_held[n]);
+    if (rc == NS_OK)
+      rc = ns_cluster_release(s->cluster, v->job);
+    if (rc < 0)
+      break;
+    s->pre_victims[n++] = c[k].ji;
+    freed += v->gpus;
+    if (freed < w->gpus)
+      continue;
+    s->pre_budget--;
+    rc = base_place(s, ji, s->pre_pl);
+    if (rc == NS_OK) {
+      *ok = 1;
+      break;
+    }
+    if (rc != NS_ENOSPACE)
+      break;
+    rc = NS_OK;
+  }
+  s->pre_nvictims = *ok ? n : 0;
+  int undo = undo_trial(s, n);
+  if (rc < 0 && rc != NS_ENOSPACE)
+    return nsi_fail(rc, "ns_sim_run: policy '%s' failed on job '%s' during a preemption "
+                        "trial: %s", pname(s), w->name, ns_last_error());
+  return undo;
+}
+
+/* Dally's preempt hook (see the file comment): waiters in queue order
+   (increasing Nw_sens), each may suspend running jobs whose Nw_sens is
+   above its own by NSI_DALLY_MARGIN; the first waiter whose placement
+   accepts the GPUs so freed wins. */
+#define NSI_DALLY_MARGIN 0.05
+static int preempt_dally(ns_sim *s, int *waiter) {
+  *waiter = -1;
+  s->pre_nvictims = 0;
+  if (s->pre_at != s->now)
+    s->pre_at = s->now, s->pre_budget = NSI_DALLY_TRIES;
+  if (s->pre_budget <= 0 || s->nqueue == 0 || s->nrunning == 0)
+    return NS_OK;
+  nsi_cand *c = malloc(s->nrunning * sizeof *c);
+  if (c == NULL)
+    return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
+  size_t nc = 0;
+  for (size_t r = 0; r < s->nrunning; r++) {
+    nsi_simjob *j = &s->jobs[s->running[r]];
+    if (j->last_start == s->now)
+      continue; /* placed in this very pass */
+    double nw = nsi_sim_nw_sens(s, j);
+    if (isfinite(nw))
+      c[nc].nw = nw, c[nc++].ji = s->running[r];
+  }
+  qsort(c, nc, sizeof *c, by_nw_desc);
+  int free_gpus = ns_cluster_free_gpu_count(s->cluster), rc = NS_OK;
+  for (size_t q = 0; q < s->nqueue && s->pre_budget > 0 && rc == NS_OK; q++) {
+    int ji = s->queue[q];
+    double bar = s->jobs[ji].nw_sens * (1 + NSI_DALLY_MARGIN);
+    if (nc == 0 || !(c[0].nw > bar))
+      break; /* later waiters have a higher Nw_sens: no victim for them either */
+    size_t ne = 0;
+    long gpus = free_gpus;
+    while (ne < nc && c[ne].nw > bar)
+      gpus += ne < NSI_DALLY_MAX_VICTIMS ? s->jobs[c[ne].ji].gpus : 0, ne++;
+    if (gpus < s->jobs[ji].gpus)
+      continue; /* even every victim together would not make room */
+    int ok = 0;
+    rc = trial(s, ji, c, ne, free_gpus, &ok);
+    if (rc == NS_OK && ok)
+      *waiter = ji;
+    if (ok)
+      break;
+  }
+  free(c);
+  return rc;
 }
 
 /* ---- admit_comm: may a job in a group start its all-reduce now? ------------
@@ -531,4 +726,5 @@ static void set_hooks(ns_sim *s) {
   s->hooks.place = place_fns[s->o.placement];
   s->hooks.admit_comm = admit_fns[s->o.admission];
   s->hooks.shift = s->o.cassini ? cassini_place : NULL;
+  s->hooks.preempt = dally_preempts(&s->o) ? preempt_dally : NULL;
 }

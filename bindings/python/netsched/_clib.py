@@ -337,6 +337,7 @@ _TABLE: dict[str, tuple[Any, list[Any]]] = {
     "ns_sim_add_model_profile": (c_int, [SIM, c_char_p, c_double, c_double, c_uint64, c_double]),
     "ns_sim_job_gpus": (c_int, [SIM, c_int]),
     "ns_sim_job_preemptions": (c_int, [SIM, c_int]),
+    "ns_sim_job_nw_sens": (c_int, [SIM, c_int, _dbl_p]),
     "ns_sim_write_jobs_csv": (c_int, [SIM, c_char_p]),
 }
 

@@ -645,6 +645,19 @@ class Simulator(Handle):
         w = "sim.Simulator.job_preemptions"
         return check(lib.ns_sim_job_preemptions(self._ptr, as_int(job, w, "job")), w)
 
+    def job_nw_sens(self, job: int) -> float:
+        """Dally's network sensitivity (Dally §4.3.1) of the job of index
+        `job` in the last run: (iterations done / total) / (ms run / (compute
+        ms per iteration x total)), as the network model measured it over all
+        its placements (restore overhead excluded). 1.0 = no slowdown; lower
+        = more network-induced slowdown. A job that never ran reports its
+        initial estimate. Raises StateError before a run, InvalidArgumentError
+        for a job out of range."""
+        w = "sim.Simulator.job_nw_sens"
+        v = c_double()
+        check(lib.ns_sim_job_nw_sens(self._ptr, as_int(job, w, "job"), ctypes.byref(v)), w)
+        return v.value
+
     def job_result(self, job: int) -> JobResult:
         """JobResult of the job of index `job` in the last run."""
         w = "sim.Simulator.job_result"
