@@ -168,6 +168,7 @@ _TABLE: dict[str, tuple[Any, list[Any]]] = {
     "ns_cluster_vacate": (c_int, [CLUSTER, _int_p, c_size_t]),
     "ns_cluster_set_gpu_memory_mb": (c_int, [CLUSTER, c_double]),
     "ns_cluster_set_gpu_sharing": (c_int, [CLUSTER, c_int]),
+    "ns_cluster_set_nic_ports": (c_int, [CLUSTER, c_int, c_double]),
     "ns_cluster_leaf_count": (c_int, [CLUSTER]),
     "ns_cluster_spine_count": (c_int, [CLUSTER]),
     "ns_cluster_servers_per_leaf": (c_int, [CLUSTER]),

@@ -582,6 +582,19 @@ class Cluster(Handle):
         self._mutable("Cluster.gpu_sharing")
         self._i("ns_cluster_set_gpu_sharing", as_flag(shared, "Cluster.gpu_sharing", "shared"))
 
+    def set_nic_ports(self, ports_per_server: int, port_gbps: float) -> None:
+        """Sets the NIC port model (core.h "Port model"): each server has
+        `ports_per_server` ports (1..gpus_per_server) of `port_gbps` each,
+        its GPUs split into that many contiguous groups. The default is one
+        port per GPU at link_gbps; 1 is one NIC per server shared by all its
+        jobs (the simulator's model). CASSINI candidates built from the
+        cluster (Candidate.from_cluster) use it. Raises NetschedError (EINVAL)
+        for a value out of range, (ESTATE) once jobs are committed."""
+        self._mutable("Cluster.set_nic_ports")
+        self._i("ns_cluster_set_nic_ports",
+                as_int(ports_per_server, "Cluster.set_nic_ports", "ports_per_server"),
+                as_real(port_gbps, "Cluster.set_nic_ports", "port_gbps"))
+
     # per-object queries
     def server_of_gpu(self, gpu: int) -> int:
         """The server (index) that holds GPU `gpu`."""
