@@ -571,132 +571,69 @@ static int make_candidates(ns_sim *s, int ji, size_t *ncand) {
   return NS_OK;
 }
 
-typedef struct nsi_cand_links {
-  ns_candidate *cand;
-  ns_link **links;
-  size_t nlinks;
-  int *members; /* sim job indices on the shared links (with repeats) */
-  size_t nmembers;
-} nsi_cand_links;
-
-static void free_cand(nsi_cand_links *cl) {
-  ns_candidate_free(cl->cand);
-  for (size_t i = 0; i < cl->nlinks; i++)
-    ns_link_free(cl->links[i]);
-  free(cl->links), free(cl->members);
-  memset(cl, 0, sizeof *cl);
-}
-
-/* 1 if the jobs just appended (members[from..]) repeat an earlier link's
-   set: links carrying the same jobs are one CASSINI constraint. */
-static int repeats_set(const nsi_cand_links *cl, const size_t *starts, size_t from) {
-  size_t n = cl->nmembers - from;
-  for (size_t i = 0; i < cl->nlinks; i++) {
-    size_t b = starts[i], e = i + 1 < cl->nlinks ? starts[i + 1] : from;
-    if (e - b == n && memcmp(cl->members + b, cl->members + from, n * sizeof *cl->members) == 0)
-      return 1;
-  }
-  return 0;
-}
-
-/* Appends the running jobs on link l to cl->members. */
-static void link_members(ns_sim *s, int l, nsi_cand_links *cl) {
-  for (size_t r = 0; r < s->nrunning; r++) {
-    nsi_simjob *k = &s->jobs[s->running[r]];
-    if (k->nlinks > 0 && bsearch(&l, k->links, k->nlinks, sizeof *k->links, nsi_cmp_int))
-      cl->members[cl->nmembers++] = s->running[r];
-  }
-}
-
-/* Describes one candidate to CASSINI: one ns_link per distinct set of
-   running jobs its links would share (a ring's NIC tx/rx links carry the
-   same jobs: described once, else any two jobs sharing a ring would form an
-   Affinity-graph loop), holding those jobs and the new one. */
-static int describe(ns_sim *s, int ji, const ns_placement *p, nsi_cand_links *cl) {
-  nsi_simjob *j = &s->jobs[ji];
-  int *links = NULL;
-  size_t nl = 0;
-  NSI_TRY(nsi_sim_job_links(s, j, p, &links, &nl));
-  size_t *starts = malloc((nl + 1) * sizeof *starts);
-  cl->cand = ns_candidate_new();
-  cl->links = calloc(nl + 1, sizeof *cl->links);
-  cl->members = malloc((nl * (s->nrunning + 1) + 1) * sizeof *cl->members);
-  int rc = (starts && cl->cand && cl->links && cl->members) ? NS_OK : NS_ENOMEM;
-  for (size_t i = 0; i < nl && rc == NS_OK; i++) {
-    if (i > 0 && links[i] == links[i - 1])
-      continue;
-    size_t from = cl->nmembers;
-    link_members(s, links[i], cl);
-    if (cl->nmembers == from || repeats_set(cl, starts, from)) {
-      cl->nmembers = from;
-      continue;
-    }
-    ns_link *lk = ns_link_new(NULL, s->cap[links[i]]);
-    if (lk == NULL) {
-      rc = NS_ENOMEM;
-      break;
-    }
-    starts[cl->nlinks] = from;
-    cl->links[cl->nlinks++] = lk;
-    for (size_t m = from; m <= cl->nmembers && rc == NS_OK; m++) {
-      const ns_job *job = m < cl->nmembers ? s->jobs[cl->members[m]].job : j->job;
-      rc = ns_link_add_job(lk, job);
-      if (rc == NS_OK)
-        rc = ns_candidate_add(cl->cand, job, lk);
-    }
-  }
-  free(links), free(starts);
-  if (rc == NS_ENOMEM)
+/* The library describes each candidate from the run's cluster, whose
+   committed jobs are the running ones (ns_cassini_candidate_from_cluster:
+   NIC ports per server, ECMP and vClos routes as network.c loads them).
+   The library's ring is over the placement's GPUs in their order, this
+   network's over the servers in ascending order: a placement without
+   reserved links is sorted first so that both are the same ring (a vClos
+   placement keeps its order, which its source routes follow; its shared
+   links, the NIC ports of its servers, do not depend on it). */
+static int describe(ns_sim *s, int ji, ns_placement *p, ns_candidate **cand) {
+  if (p->nlinks == 0)
+    qsort(p->gpus, p->ngpus, sizeof *p->gpus, nsi_cmp_int);
+  *cand = ns_candidate_new();
+  if (*cand == NULL)
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory describing a CASSINI candidate");
-  return rc;
+  return ns_cassini_candidate_from_cluster(*cand, s->cluster, s->jobs[ji].job, p);
 }
 
 /* Records the winner's time-shifts (Eq. 5 t_j) for the new job and the
-   running jobs on its shared links; the network model applies them (fluid:
-   each pauses once; phase: their next compute phases are aligned). */
-static int apply_shifts(ns_sim *s, int ji, const nsi_cand_links *cl) {
+   running jobs on its shared links (the candidate's jobs); the network model
+   applies them (fluid: each pauses once; phase: their next compute phases
+   are aligned). */
+static int apply_shifts(ns_sim *s, int ji, const ns_candidate *cand) {
   double sh = 0;
-  int rc = ns_candidate_shift_ms(cl->cand, s->jobs[ji].job, &sh);
+  int rc = ns_candidate_shift_ms(cand, s->jobs[ji].job, &sh);
   if (rc < 0)
     return rc;
   s->jobs[ji].shift_ms = sh, s->jobs[ji].shift_pending = 1;
   s->net_dirty = 1;
-  for (size_t i = 0; i < cl->nmembers; i++) {
-    nsi_simjob *k = &s->jobs[cl->members[i]];
-    if (ns_candidate_shift_ms(cl->cand, k->job, &sh) == NS_OK)
+  for (size_t r = 0; r < s->nrunning; r++) {
+    nsi_simjob *k = &s->jobs[s->running[r]];
+    if (ns_candidate_shift_ms(cand, k->job, &sh) == NS_OK)
       k->shift_ms = sh, k->shift_pending = 1;
   }
   return NS_OK;
 }
 
 static int rank_and_pick(ns_sim *s, int ji, size_t n, int *placed) {
-  nsi_cand_links cl[NSI_SIM_MAX_CANDIDATES];
-  memset(cl, 0, sizeof cl);
+  ns_candidate *cands[NSI_SIM_MAX_CANDIDATES] = {0};
   int rc = NS_OK;
   size_t free_pick = n;
+  const ns_job *job = s->jobs[ji].job;
   for (size_t i = 0; i < n && rc == NS_OK; i++) {
-    rc = describe(s, ji, s->cand[i], &cl[i]);
-    if (rc == NS_OK && cl[i].nlinks == 0 && free_pick == n)
-      free_pick = i; /* shares no link: fully compatible */
+    rc = describe(s, ji, s->cand[i], &cands[i]);
+    double sh;
+    if (rc == NS_OK && free_pick == n &&
+        ns_candidate_shift_ms(cands[i], job, &sh) == NS_ENOTFOUND)
+      free_pick = i; /* the job is on no shared link: fully compatible */
   }
   size_t best = 0;
   if (rc == NS_OK && free_pick < n)
     best = free_pick;
   else if (rc == NS_OK) {
     double scores[NSI_SIM_MAX_CANDIDATES];
-    ns_candidate *cands[NSI_SIM_MAX_CANDIDATES];
-    for (size_t i = 0; i < n; i++)
-      cands[i] = cl[i].cand;
     rc = ns_cassini_rank(cands, n, s->cassini_opts, &best, scores);
     if (rc == NS_ELOOP || rc == NS_ERANGE) /* no loop-free candidate: base placement */
       rc = NS_OK, best = 0;
     else if (rc == NS_OK)
-      rc = apply_shifts(s, ji, &cl[best]);
+      rc = apply_shifts(s, ji, cands[best]);
   }
   if (rc == NS_OK)
     rc = nsi_placement_copy(s->pl, s->cand[best]);
   for (size_t i = 0; i < n; i++)
-    free_cand(&cl[i]);
+    ns_candidate_free(cands[i]);
   if (rc == NS_EUNSUPPORTED)
     return unavailable(s, "CASSINI");
   if (rc < 0)

@@ -1,0 +1,252 @@
+/*
+ * tests/unit/test_sim_cassini.c - the simulator's CASSINI view agrees with
+ * its network (issue 17 item 3): the links ns_cassini_candidate_from_cluster
+ * describes on the simulator's own cluster (one NIC port per server, the
+ * core's ECMP, vClos-reserved links) are the links the simulator's network
+ * models load (nsi_sim_job_links, network.c), job set by job set.
+ *
+ * Oracle: brute force over the simulator's own link lists. For a new job J
+ * and committed jobs K_1..K_n, every link l the network would load for J
+ * gives the set {K_i : l is in K_i's link list}; the distinct non-empty sets
+ * are what CASSINI must see. The library's candidate lists one link per
+ * distinct set, each carrying J and that set.
+ */
+#include "helpers/ns_test.h"
+
+#include <stdlib.h>
+
+#include "cassini/cassini_internal.h"
+#include "sim/sim_internal.h"
+
+#define MAXJ 6
+
+static uint64_t rng(uint64_t *s) { /* xorshift64*: fixed seeds, portable */
+  *s ^= *s >> 12, *s ^= *s << 25, *s ^= *s >> 27;
+  return *s * 2685821657736338717ull;
+}
+static int pick(uint64_t *s, int n) { return (int)(rng(s) % (uint64_t)n); }
+
+static ns_job *prof_job(const char *name, int gpus) {
+  ns_job *j = ns_job_new(name, gpus);
+  assert_non_null(j);
+  assert_int_equal(ns_job_set_iteration_ms(j, 100), NS_OK);
+  assert_int_equal(ns_job_add_phase(j, 40, 10), NS_OK);
+  assert_int_equal(ns_job_add_phase(j, 60, 0), NS_OK);
+  return j;
+}
+
+/* Up to `want` random GPUs that can host a job (sorted ascending, as the
+   simulator's CASSINI path sorts a placement without reserved links). */
+static int random_gpus(uint64_t *r, const ns_cluster *c, int want, ns_placement *p) {
+  int G = ns_cluster_gpu_count(c), n = 0;
+  ns_placement_clear(p);
+  assert_int_equal(ns_placement_bind(p, c), NS_OK);
+  char *used = calloc((size_t)G, 1);
+  for (int tries = 0; tries < 4 * G && n < want; tries++) {
+    int g = pick(r, G);
+    int ok = ns_cluster_gpu_sharing(c) ? ns_cluster_gpu_free_memory_mb(c, g) > 0
+                                       : ns_cluster_gpu_is_free(c, g) == 1;
+    if (!used[g] && ok)
+      used[g] = 1, n++;
+  }
+  for (int g = 0; g < G; g++)
+    if (used[g])
+      assert_int_equal(ns_placement_add_gpu(p, g), NS_OK);
+  free(used);
+  return n;
+}
+
+/* The links the network loads for a committed job (distinct, sorted). */
+static size_t sim_links(ns_sim *s, const ns_placement *p, int **out) {
+  nsi_simjob j;
+  memset(&j, 0, sizeof j);
+  int *l = NULL;
+  size_t n = 0;
+  assert_int_equal(nsi_sim_job_links(s, &j, p, &l, &n), NS_OK);
+  free(j.srv);
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++)
+    if (m == 0 || l[m - 1] != l[i])
+      l[m++] = l[i];
+  *out = l;
+  return m;
+}
+
+static int has(const int *v, size_t n, int x) {
+  return n > 0 && bsearch(&x, v, n, sizeof *v, nsi_cmp_int) != NULL;
+}
+
+static int cmp_uint(const void *a, const void *b) {
+  unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+  return (x > y) - (x < y);
+}
+
+typedef struct stats {
+  int trials, shared, spine_shared, cross; /* cross: the new job loads leaf-spine links */
+} stats;
+
+/* One random cluster, committed jobs and new job; compares the two views. */
+static void one_trial(uint64_t *r, int vclos, stats *st) {
+  /* vClos: small leaves, so that its jobs cross them */
+  int leaves = vclos ? 2 + pick(r, 3) : 1 + pick(r, 3), spines = vclos ? 1 + pick(r, 3) : pick(r, 4);
+  int spl = 1 + pick(r, vclos ? 2 : 3), gps = 1 + pick(r, vclos ? 2 : 4), lpp = 1 + pick(r, 2);
+  int sharing = pick(r, 3) == 0;
+  ns_sim_opts *o = ns_sim_opts_new();
+  assert_int_equal(ns_sim_opts_set_cluster(o, leaves, spines, spl, gps, lpp, 10), NS_OK);
+  assert_int_equal(ns_sim_opts_set_bandwidth(o, pick(r, 2) ? 25 : 0, 100), NS_OK);
+  ns_sim *s = ns_sim_new(o);
+  assert_non_null(s);
+  s->cluster = ns_cluster_new_leaf_spine(leaves, spines, spl, gps, lpp, 10);
+  assert_non_null(s->cluster);
+  if (sharing)
+    assert_int_equal(ns_cluster_set_gpu_sharing(s->cluster, 1), NS_OK);
+  assert_int_equal(nsi_sim_net_init(s), NS_OK); /* sets the cluster's port model */
+  ns_vclos_opts *vo = ns_vclos_opts_new();
+
+  ns_job *jobs[MAXJ + 1] = {0};
+  int *links[MAXJ + 1] = {0};
+  size_t nlinks[MAXJ + 1] = {0};
+  ns_placement *pl[MAXJ + 1];
+  int njobs = 0, G = ns_cluster_gpu_count(s->cluster);
+  char name[16];
+  for (int k = 0; k <= MAXJ; k++)
+    pl[k] = ns_placement_new();
+  /* committed jobs, then the new one (index njobs, not committed) */
+  int target = 2 + pick(r, MAXJ - 1);
+  for (int k = 0; k <= target && njobs <= MAXJ; k++) {
+    int want = 1 + pick(r, vclos ? G : G < 6 ? G : 6);
+    snprintf(name, sizeof name, "j%d", njobs);
+    ns_job *j = NULL;
+    if (vclos) {
+      ns_job *ask = prof_job(name, want);
+      int rc = ns_vclos_place(s->cluster, ask, vo, pl[njobs]);
+      ns_job_free(ask);
+      if (rc != NS_OK)
+        continue;
+      /* as many workers as GPUs: the library's ring covers them all */
+      j = prof_job(name, (int)ns_placement_gpu_count(pl[njobs]));
+    } else {
+      int n = random_gpus(r, s->cluster, want, pl[njobs]);
+      if (n == 0)
+        continue;
+      j = prof_job(name, n);
+    }
+    jobs[njobs] = j;
+    /* the simulator loads a job's links once it is committed (vClos routes
+       follow the committed job); the new job is committed only for that */
+    assert_int_equal(ns_cluster_commit(s->cluster, j, pl[njobs]), NS_OK);
+    nlinks[njobs] = sim_links(s, pl[njobs], &links[njobs]);
+    njobs++;
+  }
+  if (njobs >= 2) {
+    int J = njobs - 1; /* the new job */
+    assert_int_equal(ns_cluster_release(s->cluster, jobs[J]), NS_OK);
+    /* oracle: distinct non-empty sets of committed jobs on J's links */
+    unsigned want[64];
+    size_t nwant = 0;
+    int spine_link = 0, cross = 0;
+    for (size_t i = 0; i < nlinks[J]; i++) {
+      cross |= links[J][i] >= 2 * leaves * spl;
+      unsigned m = 0;
+      for (int k = 0; k < J; k++)
+        if (has(links[k], nlinks[k], links[J][i]))
+          m |= 1u << k;
+      int dup = 0;
+      for (size_t w = 0; w < nwant; w++)
+        dup |= want[w] == m;
+      if (m != 0 && !dup) {
+        assert_true(nwant < 64);
+        want[nwant++] = m;
+      }
+      if (m != 0 && links[J][i] >= 2 * leaves * spl)
+        spine_link = 1;
+    }
+    /* the library's view */
+    ns_candidate *cd = ns_candidate_new();
+    assert_int_equal(ns_cassini_candidate_from_cluster(cd, s->cluster, jobs[J], pl[J]), NS_OK);
+    unsigned got[64];
+    size_t ngot = cd->pairs.nlinks;
+    assert_true(ngot <= 64);
+    for (size_t i = 0; i < ngot; i++) {
+      const ns_link *l = cd->pairs.links[i];
+      unsigned m = 0;
+      int self = 0;
+      for (size_t q = 0; q < ns_link_job_count(l); q++) {
+        const ns_job *x = ns_link_job(l, q);
+        for (int k = 0; k <= J; k++)
+          if (x == jobs[k]) {
+            if (k == J)
+              self = 1;
+            else
+              m |= 1u << k;
+          }
+      }
+      assert_true(self);
+      got[i] = m;
+    }
+    qsort(want, nwant, sizeof *want, cmp_uint);
+    qsort(got, ngot, sizeof *got, cmp_uint);
+    if (ngot != nwant || memcmp(got, want, nwant * sizeof *want) != 0) {
+      fprintf(stderr, "cluster %d x %d x %d x %d x %d%s%s: %zu sets in the simulator, %zu "
+                      "in the candidate\n", leaves, spines, spl, gps, lpp,
+              sharing ? " sharing" : "", vclos ? " vclos" : "", nwant, ngot);
+      for (size_t i = 0; i < nwant || i < ngot; i++)
+        fprintf(stderr, "  sim %#x  lib %#x\n", i < nwant ? want[i] : 0u, i < ngot ? got[i] : 0u);
+      fail();
+    }
+    st->trials++;
+    st->shared += nwant > 0;
+    st->spine_shared += spine_link;
+    st->cross += cross;
+    ns_candidate_free(cd);
+  }
+  for (int k = 0; k <= MAXJ; k++) {
+    ns_placement_free(pl[k]);
+    free(links[k]);
+  }
+  ns_sim_free(s); /* frees the cluster first: it refers to the jobs */
+  for (int k = 0; k < njobs; k++)
+    ns_job_free(jobs[k]);
+  ns_vclos_opts_free(vo);
+  ns_sim_opts_free(o);
+}
+
+/* ECMP placements (GPU sharing in a third of the clusters): 600 random
+   cases, many sharing NICs and leaf-spine links (checked, so that the
+   agreement is not vacuous). */
+static void test_sim_cassini_links_agree(void **state) {
+  (void)state;
+  uint64_t r = 0x9e3779b97f4a7c15ull;
+  stats st = {0};
+  for (int t = 0; t < 600; t++)
+    one_trial(&r, 0, &st);
+  printf("ecmp: %d trials, %d with shared links, %d sharing a leaf-spine link\n", st.trials,
+         st.shared, st.spine_shared);
+  assert_true(st.trials > 300);
+  assert_true(st.shared > 100);
+  assert_true(st.spine_shared > 30);
+}
+
+/* vClos placements (GPU sharing in a third of the clusters): the simulator
+   routes a vClos job over its reserved links only (never shared), as the
+   library assumes; the shared links are NIC ports. */
+static void test_sim_cassini_links_agree_vclos(void **state) {
+  (void)state;
+  uint64_t r = 0x2545f4914f6cdd1dull;
+  stats st = {0};
+  for (int t = 0; t < 300; t++)
+    one_trial(&r, 1, &st);
+  printf("vclos: %d trials (%d across leaves), %d with shared links, %d sharing a leaf-spine "
+         "link\n", st.trials, st.cross, st.shared, st.spine_shared);
+  assert_true(st.trials > 100);
+  assert_true(st.cross > 20);
+  assert_int_equal(st.spine_shared, 0);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_sim_cassini_links_agree),
+      cmocka_unit_test(test_sim_cassini_links_agree_vclos),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
