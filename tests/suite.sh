@@ -11,10 +11,7 @@ _suite_pass=0 _suite_fail=0
 suite() {
   local name=$1; shift
   echo "== $name"
-  # tee ignores SIGINT/SIGTERM: on Ctrl-C it keeps copying the suite's
-  # output until the suite exits, so a suite that cleans up on a signal
-  # (tests/slurm stops its daemons) is not killed by a broken pipe midway.
-  "$@" 2>&1 | (trap '' INT TERM; exec tee "$_suite_dir/out")
+  "$@" 2>&1 | tee "$_suite_dir/out"
   local rc=${PIPESTATUS[0]}
   if [ "$rc" -eq 0 ]; then _suite_pass=$((_suite_pass + 1))
   else _suite_fail=$((_suite_fail + 1)); echo "$name (exit $rc)" >> "$_suite_dir/failed"; fi

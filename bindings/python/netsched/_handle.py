@@ -17,7 +17,7 @@ import math
 import numbers
 import operator
 import weakref
-from typing import Any, ClassVar, Iterator, Literal, SupportsIndex, TypeVar, overload
+from typing import ClassVar, Iterator, Literal, SupportsIndex, TypeVar, overload
 
 from ._clib import Pointer, address, lib
 from .errors import (ClosedHandleError, InvalidArgumentError, NetschedError, StateError,
