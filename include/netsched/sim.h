@@ -24,10 +24,13 @@
  * pair. Each flow traverses the sending server's NIC (tx), the receiving
  * server's NIC (rx) - each of nic_gbps, default = link_gbps (one NIC per
  * server, as in the Ada-SRSF testbed) - and, across leaves, one
- * leaf->spine uplink and one spine->leaf downlink of link_gbps. The
- * parallel uplink is chosen by a deterministic ECMP hash of (job, flow),
- * except for vClos placements, which use their reserved links and
- * ns_vclos_route (source routing). A ring advances in lock-step: its flows
+ * leaf->spine uplink and one spine->leaf downlink of link_gbps. The spine
+ * and parallel link are chosen by the library's ECMP, a fixed hash of the
+ * (sending server, receiving server) NIC pair (core.h "Port model"; the
+ * run's cluster is set to one NIC port per server at nic_gbps, so that
+ * CASSINI's candidates, ns_cassini_candidate_from_cluster, describe exactly
+ * these links), except for vClos placements, which use their reserved
+ * links and ns_vclos_route (source routing). A ring advances in lock-step: its flows
  * move at one rate x <= d = min(nic, link), k of its flows on one link
  * count k times there. Alone, the communication takes
  * t = 2(N-1)/N * M * 8 / x.
@@ -65,12 +68,21 @@
  *        servers and their remaining bytes; a waiting all-reduce is
  *        reconsidered (smallest remaining service first) whenever one of
  *        its group ends.
- *      - CASSINI: the winner's time-shifts align the next compute start of
- *        each of its jobs to T0 + shift (T0 = the latest next iteration start
- *        of the running ones); a shifted job whose all-reduce starts more
- *        than drift x its ideal iteration off that schedule waits for its
- *        next slot (CASSINI §4.2/§5.7 re-adjustment; drift 5 % by default,
- *        ns_sim_opts_set_cassini_drift).
+ *      - CASSINI: candidates are the base policy's placements, described
+ *        by ns_cassini_candidate_from_cluster on the run's cluster (its
+ *        committed jobs are the running ones) and ranked by ns_cassini_rank;
+ *        the winner's time-shifts align the next compute start of each of
+ *        its jobs to T0 + shift (T0 = the latest next iteration start of the
+ *        running ones). A shifted job whose all-reduce starts more than
+ *        drift x its ideal iteration off that schedule is re-adjusted
+ *        (CASSINI §4.2/§5.7; drift 5 % by default,
+ *        ns_sim_opts_set_cassini_drift, which is also the library's
+ *        ns_cassini_opts_set_drift_fraction): ns_cassini_readjust re-ranks
+ *        its shared links with each job's iteration on its placement
+ *        (compute + its all-reduce alone); where one differs from its
+ *        profile by more than the threshold the new shifts are applied as
+ *        at a placement, else the shifts stand and the job waits for its
+ *        next slot.
  *      - GPU sharing: the compute phases on one GPU share it (processor
  *        sharing, max-min over the job's GPUs); one job's all-reduce
  *        overlaps another's compute.
@@ -357,7 +369,8 @@ NS_API int ns_sim_opts_set_phase_window(ns_sim_opts *o, int iterations);
 /* Phase model, CASSINI: re-adjust a shifted job's time-shift when its
    all-reduce starts more than fraction x its ideal iteration away from its
    schedule (0 = shifts are applied once; at most 0.5; default 0.05, the
-   paper's §5.7 threshold). */
+   paper's §5.7 threshold). The same fraction is the library's re-adjustment
+   threshold (ns_cassini_opts_set_drift_fraction, ns_cassini_readjust). */
 NS_API int ns_sim_opts_set_cassini_drift(ns_sim_opts *o, double fraction);
 /* Leaf-spine shape, as ns_cluster_new_leaf_spine (spines may be 0). */
 NS_API int ns_sim_opts_set_cluster(ns_sim_opts *o, int leaves, int spines, int servers_per_leaf,

@@ -106,6 +106,10 @@ int nsi_sim_policy_prepare(ns_sim *s) {
     s->cassini_opts = ns_cassini_opts_new();
     if (s->cassini_opts == NULL)
       return not_made(s, "ns_cassini_opts_new");
+    /* the drift knob is the library's re-adjustment threshold (0: never) */
+    if (o->cassini_drift > 0 && ns_cassini_opts_set_drift_fraction(s->cassini_opts,
+                                                                   o->cassini_drift) < 0)
+      return unavailable(s, "ns_cassini_opts_set_drift_fraction");
     for (int i = 0; i < NSI_SIM_MAX_CANDIDATES; i++)
       if ((s->cand[i] = ns_placement_new()) == NULL)
         return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
@@ -657,6 +661,54 @@ static int cassini_place(ns_sim *s, int ji, int *placed) {
   return rank_and_pick(s, ji, n, placed);
 }
 
+/* Re-adjustment (CASSINI §4.2, §5.7), called by the phase model when job j
+   starts an all-reduce more than the drift threshold off its schedule: j's
+   shared links are described again from the cluster (j is committed: the
+   others on them, then j) and ranked; ns_cassini_readjust gets every job of
+   the candidate with the iteration it runs at on its placement by its
+   schedule (compute + its all-reduce alone on its links, net_phase.c). When one differs from its profile by more than the
+   threshold, the re-optimised shifts are recorded for all of them, as at a
+   placement (apply_shifts), and *done = 1. *done = 0 (no such drift: the
+   shifts stand; no shared link; a loop): the phase model holds j to its own
+   schedule. */
+static int cassini_readjust(ns_sim *s, nsi_simjob *j, int *done) {
+  *done = 0;
+  size_t cap = s->nrunning + 1, m = 0, n = 0, best = 0;
+  ns_candidate *cand = ns_candidate_new();
+  ns_placement *p = ns_placement_new();
+  const ns_job **jobs = malloc(cap * sizeof *jobs);
+  double *iter = malloc(cap * sizeof *iter), sh = 0;
+  int rc = cand && p && jobs && iter ? NS_OK : nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
+  if (rc == NS_OK)
+    rc = ns_cluster_job_placement(s->cluster, j->job, p);
+  if (rc == NS_OK)
+    rc = ns_cassini_candidate_from_cluster(cand, s->cluster, j->job, p);
+  if (rc == NS_OK && ns_candidate_shift_ms(cand, j->job, &sh) != NS_ENOTFOUND) {
+    rc = ns_cassini_rank(&cand, 1, s->cassini_opts, &best, NULL);
+    for (size_t r = 0; r < s->nrunning && rc == NS_OK; r++) {
+      const nsi_simjob *k = &s->jobs[s->running[r]];
+      double per = k->compute_ms + k->lone_comm; /* its iteration by its schedule */
+      if (per > 0 && ns_candidate_shift_ms(cand, k->job, &sh) == NS_OK)
+        jobs[m] = k->job, iter[m++] = per;
+    }
+    if (rc == NS_OK)
+      rc = ns_cassini_readjust(cand, s->cassini_opts, jobs, iter, m, &n);
+    if (rc == NS_OK && n > 0)
+      rc = apply_shifts(s, (int)(j - s->jobs), cand);
+    if (rc == NS_OK)
+      *done = n > 0;
+    if (rc == NS_ELOOP || rc == NS_ERANGE)
+      rc = NS_OK; /* no loop-free shifts: the schedule is kept */
+  }
+  ns_candidate_free(cand);
+  ns_placement_free(p);
+  free(jobs), free(iter);
+  if (rc < 0)
+    return nsi_fail(rc, "ns_sim_run: CASSINI re-adjustment failed on job '%s': %s", j->name,
+                    ns_last_error());
+  return NS_OK;
+}
+
 /* The run's policy: one function per part, from the options. */
 static void set_hooks(ns_sim *s) {
   s->hooks.order = order_fns[s->o.order];
@@ -664,4 +716,5 @@ static void set_hooks(ns_sim *s) {
   s->hooks.admit_comm = admit_fns[s->o.admission];
   s->hooks.shift = s->o.cassini ? cassini_place : NULL;
   s->hooks.preempt = dally_preempts(&s->o) ? preempt_dally : NULL;
+  s->hooks.readjust = s->o.cassini ? cassini_readjust : NULL;
 }

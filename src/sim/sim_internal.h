@@ -162,6 +162,9 @@ typedef struct nsi_hooks {
      s->pre_pl), or -1. Decides only; the engine suspends and starts. NULL:
      the policy never preempts this way. */
   int (*preempt)(struct ns_sim *s, int *waiter);
+  /* CASSINI (phase model): j drifted off its schedule. *done = 1: new
+     time-shifts recorded (shift_pending); 0: the shifts stand */
+  int (*readjust)(struct ns_sim *s, nsi_simjob *j, int *done);
 } nsi_hooks;
 
 
