@@ -176,7 +176,13 @@ check: lib header-check $(UNIT_BINS) $(HOSTILE_BINS) $(ABI_BINS) examples
 	suite tests/readme_snippets.sh bash tests/readme_snippets.sh "$(OUT)" "$(SANITIZE)" "$(OBJ)/examples"; \
 	suite tests/python env $(PY_ENV) NETSCHED_LIBRARY=$(abspath $(OUT))/$(SO_NAME) \
 	  NETSCHED_SIM=$(abspath $(SIM_CLI)) PYTHONPATH=$(abspath bindings/python) $(PYTHON) tests/python/run.py; \
+	suite tests/python/mypy $(MYPY_CHECK); \
+	suite tests/slurm $(SLURM_CHECK); \
 	suite_summary
+
+# mypy --strict over the Python package (Debian: mypy; configuration in
+# bindings/python/pyproject.toml); the suite says SKIPPED where mypy is absent.
+MYPY_CHECK = bash tests/python/mypy.sh "$(PYTHON)" "$(abspath $(OBJ))/mypy-cache"
 
 ifeq ($(SANITIZE),1)
 # ctypes loads the sanitized library into an uninstrumented python.
@@ -446,8 +452,12 @@ $(SLURM_BIN): $(SLURM_SRCS) bindings/slurm/adapter.h $(OUT)/libnetsched.so
 	$(CC) $(SLURM_CFLAGS) $(SLURM_SRCS) -o $@ $(LDFLAGS) -L$(OUT) -lnetsched \
 	  -Wl,-rpath,$(abspath $(OUT)) -lslurm -lm
 
+# `make check` runs the same command as its last suite (SLURM_CHECK), so the
+# summary counts it; `make check-slurm` runs it alone.
+SLURM_CHECK = bash tests/slurm/run.sh "$(abspath $(SLURM_BIN))"
+check: $(SLURM_BIN)
 check-slurm: $(SLURM_BIN)
-	bash tests/slurm/run.sh "$(abspath $(SLURM_BIN))"
+	$(SLURM_CHECK)
 
 install-slurm: $(SLURM_SRCS) $(LIB_SO) $(OUT)/libnetsched.so
 	install -d $(DESTDIR)$(BINDIR) $(OBJ)/install
@@ -464,10 +474,10 @@ $(OBJ)/bench/bench_slurm_decide: bench/slurm/bench_slurm_decide.c $(SLURM_DECIDE
 bench-slurm: $(OBJ)/bench/bench_slurm_decide
 	@echo "== $<"; $<
 else
+SLURM_CHECK = echo "netsched-slurm: SKIPPED - /usr/include/slurm/slurm.h not found (install libslurm-dev)"
 slurm check-slurm install-slurm bench-slurm:
-	@echo "netsched-slurm: SKIPPED - /usr/include/slurm/slurm.h not found (install libslurm-dev)"
+	@$(SLURM_CHECK)
 endif
 all: slurm
-check: check-slurm
 install: install-slurm
 bench: bench-slurm

@@ -230,7 +230,7 @@ static const struct column {
     {"unfin", NS_SIM_METRIC_UNFINISHED, 1, 6, 0, 1,
      "jobs that never finished (no placement could ever hold them)"},
     {"preempt", NS_SIM_METRIC_PREEMPTIONS, 1, 7, 0, 1,
-     "preemptions: times a running job was suspended (2d-las, 2d-gittins)"},
+     "preemptions: times a running job was suspended (2d-las, 2d-gittins, dally, dally-manual)"},
 };
 #define NCOLUMNS ((int)(sizeof columns / sizeof columns[0]))
 

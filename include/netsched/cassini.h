@@ -29,7 +29,8 @@
  *  - A link with one job scores 1.0 if its demand fits under the capacity,
  *    else 1 - its own excess / (|A| C).
  *  - Candidates from the cluster (ns_cassini_candidate_from_cluster): the
- *    links are the cluster's GPU NIC ports and ECMP-routed leaf-spine links
+ *    links are the cluster's NIC ports (core.h "Port model": per GPU by
+ *    default, per server in the simulator) and ECMP-routed leaf-spine links
  *    (vClos-reserved links are never shared); re-adjustment on drift
  *    (ns_cassini_readjust) re-optimises with the measured iterations, §5.7's
  *    5 % threshold by default.
@@ -163,14 +164,21 @@ NS_API int ns_candidate_shift_ms(const ns_candidate *c, const ns_job *job, doubl
    `c`, each with the (job, link) pairs of every job on it. Model (details
    in src/cassini/cluster.c): the job's collective over p's first
    ns_job_gpus GPUs (worker i on GPU i); a flow between servers uses the
-   sender GPU's NIC port and the receiver's (one link_gbps port per GPU);
-   across leaves a placement with reserved links (vClos) uses only those,
-   which nobody shares, and any other is routed by ECMP (a fixed hash of the
-   GPU pair picks spine and parallel link) over an uplink and a downlink.
+   sender GPU's NIC port and the receiver's, in the cluster's port model
+   (core.h "Port model": one link_gbps port per GPU by default, one shared
+   port per server with ns_cluster_set_nic_ports(c, 1, gbps), as the
+   simulator sets); across leaves a placement with reserved links (vClos)
+   uses only those, which nobody shares, and any other is routed by ECMP (a
+   fixed hash of the sender and receiver port pair picks spine and parallel
+   link, the simulator's choice too) over an uplink and a downlink.
    A link is kept when `job` and at least one committed job with a phase
-   profile use it; links carrying the same jobs are kept once. The
-   candidate owns these links (named "nic-tx:gpu3", "up:leaf0-spine1.0",
-   ...; capacity link_gbps; freed with it) and is ready for
+   profile use it; links carrying the same jobs are kept once. Committed
+   jobs are added before `job` (in commit order), so the reference job of
+   ns_cassini_rank's shifts (t = 0) is a committed one when there is one. The
+   candidate owns these links (named "nic-tx:gpu3" -- "nic-tx:server3.0"
+   when ports are not per GPU --, "up:leaf0-spine1.0", ...; capacity the
+   port rate for NIC ports, link_gbps for leaf-spine links, the smaller
+   when links carrying the same jobs are merged; freed with it) and is ready for
    ns_cassini_rank; `job` itself, if committed, is not counted twice. A job
    without phases shares nothing (empty candidate, score 1.0).
    Errors (cand unchanged): NS_EINVAL (NULL arguments, p holding fewer GPUs

@@ -161,7 +161,8 @@ typedef struct ns_placement ns_placement;
 
 /* A two-tier leaf-spine cluster: `leaves` leaf (ToR / rack) switches, each
    with `servers_per_leaf` servers of `gpus_per_server` GPUs; each GPU has one
-   NIC port of `link_gbps`; every leaf connects to every one of the `spines`
+   NIC port of `link_gbps` (by default; see "Port model" below and
+   ns_cluster_set_nic_ports); every leaf connects to every one of the `spines`
    spine switches with `links_per_pair` parallel links of `link_gbps`.
    spines may be 0 (single-switch racks; then links_per_pair is ignored and
    must be >= 0). Limits: 1 <= leaves, servers_per_leaf, gpus_per_server;
@@ -202,6 +203,30 @@ NS_API int ns_cluster_set_gpu_memory_mb(ns_cluster *c, double mb);
    memory fits, taking turns (the LWF-kappa / Ada-SRSF model). NS_ESTATE if
    jobs are committed. */
 NS_API int ns_cluster_set_gpu_sharing(ns_cluster *c, int shared);
+
+/* Port model. A NIC port is the server's link to its leaf switch: a flow
+   between GPUs on different servers leaves through the sender GPU's port
+   (tx) and enters through the receiver's (rx); GPUs on one server talk
+   over NVLink and use no port. A server has `ports_per_server` ports of
+   `port_gbps` each; its GPUs are split into that many contiguous groups
+   (local GPU i uses port i * ports_per_server / gpus_per_server). Default:
+   one port per GPU at link_gbps, so jobs share a port only when they share
+   a GPU. ports_per_server = 1 is one NIC per server shared by all its jobs
+   (what the simulator, netsched-sim, sets with its --nic-gbps rate).
+   Flows between leaves cross one uplink (the sender's leaf -> a spine) and
+   one downlink (that spine -> the receiver's leaf) of link_gbps, chosen by
+   ECMP: a fixed hash of the (sender port, receiver port) pair picks the
+   spine and the parallel link, the same for every job; a placement with
+   reserved links (vClos) uses only those. CASSINI candidates
+   (ns_cassini_candidate_from_cluster) read this model; no policy's
+   placement decision depends on it (Titan's bandwidth constraint keeps one
+   link_gbps port per GPU, src/titan/titan.c).
+   ns_cluster_set_nic_ports sets the ports: 1 <= ports_per_server <=
+   gpus_per_server and port_gbps finite, > 0 and <= 1e15, else NS_EINVAL
+   naming the argument and quoting the value; NS_ESTATE if jobs are
+   committed; the cluster is unchanged on failure. Calling it with
+   (gpus_per_server, link_gbps) restores the default. */
+NS_API int ns_cluster_set_nic_ports(ns_cluster *c, int ports_per_server, double port_gbps);
 
 /* Topology and state queries (extensions). Ints return NS_EINVAL for a NULL
    cluster or an index out of range. */

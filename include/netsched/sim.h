@@ -24,10 +24,13 @@
  * pair. Each flow traverses the sending server's NIC (tx), the receiving
  * server's NIC (rx) - each of nic_gbps, default = link_gbps (one NIC per
  * server, as in the Ada-SRSF testbed) - and, across leaves, one
- * leaf->spine uplink and one spine->leaf downlink of link_gbps. The
- * parallel uplink is chosen by a deterministic ECMP hash of (job, flow),
- * except for vClos placements, which use their reserved links and
- * ns_vclos_route (source routing). A ring advances in lock-step: its flows
+ * leaf->spine uplink and one spine->leaf downlink of link_gbps. The spine
+ * and parallel link are chosen by the library's ECMP, a fixed hash of the
+ * (sending server, receiving server) NIC pair (core.h "Port model"; the
+ * run's cluster is set to one NIC port per server at nic_gbps, so that
+ * CASSINI's candidates, ns_cassini_candidate_from_cluster, describe exactly
+ * these links), except for vClos placements, which use their reserved
+ * links and ns_vclos_route (source routing). A ring advances in lock-step: its flows
  * move at one rate x <= d = min(nic, link), k of its flows on one link
  * count k times there. Alone, the communication takes
  * t = 2(N-1)/N * M * 8 / x.
@@ -83,12 +86,21 @@
  *        servers and their remaining bytes; a waiting all-reduce is
  *        reconsidered (smallest remaining service first) whenever one of
  *        its group ends.
- *      - CASSINI: the winner's time-shifts align the next compute start of
- *        each of its jobs to T0 + shift (T0 = the latest next iteration start
- *        of the running ones); a shifted job whose all-reduce starts more
- *        than drift x its ideal iteration off that schedule waits for its
- *        next slot (CASSINI §4.2/§5.7 re-adjustment; drift 5 % by default,
- *        ns_sim_opts_set_cassini_drift).
+ *      - CASSINI: candidates are the base policy's placements, described
+ *        by ns_cassini_candidate_from_cluster on the run's cluster (its
+ *        committed jobs are the running ones) and ranked by ns_cassini_rank;
+ *        the winner's time-shifts align the next compute start of each of
+ *        its jobs to T0 + shift (T0 = the latest next iteration start of the
+ *        running ones). A shifted job whose all-reduce starts more than
+ *        drift x its ideal iteration off that schedule is re-adjusted
+ *        (CASSINI §4.2/§5.7; drift 5 % by default,
+ *        ns_sim_opts_set_cassini_drift, which is also the library's
+ *        ns_cassini_opts_set_drift_fraction): ns_cassini_readjust re-ranks
+ *        its shared links with each job's iteration on its placement
+ *        (compute + its all-reduce alone); where one differs from its
+ *        profile by more than the threshold the new shifts are applied as
+ *        at a placement, else the shifts stand and the job waits for its
+ *        next slot.
  *      - GPU sharing: the compute phases on one GPU share it (processor
  *        sharing, max-min over the job's GPUs); one job's all-reduce
  *        overlaps another's compute.
@@ -136,8 +148,7 @@
  *    shift ms after its placement; a running job pauses for its shift).
  *  - NS_SIM_NET_IDEAL: communication costs nothing (iteration = compute);
  *    placement still decides who fits where, not how fast jobs run.
- *  - Not modelled: Dally's network-sensitive preemption, job migration,
- *    failures.
+ *  - Not modelled: job migration, failures.
  *
  * PREEMPTION (orders NS_SIM_ORDER_2D_LAS / _2D_GITTINS, presets "2d-las",
  * "2d-gittins"): at every event the queues of Tiresias's discretised
@@ -152,6 +163,34 @@
  * The Gittins distribution is the workload's own: every job's GPUs x its
  * lone consolidated run time. Start time is the first start; queueing
  * delay counts until then.
+ *
+ * DALLY (order NS_SIM_ORDER_NW_SENS, presets "dally", "dally-manual"), Dally
+ * §4.3.1 as the simulator measures it:
+ *  - Nw_sens = (I_done / I_total) / (T_run / T_ideal), T_ideal = compute per
+ *    iteration x I_total (no communication), i.e. compute x done / run:
+ *    the network model reports each running job's iterations done and the
+ *    ms it ran (over all its placements; the restore overhead excluded), so
+ *    a job alone on its links in the phase model has exactly compute /
+ *    (compute + its all-reduce alone at its tier) and one that shares links
+ *    less (ns_sim_job_nw_sens). A suspended job keeps its last measure
+ *    while it waits. A job that never ran gets an estimate from its profile:
+ *    compute / (compute + its all-reduce alone at the most consolidated tier
+ *    it fits: one server over the intra-server fabric, one rack over the
+ *    NICs, else across racks at min(NIC, leaf-spine link)). The queue is in
+ *    increasing Nw_sens, ties by arrival.
+ *  - Preemption (the paper names the priority, not the trigger; our
+ *    reading): after each scheduling pass, waiting jobs in queue order may
+ *    suspend running jobs whose Nw_sens exceeds theirs by more than 5 %
+ *    (without a margin two jobs of nearly equal Nw_sens could swap at every
+ *    event), least network-sensitive (highest Nw_sens) first, at most 16 per
+ *    waiter and none started in the same pass; victims are taken off one by
+ *    one until the waiter's placement (Algorithm 1: it may still decline a
+ *    scattered offer while its timers run) accepts, else nothing is
+ *    suspended. At most 8 such offers per event time. A suspended job keeps
+ *    its progress, waits at its measured Nw_sens, pays the restore overhead
+ *    (ns_sim_opts_set_preemption_overhead) when it resumes and its Dally
+ *    starvation counts from its suspension. Not with CASSINI or GPU sharing.
+ *  - dally-manual: fixed timers, same priority and preemption (§5.1.3).
  *
  * TRACE DURATIONS: a trace's duration (Philly; Tiresias when its duration
  * column is present) is the job's lone run time on a consolidated placement
@@ -204,10 +243,11 @@ typedef struct ns_sim_opts ns_sim_opts;
 typedef struct ns_sim ns_sim;
 
 /* Order in which waiting jobs are offered resources. Keys are fixed while a
-   job waits (no preemption): FIFO = arrival; SRSF = gpus * iterations *
-   ideal iteration ms; SJF = iterations * ideal iteration ms; NW_SENS =
-   ns_dally_priority(0, total, 0, ideal) (Dally: increasing Nw_sens). Ties
-   keep arrival order. */
+   job waits: FIFO = arrival; SRSF = gpus * iterations * ideal iteration
+   ms; SJF = iterations * ideal iteration ms; NW_SENS = the job's Nw_sens
+   (DALLY above: measured, kept while it waits, or the initial estimate;
+   Dally: increasing Nw_sens, with network-sensitive preemption). Ties keep
+   arrival order. */
 typedef enum ns_sim_order {
   NS_SIM_ORDER_FIFO = 0,
   NS_SIM_ORDER_SRSF = 1,
@@ -347,7 +387,8 @@ NS_API int ns_sim_opts_set_phase_window(ns_sim_opts *o, int iterations);
 /* Phase model, CASSINI: re-adjust a shifted job's time-shift when its
    all-reduce starts more than fraction x its ideal iteration away from its
    schedule (0 = shifts are applied once; at most 0.5; default 0.05, the
-   paper's §5.7 threshold). */
+   paper's §5.7 threshold). The same fraction is the library's re-adjustment
+   threshold (ns_cassini_opts_set_drift_fraction, ns_cassini_readjust). */
 NS_API int ns_sim_opts_set_cassini_drift(ns_sim_opts *o, double fraction);
 /* Leaf-spine shape, as ns_cluster_new_leaf_spine (spines may be 0). */
 NS_API int ns_sim_opts_set_cluster(ns_sim_opts *o, int leaves, int spines, int servers_per_leaf,
@@ -524,6 +565,15 @@ NS_API int ns_sim_job_gpus(const ns_sim *s, int job);
 /* Times job (an index) was preempted in the last run (>= 0), or NS_EINVAL
    (out of range) / NS_ESTATE (before a run). */
 NS_API int ns_sim_job_preemptions(const ns_sim *s, int job);
+/* Dally's network sensitivity of job (an index) in the last run (Dally
+   §4.3.1, DALLY below): (iterations done / total) / (ms run / (compute ms
+   per iteration x total)), measured by the network model over all its
+   placements (the restore overhead excluded); for a finished job its whole
+   run, for an unfinished one its last measure, for a job that never ran the
+   initial estimate. Every policy reports it (only Dally orders by it).
+   NS_EINVAL: job out of range or nw_sens NULL (names it); NS_ESTATE before
+   a run. *nw_sens is unchanged on error. */
+NS_API int ns_sim_job_nw_sens(const ns_sim *s, int job, double *nw_sens);
 /* The job's model name: the trace's model_name as written (e.g. "vgg19",
    which runs on the VGG-16 profile), the embedded profile's name
    (ns_sim_add_model_job, Philly, default workload), or "" (ns_sim_add_job,

@@ -10,15 +10,24 @@
  *    directed worker pair that exchanges data in some phase is a flow.
  *    Workers on one server talk over NVLink: no link.
  *  - A flow from GPU a to GPU b on another server leaves through a's NIC
- *    port (tx) and enters b's (rx): one port of link_gbps per GPU, as the
- *    cluster is defined (core.h), so jobs share a port only when they share
- *    a GPU (GPU-sharing mode).
+ *    port (tx) and enters b's (rx), in the cluster's port model (core.h
+ *    "Port model"): by default one port of link_gbps per GPU, so jobs share
+ *    a port only when they share a GPU (GPU-sharing mode); with
+ *    ns_cluster_set_nic_ports(c, 1, gbps) one port per server, shared by
+ *    every job on the server (the simulator's model).
  *  - Across leaves: a placement with reserved leaf-spine links (vClos,
  *    OCS-vClos) uses only those, which no other job uses: never shared. A
- *    placement without them is routed by ECMP, here a fixed hash of the
- *    (a, b) GPU pair choosing the spine and the parallel link, the same
- *    for every job: the uplink (leaf of a -> spine) and the downlink
- *    (spine -> leaf of b), each of link_gbps.
+ *    placement without them is routed by the core's ECMP (nsi_ecmp_route:
+ *    a fixed hash of the (port of a, port of b) pair choosing the spine and
+ *    the parallel link, the same for every job and the same function the
+ *    simulator's network models route with): the uplink (leaf of a ->
+ *    spine) and the downlink (spine -> leaf of b), each of link_gbps.
+ *  - Order: on every link the committed jobs come first (in commit order),
+ *    the new job last, and links are added in the order of their job sets
+ *    (fewest jobs first, then commit indices). So the first job on a link
+ *    (rotation 0, Table 1) and the reference job of each Affinity-graph
+ *    component (shift 0, Algorithm 1) are running jobs: a running job keeps
+ *    its schedule where the paper allows any reference.
  *  - A link is shared when the new job and at least one committed job with
  *    a phase profile (ns_job_add_phase) use it; committed jobs without a
  *    profile have nothing CASSINI can interleave and are left out. Shared
@@ -43,7 +52,7 @@
 /* Work limit for walking a job's collective (phases x workers). */
 #define NSC_MAX_WALK (1LL << 26)
 
-/* Link ids: kind in the top bits, then a GPU id or a leaf-spine link index. */
+/* Link ids: kind in the top bits, then a NIC port id or a leaf-spine link index. */
 enum { NSC_TX = 0, NSC_RX = 1, NSC_UP = 2, NSC_DOWN = 3 };
 static uint64_t link_id(unsigned kind, uint64_t v) { return (uint64_t)kind << 60 | v; }
 
@@ -76,14 +85,14 @@ static void sort_unique(u64vec *x) {
 
 /* The links of one flow a -> b (GPUs on different servers). */
 static int flow_links(const ns_cluster *c, int a, int b, int reserved, u64vec *out) {
-  NSI_TRY(push(out, link_id(NSC_TX, (uint64_t)a)));
-  NSI_TRY(push(out, link_id(NSC_RX, (uint64_t)b)));
+  int pa = nsi_nic_port_of_gpu(c, a), pb = nsi_nic_port_of_gpu(c, b);
+  NSI_TRY(push(out, link_id(NSC_TX, (uint64_t)pa)));
+  NSI_TRY(push(out, link_id(NSC_RX, (uint64_t)pb)));
   int la = nsi_leaf_of_gpu(c, a), lb = nsi_leaf_of_gpu(c, b);
   if (la == lb || c->spines == 0 || c->links_per_pair == 0 || reserved)
     return NS_OK; /* same leaf, no spines, or the job's own reserved links */
-  uint64_t h = nsi_hash64((uint64_t)a << 32 | (uint64_t)b);
-  int m = (int)(h % (uint64_t)c->spines);
-  int k = (int)((h / (uint64_t)c->spines) % (uint64_t)c->links_per_pair);
+  int m = 0, k = 0;
+  nsi_ecmp_route(c->spines, c->links_per_pair, pa, pb, &m, &k);
   NSI_TRY(push(out, link_id(NSC_UP, nsi_link_index(c, la, m, k))));
   return push(out, link_id(NSC_DOWN, nsi_link_index(c, lb, m, k)));
 }
@@ -96,11 +105,12 @@ static int job_links(const ns_cluster *c, const ns_job *job, const int *gpus, in
     return NS_OK;
   ns_collective coll = job->collective;
   int T = nsi_coll_phases(coll, workers);
+  int walk = coll == NS_COLL_RING ? 1 : T; /* every ring phase sends w -> w+1 */
   if ((long long)T * workers > NSC_MAX_WALK)
     return nsi_fail(NS_EUNSUPPORTED, "%s: job '%s' is too large (%d phases x %d workers "
                                      "exceeds %lld)", fn, job->name, T, workers, NSC_MAX_WALK);
   uint64_t bytes = (uint64_t)workers << 8; /* every flow of the pattern non-empty */
-  for (int t = 0; t < T; t++)
+  for (int t = 0; t < walk; t++)
     for (int w = 0; w < workers; w++) {
       nsi_flow fl[NSI_COLL_MAX_SENDS];
       int nf = nsi_coll_sends(coll, workers, bytes, t, w, fl);
@@ -150,7 +160,12 @@ static void link_name(const ns_cluster *c, uint64_t id, char *buf, size_t n) {
   uint64_t v = id & (((uint64_t)1 << 60) - 1);
   size_t per_leaf = (size_t)c->spines * (size_t)c->links_per_pair;
   if (kind == NSC_TX || kind == NSC_RX) {
-    snprintf(buf, n, "%s:gpu%" PRIu64, kind == NSC_TX ? "nic-tx" : "nic-rx", v);
+    const char *dir = kind == NSC_TX ? "nic-tx" : "nic-rx";
+    if (c->nic_ports == c->gpus_per_server) /* one port per GPU: named by the GPU */
+      snprintf(buf, n, "%s:gpu%" PRIu64, dir, v);
+    else
+      snprintf(buf, n, "%s:server%" PRIu64 ".%" PRIu64, dir, v / (uint64_t)c->nic_ports,
+               v % (uint64_t)c->nic_ports);
     return;
   }
   unsigned long long leaf = v / per_leaf, spine = v % per_leaf / (uint64_t)c->links_per_pair,
@@ -228,19 +243,23 @@ static int emit(build *b, size_t ns, ns_candidate *cand, const ns_cluster *c, co
     while (j < ns && b->sh[j].len == b->sh[i].len &&
            memcmp(b->members + b->sh[j].off, b->members + b->sh[i].off,
                   b->sh[i].len * sizeof *b->members) == 0)
-      j++; /* same set of jobs, same capacity (link_gbps): one constraint */
+      j++; /* same set of jobs: one constraint, at the smallest capacity */
+    double cap = INFINITY;
+    for (size_t q = i; q < j; q++) {
+      unsigned kind = (unsigned)(b->sh[q].id >> 60);
+      double v = kind == NSC_TX || kind == NSC_RX ? c->nic_gbps : c->link_gbps;
+      cap = v < cap ? v : cap;
+    }
     char name[96];
     link_name(c, b->sh[i].id, name, sizeof name);
-    ns_link *lk = ns_link_new(name, c->link_gbps);
+    ns_link *lk = ns_link_new(name, cap);
     if (lk == NULL)
       return NS_ENOMEM;
     cand->owned[cand->nowned++] = lk;
-    NSI_TRY(ns_link_add_job(lk, job));
-    NSI_TRY(nsc_affinity_add(&cand->pairs, job, lk, 0, "ns_cassini_candidate_from_cluster"));
-    for (size_t m = 0; m < b->sh[i].len; m++) {
-      const ns_job *other = c->commits[b->members[b->sh[i].off + m]].job;
-      NSI_TRY(ns_link_add_job(lk, other));
-      NSI_TRY(nsc_affinity_add(&cand->pairs, other, lk, 0, "ns_cassini_candidate_from_cluster"));
+    for (size_t m = 0; m <= b->sh[i].len; m++) { /* committed jobs first, then `job` */
+      const ns_job *x = m < b->sh[i].len ? c->commits[b->members[b->sh[i].off + m]].job : job;
+      NSI_TRY(ns_link_add_job(lk, x));
+      NSI_TRY(nsc_affinity_add(&cand->pairs, x, lk, 0, "ns_cassini_candidate_from_cluster"));
     }
     i = j;
   }

@@ -50,6 +50,8 @@ ns_cluster *ns_cluster_new_leaf_spine(int leaves, int spines, int servers_per_le
   c->gpus_per_server = gpus_per_server;
   c->links_per_pair = links_per_pair;
   c->link_gbps = link_gbps;
+  c->nic_ports = gpus_per_server; /* one port per GPU (core.h "Port model") */
+  c->nic_gbps = link_gbps;
   c->gpu_mem_mb = 16384;
   c->ngpus = (int)ngpus;
   c->nservers = leaves * servers_per_leaf;
@@ -287,6 +289,25 @@ int ns_cluster_set_gpu_sharing(ns_cluster *c, int shared) {
     return nsi_fail(NS_ESTATE, "%s: %zu jobs are committed", fn, c->ncommits);
   c->sharing = shared;
   return NS_OK;
+}
+
+int ns_cluster_set_nic_ports(ns_cluster *c, int ports_per_server, double port_gbps) {
+  static const char *fn = "ns_cluster_set_nic_ports";
+  NSI_TRY(nsi_check_ptr(c, fn, "c"));
+  NSI_TRY(nsi_check_int(ports_per_server, 1, c->gpus_per_server, fn, "ports_per_server"));
+  NSI_TRY(nsi_check_finite_gt0(port_gbps, fn, "port_gbps"));
+  if (c->ncommits > 0)
+    return nsi_fail(NS_ESTATE, "%s: %zu jobs are committed", fn, c->ncommits);
+  c->nic_ports = ports_per_server;
+  c->nic_gbps = port_gbps;
+  return NS_OK;
+}
+
+void nsi_ecmp_route(int spines, int links_per_pair, int src_port, int dst_port, int *spine,
+                    int *k) {
+  uint64_t h = nsi_hash64((uint64_t)(uint32_t)src_port << 32 | (uint64_t)(uint32_t)dst_port);
+  *spine = (int)(h % (uint64_t)spines);
+  *k = (int)((h / (uint64_t)spines) % (uint64_t)links_per_pair);
 }
 
 int ns_cluster_set_gpu_workload_ms(ns_cluster *c, int gpu, double ms) {

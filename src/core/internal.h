@@ -169,6 +169,8 @@ typedef struct nsi_commit {
 struct ns_cluster {
   int leaves, spines, servers_per_leaf, gpus_per_server, links_per_pair;
   double link_gbps;
+  int nic_ports;      /* NIC ports per server (core.h "Port model"); default gpus_per_server */
+  double nic_gbps;    /* rate of each NIC port; default link_gbps */
   int ocs_count;
   double gpu_mem_mb;
   int sharing;
@@ -211,6 +213,23 @@ static inline size_t nsi_link_index(const ns_cluster *c, int leaf, int spine, in
 static inline size_t nsi_leaf_port_index(const ns_cluster *c, int leaf, int port) {
   return (size_t)leaf * (size_t)c->spines * (size_t)c->links_per_pair + (size_t)port;
 }
+/* The NIC port (global id, server-major: server * nic_ports + local port)
+   that GPU `gpu` sends and receives through (core.h "Port model"): the
+   server's GPUs are split into nic_ports contiguous groups, local GPU i on
+   port i * nic_ports / gpus_per_server. Default (one port per GPU): the
+   port id is the GPU id. */
+static inline int nsi_nic_port_of_gpu(const ns_cluster *c, int gpu) {
+  int s = gpu / c->gpus_per_server, i = gpu % c->gpus_per_server;
+  return s * c->nic_ports + (int)((long long)i * c->nic_ports / c->gpus_per_server);
+}
+/* ECMP (core.h "Port model"): the spine and the parallel link a flow from
+   NIC port `src_port` to NIC port `dst_port` crosses between two leaves of a
+   fabric of `spines` spines x `links_per_pair` parallel links (both >= 1):
+   a fixed hash of the port pair, the same for every job. The one ECMP
+   choice of the library (CASSINI candidates) and the simulator's network
+   models, so that both load the same links. */
+void nsi_ecmp_route(int spines, int links_per_pair, int src_port, int dst_port, int *spine,
+                    int *k);
 /* 1 if the GPU holds no job and no background load. */
 static inline int nsi_gpu_free(const ns_cluster *c, int gpu) {
   return c->jobs_on_gpu[gpu] == 0 && !c->background[gpu];

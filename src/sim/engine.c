@@ -2,9 +2,12 @@
  * src/sim/engine.c - the simulator handle and the discrete-event loop. The
  * engine owns the clock, the event heap (heap.c: arrivals, job events,
  * Dally timer wake-ups) and the running set; it calls exactly two tables:
- * the network model (s->net_model: start, update, event, stop - maxmin and
- * contention in net_fluid.c, phase in net_phase.c) and the policy's hooks
- * (s->hooks: order, place, admit_comm, shift - policy.c). One scheduling
+ * the network model (s->net_model: start, update, event, stop, remaining,
+ * measured - maxmin and contention in net_fluid.c, phase in net_phase.c)
+ * and the policy's hooks (s->hooks: order, place, admit_comm, shift,
+ * preempt - policy.c). Preemption: las.c (2D-LAS, 2D-Gittins) or the
+ * preempt hook (Dally) decide, the engine suspends (suspend_job: GPUs
+ * released, progress and measured Nw_sens kept) and restarts. One scheduling
  * pass per event time; the model's update runs only when the running set
  * changed. Job events carry a version: a model that moves a job's next
  * event pushes a new one and the stale one is skipped when popped.
@@ -22,11 +25,13 @@
  *  - SRSF key: remaining service = GPUs x iterations x ideal iteration time;
  *    the paper sets the unknown communication E_J = 0, we use the
  *    consolidated all-reduce time, which is known before placement.
- *  - Nw_sens (Dally §4.3.1) of a job that never ran: ns_dally_priority with
- *    no progress (0 done, 0 ms run); all waiting jobs then tie and keep
- *    arrival order - preemption, which would give them progress, is not
- *    modelled.
- *  - Dally starvation: time since arrival (no preemption: never reassigned).
+ *  - Nw_sens (Dally §4.3.1): measured per running job by the network
+ *    model's measured() (iterations done, ms run over all placements, the
+ *    restore overhead excluded: it is not network-induced), kept while the
+ *    job waits; a job that never ran is estimated from its profile at the
+ *    most consolidated tier it fits (policy.c, sim.h DALLY).
+ *  - Dally starvation (Algorithm 1 lines 1-2, "last resource assignment"):
+ *    time since arrival, or since its latest suspension.
  *  - AdaDUAL M_old: the fluid models have no per-all-reduce state, so the
  *    one running task on a server is taken half done (M / 2 remaining); the
  *    phase model passes the in-flight all-reduce's actual remaining bytes.
@@ -152,6 +157,7 @@ static int start_job(ns_sim *s, int ji) {
   memcpy(j->gpu, s->pl->gpus, s->pl->ngpus * sizeof *j->gpu);
   j->ngpu = s->pl->ngpus;
   j->state = NSI_RUNNING;
+  j->last_start = s->now;
   if (j->resumed) /* preempted before: the network model resumes its progress */
     j->susp_ms += s->now - j->susp_at;
   else
@@ -181,15 +187,18 @@ static int release_job(ns_sim *s, int ji) {
   return NS_OK;
 }
 
-/* Preemption: the job keeps its iterations done and waits again. */
+/* Preemption: the job keeps its iterations done and its measured Nw_sens,
+   and waits again (Dally's starvation counts from now). */
 static int suspend_job(ns_sim *s, int ji) {
   nsi_simjob *j = &s->jobs[ji];
+  j->nw_sens = nsi_sim_nw_sens(s, j); /* measured while it still runs */
   NSI_TRY(release_job(s, ji)); /* the network model brings its progress up to now */
   j->state = NSI_QUEUED;
   j->ver++; /* its completion event is stale */
   j->preemptions++;
   j->resumed = 1;
   j->susp_at = s->now;
+  j->wait_from = s->now;
   return NS_OK;
 }
 
@@ -197,6 +206,7 @@ static int finish_job(ns_sim *s, int ji) {
   nsi_simjob *j = &s->jobs[ji];
   if (nsi_las_active(&s->o))
     nsi_las_leave(s, ji);
+  j->nw_sens = nsi_sim_nw_sens(s, j); /* its whole run: ns_sim_job_nw_sens */
   NSI_TRY(release_job(s, ji));
   j->state = NSI_DONE;
   j->finish_ms = s->now;
@@ -244,12 +254,9 @@ static int make_job(ns_sim *s, nsi_simjob *j) {
   return NS_OK;
 }
 
-static int enqueue(ns_sim *s, int ji) {
+/* Puts a queued job in the queue at its key (new, or suspended by Dally). */
+static int insert_queue(ns_sim *s, int ji) {
   nsi_simjob *j = &s->jobs[ji];
-  NSI_TRY(make_job(s, j));
-  j->state = NSI_QUEUED;
-  if (nsi_las_active(&s->o))
-    return nsi_las_arrive(s, ji);
   j->key = s->hooks.order(s, j);
   NSI_TRY(nsi_reserve(&s->queue, &s->cap_queue, s->nqueue + 1, sizeof *s->queue));
   size_t lo = 0, hi = s->nqueue; /* binary search: keys are fixed while queued */
@@ -264,6 +271,43 @@ static int enqueue(ns_sim *s, int ji) {
   s->queue[lo] = ji;
   s->nqueue++;
   return NS_OK;
+}
+
+static int enqueue(ns_sim *s, int ji) {
+  nsi_simjob *j = &s->jobs[ji];
+  NSI_TRY(make_job(s, j));
+  j->state = NSI_QUEUED;
+  j->nw_sens = nsi_sim_nw_sens(s, j); /* never ran: the initial estimate (policy.c) */
+  if (nsi_las_active(&s->o))
+    return nsi_las_arrive(s, ji);
+  return insert_queue(s, ji);
+}
+
+/* Dally's network-sensitive preemption after a pass: the policy's preempt
+   hook names a waiting job and the running jobs to suspend for it (and the
+   placement it accepted with them released); the engine suspends them (they
+   wait again at their measured Nw_sens) and starts the waiter. Repeats until
+   the hook names no one (its per-pass budget bounds the repeats). */
+static int preempt_pass(ns_sim *s, int *changed) {
+  for (;;) {
+    int w = -1;
+    NSI_TRY(s->hooks.preempt(s, &w));
+    if (w < 0)
+      return NS_OK;
+    for (size_t i = 0; i < s->nqueue; i++)
+      if (s->queue[i] == w) {
+        memmove(s->queue + i, s->queue + i + 1, (s->nqueue - i - 1) * sizeof *s->queue);
+        s->nqueue--;
+        break;
+      }
+    for (size_t v = 0; v < s->pre_nvictims; v++) {
+      NSI_TRY(suspend_job(s, s->pre_victims[v]));
+      NSI_TRY(insert_queue(s, s->pre_victims[v]));
+    }
+    NSI_TRY(nsi_placement_copy(s->pl, s->pre_pl)); /* release_job used s->pl */
+    NSI_TRY(start_job(s, w));
+    *changed = 1;
+  }
 }
 
 /* Offers the free GPUs to queued jobs in order; with backfilling a job
@@ -297,6 +341,8 @@ static int schedule(ns_sim *s, int *changed) {
     w += s->nqueue - i;
   }
   s->nqueue = w;
+  if (s->hooks.preempt != NULL && s->nqueue > 0)
+    NSI_TRY(preempt_pass(s, changed));
   return NS_OK;
 }
 
@@ -372,6 +418,8 @@ static int setup_run(ns_sim *s) {
     j->hold_until = 0, j->it_left = j->iterations;
     j->preemptions = j->promotions = j->resumed = 0, j->las_q = 0;
     j->susp_at = j->susp_ms = 0;
+    j->nw_sens = NAN, j->run_acc = j->run_from = 0;
+    j->wait_from = j->arrival_ms, j->last_start = -INFINITY;
   }
   qsort(arr, s->njobs, sizeof *arr, by_arrival);
   for (size_t i = 0; i < s->njobs; i++)
@@ -385,6 +433,7 @@ static int setup_run(ns_sim *s) {
   s->net_dirty = 0;
   s->rejected = 0;
   s->las_wake_ver = 0;
+  s->pre_at = -INFINITY, s->pre_budget = 0, s->pre_nvictims = 0;
   if (nsi_las_active(o))
     NSI_TRY(nsi_las_prepare(s));
   return nsi_sim_policy_prepare(s);

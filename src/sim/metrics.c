@@ -154,6 +154,16 @@ int ns_sim_job_preemptions(const ns_sim *s, int job) {
   return s->jobs[job].preemptions;
 }
 
+int ns_sim_job_nw_sens(const ns_sim *s, int job, double *nw_sens) {
+  NSI_TRY(nsi_sim_check(s, "ns_sim_job_nw_sens"));
+  NSI_TRY(nsi_check_int(job, 0, (long long)s->njobs - 1, "ns_sim_job_nw_sens", "job"));
+  NSI_TRY(nsi_check_ptr(nw_sens, "ns_sim_job_nw_sens", "nw_sens"));
+  if (!s->ran)
+    return nsi_fail(NS_ESTATE, "ns_sim_job_nw_sens: s has no results (call ns_sim_run first)");
+  *nw_sens = s->jobs[job].nw_sens;
+  return NS_OK;
+}
+
 const char *ns_sim_job_name(const ns_sim *s, int job) {
   if (nsi_sim_check(s, "ns_sim_job_name") < 0 || job < 0 || (size_t)job >= s->njobs)
     return "";

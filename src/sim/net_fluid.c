@@ -346,6 +346,7 @@ static int fluid_start(ns_sim *s, nsi_simjob *j) {
     j->ver = 0;
   }
   j->rate = 0.0;
+  j->run_from = j->paused_until; /* measured(): after the restore (or a time-shift) */
   if (j->nsrv >= 2 || s->o.gpu_sharing)
     s->net_dirty = 1;
   return NS_OK;
@@ -362,6 +363,9 @@ static int fluid_event(ns_sim *s, nsi_simjob *j, int *finished) {
 
 static void fluid_stop(ns_sim *s, nsi_simjob *j) {
   advance(s, j);
+  if (s->now > j->run_from)
+    j->run_acc += s->now - j->run_from;
+  j->run_from = s->now;
   if (j->nsrv >= 2 || s->o.gpu_sharing)
     s->net_dirty = 1; /* its links (GPUs) free up */
 }
@@ -371,7 +375,14 @@ static double fluid_remaining(ns_sim *s, nsi_simjob *j) {
   return j->rem;
 }
 
+/* Dally's measure: the fluid rate's iterations done and the ms run (a job
+   progresses at 1 / its current iteration time, from its solved share). */
+static void fluid_measured(ns_sim *s, nsi_simjob *j, double *done, double *run_ms) {
+  *done = (double)j->iterations - fluid_remaining(s, j);
+  *run_ms = j->run_acc + (s->now > j->run_from ? s->now - j->run_from : 0.0);
+}
+
 const nsi_netmodel nsi_sim_net_maxmin = {"maxmin", fluid_start, fluid_update, fluid_event,
-                                         fluid_stop, fluid_remaining};
+                                         fluid_stop, fluid_remaining, fluid_measured};
 const nsi_netmodel nsi_sim_net_contention = {"contention", fluid_start, fluid_update, fluid_event,
-                                             fluid_stop, fluid_remaining};
+                                             fluid_stop, fluid_remaining, fluid_measured};

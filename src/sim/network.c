@@ -8,6 +8,14 @@
  * Link indices: server NIC tx [0, S), server NIC rx [S, 2S), leaf->spine
  * uplinks [2S, 2S+U), spine->leaf downlinks [2S+U, 2S+2U), U = leaves *
  * spines * links_per_pair, in the core's nsi_link_index order.
+ *
+ * One port model with the library (core.h "Port model"): one NIC port per
+ * server (the run's cluster is set so, ns_cluster_set_nic_ports(c, 1,
+ * nic rate)), flows between leaves on the spine and parallel link the
+ * core's ECMP hash (nsi_ecmp_route) picks for the (source server, destination
+ * server) port pair, vClos jobs on their reserved links: the links
+ * ns_cassini_candidate_from_cluster describes are the links loaded here
+ * (test_sim_cassini_links_agree).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -31,6 +39,9 @@ int nsi_sim_net_init(ns_sim *s) {
   if (!s->cap || !s->load || !s->fuse || !s->sum || !s->cnt || !s->shared_ever || !s->srv_busy)
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory for %zu links", n);
   double nic = o->nic_gbps > 0 ? o->nic_gbps : o->link_gbps;
+  /* the library's view of the NICs (CASSINI candidates): this network's */
+  if (ns_cluster_set_nic_ports(s->cluster, 1, nic) < 0)
+    return nsi_fail(NS_EINVAL, "ns_sim_run: %s", ns_last_error());
   for (size_t i = 0; i < n; i++)
     s->cap[i] = i < (size_t)(2 * S) ? nic : o->link_gbps;
   /* the phase model: union-find owners per link and GPU, GPU capacities */
@@ -81,12 +92,6 @@ void nsi_sim_net_free(ns_sim *s) {
   s->grp = NULL, s->ngrp = s->cap_grp = 0;
 }
 
-/* Deterministic ECMP hash of (job, flow). */
-static uint64_t ecmp_hash(uint64_t job, uint64_t flow) {
-  uint64_t st = job * 0x100000001b3ull ^ (flow + 1) * 0xcbf29ce484222325ull;
-  return nsi_splitmix64(&st);
-}
-
 /* Parallel link k of (leaf, spine) for a vClos placement: one it reserved. */
 static int reserved_k(const ns_placement *p, int leaf, int spine, int lpp, int fallback) {
   for (size_t i = 0; i < p->nlinks; i++)
@@ -104,8 +109,7 @@ static int first_gpu_on(const ns_placement *p, int server, int gps) {
 }
 
 /* Appends the links of the flow src -> dst server. */
-static void flow_links(ns_sim *s, int ji, size_t flow, const ns_placement *p, int src, int dst,
-                       int *out, size_t *n) {
+static void flow_links(ns_sim *s, const ns_placement *p, int src, int dst, int *out, size_t *n) {
   const ns_sim_opts *o = &s->o;
   int S = o->leaves * o->servers_per_leaf;
   int U = o->leaves * o->spines * o->links_per_pair;
@@ -114,9 +118,8 @@ static void flow_links(ns_sim *s, int ji, size_t flow, const ns_placement *p, in
   int ls = src / o->servers_per_leaf, ld = dst / o->servers_per_leaf;
   if (ls == ld || o->spines == 0)
     return;
-  uint64_t h = ecmp_hash((uint64_t)ji, flow);
-  int spine = (int)(h % (uint64_t)o->spines);
-  int k = (int)((h / (uint64_t)o->spines) % (uint64_t)o->links_per_pair);
+  int spine = 0, k = 0; /* ECMP on the (src, dst) NIC ports: one port per server */
+  nsi_ecmp_route(o->spines, o->links_per_pair, src, dst, &spine, &k);
   if (p->nlinks > 0) { /* vClos: source routing over the reserved links (§5.2) */
     int sg = first_gpu_on(p, src, o->gpus_per_server), dg = first_gpu_on(p, dst, o->gpus_per_server);
     int sp;
@@ -136,7 +139,6 @@ static void flow_links(ns_sim *s, int ji, size_t flow, const ns_placement *p, in
 /* The ring over the job's servers (ascending ids = GPU-id order). */
 int nsi_sim_job_links(ns_sim *s, nsi_simjob *j, const ns_placement *p, int **links,
                       size_t *nlinks) {
-  int ji = (int)(j - s->jobs);
   int gps = s->o.gpus_per_server;
   int *srv = malloc((p->ngpus ? p->ngpus : 1) * sizeof *srv);
   if (srv == NULL)
@@ -151,7 +153,7 @@ int nsi_sim_job_links(ns_sim *s, nsi_simjob *j, const ns_placement *p, int **lin
       return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
     }
     for (size_t i = 0; i < m; i++)
-      flow_links(s, ji, i, p, srv[i], srv[(i + 1) % m], out, &n);
+      flow_links(s, p, srv[i], srv[(i + 1) % m], out, &n);
     qsort(out, n, sizeof *out, nsi_cmp_int); /* duplicates adjacent: multiplicity */
   }
   free(j->srv);

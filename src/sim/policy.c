@@ -9,6 +9,27 @@
  * marked busy (ns_cluster_occupy, undone with ns_cluster_vacate), until
  * max_candidates or NS_ENOSPACE. This yields distinct placements the base
  * policy itself would consider good, in its own preference order.
+ *
+ * Dally (§4.3.1; readings where the paper is silent, also in sim.h DALLY):
+ *  - Nw_sens = compute x iterations done / ms run, from the network model's
+ *    measured() (nsi_sim_nw_sens); kept while the job waits. A job that
+ *    never ran: the paper gives no initial value; we estimate the value it
+ *    would measure alone at the most consolidated tier it fits (one
+ *    server, one rack, else across racks), so that jobs that ran and jobs
+ *    that did not are compared on the same scale.
+ *  - Preemption: the paper gives the priority (lower Nw_sens = more
+ *    network-induced slowdown = served first, "prioritizes providing
+ *    better-consolidated placements to jobs suffering from sub-optimal
+ *    placements", §5.2.3) but not the trigger. preempt_dally: after each
+ *    scheduling pass, a waiting job may take the GPUs of running jobs whose
+ *    Nw_sens is above its own by more than NSI_DALLY_MARGIN (5 %:
+ *    hysteresis, else two jobs of nearly equal Nw_sens could swap at every
+ *    event), highest Nw_sens first (the least network-sensitive, as
+ *    Tiresias preempts the highest 2DAS first, §3.4), only if Algorithm 1
+ *    accepts the GPUs so freed (a waiter still within its machine timer
+ *    declines a scattered offer: then nothing is suspended). Bounded: at
+ *    most NSI_DALLY_MAX_VICTIMS victims per waiter and NSI_DALLY_TRIES
+ *    offers per event time; a job started at this time is no victim.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -32,6 +53,13 @@ static int not_made(const ns_sim *s, const char *what) {
 }
 
 static void set_hooks(ns_sim *s);
+
+/* Dally's preemption goes with its priority (order NW_SENS); not with
+   CASSINI (its shifts are decided at placement) nor GPU sharing (a
+   victim's GPUs need not be what the waiter lacks). */
+static int dally_preempts(const ns_sim_opts *o) {
+  return o->order == NS_SIM_ORDER_NW_SENS && !o->cassini && !o->gpu_sharing;
+}
 
 int nsi_sim_policy_prepare(ns_sim *s) {
   const ns_sim_opts *o = &s->o;
@@ -66,10 +94,22 @@ int nsi_sim_policy_prepare(ns_sim *s) {
   if (o->cassini && (o->placement == NS_SIM_PLACE_DALLY || o->placement == NS_SIM_PLACE_DALLY_MANUAL))
     return nsi_fail(NS_EINVAL, "ns_sim_run: CASSINI cannot augment Dally (every offer records a "
                                "wait in the tuner); choose another base placement");
+  if (dally_preempts(o)) {
+    s->pre_pl = ns_placement_new();
+    for (int i = 0; i < NSI_DALLY_MAX_VICTIMS && s->pre_pl != NULL; i++)
+      if ((s->pre_held[i] = ns_placement_new()) == NULL)
+        return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
+    if (s->pre_pl == NULL)
+      return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
+  }
   if (o->cassini) {
     s->cassini_opts = ns_cassini_opts_new();
     if (s->cassini_opts == NULL)
       return not_made(s, "ns_cassini_opts_new");
+    /* the drift knob is the library's re-adjustment threshold (0: never) */
+    if (o->cassini_drift > 0 && ns_cassini_opts_set_drift_fraction(s->cassini_opts,
+                                                                   o->cassini_drift) < 0)
+      return unavailable(s, "ns_cassini_opts_set_drift_fraction");
     for (int i = 0; i < NSI_SIM_MAX_CANDIDATES; i++)
       if ((s->cand[i] = ns_placement_new()) == NULL)
         return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
@@ -87,6 +127,12 @@ void nsi_sim_policy_release(ns_sim *s) {
     ns_placement_free(s->cand[i]);
     s->cand[i] = NULL;
   }
+  ns_placement_free(s->pre_pl);
+  s->pre_pl = NULL;
+  for (int i = 0; i < NSI_DALLY_MAX_VICTIMS; i++) {
+    ns_placement_free(s->pre_held[i]);
+    s->pre_held[i] = NULL;
+  }
 }
 
 /* ---- order: the queue key (fixed while a job waits) ------------------------ */
@@ -101,11 +147,11 @@ static double order_fifo(const ns_sim *s, const nsi_simjob *j) {
 /* remaining service = GPU-time */
 static double order_srsf(const ns_sim *s, const nsi_simjob *j) { return ideal_ms(s, j) * j->gpus; }
 static double order_sjf(const ns_sim *s, const nsi_simjob *j) { return ideal_ms(s, j); }
-/* Dally §4.3.1: offers in increasing Nw_sens; a job that has not run has no
-   progress: its priority is ns_dally_priority(0, I, 0, T_ideal). */
+/* Dally §4.3.1: offers in increasing Nw_sens; the key is the job's kept
+   value (the engine sets it at arrival and at every suspension). */
 static double order_nw_sens(const ns_sim *s, const nsi_simjob *j) {
-  double p = ns_dally_priority(0, j->iterations, 0.0, ideal_ms(s, j));
-  return isfinite(p) ? p : 0.0;
+  (void)s;
+  return isfinite(j->nw_sens) ? j->nw_sens : 1.0;
 }
 static double (*const order_fns[])(const ns_sim *, const nsi_simjob *) = {
     [NS_SIM_ORDER_FIFO] = order_fifo, [NS_SIM_ORDER_SRSF] = order_srsf,
@@ -199,10 +245,11 @@ static int place_custom(ns_sim *s, int ji, ns_placement *out) {
 }
 
 /* Dally: Algorithm 1 on the offer of the free GPUs; lines 1-2: starvation =
-   time since the job was last assigned GPUs. */
+   time the job has been waiting for GPUs: since its arrival, or since its
+   latest suspension (a preempted job's last assignment ended then). */
 static int place_dally(ns_sim *s, int ji, ns_placement *out) {
   int accepted = 0;
-  double starvation = s->now - s->jobs[ji].arrival_ms;
+  double starvation = s->now - s->jobs[ji].wait_from;
   int rc = ns_dally_offer(s->tuner, s->cluster, s->jobs[ji].job, starvation, s->now, out, &accepted);
   if (rc < 0)
     return rc;
@@ -219,16 +266,16 @@ static int (*const place_fns[])(ns_sim *, int, ns_placement *) = {
 static int base_place(ns_sim *s, int ji, ns_placement *out) { return s->hooks.place(s, ji, out); }
 
 /* Dally: a declined job must be offered again when one of its timers
-   expires, even if nothing else happens then. Timers count from its
-   arrival (it has never been assigned GPUs; no preemption); the rack timer
-   is a total (dally.h). One pending wake per job and timer value. */
+   expires, even if nothing else happens then. Timers count from the start
+   of its wait (arrival or latest suspension); the rack timer is a total
+   (dally.h). One pending wake per job and timer value. */
 static int dally_wake(ns_sim *s, int ji) {
   nsi_simjob *j = &s->jobs[ji];
   double m = 0, r = 0;
   if (ns_delay_tuner_timers(s->tuner, j->gpus, s->now, &m, &r) < 0)
     return nsi_fail(NS_EUNSUPPORTED, "ns_sim_run: ns_delay_tuner_timers failed: %s",
                     ns_last_error());
-  double at[2] = {j->arrival_ms + m, j->arrival_ms + r}, next = INFINITY;
+  double at[2] = {j->wait_from + m, j->wait_from + r}, next = INFINITY;
   for (int i = 0; i < 2; i++)
     if (isfinite(at[i]) && at[i] > s->now && at[i] < next)
       next = at[i];
@@ -261,6 +308,158 @@ int nsi_sim_place(ns_sim *s, int ji, int *placed) {
   }
   *placed = 1;
   return NS_OK;
+}
+
+/* ---- Dally: Nw_sens and network-sensitive preemption ------------------------ */
+
+/* A job that never ran (see the file comment): its lone iteration on the
+   most consolidated tier it fits - one server (intra-server fabric), one
+   rack (the NIC ring), else across racks (the ring at min(NIC, leaf-spine
+   link)) - against its compute alone. */
+static double nw_sens_initial(const ns_sim *s, const nsi_simjob *j) {
+  const ns_sim_opts *o = &s->o;
+  double c = j->compute_ms, t;
+  if (j->gpus <= o->gpus_per_server) {
+    t = nsi_sim_comm_alone_ms(s, j, 0);
+  } else {
+    t = nsi_sim_comm_alone_ms(s, j, 1); /* at the NIC rate */
+    double nic = nsi_sim_nic_gbps(o);
+    if (j->gpus > o->gpus_per_server * o->servers_per_leaf && o->spines > 0 && o->link_gbps < nic)
+      t *= nic / o->link_gbps;
+  }
+  return c > 0 ? c / (c + t) : 1.0;
+}
+
+double nsi_sim_nw_sens(ns_sim *s, nsi_simjob *j) {
+  if (j->state != NSI_RUNNING) {
+    if (!isfinite(j->nw_sens))
+      j->nw_sens = nw_sens_initial(s, j);
+    return j->nw_sens;
+  }
+  double done = 0, run = 0;
+  s->net_model->measured(s, j, &done, &run);
+  if (!(run > 0) || !(j->compute_ms > 0))
+    return j->nw_sens; /* nothing measured yet (restoring): the kept value */
+  done = done > 0 ? done : 0.0;
+  /* (done / I) / (run / (c I)) = c done / run: ns_dally_priority with the
+     work done as one unit (its iters_done is whole; the fraction of the
+     current iteration matters early in a run) */
+  double p = ns_dally_priority(done > 0 ? 1 : 0, 1, run, j->compute_ms * (done > 0 ? done : 1.0));
+  return isfinite(p) ? p : j->nw_sens;
+}
+
+/* Running jobs by Nw_sens, highest first (victims in that order). */
+typedef struct nsi_cand {
+  double nw;
+  int ji;
+} nsi_cand;
+
+static int by_nw_desc(const void *a, const void *b) {
+  const nsi_cand *x = a, *y = b;
+  if (x->nw != y->nw)
+    return x->nw < y->nw ? 1 : -1;
+  return (x->ji > y->ji) - (x->ji < y->ji); /* earlier-added first: deterministic */
+}
+
+/* Puts back the victims taken off the cluster for a trial offer. */
+static int undo_trial(ns_sim *s, size_t n) {
+  int rc = NS_OK;
+  while (n-- > 0) {
+    int r = ns_cluster_commit(s->cluster, s->jobs[s->pre_victims[n]].job, s->pre_held[n]);
+    rc = rc == NS_OK && r < 0 ? r : rc;
+  }
+  if (rc < 0)
+    return nsi_fail(rc, "ns_sim_run: Dally preemption could not restore a running job's GPUs: "
+                        "%s", ns_last_error());
+  return NS_OK;
+}
+
+/* One waiter: victims (Nw_sens above the waiter's by the margin, highest
+   first) are taken off the cluster one by one; once enough GPUs are free
+   the waiter's placement is asked (Algorithm 1 for Dally: it may still
+   decline a scattered offer while its timers run) and the next victim is
+   added if it declines. Always puts the victims back; *ok if it accepted
+   (then s->pre_victims / s->pre_pl hold the decision). */
+static int trial(ns_sim *s, int ji, const nsi_cand *c, size_t nc, int free_gpus, int *ok) {
+  nsi_simjob *w = &s->jobs[ji];
+  size_t n = 0;
+  int freed = free_gpus, rc = NS_OK;
+  *ok = 0;
+  for (size_t k = 0; k < nc && n < NSI_DALLY_MAX_VICTIMS && s->pre_budget > 0; k++) {
+    nsi_simjob *v = &s->jobs[c[k].ji];
+    rc = ns_cluster_job_placement(s->cluster, v->job, s->pre_held[n]);
+    if (rc == NS_OK)
+      rc = ns_cluster_release(s->cluster, v->job);
+    if (rc < 0)
+      break;
+    s->pre_victims[n++] = c[k].ji;
+    freed += v->gpus;
+    if (freed < w->gpus)
+      continue;
+    s->pre_budget--;
+    rc = base_place(s, ji, s->pre_pl);
+    if (rc == NS_OK) {
+      *ok = 1;
+      break;
+    }
+    if (rc != NS_ENOSPACE)
+      break;
+    rc = NS_OK;
+  }
+  s->pre_nvictims = *ok ? n : 0;
+  int undo = undo_trial(s, n);
+  if (rc < 0 && rc != NS_ENOSPACE)
+    return nsi_fail(rc, "ns_sim_run: policy '%s' failed on job '%s' during a preemption "
+                        "trial: %s", pname(s), w->name, ns_last_error());
+  return undo;
+}
+
+/* Dally's preempt hook (see the file comment): waiters in queue order
+   (increasing Nw_sens), each may suspend running jobs whose Nw_sens is
+   above its own by NSI_DALLY_MARGIN; the first waiter whose placement
+   accepts the GPUs so freed wins. */
+#define NSI_DALLY_MARGIN 0.05
+static int preempt_dally(ns_sim *s, int *waiter) {
+  *waiter = -1;
+  s->pre_nvictims = 0;
+  if (s->pre_at != s->now)
+    s->pre_at = s->now, s->pre_budget = NSI_DALLY_TRIES;
+  if (s->pre_budget <= 0 || s->nqueue == 0 || s->nrunning == 0)
+    return NS_OK;
+  nsi_cand *c = malloc(s->nrunning * sizeof *c);
+  if (c == NULL)
+    return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
+  size_t nc = 0;
+  for (size_t r = 0; r < s->nrunning; r++) {
+    nsi_simjob *j = &s->jobs[s->running[r]];
+    if (j->last_start == s->now)
+      continue; /* placed in this very pass */
+    double nw = nsi_sim_nw_sens(s, j);
+    if (isfinite(nw))
+      c[nc].nw = nw, c[nc++].ji = s->running[r];
+  }
+  qsort(c, nc, sizeof *c, by_nw_desc);
+  int free_gpus = ns_cluster_free_gpu_count(s->cluster), rc = NS_OK;
+  for (size_t q = 0; q < s->nqueue && s->pre_budget > 0 && rc == NS_OK; q++) {
+    int ji = s->queue[q];
+    double bar = s->jobs[ji].nw_sens * (1 + NSI_DALLY_MARGIN);
+    if (nc == 0 || !(c[0].nw > bar))
+      break; /* later waiters have a higher Nw_sens: no victim for them either */
+    size_t ne = 0;
+    long gpus = free_gpus;
+    while (ne < nc && c[ne].nw > bar)
+      gpus += ne < NSI_DALLY_MAX_VICTIMS ? s->jobs[c[ne].ji].gpus : 0, ne++;
+    if (gpus < s->jobs[ji].gpus)
+      continue; /* even every victim together would not make room */
+    int ok = 0;
+    rc = trial(s, ji, c, ne, free_gpus, &ok);
+    if (rc == NS_OK && ok)
+      *waiter = ji;
+    if (ok)
+      break;
+  }
+  free(c);
+  return rc;
 }
 
 /* ---- admit_comm: may a job in a group start its all-reduce now? ------------
@@ -376,132 +575,69 @@ static int make_candidates(ns_sim *s, int ji, size_t *ncand) {
   return NS_OK;
 }
 
-typedef struct nsi_cand_links {
-  ns_candidate *cand;
-  ns_link **links;
-  size_t nlinks;
-  int *members; /* sim job indices on the shared links (with repeats) */
-  size_t nmembers;
-} nsi_cand_links;
-
-static void free_cand(nsi_cand_links *cl) {
-  ns_candidate_free(cl->cand);
-  for (size_t i = 0; i < cl->nlinks; i++)
-    ns_link_free(cl->links[i]);
-  free(cl->links), free(cl->members);
-  memset(cl, 0, sizeof *cl);
-}
-
-/* 1 if the jobs just appended (members[from..]) repeat an earlier link's
-   set: links carrying the same jobs are one CASSINI constraint. */
-static int repeats_set(const nsi_cand_links *cl, const size_t *starts, size_t from) {
-  size_t n = cl->nmembers - from;
-  for (size_t i = 0; i < cl->nlinks; i++) {
-    size_t b = starts[i], e = i + 1 < cl->nlinks ? starts[i + 1] : from;
-    if (e - b == n && memcmp(cl->members + b, cl->members + from, n * sizeof *cl->members) == 0)
-      return 1;
-  }
-  return 0;
-}
-
-/* Appends the running jobs on link l to cl->members. */
-static void link_members(ns_sim *s, int l, nsi_cand_links *cl) {
-  for (size_t r = 0; r < s->nrunning; r++) {
-    nsi_simjob *k = &s->jobs[s->running[r]];
-    if (k->nlinks > 0 && bsearch(&l, k->links, k->nlinks, sizeof *k->links, nsi_cmp_int))
-      cl->members[cl->nmembers++] = s->running[r];
-  }
-}
-
-/* Describes one candidate to CASSINI: one ns_link per distinct set of
-   running jobs its links would share (a ring's NIC tx/rx links carry the
-   same jobs: described once, else any two jobs sharing a ring would form an
-   Affinity-graph loop), holding those jobs and the new one. */
-static int describe(ns_sim *s, int ji, const ns_placement *p, nsi_cand_links *cl) {
-  nsi_simjob *j = &s->jobs[ji];
-  int *links = NULL;
-  size_t nl = 0;
-  NSI_TRY(nsi_sim_job_links(s, j, p, &links, &nl));
-  size_t *starts = malloc((nl + 1) * sizeof *starts);
-  cl->cand = ns_candidate_new();
-  cl->links = calloc(nl + 1, sizeof *cl->links);
-  cl->members = malloc((nl * (s->nrunning + 1) + 1) * sizeof *cl->members);
-  int rc = (starts && cl->cand && cl->links && cl->members) ? NS_OK : NS_ENOMEM;
-  for (size_t i = 0; i < nl && rc == NS_OK; i++) {
-    if (i > 0 && links[i] == links[i - 1])
-      continue;
-    size_t from = cl->nmembers;
-    link_members(s, links[i], cl);
-    if (cl->nmembers == from || repeats_set(cl, starts, from)) {
-      cl->nmembers = from;
-      continue;
-    }
-    ns_link *lk = ns_link_new(NULL, s->cap[links[i]]);
-    if (lk == NULL) {
-      rc = NS_ENOMEM;
-      break;
-    }
-    starts[cl->nlinks] = from;
-    cl->links[cl->nlinks++] = lk;
-    for (size_t m = from; m <= cl->nmembers && rc == NS_OK; m++) {
-      const ns_job *job = m < cl->nmembers ? s->jobs[cl->members[m]].job : j->job;
-      rc = ns_link_add_job(lk, job);
-      if (rc == NS_OK)
-        rc = ns_candidate_add(cl->cand, job, lk);
-    }
-  }
-  free(links), free(starts);
-  if (rc == NS_ENOMEM)
+/* The library describes each candidate from the run's cluster, whose
+   committed jobs are the running ones (ns_cassini_candidate_from_cluster:
+   NIC ports per server, ECMP and vClos routes as network.c loads them).
+   The library's ring is over the placement's GPUs in their order, this
+   network's over the servers in ascending order: a placement without
+   reserved links is sorted first so that both are the same ring (a vClos
+   placement keeps its order, which its source routes follow; its shared
+   links, the NIC ports of its servers, do not depend on it). */
+static int describe(ns_sim *s, int ji, ns_placement *p, ns_candidate **cand) {
+  if (p->nlinks == 0)
+    qsort(p->gpus, p->ngpus, sizeof *p->gpus, nsi_cmp_int);
+  *cand = ns_candidate_new();
+  if (*cand == NULL)
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory describing a CASSINI candidate");
-  return rc;
+  return ns_cassini_candidate_from_cluster(*cand, s->cluster, s->jobs[ji].job, p);
 }
 
 /* Records the winner's time-shifts (Eq. 5 t_j) for the new job and the
-   running jobs on its shared links; the network model applies them (fluid:
-   each pauses once; phase: their next compute phases are aligned). */
-static int apply_shifts(ns_sim *s, int ji, const nsi_cand_links *cl) {
+   running jobs on its shared links (the candidate's jobs); the network model
+   applies them (fluid: each pauses once; phase: their next compute phases
+   are aligned). */
+static int apply_shifts(ns_sim *s, int ji, const ns_candidate *cand) {
   double sh = 0;
-  int rc = ns_candidate_shift_ms(cl->cand, s->jobs[ji].job, &sh);
+  int rc = ns_candidate_shift_ms(cand, s->jobs[ji].job, &sh);
   if (rc < 0)
     return rc;
   s->jobs[ji].shift_ms = sh, s->jobs[ji].shift_pending = 1;
   s->net_dirty = 1;
-  for (size_t i = 0; i < cl->nmembers; i++) {
-    nsi_simjob *k = &s->jobs[cl->members[i]];
-    if (ns_candidate_shift_ms(cl->cand, k->job, &sh) == NS_OK)
+  for (size_t r = 0; r < s->nrunning; r++) {
+    nsi_simjob *k = &s->jobs[s->running[r]];
+    if (ns_candidate_shift_ms(cand, k->job, &sh) == NS_OK)
       k->shift_ms = sh, k->shift_pending = 1;
   }
   return NS_OK;
 }
 
 static int rank_and_pick(ns_sim *s, int ji, size_t n, int *placed) {
-  nsi_cand_links cl[NSI_SIM_MAX_CANDIDATES];
-  memset(cl, 0, sizeof cl);
+  ns_candidate *cands[NSI_SIM_MAX_CANDIDATES] = {0};
   int rc = NS_OK;
   size_t free_pick = n;
+  const ns_job *job = s->jobs[ji].job;
   for (size_t i = 0; i < n && rc == NS_OK; i++) {
-    rc = describe(s, ji, s->cand[i], &cl[i]);
-    if (rc == NS_OK && cl[i].nlinks == 0 && free_pick == n)
-      free_pick = i; /* shares no link: fully compatible */
+    rc = describe(s, ji, s->cand[i], &cands[i]);
+    double sh;
+    if (rc == NS_OK && free_pick == n &&
+        ns_candidate_shift_ms(cands[i], job, &sh) == NS_ENOTFOUND)
+      free_pick = i; /* the job is on no shared link: fully compatible */
   }
   size_t best = 0;
   if (rc == NS_OK && free_pick < n)
     best = free_pick;
   else if (rc == NS_OK) {
     double scores[NSI_SIM_MAX_CANDIDATES];
-    ns_candidate *cands[NSI_SIM_MAX_CANDIDATES];
-    for (size_t i = 0; i < n; i++)
-      cands[i] = cl[i].cand;
     rc = ns_cassini_rank(cands, n, s->cassini_opts, &best, scores);
     if (rc == NS_ELOOP || rc == NS_ERANGE) /* no loop-free candidate: base placement */
       rc = NS_OK, best = 0;
     else if (rc == NS_OK)
-      rc = apply_shifts(s, ji, &cl[best]);
+      rc = apply_shifts(s, ji, cands[best]);
   }
   if (rc == NS_OK)
     rc = nsi_placement_copy(s->pl, s->cand[best]);
   for (size_t i = 0; i < n; i++)
-    free_cand(&cl[i]);
+    ns_candidate_free(cands[i]);
   if (rc == NS_EUNSUPPORTED)
     return unavailable(s, "CASSINI");
   if (rc < 0)
@@ -525,10 +661,60 @@ static int cassini_place(ns_sim *s, int ji, int *placed) {
   return rank_and_pick(s, ji, n, placed);
 }
 
+/* Re-adjustment (CASSINI §4.2, §5.7), called by the phase model when job j
+   starts an all-reduce more than the drift threshold off its schedule: j's
+   shared links are described again from the cluster (j is committed: the
+   others on them, then j) and ranked; ns_cassini_readjust gets every job of
+   the candidate with the iteration it runs at on its placement by its
+   schedule (compute + its all-reduce alone on its links, net_phase.c). When one differs from its profile by more than the
+   threshold, the re-optimised shifts are recorded for all of them, as at a
+   placement (apply_shifts), and *done = 1. *done = 0 (no such drift: the
+   shifts stand; no shared link; a loop): the phase model holds j to its own
+   schedule. */
+static int cassini_readjust(ns_sim *s, nsi_simjob *j, int *done) {
+  *done = 0;
+  size_t cap = s->nrunning + 1, m = 0, n = 0, best = 0;
+  ns_candidate *cand = ns_candidate_new();
+  ns_placement *p = ns_placement_new();
+  const ns_job **jobs = malloc(cap * sizeof *jobs);
+  double *iter = malloc(cap * sizeof *iter), sh = 0;
+  int rc = cand && p && jobs && iter ? NS_OK : nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
+  if (rc == NS_OK)
+    rc = ns_cluster_job_placement(s->cluster, j->job, p);
+  if (rc == NS_OK)
+    rc = ns_cassini_candidate_from_cluster(cand, s->cluster, j->job, p);
+  if (rc == NS_OK && ns_candidate_shift_ms(cand, j->job, &sh) != NS_ENOTFOUND) {
+    rc = ns_cassini_rank(&cand, 1, s->cassini_opts, &best, NULL);
+    for (size_t r = 0; r < s->nrunning && rc == NS_OK; r++) {
+      const nsi_simjob *k = &s->jobs[s->running[r]];
+      double per = k->compute_ms + k->lone_comm; /* its iteration by its schedule */
+      if (per > 0 && ns_candidate_shift_ms(cand, k->job, &sh) == NS_OK)
+        jobs[m] = k->job, iter[m++] = per;
+    }
+    if (rc == NS_OK)
+      rc = ns_cassini_readjust(cand, s->cassini_opts, jobs, iter, m, &n);
+    if (rc == NS_OK && n > 0)
+      rc = apply_shifts(s, (int)(j - s->jobs), cand);
+    if (rc == NS_OK)
+      *done = n > 0;
+    if (rc == NS_ELOOP || rc == NS_ERANGE)
+      rc = NS_OK; /* no loop-free shifts: the schedule is kept */
+  }
+  ns_candidate_free(cand);
+  ns_placement_free(p);
+  free(jobs), free(iter);
+  if (rc < 0)
+    return nsi_fail(rc, "ns_sim_run: CASSINI re-adjustment failed on job '%s': %s", j->name,
+                    ns_last_error());
+  return NS_OK;
+}
+
 /* The run's policy: one function per part, from the options. */
 static void set_hooks(ns_sim *s) {
   s->hooks.order = order_fns[s->o.order];
   s->hooks.place = place_fns[s->o.placement];
   s->hooks.admit_comm = admit_fns[s->o.admission];
   s->hooks.shift = s->o.cassini ? cassini_place : NULL;
+  s->hooks.preempt = dally_preempts(&s->o) ? preempt_dally : NULL;
+  s->hooks.readjust = s->o.cassini ? cassini_readjust : NULL;
 }

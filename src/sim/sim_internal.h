@@ -12,6 +12,9 @@
 #define NSI_SIM_MAX_CANDIDATES 10
 #define NSI_LAS_MAX_QUEUES 8
 #define NSI_LAS_WAKE (-2) /* event job id of las.c's wake-ups */
+/* Dally preemption (policy.c): victims per waiter, offers tried per pass */
+#define NSI_DALLY_MAX_VICTIMS 16
+#define NSI_DALLY_TRIES 8
 /* Floor of a trace-derived compute per iteration (sim.h, TRACE DURATIONS). */
 #define NSI_SIM_MIN_COMPUTE_MS 1e-3
 
@@ -116,6 +119,12 @@ typedef struct nsi_simjob {
   double las_rank;      /* Gittins index */
   int preemptions, promotions, resumed;
   double susp_at, susp_ms; /* last suspension; total time suspended */
+  /* Dally (policy.c): Nw_sens and what the network model measured for it */
+  double nw_sens;       /* last measured (kept while suspended), or the initial estimate */
+  double run_acc;       /* ms run in earlier placements (restore overhead excluded) */
+  double run_from;      /* this placement: progress counted from (start + restore) */
+  double wait_from;     /* Dally starvation: arrival, or the latest suspension */
+  double last_start;    /* time of the latest start (not a victim in that pass) */
 } nsi_simjob;
 
 typedef struct nsi_group {
@@ -150,10 +159,13 @@ typedef struct nsi_netmodel {
   void (*stop)(struct ns_sim *s, nsi_simjob *j);
   /* iterations the job has left at now (fractional) */
   double (*remaining)(struct ns_sim *s, nsi_simjob *j);
+  /* Dally's Nw_sens inputs (§4.3.1) for a RUNNING job, over all its
+     placements so far: *done = iterations done (fractional), *run_ms = ms
+     it ran (held GPUs, the restore overhead excluded) */
+  void (*measured)(struct ns_sim *s, nsi_simjob *j, double *done, double *run_ms);
 } nsi_netmodel;
 
-/* A policy: one function per part, the engine and the phase model call them
-   (room for preempt: issue 15). */
+/* A policy: one function per part, the engine and the phase model call them. */
 typedef struct nsi_hooks {
   double (*order)(const struct ns_sim *s, const nsi_simjob *j);
   int (*place)(struct ns_sim *s, int ji, ns_placement *out);
@@ -161,6 +173,15 @@ typedef struct nsi_hooks {
   int (*admit_comm)(struct ns_sim *s, nsi_simjob *j, int *start);
   /* CASSINI: rank the base policy's candidates and record time-shifts */
   int (*shift)(struct ns_sim *s, int ji, int *placed);
+  /* Dally's network-sensitive preemption (policy.c), after a scheduling
+     pass: *waiter = a queued job that gets GPUs by suspending the running
+     jobs s->pre_victims[0..s->pre_nvictims) (its accepted placement in
+     s->pre_pl), or -1. Decides only; the engine suspends and starts. NULL:
+     the policy never preempts this way. */
+  int (*preempt)(struct ns_sim *s, int *waiter);
+  /* CASSINI (phase model): j drifted off its schedule. *done = 1: new
+     time-shifts recorded (shift_pending); 0: the shifts stand */
+  int (*readjust)(struct ns_sim *s, nsi_simjob *j, int *done);
 } nsi_hooks;
 
 
@@ -238,6 +259,12 @@ struct ns_sim {
   size_t nseeds, cap_seeds;
   int stamp;
   double lwf_refreshed; /* time of the last LWF workload refresh (policy.c) */
+  /* Dally preemption (policy.c decides, engine.c acts) */
+  int pre_victims[NSI_DALLY_MAX_VICTIMS];
+  size_t pre_nvictims;
+  ns_placement *pre_pl, *pre_held[NSI_DALLY_MAX_VICTIMS];
+  double pre_at;   /* time of the pass the budget below belongs to */
+  int pre_budget;  /* offers still to try in that pass */
   size_t cap_tmp;
   uint64_t phase_events;
   uint64_t cassini_readjusts; /* CASSINI re-adjustments of the last run (tests read it) */
@@ -284,6 +311,9 @@ extern const nsi_netmodel nsi_sim_net_maxmin, nsi_sim_net_contention, nsi_sim_ne
 int nsi_sim_policy_prepare(ns_sim *s);
 void nsi_sim_policy_release(ns_sim *s);
 int nsi_sim_place(ns_sim *s, int ji, int *placed);
+/* Dally's Nw_sens of a job now: measured while it runs (s->net_model's
+   measured), its kept value otherwise (policy.c's header comment). */
+double nsi_sim_nw_sens(ns_sim *s, nsi_simjob *j);
 
 /* las.c */
 int nsi_las_active(const ns_sim_opts *o);

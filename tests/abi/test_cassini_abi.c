@@ -193,6 +193,49 @@ START_TEST(test_rank_misuse) {
 }
 END_TEST
 
+/* ns_cluster_set_nic_ports (core.h "Port model"): bad arguments name the
+   argument and quote the value, and leave the cluster as it was: the
+   candidate of B on GPUs {1, 5} next to A on {0, 4} (1 leaf, 2 servers x 4
+   GPUs) stays empty (one port per GPU: nothing shared; B not in it,
+   NS_ENOTFOUND) until one port per server is set, which puts B and A on
+   shared NIC ports (B in the candidate: NS_ESTATE before ranking). */
+START_TEST(test_nic_ports_misuse) {
+  static const double bad[] = {NAN, INFINITY, -INFINITY, -1.0, 0.0, 2e15};
+  static const char *const quoted[] = {"nan", "inf", "-inf", "-1", "0", "2e+15"};
+  ns_cluster *c = ns_cluster_new_leaf_spine(1, 0, 2, 4, 0, 100);
+  ns_cluster *d = ns_cluster_new_leaf_spine(1, 0, 2, 4, 0, 100);
+  ns_job *a = job_up_down("a", 100, 50, 50), *b = job_up_down("b", 100, 50, 50);
+  ns_job *a2 = ns_job_new("a2", 2), *b2 = ns_job_new("b2", 2);
+  ns_job_set_iteration_ms(a2, 100), ns_job_add_phase(a2, 50, 50), ns_job_add_phase(a2, 50, 0);
+  ns_job_set_iteration_ms(b2, 100), ns_job_add_phase(b2, 50, 50), ns_job_add_phase(b2, 50, 0);
+  ck_assert_fails(ns_cluster_set_nic_ports(NULL, 1, 10), NS_EINVAL, "c");
+  ck_assert_fails(ns_cluster_set_nic_ports(c, 0, 10), NS_EINVAL, "ports_per_server");
+  ck_assert_fails(ns_cluster_set_nic_ports(c, -3, 10), NS_EINVAL, "-3");
+  ck_assert_fails(ns_cluster_set_nic_ports(c, 5, 10), NS_EINVAL, "(got 5)");
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    ck_assert_fails(ns_cluster_set_nic_ports(c, 1, bad[i]), NS_EINVAL, "port_gbps");
+    ck_assert_fails(ns_cluster_set_nic_ports(c, 1, bad[i]), NS_EINVAL, quoted[i]);
+  }
+  ns_placement *pa = ns_placement_new(), *pb = ns_placement_new();
+  ns_placement_add_gpu(pa, 0), ns_placement_add_gpu(pa, 4);
+  ns_placement_add_gpu(pb, 1), ns_placement_add_gpu(pb, 5);
+  ck_assert_int_eq(ns_cluster_commit(c, a2, pa), NS_OK);
+  ck_assert_fails(ns_cluster_set_nic_ports(c, 1, 10), NS_ESTATE, "committed");
+  ns_candidate *cd = ns_candidate_new();
+  double t;
+  ck_assert_int_eq(ns_cassini_candidate_from_cluster(cd, c, b2, pb), NS_OK);
+  ck_assert_int_eq(ns_candidate_shift_ms(cd, b2, &t), NS_ENOTFOUND); /* unchanged model */
+  ck_assert_int_eq(ns_cluster_set_nic_ports(d, 1, 10), NS_OK);
+  ck_assert_int_eq(ns_cluster_commit(d, a2, pa), NS_OK);
+  ck_assert_int_eq(ns_cassini_candidate_from_cluster(cd, d, b2, pb), NS_OK);
+  ck_assert_int_eq(ns_candidate_shift_ms(cd, b2, &t), NS_ESTATE); /* now shared */
+  ns_candidate_free(cd);
+  ns_placement_free(pa), ns_placement_free(pb);
+  ns_job_free(a), ns_job_free(b), ns_job_free(a2), ns_job_free(b2);
+  ns_cluster_free(c), ns_cluster_free(d);
+}
+END_TEST
+
 static Suite *cassini_suite(void) {
   Suite *s = suite_create("cassini_abi");
   TCase *tc = tcase_create("misuse");
@@ -201,6 +244,7 @@ static Suite *cassini_suite(void) {
   tcase_add_test(tc, test_score_bad_jobs);
   tcase_add_test(tc, test_affinity_misuse);
   tcase_add_test(tc, test_rank_misuse);
+  tcase_add_test(tc, test_nic_ports_misuse);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -216,6 +216,32 @@ class TestRank(unittest.TestCase):
             with self.assertRaises(netsched.InvalidArgumentError):
                 cand.readjust({c: float("nan")})
 
+    @support.requires("ns_cassini_candidate_from_cluster", "ns_cluster_set_nic_ports")
+    def test_nic_ports_per_server(self):
+        # 1 leaf, 2 servers x 4 GPUs; A on GPUs 0 and 4, B on 1 and 5. One
+        # port per GPU (default): nothing shared, score 1. One port per
+        # server at capacity C: A and B share both servers' NICs: 0.8 as two
+        # 60 % jobs on one link (the test above).
+        scores = []
+        for ports in (None, 1):
+            with netsched.Cluster.leaf_spine(1, 0, 2, 4, 0, C) as cl, \
+                    updown("A", 100, 60, C, gpus=2) as a, updown("B", 100, 60, C, gpus=2) as b, \
+                    netsched.Placement([0, 4]) as pa, netsched.Placement([1, 5]) as pb:
+                if ports is not None:
+                    cl.set_nic_ports(ports, C)
+                cl.commit(a, pa)
+                with self.assertRaises(netsched.NetschedError):
+                    cl.set_nic_ports(1, C)  # jobs committed
+                with cassini.Candidate.from_cluster(cl, b, pb) as cand:
+                    scores.append(cassini.rank([cand])[1][0])
+                cl.release(a)
+        self.assertEqual(scores[0], 1.0)
+        self.assertAlmostEqual(scores[1], 0.8, places=6)
+        with netsched.Cluster.leaf_spine(1, 0, 2, 4, 0, C) as cl:
+            for bad in ((0, C), (5, C), (1, float("nan")), (1, -1.0)):
+                with self.assertRaises(netsched.InvalidArgumentError):
+                    cl.set_nic_ports(*bad)
+
     def test_bad_arguments(self):
         with cassini.Candidate() as c0:
             with self.assertRaises(TypeError):

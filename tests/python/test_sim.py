@@ -194,6 +194,19 @@ class TestSimulator(unittest.TestCase):
             with self.assertRaises(netsched.InvalidArgumentError):
                 o.set_preemption_overhead(-1)
 
+    def test_dally_nw_sens(self):
+        # test_sim_dally.c's first case: an 8-GPU job across 2 racks, compute
+        # 100 ms, 1e8 B: its ring all-reduce alone takes 1.75 x 8e8 / 1e7 =
+        # 140 ms, so Nw_sens = 100 / 240.
+        with sim.Simulator(policy="dally", cluster=(2, 1, 1, 4, 1, 10.0)) as s:
+            s.add_job("H", 0, 8, 10, 100.0, 100000000)
+            with self.assertRaises(netsched.StateError):
+                s.job_nw_sens(0)
+            s.run()
+            self.assertAlmostEqual(s.job_nw_sens(0), 100.0 / 240.0, places=9)
+            with self.assertRaises(netsched.InvalidArgumentError):
+                s.job_nw_sens(1)
+
     def test_before_run_and_bad_jobs(self):
         with sim.Simulator() as s:
             with self.assertRaises(netsched.InvalidArgumentError):

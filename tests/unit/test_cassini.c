@@ -1241,6 +1241,101 @@ static void test_candidate_from_cluster_vclos_isolated(void **state) {
   ns_cluster_free(c);
 }
 
+/* The port model (core.h): 1 leaf, no spines, 2 servers x 4 GPUs, exclusive
+   GPUs. A (committed) on GPUs {0, 4} sends 0 -> 4 and 4 -> 0; B asks for
+   {1, 5} or {2, 6}.
+   - Default (one port per GPU): B's ports are GPU 1's and 5's, A's 0's and
+     4's: nothing shared.
+   - One 40 Gbps port per server: A and B both use tx/rx of servers 0 and 1:
+     four links carrying {A, B}, one constraint named after the smallest id,
+     "nic-tx:server0.0", of 40 Gbps; its score is a hand-built 40 Gbps link's
+     (ns_cassini_score), and A, committed, is the reference (shift 0).
+   - Two 25 Gbps ports per server: local GPUs 0-1 on port 0, 2-3 on port 1;
+     B on {1, 5} shares port 0 of both servers with A, on {2, 6} nothing.
+   - 2 leaves x 1 spine x 1 link per pair, one port per server: A on {0, 8}
+     and B on {1, 9} share NICs and the leaf-spine links; merged into one
+     constraint at the smaller capacity (NIC 40 < link 100; NIC 400 > 100). */
+static void test_candidate_from_cluster_server_nics(void **state) {
+  (void)state;
+  ns_job *a = prof_job("A", 2, 100, 60, 40), *b = prof_job("B", 2, 100, 60, 40);
+  const int ga[] = {0, 4}, gb[] = {1, 5}, gb2[] = {2, 6};
+  ns_job *ab[] = {a, b};
+  ns_cluster *dflt = ns_cluster_new_leaf_spine(1, 0, 2, 4, 0, 100);
+  commit_on(dflt, a, ga, 2);
+  ns_candidate *cd = cand_on(dflt, b, gb, 2);
+  assert_int_equal(cd->pairs.nlinks, 0);
+  ns_candidate_free(cd);
+  ns_cluster_free(dflt);
+
+  ns_cluster *one = ns_cluster_new_leaf_spine(1, 0, 2, 4, 0, 100);
+  assert_int_equal(ns_cluster_set_nic_ports(one, 1, 40), NS_OK);
+  commit_on(one, a, ga, 2);
+  /* committed: the port model is fixed; the failure changes nothing */
+  assert_fails_with(ns_cluster_set_nic_ports(one, 4, 100), NS_ESTATE, "committed");
+  cd = cand_on(one, b, gb, 2);
+  assert_int_equal(cd->pairs.nlinks, 1);
+  assert_link_jobs(cd, 0, "nic-tx:server0.0", ab, 2);
+  assert_near(ns_link_capacity_gbps(cd->pairs.links[0]), 40, 0);
+  assert_ptr_equal(ns_link_job(cd->pairs.links[0], 0), a); /* committed jobs first */
+  ns_cassini_opts *o = ns_cassini_opts_new();
+  size_t best = 9;
+  double score = NAN, peer = NAN, sh[2], t = -1;
+  assert_int_equal(ns_cassini_rank(&cd, 1, o, &best, &score), NS_OK);
+  ns_link *l = link_of(40, 2, ab);
+  assert_int_equal(ns_cassini_score(l, o, &peer, sh, 2), NS_OK);
+  assert_near(score, peer, 1e-12);
+  assert_true(peer < 1.0);
+  assert_int_equal(ns_candidate_shift_ms(cd, a, &t), NS_OK);
+  assert_near(t, 0, 0);
+  ns_link_free(l);
+  ns_candidate_free(cd);
+  ns_cluster_free(one);
+
+  ns_cluster *two = ns_cluster_new_leaf_spine(1, 0, 2, 4, 0, 100);
+  assert_int_equal(ns_cluster_set_nic_ports(two, 2, 25), NS_OK);
+  commit_on(two, a, ga, 2);
+  cd = cand_on(two, b, gb, 2);
+  assert_int_equal(cd->pairs.nlinks, 1);
+  assert_link_jobs(cd, 0, "nic-tx:server0.0", ab, 2);
+  assert_near(ns_link_capacity_gbps(cd->pairs.links[0]), 25, 0);
+  ns_candidate_free(cd);
+  cd = cand_on(two, b, gb2, 2);
+  assert_int_equal(cd->pairs.nlinks, 0);
+  ns_candidate_free(cd);
+  ns_cluster_free(two);
+
+  const double nic[] = {40, 400}, want[] = {40, 100};
+  for (int i = 0; i < 2; i++) {
+    ns_cluster *x = ns_cluster_new_leaf_spine(2, 1, 1, 4, 1, 100);
+    assert_int_equal(ns_cluster_set_nic_ports(x, 1, nic[i]), NS_OK);
+    commit_on(x, a, (const int[]){0, 4}, 2);
+    cd = cand_on(x, b, (const int[]){1, 5}, 2);
+    assert_int_equal(cd->pairs.nlinks, 1);
+    assert_link_jobs(cd, 0, "nic-tx:server0.0", ab, 2);
+    assert_near(ns_link_capacity_gbps(cd->pairs.links[0]), want[i], 0);
+    ns_candidate_free(cd);
+    ns_cluster_free(x);
+  }
+
+  /* bad input: status, the argument and its value named, cluster unchanged */
+  ns_cluster *bad = ns_cluster_new_leaf_spine(1, 0, 2, 4, 0, 100);
+  assert_fails_with(ns_cluster_set_nic_ports(NULL, 1, 10), NS_EINVAL, "c");
+  assert_fails_with(ns_cluster_set_nic_ports(bad, 0, 10), NS_EINVAL, "ports_per_server");
+  assert_fails_with(ns_cluster_set_nic_ports(bad, 5, 10), NS_EINVAL, "(got 5)");
+  assert_fails_with(ns_cluster_set_nic_ports(bad, 1, 0), NS_EINVAL, "port_gbps");
+  assert_fails_with(ns_cluster_set_nic_ports(bad, 1, -0.5), NS_EINVAL, "-0.5");
+  assert_fails_with(ns_cluster_set_nic_ports(bad, 1, NAN), NS_EINVAL, "nan");
+  assert_fails_with(ns_cluster_set_nic_ports(bad, 1, INFINITY), NS_EINVAL, "port_gbps");
+  commit_on(bad, a, ga, 2);
+  cd = cand_on(bad, b, gb, 2); /* still one port per GPU */
+  assert_int_equal(cd->pairs.nlinks, 0);
+  ns_candidate_free(cd);
+  ns_cluster_free(bad);
+  ns_cassini_opts_free(o);
+  ns_job_free(a);
+  ns_job_free(b);
+}
+
 /* Re-adjustment (§5.7). Worked example (1): a and b, 100 ms, Up 50 ms at
    50 Gbps on a 50 Gbps link: shifts 0 and 50. a measured at 103 ms (3 %)
    is within 5 %: nothing changes. At 120 ms (20 %) a drifted: the link is
@@ -1343,6 +1438,7 @@ int main(void) {
       cmocka_unit_test(test_candidate_from_cluster_links),
       cmocka_unit_test(test_candidate_from_cluster_nic_ports),
       cmocka_unit_test(test_candidate_from_cluster_vclos_isolated),
+      cmocka_unit_test(test_candidate_from_cluster_server_nics),
       cmocka_unit_test(test_readjust_on_drift),
   };
   return cmocka_run_group_tests_name("cassini", tests, NULL, NULL);

@@ -17,6 +17,8 @@ The library is loaded from $NETSCHED_LIBRARY, else the source tree's lib/,
 else the system loader (libnetsched.so.0); see netsched.library_path.
 """
 
+from __future__ import annotations
+
 from . import _clib
 from .core import (Cluster, Collective, Job, Link, Placement, Tier, version,
                    version_number)
@@ -27,10 +29,10 @@ from .errors import (ClosedHandleError, InvalidArgumentError, LoopError, Missing
 from . import adadual, cassini, dally, lwf, sim, titan, vclos  # noqa: E402
 from .sim import Simulator  # noqa: E402
 
-__version__ = "0.1.0"
+__version__: str = "0.1.0"
 
 #: Path (or SONAME) the shared library was loaded from.
-library_path = _clib.path
+library_path: str = _clib.path
 missing_symbols = _clib.missing_symbols
 has_symbol = _clib.has
 

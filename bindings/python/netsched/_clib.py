@@ -21,10 +21,16 @@ build, or a policy module not merged yet) does not break the import: it is
 listed in ``missing_symbols()`` and calling it raises ``MissingSymbolError``.
 """
 
+from __future__ import annotations
+
 import ctypes
 import os
 from ctypes import (POINTER, c_char_p, c_double, c_int, c_size_t, c_uint64,
                     c_void_p)
+from typing import TYPE_CHECKING, Any, Callable, NoReturn
+
+if TYPE_CHECKING:
+    from typing import TypeAlias
 
 SONAME = "libnetsched.so.0"
 ENV_VAR = "NETSCHED_LIBRARY"
@@ -95,6 +101,13 @@ DELAY_TUNER = POINTER(_DelayTuner)
 SIM_OPTS = POINTER(_SimOpts)
 SIM = POINTER(_Sim)
 
+if TYPE_CHECKING:
+    #: A typed handle pointer (JOB, LINK, ...; ctypes makes each a distinct
+    #: type). ctypes._Pointer cannot be subscripted at run time, hence the alias.
+    Pointer: TypeAlias = "ctypes._Pointer[Any]"
+else:
+    Pointer = ctypes._Pointer
+
 _int_p = POINTER(c_int)
 _dbl_p = POINTER(c_double)
 _u64_p = POINTER(c_uint64)
@@ -107,7 +120,7 @@ TITAN_PAIR_FN = ctypes.CFUNCTYPE(c_double, c_int, c_int, c_void_p)
 
 # name: (restype, [argtypes]) -- in the order of the public headers.
 # ns_tier / ns_collective / ns_status are C enums: passed and returned as int.
-_TABLE = {
+_TABLE: dict[str, tuple[Any, list[Any]]] = {
     # core.h: version and errors
     "ns_version": (c_char_p, []),
     "ns_version_number": (c_int, []),
@@ -155,6 +168,7 @@ _TABLE = {
     "ns_cluster_vacate": (c_int, [CLUSTER, _int_p, c_size_t]),
     "ns_cluster_set_gpu_memory_mb": (c_int, [CLUSTER, c_double]),
     "ns_cluster_set_gpu_sharing": (c_int, [CLUSTER, c_int]),
+    "ns_cluster_set_nic_ports": (c_int, [CLUSTER, c_int, c_double]),
     "ns_cluster_leaf_count": (c_int, [CLUSTER]),
     "ns_cluster_spine_count": (c_int, [CLUSTER]),
     "ns_cluster_servers_per_leaf": (c_int, [CLUSTER]),
@@ -324,6 +338,7 @@ _TABLE = {
     "ns_sim_add_model_profile": (c_int, [SIM, c_char_p, c_double, c_double, c_uint64, c_double]),
     "ns_sim_job_gpus": (c_int, [SIM, c_int]),
     "ns_sim_job_preemptions": (c_int, [SIM, c_int]),
+    "ns_sim_job_nw_sens": (c_int, [SIM, c_int, _dbl_p]),
     "ns_sim_write_jobs_csv": (c_int, [SIM, c_char_p]),
 }
 
@@ -333,7 +348,7 @@ class MissingSymbolError(NotImplementedError):
     the module has not been merged yet)."""
 
 
-def _candidates():
+def _candidates() -> tuple[list[str], bool]:
     env = os.environ.get(ENV_VAR)
     if env:
         return [env], True
@@ -350,7 +365,7 @@ def _candidates():
     return found + [SONAME], False
 
 
-def _load():
+def _load() -> tuple[ctypes.CDLL, str]:
     paths, from_env = _candidates()
     errors = []
     for path in paths:
@@ -364,8 +379,8 @@ def _load():
                       "install it, or set %s to its path" % ("; ".join(errors), ENV_VAR))
 
 
-def _missing(name):
-    def stub(*_args):
+def _missing(name: str) -> Callable[..., NoReturn]:
+    def stub(*_args: object) -> NoReturn:
         raise MissingSymbolError("%s is not exported by %s (libnetsched %s); this build "
                                  "lacks the module" % (name, path, _version_or_unknown()))
     stub.__name__ = name
@@ -375,10 +390,15 @@ def _missing(name):
 class _Lib:
     """Attribute access to the table's functions, typed."""
 
+    if TYPE_CHECKING:
+        # The functions are set from _TABLE when the library loads: ctypes
+        # foreign functions, whose arguments ctypes converts and checks.
+        def __getattr__(self, name: str) -> Any: ...
+
 
 cdll, path = _load()
 lib = _Lib()
-_MISSING = []
+_MISSING: list[str] = []
 for _name, (_restype, _argtypes) in _TABLE.items():
     try:
         _fn = getattr(cdll, _name)
@@ -391,27 +411,27 @@ for _name, (_restype, _argtypes) in _TABLE.items():
     setattr(lib, _name, _fn)
 
 
-def _version_or_unknown():
-    return lib.ns_version().decode() if has("ns_version") else "unknown"
+def _version_or_unknown() -> str:
+    return str(lib.ns_version().decode()) if has("ns_version") else "unknown"
 
 
-def has(name):
+def has(name: str) -> bool:
     """True if the loaded library exports `name` (a function of the table)."""
     if name not in _TABLE:
         raise KeyError("%s is not a libnetsched function known to these bindings" % name)
     return name not in _MISSING
 
 
-def missing_symbols():
+def missing_symbols() -> list[str]:
     """Functions of the table that the loaded library does not export."""
     return list(_MISSING)
 
 
-def table():
+def table() -> dict[str, tuple[Any, list[Any]]]:
     """The signature table: {name: (restype, argtypes)} (a copy)."""
     return {k: (r, list(a)) for k, (r, a) in _TABLE.items()}
 
 
-def address(handle_ptr):
+def address(handle_ptr: Pointer) -> int:
     """Integer address of a typed handle pointer (0 for NULL)."""
     return ctypes.cast(handle_ptr, c_void_p).value or 0

@@ -8,6 +8,8 @@ Values that fit are passed through unchanged, so the library's own checks
 (NaN, infinity, ranges) and messages apply.
 """
 
+from __future__ import annotations
+
 import contextlib
 import difflib
 import enum
@@ -15,19 +17,24 @@ import math
 import numbers
 import operator
 import weakref
+from typing import ClassVar, Iterator, Literal, SupportsIndex, TypeVar, overload
 
-from ._clib import address, lib
-from .errors import ClosedHandleError, InvalidArgumentError, StateError, error_for, last_error
+from ._clib import Pointer, address, lib
+from .errors import (ClosedHandleError, InvalidArgumentError, NetschedError, StateError,
+                     error_for, last_error)
 
 INT_MIN, INT_MAX = -(1 << 31), (1 << 31) - 1
 U64_MAX = (1 << 64) - 1
 
 
-def _type_name(v):
+H = TypeVar("H", bound="Handle")
+
+
+def _type_name(v: object) -> str:
     return type(v).__name__
 
 
-def as_int(v, where, arg, lo=INT_MIN, hi=INT_MAX):
+def as_int(v: SupportsIndex, where: str, arg: str, lo: int = INT_MIN, hi: int = INT_MAX) -> int:
     """A C int (or another integer type with bounds lo..hi)."""
     if isinstance(v, bool) or not hasattr(v, "__index__"):
         raise TypeError("%s: %s must be an int (got %s)" % (where, arg, _type_name(v)))
@@ -37,29 +44,38 @@ def as_int(v, where, arg, lo=INT_MIN, hi=INT_MAX):
     return v
 
 
-def as_u64(v, where, arg):
+def as_u64(v: SupportsIndex, where: str, arg: str) -> int:
+    """A C uint64_t."""
     return as_int(v, where, arg, 0, U64_MAX)
 
 
-def as_size(v, where, arg):
+def as_size(v: SupportsIndex, where: str, arg: str) -> int:
+    """A C size_t."""
     return as_int(v, where, arg, 0, U64_MAX)
 
 
-def as_flag(v, where, arg):
+def as_flag(v: bool | SupportsIndex, where: str, arg: str) -> int:
     """A C int used as a boolean: bool, or an int the library validates."""
     if isinstance(v, bool):
         return int(v)
     return as_int(v, where, arg)
 
 
-def as_real(v, where, arg):
+def as_real(v: float, where: str, arg: str) -> float:
     """A C double. NaN and infinities pass through: the library rejects them."""
     if isinstance(v, bool) or not isinstance(v, numbers.Real):
         raise TypeError("%s: %s must be a real number (got %s)" % (where, arg, _type_name(v)))
     return float(v)
 
 
-def as_str(v, where, arg, allow_none=False):
+@overload
+def as_str(v: str, where: str, arg: str, allow_none: Literal[False] = ...) -> bytes: ...
+@overload
+def as_str(v: str | None, where: str, arg: str, allow_none: Literal[True]) -> bytes | None: ...
+
+
+def as_str(v: str | None, where: str, arg: str, allow_none: bool = False) -> bytes | None:
+    """A C string (UTF-8 bytes); None only with allow_none (a NULL pointer)."""
     if v is None and allow_none:
         return None
     if not isinstance(v, str):
@@ -73,12 +89,13 @@ def as_str(v, where, arg, allow_none=False):
                                    "be encoded as UTF-8)" % (where, arg, v[e.start], e.start))
 
 
-def enum_names(enum_cls):
+def enum_names(enum_cls: type[enum.Enum]) -> list[str]:
     """The names as_enum accepts for enum_cls, as users write them ("nw-sens")."""
     return [m.lower().replace("_", "-") for m in enum_cls.__members__]
 
 
-def as_enum(v, enum_cls, where, arg):
+def as_enum(v: enum.IntEnum | str | SupportsIndex, enum_cls: type[enum.IntEnum], where: str,
+            arg: str) -> int:
     """A member of enum_cls, its name as a str (any case, '-' or '_':
     "philly", "NW_SENS", "nw-sens") or a plain int (the library rejects
     unknown values); a member of another enum is a TypeError, an unknown
@@ -100,7 +117,7 @@ def as_enum(v, enum_cls, where, arg):
     return as_int(v, where, arg)
 
 
-def as_handle(obj, cls, where, arg):
+def as_handle(obj: object, cls: type[Handle], where: str, arg: str) -> Pointer:
     """The C pointer of a live handle of class `cls`."""
     if not isinstance(obj, cls):
         raise TypeError("%s: %s must be a %s (got %s)" % (where, arg, cls.__name__,
@@ -108,30 +125,30 @@ def as_handle(obj, cls, where, arg):
     return obj._ptr
 
 
-def as_opt_handle(obj, cls, where, arg):
+def as_opt_handle(obj: object, cls: type[Handle], where: str, arg: str) -> Pointer | None:
     """As as_handle, None giving a NULL pointer of the right type."""
     return None if obj is None else as_handle(obj, cls, where, arg)
 
 
-def constructor_error():
+def constructor_error() -> NetschedError:
     """The exception for a constructor that returned NULL: the C API gives
     no status then, only ns_last_error(); allocation failures say so."""
     msg = last_error()
     return error_for(-2 if "memory" in msg.lower() else -1, msg or None)
 
 
-def check_nan(value):
+def check_nan(value: float) -> float:
     """For C functions documented to return NAN on error."""
     if math.isnan(value):
         raise error_for(-1)
     return value
 
 
-def _noop():
+def _noop() -> None:
     pass
 
 
-def view(cls, ptr):
+def view(cls: type[H], ptr: Pointer) -> H:
     """See Handle._view."""
     return cls._view(ptr)
 
@@ -148,18 +165,18 @@ class Handle:
     pointer to it may still be used.
     """
 
-    _free_fn = None  # name of the ns_*_free function
+    _free_fn: ClassVar[str]  # name of the ns_*_free function
 
-    def __init__(self, ptr):
+    def __init__(self, ptr: Pointer) -> None:
         if not ptr:
             raise constructor_error()
-        self.__ptr = ptr
+        self.__ptr: Pointer | None = ptr
         self._raw = ptr  # valid while the C object lives, even after close()
-        self._borrowers = weakref.WeakSet()
+        self._borrowers: weakref.WeakSet[Handle] = weakref.WeakSet()
         self._finalizer = weakref.finalize(self, getattr(lib, self._free_fn), ptr)
 
     @classmethod
-    def _view(cls, ptr):
+    def _view(cls: type[H], ptr: Pointer) -> H:
         """A non-owning handle on a C object the library lends for the
         duration of a callback; close() only detaches it."""
         obj = cls.__new__(cls)
@@ -170,18 +187,18 @@ class Handle:
         obj._init_view()
         return obj
 
-    def _init_view(self):
+    def _init_view(self) -> None:
         """Hook: per-class state of a view."""
 
     @property
-    def _ptr(self):
+    def _ptr(self) -> Pointer:
         if self.__ptr is None:
             raise ClosedHandleError("%s is closed" % type(self).__name__)
         return self.__ptr
 
-    _read_only = None  # a view of an object the library lends as const: what lent it
+    _read_only: str | None = None  # a view of an object the library lends as const: what lent it
 
-    def _mutable(self, where):
+    def _mutable(self, where: str) -> None:
         """Mutators call this first: a read-only view (e.g. the cluster and
         job a simulator's placement callback receives) refuses to change,
         since changing it would corrupt the state of the caller that lent it."""
@@ -190,41 +207,41 @@ class Handle:
                              "it)" % (where, self._read_only))
 
     @property
-    def _address(self):
+    def _address(self) -> int:
         return address(self._raw)
 
     @property
-    def closed(self):
+    def closed(self) -> bool:
         """True once close() has run."""
         return self.__ptr is None
 
-    def _borrows(self, other):
+    def _borrows(self, other: Handle) -> bool:
         """Does this handle's C object still point at `other`?"""
         return self._finalizer.alive
 
-    def _lend_to(self, borrower):
+    def _lend_to(self, borrower: Handle) -> None:
         self._borrowers.add(borrower)
 
-    def _unlend(self, borrower):
+    def _unlend(self, borrower: Handle) -> None:
         """`borrower` no longer points at this handle: free it if it was
         closed while borrowed and nobody else borrows it."""
         self._borrowers.discard(borrower)
         self._free_if_unused()
 
-    def _free_if_unused(self):
+    def _free_if_unused(self) -> None:
         if self.__ptr is None and not any(b._borrows(self) for b in self._borrowers):
             self._free_now()
 
-    def _free_now(self):
+    def _free_now(self) -> None:
         if self._finalizer.alive:
             self._finalizer()
             self._release_borrowed()
 
-    def _release_borrowed(self):
+    def _release_borrowed(self) -> None:
         """Hook: a closing borrower lets go of what it borrowed."""
 
     @contextlib.contextmanager
-    def _closing_on_error(self):
+    def _closing_on_error(self) -> Iterator[None]:
         """For constructors: if the block raises (a setter rejects an
         argument), close the half-built handle so nothing leaks, and
         re-raise."""
@@ -234,7 +251,7 @@ class Handle:
             self.close()
             raise
 
-    def close(self):
+    def close(self) -> None:
         """Detaches the handle from Python and frees the C object (at once,
         or when the last borrower lets go of it). Idempotent."""
         if self.__ptr is None:
@@ -242,13 +259,13 @@ class Handle:
         self.__ptr = None
         self._free_if_unused()
 
-    def __enter__(self):
+    def __enter__(self: H) -> H:
         self._ptr  # a closed handle cannot be entered
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         self.close()
         return False
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<%s%s>" % (type(self).__name__, " closed" if self.closed else "")

@@ -7,22 +7,30 @@ candidate ranking (cassini.h).
         s, shifts = cassini.score(link)     # 1.0, [0.0, 50.0]
 """
 
-import collections
+from __future__ import annotations
+
 import ctypes
 from ctypes import c_double, c_size_t
+from typing import Iterable, Mapping, NamedTuple, Sequence
 
 from ._clib import CANDIDATE, JOB, lib
 from ._handle import Handle, as_handle, as_int, as_real, check_nan
 from .core import Cluster, Job, Link, Placement
 from .errors import check
 
-Score = collections.namedtuple("Score", "score shifts_ms")
-Score.__doc__ = """Table 1 optimum for one link: score in [0, 1] and the
-time-shift t_j^l (ms, Eq. 5) of each job in the order added to the link."""
 
-Ranking = collections.namedtuple("Ranking", "best scores")
-Ranking.__doc__ = """Algorithm 2: index of the best candidate and every
-candidate's score (NaN for a candidate whose Affinity graph has a loop)."""
+class Score(NamedTuple):
+    """Table 1 optimum for one link: score in [0, 1] and the
+    time-shift t_j^l (ms, Eq. 5) of each job in the order added to the link."""
+    score: float
+    shifts_ms: list[float]
+
+
+class Ranking(NamedTuple):
+    """Algorithm 2: index of the best candidate and every
+    candidate's score (NaN for a candidate whose Affinity graph has a loop)."""
+    best: int
+    scores: list[float]
 
 
 class Options(Handle):
@@ -31,8 +39,8 @@ class Options(Handle):
 
     _free_fn = "ns_cassini_opts_free"
 
-    def __init__(self, angle_step_deg=None, time_quantum_ms=None, threads=None,
-                 drift_fraction=None):
+    def __init__(self, angle_step_deg: float | None = None, time_quantum_ms: float | None = None,
+                 threads: int | None = None, drift_fraction: float | None = None) -> None:
         super().__init__(lib.ns_cassini_opts_new())
         with self._closing_on_error():
             if drift_fraction is not None:
@@ -44,41 +52,49 @@ class Options(Handle):
             if threads is not None:
                 self.set_threads(threads)
 
-    def set_angle_step_deg(self, deg):
+    def set_angle_step_deg(self, deg: float) -> None:
+        """Discretisation of the unified circle, 0 < deg <= 180 (360/deg bins
+        per longest iteration)."""
         d = as_real(deg, "cassini.Options.set_angle_step_deg", "deg")
         check(lib.ns_cassini_opts_set_angle_step_deg(self._ptr, d))
 
-    def set_time_quantum_ms(self, ms):
+    def set_time_quantum_ms(self, ms: float) -> None:
+        """Rounding step of iteration times for the perimeter LCM, ms > 0."""
         m = as_real(ms, "cassini.Options.set_time_quantum_ms", "ms")
         check(lib.ns_cassini_opts_set_time_quantum_ms(self._ptr, m))
 
-    def set_threads(self, threads):
+    def set_threads(self, threads: int) -> None:
+        """Threads rank() uses, 1..256 (results identical for every count)."""
         t = as_int(threads, "cassini.Options.set_threads", "threads")
         check(lib.ns_cassini_opts_set_threads(self._ptr, t))
 
-    def set_drift_fraction(self, fraction):
+    def set_drift_fraction(self, fraction: float) -> None:
         """Drift (fraction of the iteration) that triggers re-adjustment."""
         f = as_real(fraction, "cassini.Options.set_drift_fraction", "fraction")
         check(lib.ns_cassini_opts_set_drift_fraction(self._ptr, f))
 
     @property
-    def drift_fraction(self):
+    def drift_fraction(self) -> float:
+        """Drift (fraction of the iteration) that triggers re-adjustment."""
         return check_nan(lib.ns_cassini_opts_drift_fraction(self._ptr))
 
     @property
-    def angle_step_deg(self):
+    def angle_step_deg(self) -> float:
+        """Discretisation of the unified circle, in degrees."""
         return check_nan(lib.ns_cassini_opts_angle_step_deg(self._ptr))
 
     @property
-    def time_quantum_ms(self):
+    def time_quantum_ms(self) -> float:
+        """Rounding step of iteration times for the perimeter LCM, in ms."""
         return check_nan(lib.ns_cassini_opts_time_quantum_ms(self._ptr))
 
     @property
-    def threads(self):
+    def threads(self) -> int:
+        """Threads rank() uses."""
         return check(lib.ns_cassini_opts_threads(self._ptr))
 
 
-def score(link, opts=None):
+def score(link: Link, opts: Options | None = None) -> Score:
     """Compatibility score of the jobs on `link` and their time-shifts."""
     lp = as_handle(link, Link, "cassini.score", "link")
     if opts is None:
@@ -92,7 +108,7 @@ def score(link, opts=None):
     return Score(s.value, list(shifts[:n]))
 
 
-def score_at(link, shifts_ms, opts=None):
+def score_at(link: Link, shifts_ms: Sequence[float], opts: Options | None = None) -> float:
     """Eq. 2 in continuous time when the i-th job of the link is delayed by
     shifts_ms[i] (e.g. to check shifts from Affinity.solve on a link)."""
     w = "cassini.score_at"
@@ -110,10 +126,10 @@ def score_at(link, shifts_ms, opts=None):
     arr = (c_double * max(len(shifts), 1))(*shifts)
     s = c_double()
     check(lib.ns_cassini_score_at(lp, op, arr, len(shifts), ctypes.byref(s)))
-    return s.value
+    return float(s.value)
 
 
-def perimeter(link, opts=None):
+def perimeter(link: Link, opts: Options | None = None) -> tuple[float, float]:
     """(perimeter_ms, quantum_ms): the unified circle of the link's jobs and
     the time quantum actually used after coarsening."""
     w = "cassini.perimeter"
@@ -130,12 +146,14 @@ def perimeter(link, opts=None):
 class _Borrower(Handle):
     """A handle whose C object keeps pointers to jobs and links."""
 
-    def _keep(self, *objs):
+    _refs: list[Handle]
+
+    def _keep(self, *objs: Handle) -> None:
         self._refs.extend(objs)
         for o in objs:
             o._lend_to(self)
 
-    def _release_borrowed(self):
+    def _release_borrowed(self) -> None:
         refs, self._refs = self._refs, []
         for o in refs:
             o._unlend(self)
@@ -146,29 +164,31 @@ class Affinity(_Borrower):
 
     _free_fn = "ns_affinity_free"
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__(lib.ns_affinity_new())
         self._refs = []
 
-    def add_edge(self, job, link, shift_ms):
+    def add_edge(self, job: Job, link: Link, shift_ms: float) -> None:
         """Edge (job, link) of weight w = t_j^l."""
         w = "cassini.Affinity.add_edge"
         jp, lp = as_handle(job, Job, w, "job"), as_handle(link, Link, w, "link")
         check(lib.ns_affinity_add_edge(self._ptr, jp, lp, as_real(shift_ms, w, "shift_ms")))
         self._keep(job, link)
 
-    def has_loop(self):
+    def has_loop(self) -> bool:
+        """True if the graph has a cycle (then solve() raises LoopError)."""
         return bool(check(lib.ns_affinity_has_loop(self._ptr)))
 
-    def solve(self):
+    def solve(self) -> None:
         """Algorithm 1: unique per-job shifts (LoopError on a cycle)."""
         check(lib.ns_affinity_solve(self._ptr))
 
-    def shift_ms(self, job):
+    def shift_ms(self, job: Job) -> float:
+        """The job's unique time-shift in ms, once solve() ran."""
         out = c_double()
         jp = as_handle(job, Job, "cassini.Affinity.shift_ms", "job")
         check(lib.ns_affinity_shift_ms(self._ptr, jp, ctypes.byref(out)))
-        return out.value
+        return float(out.value)
 
 
 class Candidate(_Borrower):
@@ -176,21 +196,22 @@ class Candidate(_Borrower):
 
     _free_fn = "ns_candidate_free"
 
-    def __init__(self, pairs=()):
+    def __init__(self, pairs: Iterable[tuple[Job, Link]] = ()) -> None:
         super().__init__(lib.ns_candidate_new())
         self._refs = []
         with self._closing_on_error():
             for job, link in pairs:
                 self.add(job, link)
 
-    def add(self, job, link):
+    def add(self, job: Job, link: Link) -> None:
+        """Adds the pair: `job` would share `link` in this placement."""
         w = "cassini.Candidate.add"
         jp, lp = as_handle(job, Job, w, "job"), as_handle(link, Link, w, "link")
         check(lib.ns_candidate_add(self._ptr, jp, lp))
         self._keep(job, link)
 
     @classmethod
-    def from_cluster(cls, cluster, job, placement):
+    def from_cluster(cls, cluster: Cluster, job: Job, placement: Placement) -> Candidate:
         """The candidate of `job` on `placement`: the links it would share
         with the jobs committed on `cluster` (their NIC ports and ECMP
         leaf-spine links), built by the library."""
@@ -203,7 +224,8 @@ class Candidate(_Borrower):
             cand._keep(job, *cluster.committed_jobs)
         return cand
 
-    def readjust(self, measured_iteration_ms, opts=None):
+    def readjust(self, measured_iteration_ms: Mapping[Job, float] | Iterable[tuple[Job, float]],
+                 opts: Options | None = None) -> int:
         """§5.7: {job: measured iteration ms} of this (ranked best)
         candidate's jobs; recomputes the shifts if any drifted beyond the
         threshold. Returns how many jobs drifted."""
@@ -224,17 +246,17 @@ class Candidate(_Borrower):
         out = c_size_t()
         check(lib.ns_cassini_readjust(self._ptr, as_handle(opts, Options, w, "opts"), jobs,
                                       vals, len(items), ctypes.byref(out)))
-        return out.value
+        return int(out.value)
 
-    def shift_ms(self, job):
+    def shift_ms(self, job: Job) -> float:
         """The job's time-shift in this candidate, once rank() picked it."""
         out = c_double()
         jp = as_handle(job, Job, "cassini.Candidate.shift_ms", "job")
         check(lib.ns_candidate_shift_ms(self._ptr, jp, ctypes.byref(out)))
-        return out.value
+        return float(out.value)
 
 
-def rank(candidates, opts=None):
+def rank(candidates: Iterable[Candidate], opts: Options | None = None) -> Ranking:
     """Algorithm 2 over a sequence of Candidate: Ranking(best, scores)."""
     cands = list(candidates) if not isinstance(candidates, Candidate) else None
     if cands is None:
@@ -250,3 +272,8 @@ def rank(candidates, opts=None):
     scores = (c_double * max(len(cands), 1))()
     check(lib.ns_cassini_rank(ptrs, len(cands), op, ctypes.byref(best), scores))
     return Ranking(best.value, list(scores[:len(cands)]))
+
+
+__all__ = ["Options", "Score", "Ranking", "score", "score_at", "perimeter", "Affinity",
+           "Candidate", "rank"]
+

@@ -10,9 +10,12 @@ Python method and argument. Wrong Python types raise plain ``TypeError``.
 (pygit2's ``errors.py`` is the model.)
 """
 
+from __future__ import annotations
+
 import enum
 import re
 import sys
+import types
 
 from ._clib import MissingSymbolError, lib
 
@@ -40,9 +43,9 @@ class NetschedError(Exception):
     ("Cluster.commit: ..." for "ns_cluster_commit: ..."; last_error() keeps
     the C text), or the bindings' own message for checks done in Python."""
 
-    status = None
+    status: int | None = None
 
-    def __init__(self, message: str, status: "int | None" = None) -> None:
+    def __init__(self, message: str, status: int | None = None) -> None:
         super().__init__(message)
         self.message = message
         if status is not None:
@@ -110,26 +113,27 @@ _BY_STATUS = {cls.status: cls for cls in (
 
 def strerror(status: int) -> str:
     """ns_strerror(status) as str."""
-    return lib.ns_strerror(int(status)).decode("utf-8", "replace")
+    return str(lib.ns_strerror(int(status)).decode("utf-8", "replace"))
 
 
 def last_error() -> str:
     """ns_last_error() of the calling thread as str ("" before any failure)."""
-    return lib.ns_last_error().decode("utf-8", "replace")
+    return str(lib.ns_last_error().decode("utf-8", "replace"))
 
 
 _C_PREFIX = re.compile(r"^(ns_[a-z0-9_]+: )+")
 
 
-def python_terms(message: str, where: "str | None") -> str:
+def python_terms(message: str, where: str | None) -> str:
     """message with its leading C function names ("ns_sim_load_trace: ...")
     replaced by the Python one (where, e.g. "Simulator.load_trace")."""
     if where and _C_PREFIX.match(message):
-        return _C_PREFIX.sub(lambda _m: where + ": ", message, count=1)
+        prefix = where + ": "
+        return _C_PREFIX.sub(lambda _m: prefix, message, count=1)
     return message
 
 
-def _python_caller(frame) -> "str | None":
+def _python_caller(frame: types.FrameType | None) -> str | None:
     """The public netsched function on the stack from `frame` up, as users
     call it ("Cluster.commit", "lwf.place", "Job" for a constructor); None
     when the call did not come through one (the C name is kept then)."""
@@ -138,7 +142,7 @@ def _python_caller(frame) -> "str | None":
         if module != "netsched" and not module.startswith("netsched."):
             return None
         code = frame.f_code
-        qual = getattr(code, "co_qualname", code.co_name)  # co_qualname: Python >= 3.11
+        qual = str(getattr(code, "co_qualname", code.co_name))  # co_qualname: Python >= 3.11
         last = qual.rsplit(".", 1)[-1]
         if last == "__init__" and "." in qual:
             # a constructor the package called itself (Cluster.leaf_spine)
@@ -155,8 +159,8 @@ def _python_caller(frame) -> "str | None":
     return None
 
 
-def error_for(status: int, message: "str | None" = None,
-              where: "str | None" = None) -> "NetschedError":
+def error_for(status: int, message: str | None = None,
+              where: str | None = None) -> NetschedError:
     """The exception instance for a negative status (message defaults to
     ns_last_error(); where, when given, replaces the C function name that
     starts the message)."""
@@ -171,7 +175,7 @@ def error_for(status: int, message: "str | None" = None,
     return cls(message)
 
 
-def check(rc: int, where: "str | None" = None) -> int:
+def check(rc: int, where: str | None = None) -> int:
     """Return rc if >= 0, else raise the exception of its status (its
     message naming the Python function `where` instead of the C one)."""
     if rc < 0:

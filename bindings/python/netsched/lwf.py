@@ -8,12 +8,12 @@ commit the placement with Cluster.commit."""
 
 from typing import Optional, Tuple
 
-from ._clib import lib
+from ._clib import Pointer, lib
 from ._handle import as_handle, as_int, as_u64
 from .core import Cluster, Job, Placement, fill_placement
 
 
-def _cj(cluster: Cluster, job: Job, where: str) -> Tuple[object, object]:
+def _cj(cluster: Cluster, job: Job, where: str) -> Tuple[Pointer, Pointer]:
     return as_handle(cluster, Cluster, where, "cluster"), as_handle(job, Job, where, "job")
 
 
@@ -45,3 +45,6 @@ def random(cluster: Cluster, job: Job, seed: int,
     cp, jp = _cj(cluster, job, "lwf.random")
     s = as_u64(seed, "lwf.random", "seed")
     return fill_placement("lwf.random", out, lambda pp: lib.ns_place_random(cp, jp, s, pp))
+
+
+__all__ = ["place", "first_fit", "list_scheduling", "random"]

@@ -9,6 +9,8 @@ utilisation, fragmentation and communication overhead.
         print(s.metrics()["avg_jct_ms"])
 """
 
+from __future__ import annotations
+
 import ctypes
 import enum
 import errno
@@ -16,7 +18,7 @@ import os
 from ctypes import c_double, c_int
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Union
 
-from ._clib import SIM_PLACE_FN, SIM_PROGRESS_FN, lib
+from ._clib import SIM_PLACE_FN, SIM_PROGRESS_FN, Pointer, lib
 from ._handle import (Handle, as_enum, as_flag, as_handle, as_int, as_real, as_str, as_u64,
                       view)
 from .core import Cluster, Job, Placement
@@ -172,18 +174,18 @@ def _writable(path: str) -> None:
 
 def policy_count() -> int:
     """Number of policy presets (ids 0 .. policy_count() - 1)."""
-    return lib.ns_sim_policy_count()
+    return int(lib.ns_sim_policy_count())
 
 
 def policy_name(policy: int) -> str:
     """Preset name ("" if out of range), e.g. "lwf-1"."""
-    return lib.ns_sim_policy_name(as_int(policy, "sim.policy_name", "policy")).decode()
+    return str(lib.ns_sim_policy_name(as_int(policy, "sim.policy_name", "policy")).decode())
 
 
 def policy_description(policy: int) -> str:
     """One-line description of preset `policy` ("" if out of range)."""
-    return lib.ns_sim_policy_description(as_int(policy, "sim.policy_description",
-                                                "policy")).decode()
+    return str(lib.ns_sim_policy_description(as_int(policy, "sim.policy_description",
+                                                    "policy")).decode())
 
 
 def policies() -> Dict[str, str]:
@@ -203,7 +205,7 @@ class ModelProfile(NamedTuple):
 
 def model_count() -> int:
     """Number of embedded model profiles (Model values 0 .. model_count() - 1)."""
-    return lib.ns_sim_model_count()
+    return int(lib.ns_sim_model_count())
 
 
 def model_profile(model: Union[Model, str, int]) -> ModelProfile:
@@ -215,12 +217,14 @@ def model_profile(model: Union[Model, str, int]) -> ModelProfile:
     check(lib.ns_sim_model_profile(as_enum(model, Model, w, "model"), ctypes.byref(name),
                                    ctypes.byref(nbytes), ctypes.byref(fwd), ctypes.byref(bwd),
                                    ctypes.byref(mem)), w)
-    return ModelProfile(name.value.decode(), nbytes.value, fwd.value, bwd.value, mem.value)
+    return ModelProfile((name.value or b"").decode(), nbytes.value, fwd.value, bwd.value,
+                        mem.value)
 
 
 def metric_name(metric: Union[int, str, "Metric"]) -> str:
     """The metric's short name as metrics() keys it, e.g. "avg_jct_ms"."""
-    return lib.ns_sim_metric_name(as_enum(metric, Metric, "sim.metric_name", "metric")).decode()
+    return str(lib.ns_sim_metric_name(as_enum(metric, Metric, "sim.metric_name",
+                                              "metric")).decode())
 
 
 class Options(Handle):
@@ -232,7 +236,7 @@ class Options(Handle):
 
     def __init__(self, **settings: Any) -> None:
         super().__init__(lib.ns_sim_opts_new())
-        self._place_cb = None
+        self._place_cb: _PlaceCallback | None = None
         with self._closing_on_error():
             for key, value in settings.items():
                 setter = getattr(self, "set_" + key, None)
@@ -260,7 +264,7 @@ class Options(Handle):
     @property
     def policy_name(self) -> str:
         """The preset last applied ("custom" once a part was changed)."""
-        return lib.ns_sim_opts_policy_name(self._ptr).decode()
+        return str(lib.ns_sim_opts_policy_name(self._ptr).decode())
 
     def set_order(self, order: Union[Order, str, int]) -> None:
         """Which waiting job is offered resources first (Order or its name)."""
@@ -388,12 +392,13 @@ class _PlaceCallback:
     """Adapts a Python placement function to ns_sim_place_fn. Exceptions do
     not cross into C: they become a status, and are kept to be re-raised."""
 
-    def __init__(self, fn):
+    def __init__(self, fn: Callable[[Cluster, Job, Placement], None]) -> None:
         self.fn = fn
-        self.error = None
+        self.error: BaseException | None = None
         self.c_fn = SIM_PLACE_FN(self._call)
 
-    def _call(self, c_ptr, job_ptr, out_ptr, _user):
+    def _call(self, c_ptr: Pointer, job_ptr: Pointer, out_ptr: Pointer,
+              _user: int | None) -> int:
         views = (view(Cluster, c_ptr), view(Job, job_ptr), view(Placement, out_ptr))
         views[0]._read_only = "a placement callback's cluster"  # const in C
         views[1]._read_only = "a placement callback's job"
@@ -434,19 +439,23 @@ class Simulator(Handle):
             raise TypeError("sim.Simulator: pass either opts or keyword settings")
         if opts is None:
             with Options(**settings) as o:
-                return self.__init__(o)
+                self._init(o)
+            return
+        self._init(opts)
+
+    def _init(self, opts: Options) -> None:
         op = as_handle(opts, Options, "sim.Simulator", "opts")
         super().__init__(lib.ns_sim_new(op))
         self._place_cb = opts._place_cb  # the C copy of the options points at it
-        self._progress_cb = None
-        self._progress_error = None
+        self._progress_cb: Any = None  # the ctypes thunk of set_progress's fn
+        self._progress_error: BaseException | None = None
         self._running = False
 
-    def _free_if_unused(self):
+    def _free_if_unused(self) -> None:
         if not getattr(self, "_running", False):  # close() from a callback: after run()
             super()._free_if_unused()
 
-    def _not_running(self, where):
+    def _not_running(self, where: str) -> None:
         if self._running:
             raise StateError("%s: the simulator is running (called from its own progress or "
                              "placement callback); nothing was changed - call it after run() "
@@ -545,16 +554,18 @@ class Simulator(Handle):
     def set_progress(self, fn: Optional[Callable[[int, int], None]]) -> None:
         """fn(done, total) is called at most ~200 times per run (None removes it)."""
         if fn is None:
-            check(lib.ns_sim_set_progress(self._ptr, SIM_PROGRESS_FN(), None))
+            null_fn = SIM_PROGRESS_FN()  # type: ignore[call-overload]  # a NULL function pointer
+            check(lib.ns_sim_set_progress(self._ptr, null_fn, None))
             self._progress_cb = None
             return
         if not callable(fn):
             raise TypeError("sim.Simulator.set_progress: fn must be callable or None")
+        progress = fn
 
-        def call(done, total, _user):
+        def call(done: int, total: int, _user: int | None) -> None:
             if self._progress_error is None:
                 try:
-                    fn(done, total)
+                    progress(done, total)
                 except BaseException as e:  # noqa: B902 -- must not unwind through C
                     self._progress_error = e
         cb = SIM_PROGRESS_FN(call)
@@ -614,14 +625,15 @@ class Simulator(Handle):
         """Name of the job of index `job`: the trace's job_id, or the name
         given to add_job ("" if out of range)."""
         self._not_running("sim.Simulator.job_name")
-        return lib.ns_sim_job_name(self._ptr, as_int(job, "sim.Simulator.job_name",
-                                                     "job")).decode("utf-8", "replace")
+        return str(lib.ns_sim_job_name(self._ptr, as_int(job, "sim.Simulator.job_name",
+                                                         "job")).decode("utf-8", "replace"))
 
     def job_model(self, job: int) -> str:
         """Model name of the job of index `job` (JobResult.model)."""
         self._not_running("sim.Simulator.job_model")
-        return lib.ns_sim_job_model(self._ptr, as_int(job, "sim.Simulator.job_model",
-                                                      "job")).decode("utf-8", "replace")
+        return str(lib.ns_sim_job_model(self._ptr, as_int(job, "sim.Simulator.job_model",
+                                                          "job")).decode("utf-8", "replace"))
+
 
     def job_gpus(self, job: int) -> int:
         """GPUs the job of index `job` asks for."""
@@ -632,6 +644,19 @@ class Simulator(Handle):
         """Times the job of index `job` was preempted in the last run."""
         w = "sim.Simulator.job_preemptions"
         return check(lib.ns_sim_job_preemptions(self._ptr, as_int(job, w, "job")), w)
+
+    def job_nw_sens(self, job: int) -> float:
+        """Dally's network sensitivity (Dally §4.3.1) of the job of index
+        `job` in the last run: (iterations done / total) / (ms run / (compute
+        ms per iteration x total)), as the network model measured it over all
+        its placements (restore overhead excluded). 1.0 = no slowdown; lower
+        = more network-induced slowdown. A job that never ran reports its
+        initial estimate. Raises StateError before a run, InvalidArgumentError
+        for a job out of range."""
+        w = "sim.Simulator.job_nw_sens"
+        v = c_double()
+        check(lib.ns_sim_job_nw_sens(self._ptr, as_int(job, w, "job"), ctypes.byref(v)), w)
+        return v.value
 
     def job_result(self, job: int) -> JobResult:
         """JobResult of the job of index `job` in the last run."""

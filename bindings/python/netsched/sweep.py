@@ -45,6 +45,8 @@ setting applies); a simulation that fails is reported, not retried, and the
 sweep exits non-zero after finishing the other cells.
 """
 
+from __future__ import annotations
+
 import argparse
 import collections
 import csv
@@ -56,14 +58,17 @@ import os
 import sys
 import time
 import warnings
+from typing import (Any, Callable, Dict, Iterable, Iterator, List, Mapping, NamedTuple,
+                    Optional, Sequence, TextIO, Tuple, TypedDict, TypeVar, Union)
 
 from . import sim
 from ._clib import lib
 from .errors import NetschedError, check
 
-COLUMNS = ("policy", "seed", "cluster", "network", "trace", "load_scale", "metric", "value")
-JCT_COLUMNS = COLUMNS[:6] + ("quantile", "jct_ms")
-QUANTILES = tuple(i / 200 for i in range(201))
+COLUMNS: tuple[str, ...] = ("policy", "seed", "cluster", "network", "trace", "load_scale",
+                            "metric", "value")
+JCT_COLUMNS: tuple[str, ...] = COLUMNS[:6] + ("quantile", "jct_ms")
+QUANTILES: tuple[float, ...] = tuple(i / 200 for i in range(201))
 DEFAULT = "default"
 FORMATS = {"tiresias": sim.TraceFormat.TIRESIAS, "philly": sim.TraceFormat.PHILLY}
 PLOT_FORMATS = ("png", "svg", "pdf")
@@ -71,9 +76,50 @@ HIGHER_IS_BETTER = {"gpu_util", "jobs_done"}
 NOT_RANKED = {"skipped", "gpu_ms_allocated"}
 SPINES, LINKS_PER_PAIR, LINK_GBPS = 8, 2, 10.0  # netsched-sim's defaults
 
-Cell = collections.namedtuple("Cell", "policy seed cluster network trace load_scale")
-Cell.__doc__ = """One simulation of the grid; `trace` is the path as written
-(or "default"), `trace_path`/`trace_format` travel in the task, not the CSV."""
+_T = TypeVar("_T")
+
+#: A path argument: a str or an os.PathLike (pathlib.Path).
+StrPath = Union[str, "os.PathLike[str]"]
+#: A grid axis: a list of values or one comma-separated string.
+Axis = Union[str, Sequence[_T]]
+#: A cluster shape as sim.Options.set_cluster takes it: (leaves, spines,
+#: servers per leaf, GPUs per server, links per leaf-spine pair, Gbps).
+ClusterShape = Tuple[int, int, int, int, int, float]
+#: (cluster, network, trace, load_scale): the cells that differ only by
+#: policy and seed.
+Scenario = Tuple[str, str, str, float]
+
+
+class Cell(NamedTuple):
+    """One simulation of the grid; `trace` is the path as written
+    (or "default"), `trace_path`/`trace_format` travel in the task, not the CSV."""
+    policy: str
+    seed: int
+    cluster: str
+    network: str
+    trace: str
+    load_scale: float
+
+
+#: A Cell as a plain tuple (policy, seed, cluster, network, trace, load_scale).
+CellTuple = Tuple[str, int, str, str, str, float]
+
+
+class Task(TypedDict):
+    """What a worker needs to run one cell (plain, picklable data; Grid.task)."""
+    cell: CellTuple
+    shape: Optional[ClusterShape]
+    network: Optional[int]
+    trace_path: Optional[str]
+    trace_format: int
+
+
+#: What run_cell returns: (the cell as a tuple, [(metric, value)...], the
+#: finished jobs' JCT at QUANTILES).
+CellResult = Tuple[CellTuple, List[Tuple[str, float]], List[float]]
+
+#: {Cell: {metric: value}}, as run() and read_results() give it.
+Results = Dict[Cell, Dict[str, float]]
 
 
 class GridError(ValueError):
@@ -82,16 +128,16 @@ class GridError(ValueError):
 
 # ---- what the library offers (read at run time) -------------------------------
 
-def policies():
+def policies() -> list[str]:
     """Preset names of the loaded library, in id order."""
     return list(sim.policies())
 
 
-def network_models():
+def network_models() -> dict[str, int]:
     """{name: id} of the network models the loaded library accepts: every id
     ns_sim_opts_set_network takes, named after netsched.sim.Network (an id the
     bindings have no name for yet is named by its number)."""
-    found = {}
+    found: dict[str, int] = {}
     with sim.Options() as o:
         for i in range(64):
             if lib.ns_sim_opts_set_network(o._ptr, i) == 0:
@@ -102,20 +148,22 @@ def network_models():
     return found
 
 
-def metric_names():
+def metric_names() -> list[str]:
     """ns_sim_metric_name of every metric id, in id order."""
-    names = []
-    for i in itertools.count():
-        name = sim.metric_name(i)
-        if not name or i > 255:
-            return names
+    names: list[str] = []
+    while len(names) <= 255:
+        name = sim.metric_name(len(names))
+        if not name:
+            break
         names.append(name)
+    return names
 
 
 # ---- the grid --------------------------------------------------------------------
 
-def _items(value, where):
+def _items(value: object, where: str) -> list[Any]:
     """A list from a list or a comma-separated string; empty -> GridError."""
+    items: list[Any]
     if isinstance(value, str):
         items = [v.strip() for v in value.split(",")]
         if value.strip() == "":
@@ -132,8 +180,8 @@ def _items(value, where):
     return items
 
 
-def _unique(values, shown, where):
-    seen = {}
+def _unique(values: list[_T], shown: Sequence[object], where: str) -> list[_T]:
+    seen: dict[_T, object] = {}
     for v, s in zip(values, shown):
         if v in seen:
             raise GridError("%s: %r given twice" % (where, s))
@@ -141,7 +189,7 @@ def _unique(values, shown, where):
     return values
 
 
-def parse_cluster(spec, where="--clusters"):
+def parse_cluster(spec: str, where: str = "--clusters") -> ClusterShape | None:
     """"LxSxG[xP]" -> (leaves, spines, servers, gpus, links, gbps), checked by
     the library; "default" -> None."""
     if spec == DEFAULT:
@@ -156,7 +204,7 @@ def parse_cluster(spec, where="--clusters"):
                         " x GPUs per server [x spines], e.g. 4x4x4)" % (where, spec))
     leaves, servers, gpus = nums[:3]
     spines = nums[3] if len(nums) == 4 else SPINES
-    shape = (leaves, spines, servers, gpus, LINKS_PER_PAIR, LINK_GBPS)
+    shape: ClusterShape = (leaves, spines, servers, gpus, LINKS_PER_PAIR, LINK_GBPS)
     with sim.Options() as o:
         try:
             o.set_cluster(*shape)
@@ -165,7 +213,8 @@ def parse_cluster(spec, where="--clusters"):
     return shape
 
 
-def cluster_name(shape):
+def cluster_name(shape: ClusterShape | None) -> str:
+    """The name of a cluster shape in the CSV: LxSxGxP, or "default"."""
     if shape is None:
         return DEFAULT
     leaves, spines, servers, gpus = shape[:4]
@@ -177,14 +226,19 @@ class Grid:
     axis may be a list or a comma-separated string); bad values raise
     GridError before anything runs."""
 
-    def __init__(self, policies=None, seeds=(1,), clusters=(DEFAULT,), networks=(DEFAULT,),
-                 traces=(DEFAULT,), load_scales=(1.0,), format="tiresias", where=None):
-        where = where or {}
-        w = lambda axis, flag: where.get(axis, flag)  # noqa: E731
+    def __init__(self, policies: Axis[str] | None = None, seeds: Axis[int | str] | int = (1,),
+                 clusters: Axis[str] = (DEFAULT,), networks: Axis[str | int] = (DEFAULT,),
+                 traces: Axis[str | Mapping[str, str]] = (DEFAULT,),
+                 load_scales: Axis[float | str] | float = (1.0,), format: str = "tiresias",
+                 where: Mapping[str, str] | None = None) -> None:
+        names: Mapping[str, str] = where or {}
+
+        def w(axis: str, flag: str) -> str:
+            return names.get(axis, flag)
         if policies is None:
             raise GridError("%s: no policies given" % w("policies", "--policies"))
         known = sim.policies()
-        self.policies = _items(policies, w("policies", "--policies"))
+        self.policies: list[str] = _items(policies, w("policies", "--policies"))
         for p in self.policies:
             if p not in known:
                 raise GridError("%s: unknown policy %r (known: %s)" % (
@@ -192,7 +246,7 @@ class Grid:
         _unique(self.policies, self.policies, w("policies", "--policies"))
 
         raw = _items(seeds, w("seeds", "--seeds"))
-        self.seeds = []
+        self.seeds: list[int] = []
         for s in raw:
             try:
                 v = int(s) if not isinstance(s, (float, bool)) else None
@@ -206,14 +260,14 @@ class Grid:
 
         raw = _items(clusters, w("clusters", "--clusters"))
         shapes = [parse_cluster(c, w("clusters", "--clusters")) for c in raw]
-        self.clusters = [cluster_name(s) for s in shapes]
+        self.clusters: list[str] = [cluster_name(s) for s in shapes]
         self.shapes = dict(zip(self.clusters, shapes))
         _unique(self.clusters, raw, w("clusters", "--clusters"))
 
         raw = _items(networks, w("networks", "--networks"))
         models = network_models()
         by_id = {v: k for k, v in models.items()}
-        self.networks = []
+        self.networks: list[str] = []
         for n in raw:
             name = str(n).strip().lower()
             if name.isdigit() and int(name) in by_id:
@@ -228,7 +282,8 @@ class Grid:
         if format not in FORMATS:
             raise GridError("%s: unknown trace format %r (known: %s)"
                             % (w("format", "--format"), format, ", ".join(FORMATS)))
-        self.traces, self.trace_specs = [], {}
+        self.traces: list[str] = []
+        self.trace_specs: dict[str, tuple[str | None, str]] = {}
         for t in _items(traces, w("traces", "--trace")):
             path, fmt = t, format
             if isinstance(t, dict):
@@ -248,33 +303,33 @@ class Grid:
         _unique(self.traces, self.traces, w("traces", "--trace"))
 
         raw = _items(load_scales, w("load_scales", "--load-scale"))
-        self.load_scales = []
+        self.load_scales: list[float] = []
         for x in raw:
             try:
-                v = float(x) if not isinstance(x, bool) else math.nan
+                scale = float(x) if not isinstance(x, bool) else math.nan
             except (TypeError, ValueError):
-                v = math.nan
-            if not (math.isfinite(v) and v > 0):
+                scale = math.nan
+            if not (math.isfinite(scale) and scale > 0):
                 raise GridError("%s: bad load scale %r (want a finite number > 0)"
                                 % (w("load_scales", "--load-scale"), x))
-            self.load_scales.append(v)
+            self.load_scales.append(scale)
         _unique(self.load_scales, raw, w("load_scales", "--load-scale"))
 
-    def cells(self):
+    def cells(self) -> list[Cell]:
         """Every cell, in a fixed order (the order of --cell indices)."""
         return [Cell(*c) for c in itertools.product(self.policies, self.seeds, self.clusters,
                                                     self.networks, self.traces,
                                                     self.load_scales)]
 
-    def task(self, cell):
+    def task(self, cell: Cell) -> Task:
         """What a worker needs to run `cell` (plain data, picklable)."""
         path, fmt = self.trace_specs[cell.trace]
-        return {"cell": tuple(cell), "shape": self.shapes[cell.cluster],
+        return {"cell": _plain(cell), "shape": self.shapes[cell.cluster],
                 "network": self.network_ids[cell.network], "trace_path": path,
                 "trace_format": int(FORMATS[fmt])}
 
 
-def _check_trace(path, fmt, where):
+def _check_trace(path: str, fmt: str, where: str) -> None:
     """The trace loads (same parser as the workers), before any cell runs."""
     with sim.Simulator() as s:
         try:
@@ -286,7 +341,7 @@ def _check_trace(path, fmt, where):
 _GRID_KEYS = {"policies", "seeds", "clusters", "networks", "traces", "load_scales", "format"}
 
 
-def read_grid_file(path):
+def read_grid_file(path: StrPath) -> dict[str, Any]:
     """The axes of a JSON (.json) or TOML (.toml) grid file, as a dict."""
     try:
         if str(path).endswith(".toml"):
@@ -312,7 +367,7 @@ def read_grid_file(path):
 
 # ---- one cell (runs in a worker) ---------------------------------------------------
 
-def run_cell(task):
+def run_cell(task: Task) -> CellResult:
     """Runs one cell; returns (cell, [(metric, value)...], [jct quantile...]).
     Plain data in and out, so any Dask worker (or this process) can run it."""
     cell = Cell(*task["cell"])
@@ -338,10 +393,15 @@ def run_cell(task):
                 metrics.append((name, v.value))
             jcts = sorted(r.finish_ms - r.arrival_ms for r in s.results()
                           if math.isfinite(r.finish_ms))
-    return tuple(cell), metrics, _quantiles(jcts)
+    return _plain(cell), metrics, _quantiles(jcts)
 
 
-def _quantiles(sorted_values):
+def _plain(cell: Cell) -> CellTuple:
+    """The cell as a plain tuple (what tasks and results carry)."""
+    return (cell.policy, cell.seed, cell.cluster, cell.network, cell.trace, cell.load_scale)
+
+
+def _quantiles(sorted_values: Sequence[float]) -> list[float]:
     """Order statistics at QUANTILES (rank ceil(q n), as the simulator's
     percentiles); [] without values."""
     n = len(sorted_values)
@@ -352,21 +412,22 @@ def _quantiles(sorted_values):
 
 # ---- the CSV files -----------------------------------------------------------------
 
-def jct_path(out):
+def jct_path(out: StrPath) -> str:
+    """The sidecar of the CSV `out`: <stem>-jct<ext>."""
     stem, ext = os.path.splitext(str(out))
     return stem + "-jct" + (ext or ".csv")
 
 
-def _key(row):
+def _key(row: Mapping[str, str]) -> Cell:
     """The cell of a CSV row, in canonical form (seed int, load scale float)."""
     return Cell(row["policy"], int(row["seed"]), row["cluster"], row["network"], row["trace"],
                 float(row["load_scale"]))
 
 
-def _read_rows(path, columns):
+def _read_rows(path: StrPath, columns: tuple[str, ...]) -> list[dict[str, Any]]:
     """Rows of a CSV written by this module; malformed rows (a cut-off last
     line) are dropped. A missing file is empty."""
-    rows = []
+    rows: list[dict[str, Any]] = []
     try:
         with open(path, newline="") as f:
             reader = csv.reader(f)
@@ -379,7 +440,7 @@ def _read_rows(path, columns):
             for rec in reader:
                 if len(rec) != len(columns):
                     continue
-                row = dict(zip(columns, rec))
+                row: dict[str, Any] = dict(zip(columns, rec))
                 try:
                     row["_key"] = _key(row)
                     row["_value"] = float(rec[-1])
@@ -394,36 +455,39 @@ def _read_rows(path, columns):
     return rows
 
 
-def read_results(path):
+def read_results(path: StrPath) -> Results:
     """Complete cells of a sweep CSV: {Cell: {metric: value}}."""
     names = metric_names()
-    by_cell = collections.defaultdict(dict)
+    by_cell: dict[Cell, dict[str, float]] = collections.defaultdict(dict)
     for row in _read_rows(path, COLUMNS):
         by_cell[row["_key"]][row["metric"]] = row["_value"]
     return {k: v for k, v in by_cell.items() if all(n in v for n in names)}
 
 
-def read_jct_quantiles(path):
+def read_jct_quantiles(path: StrPath) -> dict[Cell, list[float]]:
     """{Cell: [jct at QUANTILES...]} of a sidecar file."""
-    by_cell = collections.defaultdict(dict)
+    by_cell: dict[Cell, dict[float, float]] = collections.defaultdict(dict)
     for row in _read_rows(path, JCT_COLUMNS):
         by_cell[row["_key"]][float(row["quantile"])] = row["_value"]
     return {k: [v[q] for q in sorted(v)] for k, v in by_cell.items()
             if len(v) == len(QUANTILES)}
 
 
-def _fmt(v):
+def _fmt(v: object) -> str:
     return repr(float(v)) if isinstance(v, float) else str(v)
 
 
 class _Writer:
     """Appends whole cells to the CSV and its sidecar, flushing each cell."""
 
-    def __init__(self, out, results, jcts):
+    def __init__(self, out: StrPath, results: Mapping[Cell, Mapping[str, float]],
+                 jcts: Mapping[Cell, Sequence[float]]) -> None:
         self.paths = (str(out), jct_path(out))
         # Rewrite the files with complete cells only (drops a cut-off cell).
-        for path, cols, rows in ((self.paths[0], COLUMNS, _metric_rows(results)),
-                                 (self.paths[1], JCT_COLUMNS, _jct_rows(jcts))):
+        files: tuple[tuple[str, tuple[str, ...], Iterator[list[str]]], ...] = (
+            (self.paths[0], COLUMNS, _metric_rows(results)),
+            (self.paths[1], JCT_COLUMNS, _jct_rows(jcts)))
+        for path, cols, rows in files:
             tmp = path + ".tmp"
             with open(tmp, "w", newline="") as f:
                 w = csv.writer(f)
@@ -433,7 +497,8 @@ class _Writer:
         self.files = [open(p, "a", newline="") for p in self.paths]
         self.writers = [csv.writer(f) for f in self.files]
 
-    def add(self, cell, metrics, quantiles):
+    def add(self, cell: Cell, metrics: Iterable[tuple[str, float]],
+            quantiles: Sequence[float]) -> None:
         # Sidecar first: a cell complete in the main CSV has its quantiles.
         self.writers[1].writerows(_jct_rows({cell: quantiles}))
         self.files[1].flush()
@@ -441,18 +506,18 @@ class _Writer:
         self.files[0].flush()
         os.fsync(self.files[0].fileno())
 
-    def close(self):
+    def close(self) -> None:
         for f in self.files:
             f.close()
 
 
-def _metric_rows(results):
+def _metric_rows(results: Mapping[Cell, Mapping[str, float]]) -> Iterator[list[str]]:
     for cell, metrics in results.items():
         for name, value in metrics.items():
             yield [_fmt(x) for x in cell] + [name, _fmt(value)]
 
 
-def _jct_rows(jcts):
+def _jct_rows(jcts: Mapping[Cell, Sequence[float]]) -> Iterator[list[str]]:
     for cell, qs in jcts.items():
         for q, v in zip(QUANTILES, qs):
             yield [_fmt(x) for x in cell] + [_fmt(q), _fmt(v)]
@@ -464,14 +529,16 @@ class Progress:
     """cells done / total with an ETA, on one line of a terminal (else a line
     per ~10 %)."""
 
-    def __init__(self, total, done, stream=None, enabled=True):
+    def __init__(self, total: int, done: int, stream: TextIO | None = None,
+                 enabled: bool = True) -> None:
         self.total, self.done, self.start_done = total, done, done
         self.stream, self.enabled = stream or sys.stderr, enabled
         self.t0 = time.monotonic()
         self.tty = enabled and hasattr(self.stream, "isatty") and self.stream.isatty()
         self.last_tenth = -1
 
-    def line(self):
+    def line(self) -> str:
+        """The progress line: a bar, cells done / total and the ETA."""
         width = 30
         filled = int(width * self.done / self.total) if self.total else width
         ran, elapsed = self.done - self.start_done, time.monotonic() - self.t0
@@ -484,7 +551,9 @@ class Progress:
         return "[%s%s] %d/%d cells  %s" % ("#" * filled, "." * (width - filled), self.done,
                                            self.total, eta)
 
-    def step(self, n=1):
+    def step(self, n: int = 1) -> None:
+        """n more cells are done: redraws the line (a terminal) or prints
+        one per ~10 %."""
         self.done += n
         if not self.enabled:
             return
@@ -500,7 +569,7 @@ class Progress:
         self.stream.flush()
 
 
-def _duration(s):
+def _duration(s: float) -> str:
     s = int(round(s))
     return "%dh%02dm%02ds" % (s // 3600, s // 60 % 60, s % 60) if s >= 3600 else \
         "%dm%02ds" % (s // 60, s % 60) if s >= 60 else "%ds" % s
@@ -511,18 +580,18 @@ def _duration(s):
 class SweepError(RuntimeError):
     """Some cells failed; `failures` maps each Cell to its error text."""
 
-    def __init__(self, failures):
+    def __init__(self, failures: dict[Cell, str]) -> None:
         self.failures = failures
         first = next(iter(failures.items()))
         super().__init__("%d cell(s) failed, e.g. %s: %s" % (len(failures), _cell_text(first[0]),
                                                              first[1]))
 
 
-def _cell_text(cell):
+def _cell_text(cell: Cell) -> str:
     return " ".join("%s=%s" % (k, _fmt(v)) for k, v in cell._asdict().items())
 
 
-def _local_cluster(workers, retries):
+def _local_cluster(workers: int, retries: int) -> Any:  # a distributed.LocalCluster
     import dask
     from distributed import LocalCluster
     # Workers load the same package and library as this process.
@@ -542,7 +611,7 @@ def _local_cluster(workers, retries):
                             dashboard_address=":0", env=env, silence_logs=40, extensions={})
 
 
-def _import_distributed():
+def _import_distributed() -> None:
     try:
         import distributed  # noqa: F401
     except ImportError:
@@ -550,8 +619,12 @@ def _import_distributed():
                         "python3-distributed); --workers 0 runs the cells in this process")
 
 
-def run(grid=None, out=None, workers=None, scheduler=None, client=None, retries=3, progress=True,
-        cells=None, on_cell=None, merge=(), cell_fn=None, **axes):
+def run(grid: Grid | None = None, out: StrPath | None = None, workers: int | None = None,
+        scheduler: str | None = None, client: Any = None, retries: int = 3,
+        progress: bool = True, cells: Sequence[int] | None = None,
+        on_cell: Callable[[Cell, dict[str, float]], object] | None = None,
+        merge: Iterable[StrPath] = (), cell_fn: Callable[[Task], CellResult] | None = None,
+        **axes: Any) -> Results:
     """Runs every cell of `grid` (a Grid, or the Grid keywords in **axes) not
     already complete in the CSV `out`, and returns {Cell: {metric: value}} of
     the whole grid. workers: local Dask worker processes (default: the
@@ -604,10 +677,11 @@ def run(grid=None, out=None, workers=None, scheduler=None, client=None, retries=
     except OSError as e:
         raise GridError("--out: cannot write %r: %s" % (str(out), e.strerror or e)) from None
     bar = Progress(len(wanted), len(wanted) - len(todo), enabled=progress)
-    failures = {}
-    cell_fn = cell_fn or run_cell
+    failures: dict[Cell, str] = {}
+    fn = cell_fn or run_cell
 
-    def done(cell_tuple, metrics, qs):
+    def done(cell_tuple: Sequence[Any], metrics: Iterable[tuple[str, float]],
+             qs: Sequence[float]) -> None:
         cell = Cell(*cell_tuple)
         writer.add(cell, metrics, qs)
         results[cell] = dict(metrics)
@@ -615,7 +689,7 @@ def run(grid=None, out=None, workers=None, scheduler=None, client=None, retries=
         if on_cell is not None:
             on_cell(cell, dict(metrics))
 
-    def failed(cell, text):
+    def failed(cell: Cell, text: str) -> None:
         failures[cell] = text
         bar.step()
 
@@ -625,11 +699,11 @@ def run(grid=None, out=None, workers=None, scheduler=None, client=None, retries=
         elif not use_dask:
             for cell in todo:
                 try:
-                    done(*cell_fn(grid.task(cell)))
+                    done(*fn(grid.task(cell)))
                 except (NetschedError, OSError) as e:
                     failed(cell, "%s: %s" % (type(e).__name__, e))
         else:
-            _run_dask(grid, todo, client, scheduler, workers, retries, done, failed, cell_fn)
+            _run_dask(grid, todo, client, scheduler, workers, retries, done, failed, fn)
     finally:
         writer.close()
     if failures:
@@ -637,7 +711,9 @@ def run(grid=None, out=None, workers=None, scheduler=None, client=None, retries=
     return {c: results[c] for c in all_cells if c in results}
 
 
-def _run_dask(grid, todo, client, scheduler, workers, retries, done, failed, cell_fn):
+def _run_dask(grid: Grid, todo: Sequence[Cell], client: Any, scheduler: str | None, workers: int,
+              retries: int, done: Callable[..., None], failed: Callable[[Cell, str], None],
+              cell_fn: Callable[[Task], CellResult]) -> None:
     from distributed import Client, as_completed
     own_cluster = own_client = None
     try:
@@ -665,10 +741,15 @@ def _run_dask(grid, todo, client, scheduler, workers, retries, done, failed, cel
 
 # ---- summary ---------------------------------------------------------------------
 
-Stat = collections.namedtuple("Stat", "mean ci n")
+class Stat(NamedTuple):
+    """A metric across seeds: mean, half-width of its 95 % confidence
+    interval (NaN for one seed) and the number of seeds."""
+    mean: float
+    ci: float
+    n: int
 
 
-def ci95(values):
+def ci95(values: Sequence[float]) -> Stat:
     """Mean and half-width of the 95 % confidence interval (Student's t with
     n - 1 degrees of freedom); half-width NaN for one value."""
     n = len(values)
@@ -684,21 +765,23 @@ def ci95(values):
     return Stat(mean, float(t.ppf(0.975, n - 1)) * sd / math.sqrt(n), n)
 
 
-def summarize(results):
+def summarize(results: Mapping[Cell, Mapping[str, float]]
+              ) -> dict[Scenario, dict[str, dict[str, Stat]]]:
     """{scenario: {metric: {policy: Stat}}} where scenario = (cluster,
     network, trace, load_scale), across seeds."""
-    groups = collections.defaultdict(list)
+    groups: dict[tuple[Scenario, str, str], list[float]] = collections.defaultdict(list)
     for cell, metrics in results.items():
         scen = (cell.cluster, cell.network, cell.trace, cell.load_scale)
         for name, value in metrics.items():
             groups[(scen, name, cell.policy)].append(value)
-    out = collections.defaultdict(lambda: collections.defaultdict(dict))
+    out: dict[Scenario, dict[str, dict[str, Stat]]] = collections.defaultdict(
+        lambda: collections.defaultdict(dict))
     for (scen, name, policy), values in groups.items():
         out[scen][name][policy] = ci95(values)
     return out
 
 
-def best_policies(stats, metric):
+def best_policies(stats: Mapping[str, Stat], metric: str) -> set[str]:
     """Policies with the best mean of `metric` (ties within 1e-9 relative);
     empty for metrics that do not rank policies."""
     if metric in NOT_RANKED or metric not in set(metric_names()) or not stats:
@@ -709,7 +792,9 @@ def best_policies(stats, metric):
     return {p for p, s in stats.items() if abs(s.mean - best) <= tol}
 
 
-def format_summary(results, metrics=None, policy_order=None):
+def format_summary(results: Mapping[Cell, Mapping[str, float]],
+                   metrics: Sequence[str] | None = None,
+                   policy_order: Sequence[str] | None = None) -> str:
     """The printed summary: per scenario, per metric, each policy's mean and
     95 % CI across seeds, '*' on the best."""
     lines = []
@@ -738,7 +823,9 @@ def format_summary(results, metrics=None, policy_order=None):
 
 # ---- plots -----------------------------------------------------------------------
 
-def check_plot_path(path):
+def check_plot_path(path: StrPath) -> None:
+    """GridError unless `path` can take a plot: a .png/.svg/.pdf in an
+    existing directory, with matplotlib installed."""
     ext = os.path.splitext(str(path))[1].lower().lstrip(".")
     if ext not in PLOT_FORMATS:
         raise GridError("--plot: %r: unknown format %r (use .png, .svg or .pdf)" % (path, ext))
@@ -751,12 +838,14 @@ def check_plot_path(path):
         raise GridError("--plot needs matplotlib (Debian: apt-get install python3-matplotlib)")
 
 
-def cdf_plot_path(path):
+def cdf_plot_path(path: StrPath) -> str:
+    """Where plot() writes the CDFs: <stem>-cdf<ext>."""
     stem, ext = os.path.splitext(str(path))
     return stem + "-cdf" + ext
 
 
-def plot(results, jcts, path, policy_order=None):
+def plot(results: Mapping[Cell, Mapping[str, float]], jcts: Mapping[Cell, Sequence[float]],
+         path: StrPath, policy_order: Sequence[str] | None = None) -> tuple[StrPath, str]:
     """Writes `path` (mean JCT per policy with 95 % CI error bars, grouped by
     cluster shape; one panel per network x trace x load scale) and
     <stem>-cdf<ext> (JCT CDF per policy, one panel per scenario); the format
@@ -828,7 +917,7 @@ def plot(results, jcts, path, policy_order=None):
 
 # ---- command line ------------------------------------------------------------------
 
-def _parser():
+def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python3 -m netsched.sweep",
         description="Run a policy x seed x cluster x network x trace x load-scale grid of "
@@ -869,7 +958,8 @@ def _parser():
     return p
 
 
-def grid_from_args(args):
+def grid_from_args(args: argparse.Namespace) -> Grid:
+    """The Grid of the command line: --grid's axes, each replaced by its flag."""
     axes = read_grid_file(args.grid) if args.grid else {}
     where = {k: "%s: %s" % (args.grid, k) for k in axes}
     flags = {"policies": args.policies, "seeds": args.seeds, "clusters": args.clusters,
@@ -885,7 +975,9 @@ def grid_from_args(args):
     return Grid(where=where, **axes)
 
 
-def main(argv=None):
+def main(argv: Sequence[str] | None = None) -> int:
+    """The command line (python3 -m netsched.sweep); returns the exit status."""
+
     args = _parser().parse_args(argv)
     try:
         if args.list_policies:
