@@ -81,6 +81,27 @@ static double round_to(double v, double digits) {
   return round(v * f) / f;
 }
 
+/* first_above() when the answer is known to be >= hint: gallops forward
+   from hint (a running job's attained service only grows), then bisects. */
+static size_t first_above_from(const double *d, size_t n, double a, size_t hint) {
+  size_t lo = hint, hi = hint, step = 1;
+  while (hi < n && d[hi] <= a) {
+    lo = hi + 1;
+    hi = hint + step;
+    step *= 2;
+    if (hi > n)
+      hi = n;
+  }
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (d[mid] > a)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
 /* cal_r_gittins_index at attained a' (seconds). */
 static double gittins_at(const double *d, const double *prefix, size_t n, double delta, double a) {
   if (a > d[n - 1] - 1)
@@ -115,17 +136,36 @@ static int gittins_prepare(ns_sim *s) {
   double delta = s->o.las_limit[0] / 1e3;
   for (size_t k = 0; k < n; k++)
     s->git_r[k] = gittins_at(s->git_d, prefix, n, delta, s->git_d[k] - 1);
+  s->git_r[n] = 0.0; /* attained == the largest sample: nothing above it */
   s->git_n = n;
   free(prefix);
   return NS_OK;
 }
 
-/* get_gittins_index at attained a (whole GPU-seconds). */
-static double gittins_index(const ns_sim *s, double a) {
+/* get_gittins_index at attained a (whole GPU-seconds), through the job's
+   cache: the index only changes when a crosses a sample, so the job keeps
+   the interval of attained values [git_lo, git_hi) its las_rank holds for
+   (a running job's index is looked up at every event; the search was a
+   large share of a run on a long trace). */
+static double gittins_index(const ns_sim *s, nsi_simjob *j, double a) {
+  if (a >= j->git_lo && a < j->git_hi)
+    return j->las_rank;
   size_t n = s->git_n;
-  if (n == 0 || a > s->git_d[n - 1])
-    return 0.0;
-  return s->git_r[first_above(s->git_d, n, a)];
+  double r;
+  if (n == 0) {
+    j->git_lo = -INFINITY, j->git_hi = INFINITY, r = 0.0;
+  } else if (a > s->git_d[n - 1]) {
+    j->git_lo = nextafter(s->git_d[n - 1], INFINITY), j->git_hi = INFINITY, r = 0.0;
+  } else {
+    /* d[i-1] <= a < d[i], or i == n: a == d[n-1] */
+    size_t i = a >= j->git_hi && j->git_hi > j->git_lo ? first_above_from(s->git_d, n, a, j->git_i)
+                                                       : first_above(s->git_d, n, a);
+    j->git_i = i;
+    j->git_lo = i > 0 ? s->git_d[i - 1] : -INFINITY;
+    j->git_hi = i < n ? s->git_d[i] : nextafter(s->git_d[n - 1], INFINITY);
+    r = s->git_r[i];
+  }
+  return r;
 }
 
 /* ---- queues ----------------------------------------------------------------- */
@@ -173,8 +213,10 @@ int nsi_las_arrive(ns_sim *s, int ji) {
   NSI_TRY(nsi_reserve(&s->las_stop, &s->las_capstop, s->las_nrun + 1, sizeof *s->las_stop));
   NSI_TRY(nsi_reserve(&s->las_go, &s->las_capgo, s->las_nrun + 1, sizeof *s->las_go));
   s->las_run[s->las_nrun++] = ji;
-  if (gittins_mode(s))
-    j->las_rank = gittins_index(s, 0);
+  if (gittins_mode(s)) {
+    j->git_lo = 1, j->git_hi = 0, j->git_i = 0; /* empty: no cached index yet */
+    j->las_rank = gittins_index(s, j, 0);
+  }
   return push(&s->lasq[0], ji);
 }
 
@@ -217,7 +259,7 @@ int nsi_las_account(ns_sim *s) {
       }
     }
     if (gittins_mode(s))
-      j->las_rank = gittins_index(s, floor(j->las_exec / 1e3 + 1e-9) * j->gpus);
+      j->las_rank = gittins_index(s, j, floor(j->las_exec / 1e3 + 1e-9) * j->gpus);
   }
   return NS_OK;
 }
@@ -233,6 +275,11 @@ static int rank_before(const ns_sim *s, int a, int b) {
 /* Stable bottom-up merge sort of v[0..n) (tmp: n ints; qsort is neither
    stable nor takes a context). */
 static void sort_by_rank(const ns_sim *s, int *v, int *tmp, size_t n) {
+  size_t k = 1;
+  while (k < n && !rank_before(s, v[k], v[k - 1]))
+    k++;
+  if (k >= n) /* already in order (most events): a stable sort keeps it */
+    return;
   for (size_t w = 1; w < n; w *= 2) {
     for (size_t lo = 0; lo < n; lo += 2 * w) {
       size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;

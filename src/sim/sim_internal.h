@@ -117,6 +117,8 @@ typedef struct nsi_simjob {
   double las_pend;      /* ms waited since it last ran (starvation) */
   double las_check;     /* time of the last account */
   double las_rank;      /* Gittins index */
+  double git_lo, git_hi; /* las_rank holds for attained GPU-s in [git_lo, git_hi) (las.c) */
+  size_t git_i;         /* ... the sample index it was found at */
   int preemptions, promotions, resumed;
   double susp_at, susp_ms; /* last suspension; total time suspended */
   /* Dally (policy.c): Nw_sens and what the network model measured for it */
