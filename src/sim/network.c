@@ -206,6 +206,7 @@ double nsi_sim_lone_rate(const ns_sim *s, const nsi_simjob *j) {
    every item round by round, up to rounding). */
 static void heap_set(nsi_fill *f, size_t at, int id) {
   f->hlnk[at] = id;
+  f->hval[at] = f->hkey[id];
   f->hpos[id] = (int)at;
 }
 
@@ -214,7 +215,7 @@ static void heap_up(nsi_fill *f, size_t i) {
   double key = f->hkey[id];
   while (i > 0) {
     size_t p = (i - 1) / 2;
-    if (f->hkey[f->hlnk[p]] <= key)
+    if (f->hval[p] <= key)
       break;
     heap_set(f, i, f->hlnk[p]);
     i = p;
@@ -230,9 +231,9 @@ static void heap_down(nsi_fill *f, size_t i) {
     size_t c = 2 * i + 1;
     if (c >= n)
       break;
-    if (c + 1 < n && f->hkey[f->hlnk[c + 1]] < f->hkey[f->hlnk[c]])
+    if (c + 1 < n && f->hval[c + 1] < f->hval[c])
       c++;
-    if (f->hkey[f->hlnk[c]] >= key)
+    if (f->hval[c] >= key)
       break;
     heap_set(f, i, f->hlnk[c]);
     i = c;
@@ -255,7 +256,7 @@ static void heap_remove(nsi_fill *f, int id) {
 
 void nsi_sim_fill_free(nsi_fill *f) {
   free(f->lres), free(f->lstart), free(f->litem), free(f->lrem), free(f->lcnt), free(f->hkey);
-  free(f->hlnk), free(f->frozen), free(f->lown), free(f->hpos);
+  free(f->hlnk), free(f->frozen), free(f->lown), free(f->hpos), free(f->hval);
   memset(f, 0, sizeof *f);
 }
 
@@ -292,7 +293,10 @@ int nsi_sim_fill(nsi_fill *f, size_t n, int *const *res, const size_t *nres, con
       f->lown = ow;
     if (hp)
       f->hpos = hp;
-    if (!a || !b || !it || !cn || !rm || !hk || !hl || !fr || !ow || !hp)
+    double *hv = realloc(f->hval, c * sizeof *hv);
+    if (hv)
+      f->hval = hv;
+    if (!a || !b || !it || !cn || !rm || !hk || !hl || !fr || !ow || !hp || !hv)
       return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory solving max-min over %zu flows", n);
     f->cap = c;
   }
@@ -351,7 +355,7 @@ int nsi_sim_fill(nsi_fill *f, size_t n, int *const *res, const size_t *nres, con
   for (size_t h = f->nheap / 2; h-- > 0;) /* heapify: O(R) */
     heap_down(f, h);
   while (left > 0) {
-    double low = f->nheap > 0 ? f->hkey[f->hlnk[0]] : INFINITY;
+    double low = f->nheap > 0 ? f->hval[0] : INFINITY;
     double level = low < demand ? low : demand;
     if (level < 1e-12)
       level = 1e-12;
@@ -361,7 +365,7 @@ int nsi_sim_fill(nsi_fill *f, size_t n, int *const *res, const size_t *nres, con
         if (rate[i] == -1.0)
           f->frozen[nf++] = (int)i;
     } else {
-      while (f->nheap > 0 && f->hkey[f->hlnk[0]] <= level * (1 + 1e-9)) {
+      while (f->nheap > 0 && f->hval[0] <= level * (1 + 1e-9)) {
         int id = f->hlnk[0];
         heap_remove(f, id);
         if ((size_t)id >= nl) { /* an item's own resource */

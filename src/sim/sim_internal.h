@@ -143,6 +143,7 @@ typedef struct nsi_fill {
   int *lres, *lstart, *litem, *lcnt, *frozen, *lown; /* per local resource / incidence */
   int *hlnk, *hpos; /* indexed heap of ids: resources, then items (nl + i) */
   double *lrem, *hkey; /* hkey per id */
+  double *hval;        /* hval[at] = hkey[hlnk[at]]: the heap compares without the indirection */
   size_t cap, nheap;
 } nsi_fill;
 
