@@ -50,6 +50,12 @@
 
 #include "sim/sim_internal.h"
 
+/* A 2D-Gittins sort key (compact copy of the job's rank and arrival). */
+struct nsi_laskey {
+  double rank, arrival;
+  int id;
+};
+
 static int gittins_mode(const ns_sim *s) { return s->o.order == NS_SIM_ORDER_2D_GITTINS; }
 
 int nsi_las_active(const ns_sim_opts *o) {
@@ -185,6 +191,7 @@ void nsi_las_release(ns_sim *s) {
     s->lasq[q].v = NULL, s->lasq[q].n = s->lasq[q].cap = 0;
   }
   free(s->las_run), free(s->las_stop), free(s->las_go), free(s->git_d), free(s->git_r);
+  free(s->las_key), s->las_key = NULL, s->las_capkey = 0;
   s->las_run = s->las_stop = s->las_go = NULL, s->git_d = s->git_r = NULL;
   s->las_nrun = s->las_caprun = s->las_nstop = s->las_ngo = s->git_n = 0;
   s->las_capstop = s->las_capgo = 0; /* the arrays are gone: a rerun reserves again */
@@ -212,6 +219,8 @@ int nsi_las_arrive(ns_sim *s, int ji) {
   NSI_TRY(nsi_reserve(&s->las_run, &s->las_caprun, s->las_nrun + 1, sizeof *s->las_run));
   NSI_TRY(nsi_reserve(&s->las_stop, &s->las_capstop, s->las_nrun + 1, sizeof *s->las_stop));
   NSI_TRY(nsi_reserve(&s->las_go, &s->las_capgo, s->las_nrun + 1, sizeof *s->las_go));
+  if (gittins_mode(s))
+    NSI_TRY(nsi_reserve(&s->las_key, &s->las_capkey, 2 * (s->las_nrun + 1), sizeof *s->las_key));
   s->las_run[s->las_nrun++] = ji;
   if (gittins_mode(s)) {
     j->git_lo = 1, j->git_hi = 0, j->git_i = 0; /* empty: no cached index yet */
@@ -264,35 +273,44 @@ int nsi_las_account(ns_sim *s) {
   return NS_OK;
 }
 
-/* Gittins order: higher index first, then earlier arrival; stable. */
-static int rank_before(const ns_sim *s, int a, int b) {
-  const nsi_simjob *x = &s->jobs[a], *y = &s->jobs[b];
-  if (x->las_rank != y->las_rank)
-    return x->las_rank > y->las_rank;
-  return x->arrival_ms < y->arrival_ms;
+/* Gittins order: higher index first, then earlier arrival; stable. The
+   sort runs on compact copies of the keys (the job records are large and
+   scattered: comparing through them was most of the sort's time). */
+static int key_before(const struct nsi_laskey *x, const struct nsi_laskey *y) {
+  if (x->rank != y->rank)
+    return x->rank > y->rank;
+  return x->arrival < y->arrival;
 }
 
-/* Stable bottom-up merge sort of v[0..n) (tmp: n ints; qsort is neither
-   stable nor takes a context). */
-static void sort_by_rank(const ns_sim *s, int *v, int *tmp, size_t n) {
+/* Stable bottom-up merge sort of v[0..n) (key: 2n scratch keys; qsort is
+   neither stable nor takes a context). */
+static void sort_by_rank(const ns_sim *s, int *v, struct nsi_laskey *key, size_t n) {
+  struct nsi_laskey *a = key, *tmp = key + n;
+  for (size_t i = 0; i < n; i++) {
+    const nsi_simjob *j = &s->jobs[v[i]];
+    a[i].rank = j->las_rank, a[i].arrival = j->arrival_ms, a[i].id = v[i];
+  }
   size_t k = 1;
-  while (k < n && !rank_before(s, v[k], v[k - 1]))
+  while (k < n && !key_before(&a[k], &a[k - 1]))
     k++;
   if (k >= n) /* already in order (most events): a stable sort keeps it */
     return;
   for (size_t w = 1; w < n; w *= 2) {
     for (size_t lo = 0; lo < n; lo += 2 * w) {
       size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-      size_t i = lo, k = mid, o = lo;
-      while (i < mid && k < hi)
-        tmp[o++] = rank_before(s, v[k], v[i]) ? v[k++] : v[i++];
+      size_t i = lo, r = mid, o = lo;
+      while (i < mid && r < hi)
+        tmp[o++] = key_before(&a[r], &a[i]) ? a[r++] : a[i++];
       while (i < mid)
-        tmp[o++] = v[i++];
-      while (k < hi)
-        tmp[o++] = v[k++];
+        tmp[o++] = a[i++];
+      while (r < hi)
+        tmp[o++] = a[r++];
     }
-    memcpy(v, tmp, n * sizeof *v);
+    struct nsi_laskey *t = a;
+    a = tmp, tmp = t;
   }
+  for (size_t i = 0; i < n; i++)
+    v[i] = a[i].id;
 }
 
 /* The counting pass: las_stop = running jobs to preempt, las_go = waiting
@@ -303,7 +321,7 @@ void nsi_las_decide(ns_sim *s) {
   for (int q = 0; q < s->o.las_queues; q++) {
     nsi_lasq *Q = &s->lasq[q];
     if (gittins_mode(s))
-      sort_by_rank(s, Q->v, s->las_stop + s->las_nstop, Q->n); /* scratch: the unused tail */
+      sort_by_rank(s, Q->v, s->las_key, Q->n);
     for (size_t i = 0; i < Q->n; i++) {
       nsi_simjob *j = &s->jobs[Q->v[i]];
       if (free_gpus >= j->gpus) {

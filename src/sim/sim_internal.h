@@ -275,6 +275,8 @@ struct ns_sim {
   nsi_lasq lasq[NSI_LAS_MAX_QUEUES];
   int *las_run, *las_stop, *las_go; /* jobs in the queues (arrival order); decisions */
   size_t las_nrun, las_caprun, las_nstop, las_capstop, las_ngo, las_capgo;
+  struct nsi_laskey *las_key; /* 2D-Gittins sort scratch: 2 x las_nrun keys (las.c) */
+  size_t las_capkey;
   double *git_d, *git_r; /* Gittins: sorted samples (GPU-s), index at each */
   unsigned las_wake_ver; /* version of the live demotion/promotion wake-up */
   size_t git_n;
