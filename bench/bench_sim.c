@@ -7,10 +7,11 @@
  *  2. the 82k-job Philly trace on 16 leaves x 16 servers x 8 GPUs (2048
  *     GPUs), 8 spines x 8 links, 10 Gbps: ONE run per (policy, model), each
  *     in a child process so that its peak memory (ru_maxrss) is its own and
- *     a time limit (NS_BENCH_PHILLY_LIMIT seconds, default 300) can stop it.
+ *     a time limit (NS_BENCH_PHILLY_LIMIT seconds, default 120) can stop it.
  *     Targets: <= 60 s and <= 1 GB per policy. Policies:
- *     NS_BENCH_PHILLY_POLICIES (comma-separated, default
- *     "ff,best-fit,lwf-1,tiresias"); NS_BENCH_PHILLY=0 skips the trace.
+ *     NS_BENCH_PHILLY_POLICIES (comma-separated, default: every preset,
+ *     netsched-sim --list); NS_BENCH_PHILLY=0 skips the trace. The load
+ *     average is printed before each row (the machine is shared).
  * Wall times on a shared machine: the CPU time of the run is printed too.
  */
 #include <math.h>
@@ -74,6 +75,18 @@ static void bench_default(void) {
          tot_phase / 1e3, tot_fluid / 1e3);
 }
 
+/* The 1-minute load average (the machine is shared), -1 if unknown. */
+static double load1(void) {
+  double v = -1;
+  FILE *f = fopen("/proc/loadavg", "r");
+  if (f != NULL) {
+    if (fscanf(f, "%lf", &v) != 1)
+      v = -1;
+    fclose(f);
+  }
+  return v;
+}
+
 /* One Philly run in this (child) process; prints one row. */
 static void philly_row(const char *path, int p, ns_sim_network net) {
   ns_sim_opts *o = ns_sim_opts_new();
@@ -95,9 +108,9 @@ static void philly_row(const char *path, int p, ns_sim_network net) {
     ns_sim_metric(s, NS_SIM_METRIC_AVG_JCT_MS, &jct);
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
-  printf("%-14s %-7s %6d %9.2f %9.2f %9.0f %12.0f %s\n", ns_sim_policy_name(p),
+  printf("%-14s %-7s %6d %9.2f %9.2f %9.0f %12.0f %-6.2f %s\n", ns_sim_policy_name(p),
          net == NS_SIM_NET_PHASE ? "phase" : "maxmin", n, wall, cpu, (double)ru.ru_maxrss / 1024.0,
-         jct / 1e3, rc == NS_OK ? "ok" : ns_last_error());
+         jct / 1e3, load1(), rc == NS_OK ? "ok" : ns_last_error());
   fflush(stdout);
   ns_sim_free(s);
 }
@@ -107,14 +120,21 @@ static void bench_philly(void) {
   const char *list = getenv("NS_BENCH_PHILLY_POLICIES"), *lim = getenv("NS_BENCH_PHILLY_LIMIT");
   if (skip && strcmp(skip, "0") == 0)
     return;
-  char path[1024], names[512];
+  char path[1024], names[2048] = "";
   snprintf(path, sizeof path, "%s/traces/philly-adaptdl.csv", dir ? dir : "../shared/data");
-  snprintf(names, sizeof names, "%s", list ? list : "ff,best-fit,lwf-1,tiresias");
-  unsigned limit = lim ? (unsigned)atoi(lim) : 300;
+  if (list) {
+    snprintf(names, sizeof names, "%s", list);
+  } else { /* every preset */
+    for (int i = 0; i < ns_sim_policy_count(); i++) {
+      size_t len = strlen(names);
+      snprintf(names + len, sizeof names - len, "%s%s", i ? "," : "", ns_sim_policy_name(i));
+    }
+  }
+  unsigned limit = lim ? (unsigned)atoi(lim) : 120;
   printf("philly (82,247 jobs) on 16 leaves x 16 servers x 8 GPUs, 8 spines x 8 links, 10 Gbps;"
          " one run each, limit %u s\n", limit);
-  printf("%-14s %-7s %6s %9s %9s %9s %12s %s\n", "policy", "network", "jobs", "wall_s", "cpu_s",
-         "peak_MB", "avgJCT_s", "status");
+  printf("%-14s %-7s %6s %9s %9s %9s %12s %-6s %s\n", "policy", "network", "jobs", "wall_s",
+         "cpu_s", "peak_MB", "avgJCT_s", "load1", "status");
   fflush(stdout);
   for (char *tok = strtok(names, ","); tok; tok = strtok(NULL, ",")) {
     int p = -1;

@@ -32,7 +32,19 @@
  *    long-run mean by at most (longest - shortest iteration in the
  *    window) / W, so a job's finish time moves by at most that relative
  *    amount of its fast-forwarded span plus one iteration at the hand-over
- *    (test_phase_fast_forward checks this against W = 0).
+ *    (test_phase_fast_forward and test_phase_fast_forward_leave check this
+ *    against W = 0).
+ *  - Partial restarts: in a component of more than NSI_PHASE_EXACT (16)
+ *    jobs, a change re-simulates only the affected jobs (affected(): those
+ *    on a link where a job started or left since the last update, new or
+ *    lone ones, and a part still in its window) as one partial group; the
+ *    others stay lone at their window means (bgon) and load each of their
+ *    links with their mean throughput, so the partial group's max-min runs
+ *    over what is left (capeff). A partial group's member leaves it after
+ *    its own window (maybe_detach) and becomes such a kept job. Rebuilding a
+ *    chain of tens of jobs at every arrival or finish was what made
+ *    scattering policies on Philly take minutes (bench/RESULTS.md); the
+ *    error of the approximation is in sim.h (test_phase_partial_restart).
  *
  * Policies enter through the run's hooks (policy.c): admit_comm when a
  * group member's compute ends (SRSF(n), AdaDUAL per all-reduce), and the
@@ -60,6 +72,7 @@
 #include "sim/sim_internal.h"
 
 #define EPS 1e-9
+
 
 /* A duration too short to move the clock at `now` (traces reach 1e9 ms,
    where a double's step is ~1e-7 ms): the boundary is reached. */
@@ -101,6 +114,34 @@ static int push(ns_sim *s, nsi_simjob *j, double t) {
   return nsi_sim_heap_push(&s->heap, t, (int)(j - s->jobs), j->ver);
 }
 
+/* Partial restarts (large components): a job kept at its window mean
+   loads each of its links with its mean throughput, k flows x d x (its
+   all-reduce at full rate / its mean iteration); re-simulated jobs share
+   what is left (capeff, at least 1 % of the link). A link with no such
+   job has capeff == cap exactly. */
+static void bg_set(ns_sim *s, nsi_simjob *j, int on) {
+  if (j->bgon == on)
+    return;
+  j->bgon = on;
+  s->capeff_epoch++; /* every group's pcap may be stale */
+  if (on)
+    j->bgx = nsi_sim_nic_gbps(&s->o) * j->comm_work / j->per;
+  double x = j->bgx;
+  for (size_t i = 0; i < j->nlinks; i++) {
+    int l = j->links[i];
+    s->bgcnt[l] += on ? 1 : -1;
+    s->bg[l] = s->bgcnt[l] == 0 ? 0.0 : s->bg[l] + (on ? x : -x);
+    double c = s->cap[l] - s->bg[l];
+    s->capeff[l] = s->bgcnt[l] == 0 ? s->cap[l] : (c > 0.01 * s->cap[l] ? c : 0.01 * s->cap[l]);
+  }
+}
+
+/* A job started or left on these links: its neighbours are re-simulated. */
+static void touch(ns_sim *s, const nsi_simjob *j) {
+  for (size_t i = 0; i < j->nlinks; i++)
+    s->touch[j->links[i]] = s->touch_epoch;
+}
+
 /* Phase state (already advanced) -> lone at the alone iteration time. */
 static void to_lone(ns_sim *s, nsi_simjob *j) {
   double c = j->compute_ms;
@@ -119,6 +160,7 @@ static void to_lone(ns_sim *s, nsi_simjob *j) {
 /* Lone (advanced) -> phase state at now. */
 static void to_phase(ns_sim *s, nsi_simjob *j) {
   lone_advance(s, j);
+  bg_set(s, j, 0);
   double c = j->compute_ms, ip = ideal_per(j);
   double q = j->pos * ip / j->per; /* the fast-forwarded position, in the alone frame */
   if (j->pos < 0) {
@@ -161,25 +203,84 @@ static int reserve_tmp(ns_sim *s, size_t n) {
   int *ix = realloc(s->idx_tmp, cap * sizeof *ix);
   if (ix)
     s->idx_tmp = ix;
-  if (!r || !res || !nr || !ix)
+  double *ic = realloc(s->icap_tmp, cap * sizeof *ic);
+  if (ic)
+    s->icap_tmp = ic;
+  if (!r || !res || !nr || !ix || !ic)
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
   s->cap_tmp = cap;
   return NS_OK;
+}
+
+/* Per member of g: the links it shares with another member (slinks) and
+   its limit on the others (pcap, capeff / its flows there): what a solve
+   needs, computed once per membership and capacity (capeff_epoch) instead
+   of walking every link of every ring at every phase boundary. A ring has
+   exactly one flow out of and one into each of its servers, so a server's
+   NIC rx link carries the same jobs, once each, as its tx link, with the
+   same capacity and background: the same constraint, left out. */
+static int group_cache(ns_sim *s, nsi_group *g) {
+  if (g->cache == s->capeff_epoch + 1)
+    return NS_OK;
+  int S = s->o.leaves * s->o.servers_per_leaf; /* NIC tx [0, S), rx [S, 2S) */
+  for (size_t m = 0; m < g->n; m++) {
+    const nsi_simjob *k = &s->jobs[g->members[m]];
+    for (size_t i = 0; i < k->nlinks; i++)
+      if (i == 0 || k->links[i] != k->links[i - 1])
+        s->cnt[k->links[i]]++; /* members on the link */
+  }
+  int rc = NS_OK;
+  for (size_t m = 0; m < g->n && rc == NS_OK; m++) {
+    nsi_simjob *k = &s->jobs[g->members[m]];
+    free(k->slinks);
+    k->slinks = malloc((k->nlinks ? k->nlinks : 1) * sizeof *k->slinks);
+    k->nslinks = 0, k->pcap = INFINITY;
+    if (k->slinks == NULL) {
+      rc = nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
+      break;
+    }
+    for (size_t i = 0; i < k->nlinks;) {
+      size_t e = i;
+      while (e < k->nlinks && k->links[e] == k->links[i])
+        e++;
+      int l = k->links[i];
+      if (l >= S && l < 2 * S) {
+        i = e; /* a server's NIC rx carries the same rings as its tx, once each */
+      } else if (s->cnt[l] >= 2) {
+        for (; i < e; i++)
+          k->slinks[k->nslinks++] = l;
+      } else {
+        double v = s->capeff[l] / (double)(e - i);
+        k->pcap = v < k->pcap ? v : k->pcap;
+        i = e;
+      }
+    }
+  }
+  for (size_t m = 0; m < g->n; m++) {
+    const nsi_simjob *k = &s->jobs[g->members[m]];
+    for (size_t i = 0; i < k->nlinks; i++)
+      s->cnt[k->links[i]] = 0;
+  }
+  if (rc == NS_OK)
+    g->cache = s->capeff_epoch + 1;
+  return rc;
 }
 
 /* Rates of a group's members: all-reduces max-min over the links (rate as a
    fraction of the flow rate d), compute phases over shared GPUs. */
 static int solve(ns_sim *s, nsi_group *g) {
   NSI_TRY(reserve_tmp(s, g->n));
+  NSI_TRY(group_cache(s, g));
   double d = nsi_sim_nic_gbps(&s->o);
   size_t n = 0;
   for (size_t m = 0; m < g->n; m++) {
     nsi_simjob *k = &s->jobs[g->members[m]];
     k->ph_rate = k->phase == NSI_PH_WAIT ? 0.0 : 1.0;
     if (k->phase == NSI_PH_COMM && k->nsrv >= 2)
-      s->res_tmp[n] = k->links, s->nres_tmp[n++] = k->nlinks;
+      s->res_tmp[n] = k->slinks, s->nres_tmp[n] = k->nslinks, s->icap_tmp[n++] = k->pcap;
   }
-  nsi_sim_fill(n, s->res_tmp, s->nres_tmp, d, s->cap, s->load, s->fuse, s->rate_tmp);
+  NSI_TRY(nsi_sim_fill(&s->fill, n, s->res_tmp, s->nres_tmp, s->icap_tmp, d, s->capeff, s->lid,
+                       s->rate_tmp));
   n = 0;
   for (size_t m = 0; m < g->n; m++) {
     nsi_simjob *k = &s->jobs[g->members[m]];
@@ -194,7 +295,8 @@ static int solve(ns_sim *s, nsi_group *g) {
     if (k->phase == NSI_PH_COMPUTE)
       s->res_tmp[n] = k->gpu, s->nres_tmp[n++] = k->ngpu;
   }
-  nsi_sim_fill(n, s->res_tmp, s->nres_tmp, 1.0, s->gcap, s->gload, s->gused, s->rate_tmp);
+  NSI_TRY(nsi_sim_fill(&s->fill, n, s->res_tmp, s->nres_tmp, NULL, 1.0, s->gcap,
+                       s->lid + s->nnet_links, s->rate_tmp));
   n = 0;
   for (size_t m = 0; m < g->n; m++) {
     nsi_simjob *k = &s->jobs[g->members[m]];
@@ -229,12 +331,13 @@ static int resolve(ns_sim *s, nsi_group *g) {
     return push_group(s, g);
   }
   NSI_TRY(reserve_tmp(s, g->n));
+  NSI_TRY(group_cache(s, g));
   int stamp = ++s->stamp;
   for (size_t i = 0; i < s->nseeds; i++) {
     nsi_simjob *k = &s->jobs[s->seeds[i]];
     k->ph_rate = k->phase == NSI_PH_WAIT ? 0.0 : 1.0;
-    for (size_t l = 0; l < k->nlinks; l++)
-      s->own[k->links[l]] = stamp;
+    for (size_t l = 0; l < k->nslinks; l++) /* only shared links connect */
+      s->own[k->slinks[l]] = stamp;
   }
   size_t n = 0;
   for (int grew = 1; grew;) { /* the all-reduces reachable from the seeds' links */
@@ -244,18 +347,20 @@ static int resolve(ns_sim *s, nsi_group *g) {
       if (k->phase != NSI_PH_COMM || k->nsrv < 2 || k->mark == stamp)
         continue;
       size_t l = 0;
-      while (l < k->nlinks && s->own[k->links[l]] != stamp)
+      while (l < k->nslinks && s->own[k->slinks[l]] != stamp)
         l++;
-      if (l == k->nlinks)
+      if (l == k->nslinks && k->seed != stamp)
         continue;
       k->mark = stamp, grew = 1;
-      for (l = 0; l < k->nlinks; l++)
-        s->own[k->links[l]] = stamp;
-      s->res_tmp[n] = k->links, s->nres_tmp[n] = k->nlinks, s->idx_tmp[n++] = g->members[m];
+      for (l = 0; l < k->nslinks; l++)
+        s->own[k->slinks[l]] = stamp;
+      s->res_tmp[n] = k->slinks, s->nres_tmp[n] = k->nslinks, s->icap_tmp[n] = k->pcap;
+      s->idx_tmp[n++] = g->members[m];
     }
   }
   double d = nsi_sim_nic_gbps(&s->o);
-  nsi_sim_fill(n, s->res_tmp, s->nres_tmp, d, s->cap, s->load, s->fuse, s->rate_tmp);
+  NSI_TRY(nsi_sim_fill(&s->fill, n, s->res_tmp, s->nres_tmp, s->icap_tmp, d, s->capeff, s->lid,
+                       s->rate_tmp));
   for (size_t i = 0; i < n; i++) {
     nsi_simjob *k = &s->jobs[s->idx_tmp[i]];
     double r = s->rate_tmp[i] / d;
@@ -318,6 +423,7 @@ static int check_drift(ns_sim *s, nsi_simjob *j) {
   if (fabs(dev) <= s->o.cassini_drift * P)
     return NS_OK;
   int done = 0;
+  s->cassini_readjusts++; /* past the threshold: re-adjusted, by the hook or below */
   if (s->hooks.readjust != NULL)
     NSI_TRY(s->hooks.readjust(s, j, &done));
   if (done)
@@ -383,6 +489,7 @@ static void leave_group(ns_sim *s, nsi_simjob *j) {
     }
   if (g->ff)
     g->ff = 2; /* the window means are stale: rebuilt at the next update */
+  g->cache = 0;
   for (size_t m = 0; m < g->n; m++)
     s->jobs[g->members[m]].w_n = 0; /* a new window */
   j->group = -1;
@@ -394,11 +501,14 @@ static void leave_group(ns_sim *s, nsi_simjob *j) {
    n members runs W iterations: n x W phase pairs, each touching n members),
    but never below 2 iterations. */
 #define NSI_PHASE_BUDGET 256
+#define NSI_PHASE_BUDGET_PART 64 /* a partial restart (see affected()) */
 static uint64_t window(const ns_sim *s, const nsi_group *g) {
-  uint64_t W = (uint64_t)s->o.phase_window, cap = NSI_PHASE_BUDGET / (g->n ? g->n : 1);
+  uint64_t budget = g->partial ? NSI_PHASE_BUDGET_PART : NSI_PHASE_BUDGET;
+  uint64_t W = (uint64_t)s->o.phase_window, cap = budget / (g->n ? g->n : 1);
   if (W == 0)
     return 0;
-  cap = cap < 2 ? 2 : cap;
+  uint64_t lo = g->partial && g->n > 32 ? 1 : 2; /* a large partial restart: one iteration */
+  cap = cap < lo ? lo : cap;
   return W < cap ? W : cap;
 }
 
@@ -424,6 +534,39 @@ static int maybe_fast_forward(ns_sim *s, nsi_group *g) {
     NSI_TRY(push(s, k, s->now + lone_left(k)));
   }
   return NS_OK;
+}
+
+/* A member of a partial restart with W + 1 iteration ends leaves it: it
+   goes on at its window mean and loads its links (bg_set); the others are
+   solved again against what is left. */
+static int maybe_detach(ns_sim *s, nsi_group *g, nsi_simjob *j) {
+  uint64_t W = g->W;
+  if (W == 0 || j->w_n < W + 1 || j->w_tl <= j->w_t1)
+    return NS_OK;
+  j->per = (j->w_tl - j->w_t1) / (double)(j->w_n - 1);
+  j->pos = j->phase == NSI_PH_HOLD ? -j->ph_left : s->now - j->w_tl;
+  if (j->pos >= j->per)
+    j->pos = j->per * (1 - 1e-12);
+  j->t_upd = s->now;
+  int ji = (int)(j - s->jobs);
+  for (size_t m = 0; m < g->n; m++)
+    if (g->members[m] == ji) {
+      g->members[m] = g->members[--g->n];
+      break;
+    }
+  j->group = -1;
+  g->cache = 0;
+  bg_set(s, j, 1);
+  NSI_TRY(push(s, j, s->now + lone_left(j)));
+  if (g->n == 0) {
+    free(g->members);
+    g->members = NULL, g->partial = 0;
+    return NS_OK;
+  }
+  s->nseeds = 0;
+  NSI_TRY(admit_waiters(s, g));
+  NSI_TRY(solve(s, g));
+  return push_group(s, g);
 }
 
 /* A group member's phase ended. */
@@ -461,7 +604,7 @@ static int group_event(ns_sim *s, nsi_simjob *j, int *finished) {
   }
   NSI_TRY(resolve(s, g));
   if (comm_ended && !*finished)
-    NSI_TRY(maybe_fast_forward(s, g));
+    NSI_TRY(g->partial ? maybe_detach(s, g, j) : maybe_fast_forward(s, g));
   return NS_OK;
 }
 
@@ -496,10 +639,12 @@ static int phase_start(ns_sim *s, nsi_simjob *j) {
   j->pos = j->resumed ? (frac < 1 ? frac : 0.0) * j->per - s->o.restore_ms : 0.0;
   j->t_upd = s->now;
   j->hold_until = 0, j->anchor = NAN;
-  j->w_n = 0;
+  j->w_n = 0, j->bgon = 0;
   j->run_from = s->now + (j->resumed ? s->o.restore_ms : 0.0); /* measured(): after the restore */
-  if (meets(s, j))
+  if (meets(s, j)) {
     s->net_dirty = 1; /* the update may put it in a group */
+    touch(s, j);
+  }
   return push(s, j, s->now + lone_left(j));
 }
 
@@ -512,6 +657,7 @@ static void phase_stop(ns_sim *s, nsi_simjob *j) {
     lone_advance(s, j);
   else
     group_advance(s, group_of(s, j));
+  bg_set(s, j, 0);
   if (j->group >= 0) {
     nsi_group *g = group_of(s, j);
     leave_group(s, j);
@@ -519,8 +665,10 @@ static void phase_stop(ns_sim *s, nsi_simjob *j) {
     if (!g->ff && g->n > 0 && admit_waiters(s, g) == NS_OK && solve(s, g) == NS_OK)
       (void)push_group(s, g); /* ENOMEM here resurfaces at the next update */
   }
-  if (meets(s, j))
+  if (meets(s, j)) {
     s->net_dirty = 1;
+    touch(s, j);
+  }
   if (!lone)
     to_lone(s, j); /* progress as pos / per: a resumed job starts from it */
 }
@@ -588,7 +736,7 @@ static int new_group(ns_sim *s, const int *members, size_t n) {
   if (g->members == NULL)
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
   memcpy(g->members, members, n * sizeof *members);
-  g->n = n, g->ff = 0;
+  g->n = n, g->ff = 0, g->partial = 0, g->cache = 0;
   return (int)s->ngrp++;
 }
 
@@ -597,8 +745,9 @@ static int new_group(ns_sim *s, const int *members, size_t n) {
 static int unchanged(ns_sim *s, const int *comp, size_t n) {
   const nsi_simjob *first = &s->jobs[comp[0]];
   if (n == 1)
-    return first->group < 0;
-  if (first->group < 0 || s->grp[first->group].n != n || s->grp[first->group].ff == 2)
+    return first->group < 0 && !first->bgon;
+  if (first->group < 0 || s->grp[first->group].n != n || s->grp[first->group].ff == 2 ||
+      s->grp[first->group].partial)
     return 0;
   for (size_t i = 1; i < n; i++)
     if (s->jobs[comp[i]].group != first->group)
@@ -619,15 +768,31 @@ static void drop_group(ns_sim *s, nsi_simjob *j) {
   nsi_group *g = group_of(s, j);
   if (g != NULL && g->members != NULL) {
     free(g->members);
-    g->members = NULL, g->n = 0, g->ff = 0;
+    g->members = NULL, g->n = 0, g->ff = 0, g->partial = 0;
   }
   j->group = -1;
   j->w_n = 0;
 }
 
+/* Components of more than NSI_PHASE_EXACT jobs restart only in part
+   (sim.h): a membership change re-simulates the jobs that share a link with
+   a job that started or left, those not yet placed in a group, and any
+   part still in its window; the others keep their window means. */
+#define NSI_PHASE_EXACT 16
+static int affected(ns_sim *s, const nsi_simjob *j) {
+  if (j->group < 0 && !j->bgon)
+    return 1; /* new, or lone until now */
+  if (j->group >= 0 && !s->grp[j->group].ff)
+    return 1; /* being simulated */
+  for (size_t i = 0; i < j->nlinks; i++)
+    if (s->touch[j->links[i]] == s->touch_epoch)
+      return 1;
+  return 0;
+}
+
 /* A changed component (members in phase state): lone or a new group. */
-static int rebuild(ns_sim *s, const int *comp, size_t n) {
-  if (n == 1) {
+static int rebuild(ns_sim *s, const int *comp, size_t n, int partial) {
+  if (n == 1 && !partial) {
     nsi_simjob *j = &s->jobs[comp[0]];
     if (j->phase == NSI_PH_WAIT)
       j->phase = NSI_PH_COMM, j->ph_left = j->comm_work; /* alone: its all-reduce starts */
@@ -639,6 +804,8 @@ static int rebuild(ns_sim *s, const int *comp, size_t n) {
   for (size_t i = 0; i < n; i++)
     s->jobs[comp[i]].group = gi;
   nsi_group *g = &s->grp[gi];
+  g->partial = partial;
+  g->W = window(s, g);
   s->nseeds = 0; /* the full solve below covers every member */
   NSI_TRY(admit_waiters(s, g));
   NSI_TRY(solve(s, g));
@@ -665,8 +832,9 @@ static int phase_update(ns_sim *s) {
   int *parent = malloc(n * sizeof *parent);
   int *pairs = malloc(2 * n * sizeof *pairs);
   int *comp = malloc(n * sizeof *comp);
-  if (!parent || !pairs || !comp) {
-    free(parent), free(pairs), free(comp);
+  char *kept = calloc(n, 1);
+  if (!parent || !pairs || !comp || !kept) {
+    free(parent), free(pairs), free(comp), free(kept);
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory grouping %zu jobs", n);
   }
   int L = s->nnet_links;
@@ -698,33 +866,58 @@ static int phase_update(ns_sim *s) {
   for (size_t i = 0; i < n; i++)
     pairs[2 * i] = find(parent, (int)i), pairs[2 * i + 1] = s->net[i];
   qsort(pairs, n, 2 * sizeof *pairs, by_root);
-  /* components: a changed one gets a negative root; all changed members
-     are brought to phase state before any old group is dropped */
+  /* components: a changed one gets a negative root (-1 - root; in a large
+     component only its affected members, -1 - n - root: a partial
+     restart); all changed members are brought to phase state before any
+     old group is dropped */
+  int partial_any = 0;
   for (size_t i = 0; i < n;) {
     size_t k = i, m = 0;
     while (k < n && pairs[2 * k] == pairs[2 * i])
       comp[m++] = pairs[2 * k + 1], k++;
-    int ch = !unchanged(s, comp, m);
-    for (size_t x = i; x < k; x++) {
-      if (ch)
-        bring_up(s, &s->jobs[pairs[2 * x + 1]]);
-      pairs[2 * x] = ch ? -1 - pairs[2 * x] : pairs[2 * x];
+    if (m > NSI_PHASE_EXACT && !s->o.gpu_sharing && s->o.phase_window > 0) {
+      partial_any = 1;
+      for (size_t x = i; x < k; x++) {
+        nsi_simjob *j = &s->jobs[pairs[2 * x + 1]];
+        if (affected(s, j)) {
+          bring_up(s, j);
+          pairs[2 * x] = -1 - (int)n - pairs[2 * x];
+        } else {
+          kept[x] = 1;
+        }
+      }
+    } else {
+      int ch = !unchanged(s, comp, m);
+      for (size_t x = i; x < k; x++) {
+        if (ch)
+          bring_up(s, &s->jobs[pairs[2 * x + 1]]);
+        pairs[2 * x] = ch ? -1 - pairs[2 * x] : pairs[2 * x];
+      }
     }
     i = k;
   }
-  for (size_t i = 0; i < n; i++)
-    if (pairs[2 * i] < 0)
-      drop_group(s, &s->jobs[pairs[2 * i + 1]]);
+  for (size_t i = 0; i < n; i++) {
+    nsi_simjob *j = &s->jobs[pairs[2 * i + 1]];
+    if (pairs[2 * i] < 0) {
+      drop_group(s, j);
+    } else if (kept[i] && j->group >= 0) {
+      drop_group(s, j); /* kept in a large component: lone at its window mean ... */
+      bg_set(s, j, 1);  /* ... loading its links */
+    }
+  }
+  if (partial_any) /* a partial restart's members together, whatever their old roots */
+    qsort(pairs, n, 2 * sizeof *pairs, by_root);
   int rc = NS_OK;
   for (size_t i = 0; i < n && rc == NS_OK;) {
     size_t k = i, m = 0;
     while (k < n && pairs[2 * k] == pairs[2 * i])
       comp[m++] = pairs[2 * k + 1], k++;
     if (pairs[2 * i] < 0)
-      rc = rebuild(s, comp, m);
+      rc = rebuild(s, comp, m, pairs[2 * i] < -(int)n);
     i = k;
   }
-  free(parent), free(pairs), free(comp);
+  s->touch_epoch++;
+  free(parent), free(pairs), free(comp), free(kept);
   return rc;
 }
 

@@ -50,10 +50,21 @@ int nsi_sim_net_init(ns_sim *s) {
   s->own = malloc((n + (size_t)G) * sizeof *s->own);
   if (s->own != NULL)
     memset(s->own, 0xff, (n + (size_t)G) * sizeof *s->own); /* -1: no owner, no stamp */
+  s->lid = malloc((n + (size_t)G) * sizeof *s->lid);
+  if (s->lid != NULL)
+    memset(s->lid, 0xff, (n + (size_t)G) * sizeof *s->lid);
+  s->bg = calloc(n, sizeof *s->bg);
+  s->capeff = malloc(n * sizeof *s->capeff);
+  s->bgcnt = calloc(n, sizeof *s->bgcnt);
+  s->touch = calloc(n + (size_t)G, sizeof *s->touch);
+  s->touch_epoch = 1;
+  s->cassini_readjusts = 0;
+  if (s->capeff != NULL)
+    memcpy(s->capeff, s->cap, n * sizeof *s->capeff);
   s->gcap = malloc((size_t)G * sizeof *s->gcap);
   s->gload = calloc((size_t)G, sizeof *s->gload);
   s->gused = calloc((size_t)G, sizeof *s->gused);
-  if (!s->own || !s->gcap || !s->gload || !s->gused)
+  if (!s->own || !s->lid || !s->bg || !s->capeff || !s->bgcnt || !s->touch || !s->gcap || !s->gload || !s->gused)
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory for %d GPUs", G);
   for (int g = 0; g < G; g++)
     s->gcap[g] = 1.0;
@@ -62,10 +73,16 @@ int nsi_sim_net_init(ns_sim *s) {
 
 void nsi_sim_net_free(ns_sim *s) {
   free(s->cap), free(s->load), free(s->fuse), free(s->sum), free(s->cnt), free(s->shared_ever);
-  free(s->srv_busy), free(s->own), free(s->gcap), free(s->gload), free(s->gused);
+  free(s->srv_busy), free(s->own), free(s->lid), free(s->gcap), free(s->gload), free(s->gused);
+  free(s->bg), free(s->capeff), free(s->bgcnt), free(s->touch);
+  s->lid = s->bgcnt = s->touch = NULL;
+  s->bg = s->capeff = NULL;
+  nsi_sim_fill_free(&s->fill);
   s->cap = s->load = s->fuse = s->sum = s->gcap = s->gload = s->gused = NULL;
   s->cnt = s->own = s->srv_busy = NULL;
   s->shared_ever = NULL;
+  free(s->icap_tmp);
+  s->icap_tmp = NULL;
   free(s->rate_tmp), free(s->res_tmp), free(s->nres_tmp), free(s->idx_tmp), free(s->seeds);
   s->rate_tmp = NULL, s->res_tmp = NULL, s->nres_tmp = NULL, s->cap_tmp = 0;
   s->idx_tmp = NULL, s->seeds = NULL, s->nseeds = s->cap_seeds = 0;
@@ -175,51 +192,224 @@ double nsi_sim_lone_rate(const ns_sim *s, const nsi_simjob *j) {
 /* Max-min fairness by progressive filling: every unfrozen item's rate rises
    together until one of its resources saturates or it reaches `demand`.
    Item i uses res[i][0..nres[i]) (a repeated resource counts once per
-   repeat, as k flows of one ring on one link). load and used are scratch
-   per resource. */
-void nsi_sim_fill(size_t n, int *const *res, const size_t *nres, double demand, const double *cap,
-                  double *load, double *used, double *rate) {
-  size_t left = n;
+   repeat, as k flows of one ring on one link) and, when icap is not NULL,
+   rises to at most icap[i] (its own limit from resources no other item
+   can use, INFINITY for none). lid is scratch per resource, -1 on entry
+   and on return.
+   Water-filling over the distinct resources of the call: a shared
+   resource's fill level (capacity left / unfrozen items on it) only rises
+   as items freeze; a resource of a single item is that item's own constant
+   limit. An indexed min-heap of those levels (shared resources and items'
+   own limits) finds each round's bottlenecks; a round freezes every
+   unfrozen item on an entry within 1e-9 (relative) of the lowest level.
+   O(I log R) for I incidences over R resources (the same rates as filling
+   every item round by round, up to rounding). */
+static void heap_set(nsi_fill *f, size_t at, int id) {
+  f->hlnk[at] = id;
+  f->hpos[id] = (int)at;
+}
+
+static void heap_up(nsi_fill *f, size_t i) {
+  int id = f->hlnk[i];
+  double key = f->hkey[id];
+  while (i > 0) {
+    size_t p = (i - 1) / 2;
+    if (f->hkey[f->hlnk[p]] <= key)
+      break;
+    heap_set(f, i, f->hlnk[p]);
+    i = p;
+  }
+  heap_set(f, i, id);
+}
+
+static void heap_down(nsi_fill *f, size_t i) {
+  int id = f->hlnk[i];
+  double key = f->hkey[id];
+  size_t n = f->nheap;
+  for (;;) {
+    size_t c = 2 * i + 1;
+    if (c >= n)
+      break;
+    if (c + 1 < n && f->hkey[f->hlnk[c + 1]] < f->hkey[f->hlnk[c]])
+      c++;
+    if (f->hkey[f->hlnk[c]] >= key)
+      break;
+    heap_set(f, i, f->hlnk[c]);
+    i = c;
+  }
+  heap_set(f, i, id);
+}
+
+static void heap_add(nsi_fill *f, int id, double key) {
+  f->hkey[id] = key;
+  heap_set(f, f->nheap++, id);
+  heap_up(f, f->nheap - 1);
+}
+
+static void heap_remove(nsi_fill *f, int id) {
+  int at = f->hpos[id];
+  if (at < 0)
+    return;
+  f->hpos[id] = -1;
+  int last = f->hlnk[--f->nheap];
+  if ((size_t)at == f->nheap)
+    return;
+  heap_set(f, (size_t)at, last);
+  heap_up(f, (size_t)at);
+  heap_down(f, (size_t)f->hpos[last]);
+}
+
+void nsi_sim_fill_free(nsi_fill *f) {
+  free(f->lres), free(f->lstart), free(f->litem), free(f->lrem), free(f->lcnt), free(f->hkey);
+  free(f->hlnk), free(f->frozen), free(f->lown), free(f->hpos);
+  memset(f, 0, sizeof *f);
+}
+
+int nsi_sim_fill(nsi_fill *f, size_t n, int *const *res, const size_t *nres, const double *icap,
+                 double demand, const double *cap, int *lid, double *rate) {
+  size_t inc = 0;
+  for (size_t i = 0; i < n; i++)
+    inc += nres[i];
+  size_t need = inc + n + 1; /* resources <= incidences; heap ids: resources, then items */
+  if (need > f->cap) {
+    size_t c = need > 2 * f->cap ? need : 2 * f->cap;
+    int *a = realloc(f->lres, c * sizeof *a), *b = realloc(f->lstart, (c + 1) * sizeof *b);
+    if (a)
+      f->lres = a;
+    if (b)
+      f->lstart = b;
+    int *it = realloc(f->litem, c * sizeof *it), *cn = realloc(f->lcnt, c * sizeof *cn);
+    if (it)
+      f->litem = it;
+    if (cn)
+      f->lcnt = cn;
+    double *rm = realloc(f->lrem, c * sizeof *rm), *hk = realloc(f->hkey, c * sizeof *hk);
+    if (rm)
+      f->lrem = rm;
+    if (hk)
+      f->hkey = hk;
+    int *hl = realloc(f->hlnk, c * sizeof *hl), *fr = realloc(f->frozen, c * sizeof *fr);
+    if (hl)
+      f->hlnk = hl;
+    if (fr)
+      f->frozen = fr;
+    int *ow = realloc(f->lown, c * sizeof *ow), *hp = realloc(f->hpos, c * sizeof *hp);
+    if (ow)
+      f->lown = ow;
+    if (hp)
+      f->hpos = hp;
+    if (!a || !b || !it || !cn || !rm || !hk || !hl || !fr || !ow || !hp)
+      return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory solving max-min over %zu flows", n);
+    f->cap = c;
+  }
+  /* distinct resources, their item counts (with multiplicity), sharing */
+  size_t nl = 0, left = 0;
   for (size_t i = 0; i < n; i++) {
     rate[i] = -1.0; /* unfrozen */
-    for (size_t k = 0; k < nres[i]; k++)
-      used[res[i][k]] = 0.0;
+    for (size_t k = 0; k < nres[i]; k++) {
+      int r = res[i][k];
+      if (lid[r] < 0) {
+        lid[r] = (int)nl;
+        f->lres[nl] = r, f->lcnt[nl] = 0, f->lrem[nl] = cap[r], f->lown[nl] = (int)i;
+        nl++;
+      }
+      int l = lid[r];
+      f->lcnt[l]++;
+      if (f->lown[l] != (int)i)
+        f->lown[l] = -1; /* shared */
+    }
+  }
+  /* items of each shared resource (CSR) */
+  f->lstart[0] = 0;
+  for (size_t l = 0; l < nl; l++)
+    f->lstart[l + 1] = f->lstart[l] + (f->lown[l] < 0 ? f->lcnt[l] : 0);
+  for (size_t i = 0; i < n; i++)
+    for (size_t k = 0; k < nres[i]; k++) {
+      int l = lid[res[i][k]];
+      if (f->lown[l] < 0)
+        f->litem[f->lstart[l + 1] - f->lcnt[l]--] = (int)i;
+    }
+  /* heap ids: shared resource l, item i's own limit nl + i */
+  f->nheap = 0;
+  for (size_t i = 0; i < n; i++)
+    f->hpos[nl + i] = -1, f->hkey[nl + i] = icap != NULL ? icap[i] : INFINITY;
+  for (size_t l = 0; l < nl; l++) {
+    f->hpos[l] = -1;
+    if (f->lown[l] >= 0) {
+      double v = f->lrem[l] / f->lcnt[l];
+      size_t id = nl + (size_t)f->lown[l];
+      f->hkey[id] = v < f->hkey[id] ? v : f->hkey[id];
+    } else {
+      f->lcnt[l] = f->lstart[l + 1] - f->lstart[l]; /* again: the CSR fill consumed it */
+      heap_add(f, (int)l, f->lrem[l] / f->lcnt[l]);
+    }
+  }
+  for (size_t i = 0; i < n; i++) {
+    if (nres[i] == 0 && !isfinite(f->hkey[nl + i])) {
+      rate[i] = demand; /* nothing limits it */
+      continue;
+    }
+    left++;
+    if (isfinite(f->hkey[nl + i]))
+      heap_add(f, (int)(nl + i), f->hkey[nl + i]);
   }
   while (left > 0) {
-    for (size_t i = 0; i < n; i++)
-      for (size_t k = 0; k < nres[i]; k++)
-        load[res[i][k]] = 0.0;
-    for (size_t i = 0; i < n; i++)
-      if (rate[i] < 0)
-        for (size_t k = 0; k < nres[i]; k++)
-          load[res[i][k]] += 1.0;
-    double level = demand;
-    for (size_t i = 0; i < n; i++)
-      if (rate[i] < 0)
-        for (size_t k = 0; k < nres[i]; k++) {
-          int r = res[i][k];
-          double lv = (cap[r] - used[r]) / load[r];
-          level = lv < level ? lv : level;
-        }
+    double low = f->nheap > 0 ? f->hkey[f->hlnk[0]] : INFINITY;
+    double level = low < demand ? low : demand;
     if (level < 1e-12)
       level = 1e-12;
-    for (size_t i = 0; i < n; i++) {
-      if (rate[i] >= 0)
-        continue;
-      int sat = level >= demand * (1 - 1e-12);
-      for (size_t k = 0; k < nres[i] && !sat; k++) {
-        int r = res[i][k];
-        sat = (cap[r] - used[r]) / load[r] <= level * (1 + 1e-9);
+    size_t nf = 0;
+    if (level >= demand * (1 - 1e-12)) { /* every item left reaches the demand */
+      for (size_t i = 0; i < n; i++)
+        if (rate[i] == -1.0)
+          f->frozen[nf++] = (int)i;
+    } else {
+      while (f->nheap > 0 && f->hkey[f->hlnk[0]] <= level * (1 + 1e-9)) {
+        int id = f->hlnk[0];
+        heap_remove(f, id);
+        if ((size_t)id >= nl) { /* an item's own resource */
+          int i = id - (int)nl;
+          if (rate[i] == -1.0)
+            rate[i] = -2.0, f->frozen[nf++] = i;
+          continue;
+        }
+        for (int x = f->lstart[id]; x < f->lstart[id + 1]; x++) {
+          int i = f->litem[x];
+          if (rate[i] == -1.0) /* unfrozen (a ring's repeats are listed again) */
+            rate[i] = -2.0, f->frozen[nf++] = i; /* frozen this round */
+        }
       }
-      if (sat)
-        rate[i] = level, left--;
     }
-    for (size_t i = 0; i < n; i++)
-      for (size_t k = 0; k < nres[i]; k++)
-        used[res[i][k]] = 0.0;
-    for (size_t i = 0; i < n; i++)
-      if (rate[i] >= 0)
-        for (size_t k = 0; k < nres[i]; k++)
-          used[res[i][k]] += rate[i];
+    if (nf == 0)
+      break; /* cannot happen: the lowest level's items freeze */
+    for (size_t q = 0; q < nf; q++) {
+      int i = f->frozen[q];
+      rate[i] = level, left--;
+      heap_remove(f, (int)(nl + (size_t)i));
+      for (size_t k = 0; k < nres[i]; k++) {
+        int l = lid[res[i][k]];
+        if (f->lown[l] >= 0)
+          continue;
+        f->lrem[l] -= level;
+        f->lcnt[l]--;
+      }
+    }
+    for (size_t q = 0; q < nf; q++) { /* levels that rose: moved down the heap */
+      int i = f->frozen[q];
+      for (size_t k = 0; k < nres[i]; k++) {
+        int l = lid[res[i][k]];
+        if (f->lown[l] >= 0 || f->hpos[l] < 0 || (k > 0 && res[i][k] == res[i][k - 1]))
+          continue;
+        if (f->lcnt[l] == 0) {
+          heap_remove(f, l);
+        } else {
+          f->hkey[l] = f->lrem[l] / f->lcnt[l];
+          heap_down(f, (size_t)f->hpos[l]);
+        }
+      }
+    }
   }
+  for (size_t l = 0; l < nl; l++)
+    lid[f->lres[l]] = -1;
+  return NS_OK;
 }

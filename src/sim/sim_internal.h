@@ -105,6 +105,12 @@ typedef struct nsi_simjob {
   uint64_t w_n;         /* fast-forward window: iteration ends counted ... */
   double w_t1, w_tl;    /* ... time of the first and of the last */
   int mark, seed;       /* net_phase.c resolve(): stamps */
+  double bgx;           /* its mean throughput per flow while bgon (Gbps) */
+  int *slinks;          /* its links shared with another member of its group (multiplicity) */
+  size_t nslinks;
+  double pcap;          /* its flow rate limit on its other links (capeff / multiplicity) */
+  int bgon;             /* lone at its window mean inside a large component: its mean
+                           throughput loads its links (net_phase.c, partial restarts) */
   /* preemption (las.c decides, engine.c suspends and resumes) */
   int las_q;            /* queue */
   double las_exec;      /* executed ms since the last promotion */
@@ -126,7 +132,18 @@ typedef struct nsi_group {
   int *members; /* sim job indices */
   size_t n;
   int ff;       /* fast-forwarded: members run as lone jobs at their window mean */
+  int partial;  /* a re-simulated part of a large component (net_phase.c) */
+  uint64_t W;   /* its window (iterations) */
+  unsigned cache; /* capeff_epoch + 1 of its members' slinks / pcap, 0 = stale */
 } nsi_group;
+
+/* Scratch of nsi_sim_fill (grown as needed, freed with the run). */
+typedef struct nsi_fill {
+  int *lres, *lstart, *litem, *lcnt, *frozen, *lown; /* per local resource / incidence */
+  int *hlnk, *hpos; /* indexed heap of ids: resources, then items (nl + i) */
+  double *lrem, *hkey; /* hkey per id */
+  size_t cap, nheap;
+} nsi_fill;
 
 struct ns_sim;
 
@@ -225,6 +242,14 @@ struct ns_sim {
   nsi_group *grp;
   size_t ngrp, cap_grp;
   int *own;         /* scratch per link and per GPU: union-find owner */
+  int *lid;         /* scratch per link and per GPU: nsi_sim_fill's local ids (-1) */
+  double *bg, *capeff; /* per link: mean throughput of bgon jobs; cap - bg (phase model) */
+  int *bgcnt;       /* per link: bgon jobs on it */
+  int *touch;       /* per link and GPU: == touch_epoch if a job started or left on it */
+  int touch_epoch;
+  unsigned capeff_epoch; /* bumped whenever capeff changes */
+  double *icap_tmp;
+  nsi_fill fill;
   double *gcap, *gload, *gused; /* per GPU: capacity 1, solver scratch */
   int ngpus_total;
   double *rate_tmp;
@@ -243,6 +268,7 @@ struct ns_sim {
   int pre_budget;  /* offers still to try in that pass */
   size_t cap_tmp;
   uint64_t phase_events;
+  uint64_t cassini_readjusts; /* CASSINI re-adjustments of the last run (tests read it) */
   /* preemptive orders (las.c) */
   nsi_lasq lasq[NSI_LAS_MAX_QUEUES];
   int *las_run, *las_stop, *las_go; /* jobs in the queues (arrival order); decisions */
@@ -272,8 +298,10 @@ int nsi_sim_job_links(ns_sim *s, nsi_simjob *j, const ns_placement *p, int **lin
                       size_t *nlinks);
 double nsi_sim_comm_alone_ms(const ns_sim *s, const nsi_simjob *j, int multi_server);
 double nsi_sim_lone_rate(const ns_sim *s, const nsi_simjob *j);
-void nsi_sim_fill(size_t n, int *const *res, const size_t *nres, double demand, const double *cap,
-                  double *load, double *used, double *rate);
+/* NS_OK or NS_ENOMEM (scratch); lid: per resource, -1 on entry and return */
+int nsi_sim_fill(nsi_fill *f, size_t n, int *const *res, const size_t *nres, const double *icap,
+                 double demand, const double *cap, int *lid, double *rate);
+void nsi_sim_fill_free(nsi_fill *f);
 
 /* net_fluid.c, net_phase.c: the models of ns_sim_network (ideal = the phase
    model with free communication: every job is lone) */

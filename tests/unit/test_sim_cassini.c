@@ -324,11 +324,72 @@ static void test_sim_cassini_readjust_hook(void **state) {
   }
 }
 
+/* One GPU on leaf 0 and one on leaf 1 (lowest free of each). */
+static int place_cross(const ns_cluster *c, const ns_job *job, ns_placement *out, void *user) {
+  (void)user;
+  ns_placement_clear(out);
+  ns_placement_bind(out, c);
+  int per_leaf = ns_cluster_gpu_count(c) / ns_cluster_leaf_count(c);
+  for (int leaf = 0; leaf < 2 && ns_job_gpus(job) == 2; leaf++)
+    for (int g = leaf * per_leaf; g < (leaf + 1) * per_leaf; g++)
+      if (ns_cluster_gpu_is_free(c, g) == 1) {
+        ns_placement_add_gpu(out, g);
+        break;
+      }
+  if (ns_placement_gpu_count(out) != 2) {
+    ns_placement_clear(out);
+    return NS_ENOSPACE;
+  }
+  return NS_OK;
+}
+
+/* The hook's fabric run end to end (phase model): A and B, 10 iterations
+   of 50 ms compute and a 125 MB all-reduce (profile: 50 ms at the 20 Gbps
+   NIC rate, iteration 100 ms; alone on the 10 Gbps uplinks: 100 ms,
+   iteration 150 ms: 50 % off the profile). Both all-reduces cannot
+   interleave (each needs 2/3 of a 150 ms period), so they meet and drift.
+   Bounds: each iteration takes at least 150 ms (JCT >= 1500 ms) and at most
+   50 ms compute + 200 ms all-reduce at half rate + one 150 ms wait for a
+   slot, after an initial shift below one period: JCT <= 10 x 400 + 150 ms.
+   With a 5 % threshold the drift re-optimises the shifts (the iterations
+   differ from the profile by 50 %); with 50 % no all-reduce can start more
+   than half a period off its schedule, so nothing is re-adjusted: the two
+   runs differ, so the re-optimised path ran. (Here it costs time: 2200 and
+   2250 ms vs 2000 and 2050 ms; the stretched profile keeps its 20 Gbps
+   phase shape, not the real 10 Gbps one.) */
+static void test_sim_cassini_readjust_run(void **state) {
+  (void)state;
+  const double thresholds[] = {0.05, 0.5};
+  double jct[2][2];
+  for (int c = 0; c < 2; c++) {
+    ns_sim_opts *o = ns_sim_opts_new();
+    assert_int_equal(ns_sim_opts_set_place_fn(o, place_cross, NULL), NS_OK);
+    assert_int_equal(ns_sim_opts_set_cluster(o, 2, 1, 2, 1, 1, 10.0), NS_OK);
+    assert_int_equal(ns_sim_opts_set_bandwidth(o, 20.0, 100.0), NS_OK);
+    assert_int_equal(ns_sim_opts_set_cassini(o, 1, 10), NS_OK);
+    assert_int_equal(ns_sim_opts_set_cassini_drift(o, thresholds[c]), NS_OK);
+    ns_sim *s = ns_sim_new(o);
+    assert_true(ns_sim_add_job(s, "A", 0, 2, 10, 50.0, 125000000ull, 0) >= 0);
+    assert_true(ns_sim_add_job(s, "B", 0, 2, 10, 50.0, 125000000ull, 0) >= 0);
+    assert_int_equal(ns_sim_run(s), NS_OK);
+    for (int i = 0; i < 2; i++) {
+      jct[c][i] = ns_test_jct_ms(s, i);
+      if (!(jct[c][i] >= 1500 - 1e-6 && jct[c][i] <= 4150 + 1e-6))
+        fail_msg("threshold %g: job %d JCT %.3f ms outside [1500, 4150]", thresholds[c], i,
+                 jct[c][i]);
+    }
+    ns_sim_free(s);
+    ns_sim_opts_free(o);
+  }
+  assert_true(jct[0][0] != jct[1][0] || jct[0][1] != jct[1][1]);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_sim_cassini_links_agree),
       cmocka_unit_test(test_sim_cassini_links_agree_vclos),
       cmocka_unit_test(test_sim_cassini_readjust_hook),
+      cmocka_unit_test(test_sim_cassini_readjust_run),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
