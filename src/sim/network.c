@@ -240,12 +240,6 @@ static void heap_down(nsi_fill *f, size_t i) {
   heap_set(f, i, id);
 }
 
-static void heap_add(nsi_fill *f, int id, double key) {
-  f->hkey[id] = key;
-  heap_set(f, f->nheap++, id);
-  heap_up(f, f->nheap - 1);
-}
-
 static void heap_remove(nsi_fill *f, int id) {
   int at = f->hpos[id];
   if (at < 0)
@@ -341,7 +335,8 @@ int nsi_sim_fill(nsi_fill *f, size_t n, int *const *res, const size_t *nres, con
       f->hkey[id] = v < f->hkey[id] ? v : f->hkey[id];
     } else {
       f->lcnt[l] = f->lstart[l + 1] - f->lstart[l]; /* again: the CSR fill consumed it */
-      heap_add(f, (int)l, f->lrem[l] / f->lcnt[l]);
+      f->hkey[l] = f->lrem[l] / f->lcnt[l];
+      heap_set(f, f->nheap++, (int)l);
     }
   }
   for (size_t i = 0; i < n; i++) {
@@ -351,8 +346,10 @@ int nsi_sim_fill(nsi_fill *f, size_t n, int *const *res, const size_t *nres, con
     }
     left++;
     if (isfinite(f->hkey[nl + i]))
-      heap_add(f, (int)(nl + i), f->hkey[nl + i]);
+      heap_set(f, f->nheap++, (int)(nl + i));
   }
+  for (size_t h = f->nheap / 2; h-- > 0;) /* heapify: O(R) */
+    heap_down(f, h);
   while (left > 0) {
     double low = f->nheap > 0 ? f->hkey[f->hlnk[0]] : INFINITY;
     double level = low < demand ? low : demand;
