@@ -29,8 +29,9 @@ def emit(line=""):
     out.append(line)
 
 
-def run(settings, workload=("default",), seeds=SEEDS):
-    """Mean metrics (dict by metric name) of one configuration over seeds."""
+def run(settings, workload=("default",), seeds=SEEDS, extra=None):
+    """Mean metrics (dict by metric name) of one configuration over seeds;
+    extra(s), if given, adds its own metrics from the finished simulator."""
     acc = {}
     for seed in seeds:
         with sim.Simulator(seed=seed, **settings) as s:
@@ -41,6 +42,8 @@ def run(settings, workload=("default",), seeds=SEEDS):
             s.run()
             m = s.metrics()
             placed = [r.servers for r in s.results() if r.servers > 0]
+            if extra is not None:
+                m.update(extra(s))
         m["run_ms"] = m["avg_jct_ms"] - m["avg_queue_ms"]
         m["servers_per_job"] = sum(placed) / len(placed) if placed else 0.0
         for k, v in m.items():
@@ -420,31 +423,25 @@ DALLY_CFG = {
 }
 
 
+def dally_classes(s):
+    """Per job class, the mean JCT of the one-GPU jobs (no all-reduce) and
+    of the multi-GPU ones, the mean Nw_sens of each and their counts."""
+    cls = {"small": [], "large": []}
+    for i, r in enumerate(s.results()):
+        if r.finish_ms == r.finish_ms:  # finished (not NaN)
+            cls["small" if r.gpus <= 1 else "large"].append(
+                (r.finish_ms - r.arrival_ms, s.job_nw_sens(i)))
+    m = {}
+    for k, v in cls.items():
+        m["jct_" + k] = sum(x[0] for x in v) / len(v) if v else 0.0
+        m["nw_" + k] = sum(x[1] for x in v) / len(v) if v else 0.0
+        m["n_" + k] = len(v)
+    return m
+
+
 def dally_run(settings, workload, seeds):
-    """run() plus, per job class, the mean JCT of the one-GPU jobs (no
-    all-reduce) and of the multi-GPU ones, and the mean Nw_sens of each."""
-    acc = {}
-    for seed in seeds:
-        with sim.Simulator(seed=seed, **settings) as s:
-            if workload[0] == "default":
-                s.load_default_workload()
-            else:
-                s.load_trace(workload[1], workload[2])
-            s.run()
-            m = s.metrics()
-            res = s.results()
-            cls = {"small": [], "large": []}
-            for i, r in enumerate(res):
-                if r.finish_ms == r.finish_ms:  # finished (not NaN)
-                    cls["small" if r.gpus <= 1 else "large"].append(
-                        (r.finish_ms - r.arrival_ms, s.job_nw_sens(i)))
-        for k, v in cls.items():
-            m["jct_" + k] = sum(x[0] for x in v) / len(v) if v else 0.0
-            m["nw_" + k] = sum(x[1] for x in v) / len(v) if v else 0.0
-            m["n_" + k] = len(v)
-        for k, v in m.items():
-            acc[k] = acc.get(k, 0.0) + v / len(seeds)
-    return acc
+    """run() plus dally_classes()."""
+    return run(settings, workload, seeds, extra=dally_classes)
 
 
 def philly_dally_slice(n, batch):
