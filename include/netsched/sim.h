@@ -401,9 +401,15 @@ NS_API int ns_sim_opts_set_contention(ns_sim_opts *o, double a_ms, double b_ms_p
 NS_API int ns_sim_opts_set_seed(ns_sim_opts *o, uint64_t seed);
 /* Dally: the tuner's default machine and rack timers (finite, >= 0, ms;
    ns_delay_tuner_new's defaults) and its history limit (finite, > 0).
-   A declined job's starvation is the time since its arrival. */
+   A declined job's starvation is the time since its arrival or its latest
+   suspension. */
 NS_API int ns_sim_opts_set_dally(ns_sim_opts *o, double machine_ms, double rack_ms,
                                  double history_ms);
+/* Dally's network-sensitive preemption (DALLY above) with the NW_SENS
+   order: 1 (default) on, 0 off (the same measured Nw_sens order, nobody is
+   suspended - to see what the preemption itself changes). enabled must be
+   0 or 1 (NS_EINVAL, naming it); o unchanged on error. */
+NS_API int ns_sim_opts_set_dally_preemption(ns_sim_opts *o, int enabled);
 NS_API int ns_sim_opts_set_skew_threshold(ns_sim_opts *o, uint64_t bytes);
 /* 0 (default): one job per GPU. 1: the cluster shares GPUs while memory
    fits (ns_cluster_set_gpu_sharing; the LWF-kappa / Ada-SRSF model): jobs

@@ -254,6 +254,13 @@ int ns_sim_opts_set_dally(ns_sim_opts *o, double machine_ms, double rack_ms, dou
   return NS_OK;
 }
 
+int ns_sim_opts_set_dally_preemption(ns_sim_opts *o, int enabled) {
+  NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_dally_preemption", "o"));
+  NSI_TRY(nsi_check_int(enabled, 0, 1, "ns_sim_opts_set_dally_preemption", "enabled"));
+  o->dally_no_preempt = !enabled;
+  return NS_OK;
+}
+
 int ns_sim_opts_set_skew_threshold(ns_sim_opts *o, uint64_t bytes) {
   NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_skew_threshold", "o"));
   o->skew_bytes = bytes;

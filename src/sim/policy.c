@@ -58,7 +58,8 @@ static void set_hooks(ns_sim *s);
    CASSINI (its shifts are decided at placement) nor GPU sharing (a
    victim's GPUs need not be what the waiter lacks). */
 static int dally_preempts(const ns_sim_opts *o) {
-  return o->order == NS_SIM_ORDER_NW_SENS && !o->cassini && !o->gpu_sharing;
+  return o->order == NS_SIM_ORDER_NW_SENS && !o->cassini && !o->gpu_sharing &&
+         !o->dally_no_preempt;
 }
 
 int nsi_sim_policy_prepare(ns_sim *s) {

@@ -32,6 +32,7 @@ struct ns_sim_opts {
   double eq5_a, eq5_b, eq5_eta; /* eq5_b < 0: derive from link_gbps */
   uint64_t seed;
   double dally_machine_ms, dally_rack_ms, dally_history_ms;
+  int dally_no_preempt; /* ns_sim_opts_set_dally_preemption(o, 0) */
   uint64_t skew_bytes;
   int gpu_sharing;
   int phase_window;   /* fast-forward window W (iterations; 0 = off) */

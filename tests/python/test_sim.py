@@ -206,6 +206,10 @@ class TestSimulator(unittest.TestCase):
             self.assertAlmostEqual(s.job_nw_sens(0), 100.0 / 240.0, places=9)
             with self.assertRaises(netsched.InvalidArgumentError):
                 s.job_nw_sens(1)
+        with sim.Simulator(policy="dally", dally_preemption=False) as s:
+            s.add_job("J", 0, 1, 10, 10.0, 0)
+            s.run()
+            self.assertEqual(s.metric(sim.Metric.PREEMPTIONS), 0)
 
     def test_before_run_and_bad_jobs(self):
         with sim.Simulator() as s:

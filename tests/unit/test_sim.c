@@ -106,7 +106,6 @@ static void test_two_jobs_contention(void **state) {
   ns_sim_opts_free(o);
 }
 
-
 /* CASSINI on the 2-job case: the only candidate shares both NICs; equal
    200 ms iterations with 100 ms of communication interleave perfectly
    (score 1), so after the time-shifts each communicates alone: iteration
@@ -142,26 +141,6 @@ static void test_two_jobs_cassini(void **state) {
   }
 }
 
-
-/* One GPU on leaf 0 and one on leaf 1 (lowest free of each). */
-static int place_cross(const ns_cluster *c, const ns_job *job, ns_placement *out, void *user) {
-  (void)user;
-  ns_placement_clear(out);
-  ns_placement_bind(out, c);
-  int per_leaf = ns_cluster_gpu_count(c) / ns_cluster_leaf_count(c);
-  for (int leaf = 0; leaf < 2 && ns_job_gpus(job) == 2; leaf++)
-    for (int g = leaf * per_leaf; g < (leaf + 1) * per_leaf; g++)
-      if (ns_cluster_gpu_is_free(c, g) == 1) {
-        ns_placement_add_gpu(out, g);
-        break;
-      }
-  if (ns_placement_gpu_count(out) != 2) {
-    ns_placement_clear(out);
-    return NS_ENOSPACE;
-  }
-  return NS_OK;
-}
-
 /* The 2-job case across leaves: 2 leaves x 2 servers x 1 GPU, one spine,
    one 10 Gbps link per pair, 20 Gbps NICs. A on servers 0 and 2, B on 1
    and 3: no NIC is shared, but both rings cross the only uplink and
@@ -169,7 +148,7 @@ static int place_cross(const ns_cluster *c, const ns_job *job, ns_placement *out
    15 s / 25 s as the NIC case. */
 static void test_two_jobs_uplink(void **state) {
   (void)state;
-  ns_sim_opts *o = opts_custom(place_cross);
+  ns_sim_opts *o = opts_custom(ns_test_place_cross);
   assert_int_equal(ns_sim_opts_set_cluster(o, 2, 1, 2, 1, 1, 10.0), NS_OK);
   assert_int_equal(ns_sim_opts_set_bandwidth(o, 20.0, 100.0), NS_OK);
   ns_sim *s = ns_sim_new(o);
@@ -199,7 +178,6 @@ static void test_two_jobs_no_sharing(void **state) {
   ns_sim_free(s);
   ns_sim_opts_free(o);
 }
-
 
 /* GPU sharing: two 1-GPU jobs on the one GPU take turns. A: 10 x 100 ms,
    B: 5 x 100 ms. Together each iteration takes 200 ms: B ends at 1 s with
@@ -252,7 +230,7 @@ static ns_sim *run_jobs(ns_sim_opts *o, int n, const double (*job)[4]) {
 /* A lone job takes exactly what it takes in the fluid model: one 2-GPU job
    spread over 2 servers, 100 ms compute + 125 MB all-reduce alone at
    10 Gbps (2(2-1)/2 x 125 MB x 8 / 10 Gbps = 100 ms): 100 x 200 ms = 20 s,
-   under both models; and across leaves (place_cross, 20 Gbps NICs, one
+   under both models; and across leaves (ns_test_place_cross, 20 Gbps NICs, one
    10 Gbps uplink per leaf: flow rate min(20, 10) = 10 Gbps, one flow per
    uplink and downlink) the same 20 s. */
 static void test_phase_lone_job(void **state) {
@@ -266,7 +244,7 @@ static void test_phase_lone_job(void **state) {
     assert_near(ns_test_jct_ms(s, 0), 20000.0, 1e-6);
     ns_sim_free(s);
     ns_sim_opts_free(o);
-    o = opts_custom(place_cross);
+    o = opts_custom(ns_test_place_cross);
     assert_int_equal(ns_sim_opts_set_network(o, nets[m]), NS_OK);
     assert_int_equal(ns_sim_opts_set_cluster(o, 2, 1, 2, 1, 1, 10.0), NS_OK);
     assert_int_equal(ns_sim_opts_set_bandwidth(o, 20.0, 100.0), NS_OK);
@@ -910,7 +888,6 @@ static void test_csv_output(void **state) {
   ns_sim_free(s);
   ns_sim_opts_free(o);
 }
-
 
 /* The embedded profiles are AdaDUAL's Table III: VGG-16 526.4 MB, fwd 35.8
    ms, bwd 53.7 ms, 4527 MB; ResNet-50 99.2 MB, 25.0 + 37.4 ms, 3213 MB. */

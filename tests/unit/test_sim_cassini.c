@@ -324,25 +324,6 @@ static void test_sim_cassini_readjust_hook(void **state) {
   }
 }
 
-/* One GPU on leaf 0 and one on leaf 1 (lowest free of each). */
-static int place_cross(const ns_cluster *c, const ns_job *job, ns_placement *out, void *user) {
-  (void)user;
-  ns_placement_clear(out);
-  ns_placement_bind(out, c);
-  int per_leaf = ns_cluster_gpu_count(c) / ns_cluster_leaf_count(c);
-  for (int leaf = 0; leaf < 2 && ns_job_gpus(job) == 2; leaf++)
-    for (int g = leaf * per_leaf; g < (leaf + 1) * per_leaf; g++)
-      if (ns_cluster_gpu_is_free(c, g) == 1) {
-        ns_placement_add_gpu(out, g);
-        break;
-      }
-  if (ns_placement_gpu_count(out) != 2) {
-    ns_placement_clear(out);
-    return NS_ENOSPACE;
-  }
-  return NS_OK;
-}
-
 /* The hook's fabric run end to end (phase model): A and B, 10 iterations
    of 50 ms compute and a 125 MB all-reduce (profile: 50 ms at the 20 Gbps
    NIC rate, iteration 100 ms; alone on the 10 Gbps uplinks: 100 ms,
@@ -363,7 +344,7 @@ static void test_sim_cassini_readjust_run(void **state) {
   double jct[2][2];
   for (int c = 0; c < 2; c++) {
     ns_sim_opts *o = ns_sim_opts_new();
-    assert_int_equal(ns_sim_opts_set_place_fn(o, place_cross, NULL), NS_OK);
+    assert_int_equal(ns_sim_opts_set_place_fn(o, ns_test_place_cross, NULL), NS_OK);
     assert_int_equal(ns_sim_opts_set_cluster(o, 2, 1, 2, 1, 1, 10.0), NS_OK);
     assert_int_equal(ns_sim_opts_set_bandwidth(o, 20.0, 100.0), NS_OK);
     assert_int_equal(ns_sim_opts_set_cassini(o, 1, 10), NS_OK);

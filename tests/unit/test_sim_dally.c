@@ -120,8 +120,33 @@ static void test_preempts_less_sensitive(void **state) {
     assert_near(ns_test_metric(s, NS_SIM_METRIC_PREEMPTIONS), 0, 0);
     assert_near(ns_test_jct_ms(s, 2), 100120.0 - 10000.0 + 100120.0, 1e-6);
     ns_sim_free(s);
+
+    /* preemption off: the first case's C waits for B (ends 100.12 s) and
+       runs 34 s: JCT 100.12 - 10 + 34 = 124.12 s; nobody suspended */
+    assert_int_equal(ns_sim_opts_set_dally_preemption(o, 0), NS_OK);
+    s = ns_sim_new(o);
+    assert_int_equal(ns_sim_add_job(s, "A", 0, 4, 1000, 100.0, 100000000ull, 0), 0);
+    assert_int_equal(ns_sim_add_job(s, "B", 0, 4, 100, 1000.0, 1000000ull, 0), 1);
+    assert_int_equal(ns_sim_add_job(s, "C", 10000, 4, 100, 100.0, 200000000ull, 0), 2);
+    assert_int_equal(ns_sim_run(s), NS_OK);
+    assert_near(ns_test_metric(s, NS_SIM_METRIC_PREEMPTIONS), 0, 0);
+    assert_near(ns_test_jct_ms(s, 2), 124120.0, 1e-6);
+    assert_near(ns_test_jct_ms(s, 1), 100120.0, 1e-6);
+    ns_sim_free(s);
     ns_sim_opts_free(o);
   }
+}
+
+/* ns_sim_opts_set_dally_preemption's bad input. */
+static void test_dally_preemption_option(void **state) {
+  (void)state;
+  ns_sim_opts *o = ns_sim_opts_new();
+  assert_int_equal(ns_sim_opts_set_dally_preemption(o, 2), NS_EINVAL);
+  assert_non_null(strstr(ns_last_error(), "enabled"));
+  assert_int_equal(ns_sim_opts_set_dally_preemption(o, -1), NS_EINVAL);
+  assert_int_equal(ns_sim_opts_set_dally_preemption(NULL, 1), NS_EINVAL);
+  assert_int_equal(ns_sim_opts_set_dally_preemption(o, 1), NS_OK);
+  ns_sim_opts_free(o);
 }
 
 /* ns_sim_job_nw_sens's bad input: before a run, job out of range, NULL. */
@@ -150,6 +175,7 @@ int main(void) {
       cmocka_unit_test(test_nw_sens_measured),
       cmocka_unit_test(test_preempts_less_sensitive),
       cmocka_unit_test(test_nw_sens_bad_input),
+      cmocka_unit_test(test_dally_preemption_option),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -339,6 +339,12 @@ class Options(Handle):
         self._set("ns_sim_opts_set_dally", as_real(machine_ms, w, "machine_ms"),
                   as_real(rack_ms, w, "rack_ms"), as_real(history_ms, w, "history_ms"))
 
+    def set_dally_preemption(self, enabled: bool) -> None:
+        """True (default): Dally's network-sensitive preemption with the
+        Nw_sens order; False: the same order, nobody is suspended."""
+        self._set("ns_sim_opts_set_dally_preemption",
+                  as_flag(enabled, "sim.Options.set_dally_preemption", "enabled"))
+
     def set_skew_threshold(self, nbytes: int) -> None:
         """Tiresias: models of at least nbytes are consolidated."""
         self._set("ns_sim_opts_set_skew_threshold",

@@ -47,6 +47,24 @@ int ns_test_place_spread(const ns_cluster *c, const ns_job *job, ns_placement *o
   return NS_OK;
 }
 
+int ns_test_place_cross(const ns_cluster *c, const ns_job *job, ns_placement *out, void *user) {
+  (void)user;
+  ns_placement_clear(out);
+  ns_placement_bind(out, c);
+  int per_leaf = ns_cluster_gpu_count(c) / ns_cluster_leaf_count(c);
+  for (int leaf = 0; leaf < 2 && ns_job_gpus(job) == 2; leaf++)
+    for (int g = leaf * per_leaf; g < (leaf + 1) * per_leaf; g++)
+      if (ns_cluster_gpu_is_free(c, g) == 1) {
+        ns_placement_add_gpu(out, g);
+        break;
+      }
+  if (ns_placement_gpu_count(out) != 2) {
+    ns_placement_clear(out);
+    return NS_ENOSPACE;
+  }
+  return NS_OK;
+}
+
 void ns_test_temp_file(char *path, const char *text) {
   strcpy(path, "/tmp/ns_test_XXXXXX");
   int fd = mkstemp(path);

@@ -53,6 +53,11 @@ double ns_test_jct_ms(const ns_sim *s, int job);
    when the free GPUs do not suffice. */
 int ns_test_place_spread(const ns_cluster *c, const ns_job *job, ns_placement *out, void *user);
 
+/* A placement callback for a 2-GPU job across leaves: the lowest free GPU
+   of leaf 0 and of leaf 1; NS_ENOSPACE (and an empty placement) for any
+   other job or when either leaf is full. */
+int ns_test_place_cross(const ns_cluster *c, const ns_job *job, ns_placement *out, void *user);
+
 /* Writes `text` to a fresh temporary file whose path is left in `path`
    (at least 64 bytes); the caller removes it. */
 void ns_test_temp_file(char *path, const char *text);
