@@ -69,26 +69,14 @@ static int cmp_dbl(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* First index i in d[0..n) with d[i] > a (n if none). */
-static size_t first_above(const double *d, size_t n, double a) {
-  size_t lo = 0, hi = n;
-  while (lo < hi) {
-    size_t mid = (lo + hi) / 2;
-    if (d[mid] > a)
-      hi = mid;
-    else
-      lo = mid + 1;
-  }
-  return lo;
-}
-
 static double round_to(double v, double digits) {
   double f = pow(10.0, digits);
   return round(v * f) / f;
 }
 
-/* first_above() when the answer is known to be >= hint: gallops forward
-   from hint (a running job's attained service only grows), then bisects. */
+/* First index i >= hint in d[0..n) with d[i] > a (n if none), when the
+   answer is known to be >= hint: gallops forward from hint (a running
+   job's attained service only grows), then bisects. */
 static size_t first_above_from(const double *d, size_t n, double a, size_t hint) {
   size_t lo = hint, hi = hint, step = 1;
   while (hi < n && d[hi] <= a) {
@@ -107,6 +95,9 @@ static size_t first_above_from(const double *d, size_t n, double a, size_t hint)
   }
   return lo;
 }
+
+/* First index i in d[0..n) with d[i] > a (n if none). */
+static size_t first_above(const double *d, size_t n, double a) { return first_above_from(d, n, a, 0); }
 
 /* cal_r_gittins_index at attained a' (seconds). */
 static double gittins_at(const double *d, const double *prefix, size_t n, double delta, double a) {

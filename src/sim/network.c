@@ -260,6 +260,15 @@ void nsi_sim_fill_free(nsi_fill *f) {
   memset(f, 0, sizeof *f);
 }
 
+/* Resizes one scratch array to c elements of elem bytes; 1 on success, 0
+   on failure (the old buffer is kept, so the nsi_fill stays freeable). */
+static int grow(void *bufp, size_t c, size_t elem) {
+  void **buf = (void **)bufp, *nb = realloc(*buf, c * elem);
+  if (nb != NULL)
+    *buf = nb;
+  return nb != NULL;
+}
+
 int nsi_sim_fill(nsi_fill *f, size_t n, int *const *res, const size_t *nres, const double *icap,
                  double demand, const double *cap, int *lid, double *rate) {
   size_t inc = 0;
@@ -268,35 +277,13 @@ int nsi_sim_fill(nsi_fill *f, size_t n, int *const *res, const size_t *nres, con
   size_t need = inc + n + 1; /* resources <= incidences; heap ids: resources, then items */
   if (need > f->cap) {
     size_t c = need > 2 * f->cap ? need : 2 * f->cap;
-    int *a = realloc(f->lres, c * sizeof *a), *b = realloc(f->lstart, (c + 1) * sizeof *b);
-    if (a)
-      f->lres = a;
-    if (b)
-      f->lstart = b;
-    int *it = realloc(f->litem, c * sizeof *it), *cn = realloc(f->lcnt, c * sizeof *cn);
-    if (it)
-      f->litem = it;
-    if (cn)
-      f->lcnt = cn;
-    double *rm = realloc(f->lrem, c * sizeof *rm), *hk = realloc(f->hkey, c * sizeof *hk);
-    if (rm)
-      f->lrem = rm;
-    if (hk)
-      f->hkey = hk;
-    int *hl = realloc(f->hlnk, c * sizeof *hl), *fr = realloc(f->frozen, c * sizeof *fr);
-    if (hl)
-      f->hlnk = hl;
-    if (fr)
-      f->frozen = fr;
-    int *ow = realloc(f->lown, c * sizeof *ow), *hp = realloc(f->hpos, c * sizeof *hp);
-    if (ow)
-      f->lown = ow;
-    if (hp)
-      f->hpos = hp;
-    double *hv = realloc(f->hval, c * sizeof *hv);
-    if (hv)
-      f->hval = hv;
-    if (!a || !b || !it || !cn || !rm || !hk || !hl || !fr || !ow || !hp || !hv)
+    int ok = grow(&f->lres, c, sizeof *f->lres) & grow(&f->lstart, c + 1, sizeof *f->lstart) &
+             grow(&f->litem, c, sizeof *f->litem) & grow(&f->lcnt, c, sizeof *f->lcnt) &
+             grow(&f->lrem, c, sizeof *f->lrem) & grow(&f->hkey, c, sizeof *f->hkey) &
+             grow(&f->hlnk, c, sizeof *f->hlnk) & grow(&f->frozen, c, sizeof *f->frozen) &
+             grow(&f->lown, c, sizeof *f->lown) & grow(&f->hpos, c, sizeof *f->hpos) &
+             grow(&f->hval, c, sizeof *f->hval);
+    if (!ok)
       return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory solving max-min over %zu flows", n);
     f->cap = c;
   }
