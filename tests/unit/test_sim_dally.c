@@ -65,6 +65,18 @@ static void test_nw_sens_measured(void **state) {
   ns_sim_opts_free(o);
 }
 
+/* The three jobs of test_preempts_less_sensitive: A (communication-heavy)
+   and B (compute-heavy) at 0, C arriving at 10 s with forward ms c_fwd and
+   model bytes c_bytes; each 4 GPUs. */
+static ns_sim *sim_abc(const ns_sim_opts *o, double c_fwd, uint64_t c_bytes) {
+  ns_sim *s = ns_sim_new(o);
+  assert_non_null(s);
+  assert_int_equal(ns_sim_add_job(s, "A", 0, 4, 1000, 100.0, 100000000ull, 0), 0);
+  assert_int_equal(ns_sim_add_job(s, "B", 0, 4, 100, 1000.0, 1000000ull, 0), 1);
+  assert_int_equal(ns_sim_add_job(s, "C", 10000, 4, 100, c_fwd, c_bytes, 0), 2);
+  return s;
+}
+
 /* Dally suspends the less network-sensitive of two running jobs.
    4 leaves x 1 server x 2 GPUs, 1 spine x 1 link, 10 Gbps; every job
    takes 4 GPUs = 2 servers in 2 racks (timers 0: larger than a rack);
@@ -95,10 +107,7 @@ static void test_preempts_less_sensitive(void **state) {
     assert_int_equal(ns_sim_opts_set_policy_name(o, pol[k]), NS_OK);
     assert_int_equal(ns_sim_opts_set_cluster(o, 4, 1, 1, 2, 1, 10.0), NS_OK);
     assert_int_equal(ns_sim_opts_set_preemption_overhead(o, 5000.0), NS_OK);
-    ns_sim *s = ns_sim_new(o);
-    assert_int_equal(ns_sim_add_job(s, "A", 0, 4, 1000, 100.0, 100000000ull, 0), 0);
-    assert_int_equal(ns_sim_add_job(s, "B", 0, 4, 100, 1000.0, 1000000ull, 0), 1);
-    assert_int_equal(ns_sim_add_job(s, "C", 10000, 4, 100, 100.0, 200000000ull, 0), 2);
+    ns_sim *s = sim_abc(o, 100.0, 200000000ull);
     assert_int_equal(ns_sim_run(s), NS_OK);
     assert_int_equal(ns_sim_job_preemptions(s, 0), 0);
     assert_int_equal(ns_sim_job_preemptions(s, 1), 1);
@@ -112,10 +121,7 @@ static void test_preempts_less_sensitive(void **state) {
     assert_near(nw(s, 2), 100.0 / 340.0, 1e-9);
     ns_sim_free(s);
 
-    s = ns_sim_new(o);
-    assert_int_equal(ns_sim_add_job(s, "A", 0, 4, 1000, 100.0, 100000000ull, 0), 0);
-    assert_int_equal(ns_sim_add_job(s, "B", 0, 4, 100, 1000.0, 1000000ull, 0), 1);
-    assert_int_equal(ns_sim_add_job(s, "C", 10000, 4, 100, 1000.0, 1000000ull, 0), 2);
+    s = sim_abc(o, 1000.0, 1000000ull);
     assert_int_equal(ns_sim_run(s), NS_OK);
     assert_near(ns_test_metric(s, NS_SIM_METRIC_PREEMPTIONS), 0, 0);
     assert_near(ns_test_jct_ms(s, 2), 100120.0 - 10000.0 + 100120.0, 1e-6);
@@ -124,10 +130,7 @@ static void test_preempts_less_sensitive(void **state) {
     /* preemption off: the first case's C waits for B (ends 100.12 s) and
        runs 34 s: JCT 100.12 - 10 + 34 = 124.12 s; nobody suspended */
     assert_int_equal(ns_sim_opts_set_dally_preemption(o, 0), NS_OK);
-    s = ns_sim_new(o);
-    assert_int_equal(ns_sim_add_job(s, "A", 0, 4, 1000, 100.0, 100000000ull, 0), 0);
-    assert_int_equal(ns_sim_add_job(s, "B", 0, 4, 100, 1000.0, 1000000ull, 0), 1);
-    assert_int_equal(ns_sim_add_job(s, "C", 10000, 4, 100, 100.0, 200000000ull, 0), 2);
+    s = sim_abc(o, 100.0, 200000000ull);
     assert_int_equal(ns_sim_run(s), NS_OK);
     assert_near(ns_test_metric(s, NS_SIM_METRIC_PREEMPTIONS), 0, 0);
     assert_near(ns_test_jct_ms(s, 2), 124120.0, 1e-6);
