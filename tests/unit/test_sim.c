@@ -106,6 +106,17 @@ static void test_two_jobs_contention(void **state) {
   ns_sim_opts_free(o);
 }
 
+/* Skips the calling test (with a message) when CASSINI is not built in. */
+#define skip_without_cassini()                                                   \
+  do {                                                                           \
+    ns_cassini_opts *probe_ = ns_cassini_opts_new();                             \
+    if (probe_ == NULL) {                                                        \
+      printf("skipped: CASSINI is not in this build\n");                          \
+      skip();                                                                    \
+    }                                                                            \
+    ns_cassini_opts_free(probe_);                                                \
+  } while (0)
+
 /* CASSINI on the 2-job case: the only candidate shares both NICs; equal
    200 ms iterations with 100 ms of communication interleave perfectly
    (score 1), so after the time-shifts each communicates alone: iteration
@@ -113,12 +124,7 @@ static void test_two_jobs_contention(void **state) {
    CASSINI: 15 s and 25 s (test_two_jobs_maxmin). */
 static void test_two_jobs_cassini(void **state) {
   (void)state;
-  ns_cassini_opts *probe = ns_cassini_opts_new();
-  if (probe == NULL) {
-    printf("skipped: CASSINI is not in this build\n");
-    skip();
-  }
-  ns_cassini_opts_free(probe);
+  skip_without_cassini();
   /* Both models agree here. Fluid: each job pauses once for its shift, then
      counts with its duty cycle 0.5: the links never saturate. Phase: both
      start at 0, so T0 = 0; A computes 0-100 and communicates 100-200 while
@@ -590,12 +596,7 @@ static void test_phase_partial_restart(void **state) {
    happens and the schedules differ. */
 static void test_phase_cassini_readjust(void **state) {
   (void)state;
-  ns_cassini_opts *probe = ns_cassini_opts_new();
-  if (probe == NULL) {
-    printf("skipped: CASSINI is not in this build\n");
-    skip();
-  }
-  ns_cassini_opts_free(probe);
+  skip_without_cassini();
   static const double jobs[2][4] = {{0, 200, 100.0, 125e6}, {0, 150, 200.0, 125e6}};
   ns_sim_opts *o = opts_custom(ns_test_place_spread);
   assert_int_equal(ns_sim_opts_set_cassini(o, 1, 10), NS_OK);
