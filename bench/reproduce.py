@@ -493,7 +493,7 @@ def dally_section():
         ("Philly, as timestamped: the first 10,000 jobs (52 days), 2 racks x 8 servers x "
          "8 GPUs (the paper's 2-rack cluster). A slice, not the whole trace: the whole "
          "trace at 2048 GPUs queues nothing (its mean demand is ~374 busy GPUs), and at "
-         "512 GPUs the phase model needs 100-250 s per Dally variant on this machine",
+         "512 GPUs the phase model needs 1-3 s per Dally variant on this machine",
          "philly", (1,), dict(cluster=(2, 8, 8, 8, 2, 10.0)), (10000, False)),
     ]
     notes, helps = [], []
@@ -576,7 +576,7 @@ def dally_section():
         "gives no initial Nw_sens for a job that never ran (its formula is 0 / 0), no "
         "event that triggers a preemption and no lease length (our readings in sim.h, "
         "DALLY; ranking never-ran jobs first instead of by their estimate gave, on the "
-        "Philly slices, 3.4-8x Tiresias's communication overhead and 1.7-2.5x its "
+        "Philly slices, 3.1-8.3x Tiresias's communication overhead and 1.5-2.8x its "
         "makespan).")
 
 

@@ -5,8 +5,8 @@
  * the network model (s->net_model: start, update, event, stop, remaining,
  * measured - maxmin and contention in net_fluid.c, phase in net_phase.c)
  * and the policy's hooks (s->hooks: order, place, admit_comm, shift,
- * preempt - policy.c). Preemption: las.c (2D-LAS, 2D-Gittins) or the
- * preempt hook (Dally) decide, the engine suspends (suspend_job: GPUs
+ * preempt, lease - policy.c). Preemption: las.c (2D-LAS, 2D-Gittins) or
+ * the preempt or lease hook (Dally) decide, the engine suspends (suspend_job: GPUs
  * released, progress and measured Nw_sens kept) and restarts. One scheduling
  * pass per event time; the model's update runs only when the running set
  * changed. Job events carry a version: a model that moves a job's next

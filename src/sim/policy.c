@@ -43,8 +43,8 @@
  *    A job that never ran (the paper's Nw_sens is 0 / 0 then) is ranked by
  *    the profile estimate below, not first (0): on the two Philly slices
  *    of bench/REPRODUCE.md, ranking it first (every new job takes GPUs at
- *    the next expiry) gave Dally 3.4-8x Tiresias's communication overhead
- *    and 1.7-2.5x its makespan, the estimate 0.28-1.16x and 0.74-0.83x.
+ *    the next expiry) gave Dally 3.1-8.3x Tiresias's communication overhead
+ *    and 1.5-2.8x its makespan, the estimate 0.28-1.14x and 0.83-0.91x.
  *  - Pass-by-pass reading (lease 0, preempt_dally): after each
  *    scheduling pass, a waiting job may take the GPUs of running jobs whose
  *    Nw_sens is above its own by more than NSI_DALLY_MARGIN (5 %:
@@ -178,11 +178,15 @@ static double order_fifo(const ns_sim *s, const nsi_simjob *j) {
 /* remaining service = GPU-time */
 static double order_srsf(const ns_sim *s, const nsi_simjob *j) { return ideal_ms(s, j) * j->gpus; }
 static double order_sjf(const ns_sim *s, const nsi_simjob *j) { return ideal_ms(s, j); }
+/* Nw_sens compared to 1e-9 (then by arrival): a one-GPU job's measure is
+   1 up to rounding, which must not order it against another's exact 1. */
+static double offer_key(double k) { return round(k * 1e9) / 1e9; }
+
 /* Dally §4.3.1: offers in increasing Nw_sens; the key is the job's kept
-   value (the engine sets it at arrival and at every suspension). */
+   value (the engine sets it at arrival and at every suspension), to 1e-9. */
 static double order_nw_sens(const ns_sim *s, const nsi_simjob *j) {
   (void)s;
-  return isfinite(j->nw_sens) ? j->nw_sens : 1.0;
+  return offer_key(isfinite(j->nw_sens) ? j->nw_sens : 1.0);
 }
 static double (*const order_fns[])(const ns_sim *, const nsi_simjob *) = {
     [NS_SIM_ORDER_FIFO] = order_fifo, [NS_SIM_ORDER_SRSF] = order_srsf,
@@ -503,10 +507,6 @@ typedef struct nsi_offeree {
   int ji, held;
 } nsi_offeree;
 
-/* Nw_sens compared to 1e-9: a one-GPU job's measure is 1 up to rounding,
-   which must not decide against a queued job's exact 1. */
-static double offer_key(double k) { return round(k * 1e9) / 1e9; }
-
 static int by_offer(const void *a, const void *b) {
   const nsi_offeree *x = a, *y = b;
   double kx = offer_key(x->key), ky = offer_key(y->key);
@@ -599,11 +599,15 @@ static int lease_victims(ns_sim *s, nsi_reoffer *ro, size_t i, int *placed) {
    committed as they are decided, so later offers see them. */
 static int lease_walk(ns_sim *s, nsi_reoffer *ro) {
   int rc = NS_OK;
+  size_t last = ro->epos[ro->ne - 1];
+  int blocked = 0; /* no backfilling: a queued job not placed stops the queue */
   for (size_t i = 0; i < ro->n && rc == NS_OK; i++) {
     const nsi_offeree *c = &ro->c[i];
-    int ji = c->ji, placed = 0;
+    int ji = c->ji, placed = 0, free_gpus = ns_cluster_free_gpu_count(s->cluster);
+    if (i > last && free_gpus == 0 && !s->o.gpu_sharing)
+      break; /* only free GPUs are left to offer, and none is free */
     nsi_simjob *j = &s->jobs[ji];
-    int fits = s->o.gpu_sharing || j->gpus <= ns_cluster_free_gpu_count(s->cluster);
+    int fits = s->o.gpu_sharing || j->gpus <= free_gpus;
     if (c->held >= 0 && !ro->lost[c->held]) {
       ro->rest -= j->gpus;
       s->lease_keep[s->lease_nkeep++] = ji;
@@ -615,10 +619,11 @@ static int lease_walk(ns_sim *s, nsi_reoffer *ro) {
       j->wait_from = j->lease_from; /* Algorithm 1: since its last assignment */
       rc = fits ? nsi_sim_place(s, ji, &placed) : NS_OK;
       j->wait_from = waited;
-    } else {
+    } else if (!blocked) {
       rc = fits ? nsi_sim_place(s, ji, &placed) : NS_OK;
       if (rc == NS_OK && placed == 0)
         rc = lease_victims(s, ro, i, &placed);
+      blocked = placed == 0 && !s->o.backfill;
     }
     if (rc == NS_OK && placed > 0) {
       rc = nsi_placement_copy(s->lease_pl[s->lease_ngo], s->pl);
@@ -643,27 +648,32 @@ static int lease_dally(ns_sim *s, size_t *expired) {
     return NS_OK;
   size_t n = s->nqueue + ne, own = n;
   NSI_TRY(lease_reserve(s, n, n + ne));
-  nsi_offeree *c = malloc(n * sizeof *c);
+  nsi_offeree *c = malloc(2 * n * sizeof *c); /* the order, then scratch */
   char *lost = calloc(ne, 1);
   size_t *epos = malloc(ne * sizeof *epos);
   if (c == NULL || lost == NULL || epos == NULL) {
     free(c), free(lost), free(epos);
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
   }
-  size_t k = 0, e = 0;
-  for (size_t q = 0; q < s->nqueue; q++) {
+  /* the queue is in this order already (order_nw_sens's key, then
+     arrival): sort the expired jobs, then merge */
+  nsi_offeree *x = c + n;
+  size_t k = 0, e = 0, nq = s->nqueue;
+  for (size_t q = 0; q < nq; q++) {
     const nsi_simjob *j = &s->jobs[s->queue[q]];
-    c[k].key = j->key, c[k].arrival = j->arrival_ms, c[k].ji = s->queue[q], c[k++].held = -1;
+    x[k].key = j->key, x[k].arrival = j->arrival_ms, x[k].ji = s->queue[q], x[k++].held = -1;
   }
   for (size_t r = 0; r < s->nrunning; r++) {
     nsi_simjob *j = &s->jobs[s->running[r]];
     if (j->lease_end > s->now)
       continue;
     s->lease_exp[e] = s->running[r];
-    c[k].key = nsi_sim_nw_sens(s, j), c[k].arrival = j->arrival_ms;
-    c[k].ji = s->running[r], c[k++].held = (int)e++;
+    x[k].key = nsi_sim_nw_sens(s, j), x[k].arrival = j->arrival_ms;
+    x[k].ji = s->running[r], x[k++].held = (int)e++;
   }
-  qsort(c, n, sizeof *c, by_offer);
+  qsort(x + nq, ne, sizeof *x, by_offer);
+  for (size_t a = 0, b = nq, o = 0; o < n; o++)
+    c[o] = b < n && (a >= nq || by_offer(&x[b], &x[a]) < 0) ? x[b++] : x[a++];
   nsi_reoffer ro = {c, n, own, epos, ne, lost, 0, NSI_DALLY_LEASE_TRIES};
   for (size_t i = 0, m = 0; i < n; i++)
     if (c[i].held >= 0)
