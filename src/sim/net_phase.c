@@ -41,7 +41,17 @@
  *    others stay lone at their window means (bgon) and load each of their
  *    links with their mean throughput, so the partial group's max-min runs
  *    over what is left (capeff). A partial group's member leaves it after
- *    its own window (maybe_detach) and becomes such a kept job. Rebuilding a
+ *    its own window (maybe_detach) and becomes such a kept job. A change
+ *    re-simulates at most NSI_PHASE_TOUCHED (8) of its neighbours (new jobs
+ *    and a part still in its window always): those on the most touched
+ *    links, counting touches deferred before (stale); the rest keep their
+ *    means, are marked stale and get their turn when the partial restart
+ *    ends (its last member detaches: phase_update again) or at the next
+ *    change. Under preemption a pass changes jobs at almost every event and
+ *    a multi-server job's uplinks carry tens of jobs: re-simulating all of
+ *    them (~40 per restart on Philly) made 2d-gittins take ~240 s there, 41
+ *    s with the cap (bench/RESULTS.md; test_phase_deferred_neighbours
+ *    bounds the error against W = 0). Rebuilding a
  *    chain of tens of jobs at every arrival or finish was what made
  *    scattering policies on Philly take minutes (bench/RESULTS.md); the
  *    error of the approximation is in sim.h (test_phase_partial_restart).
@@ -536,6 +546,8 @@ static int maybe_fast_forward(ns_sim *s, nsi_group *g) {
   return NS_OK;
 }
 
+static int phase_update(ns_sim *s);
+
 /* A member of a partial restart with W + 1 iteration ends leaves it: it
    goes on at its window mean and loads its links (bg_set); the others are
    solved again against what is left. */
@@ -561,7 +573,10 @@ static int maybe_detach(ns_sim *s, nsi_group *g, nsi_simjob *j) {
   if (g->n == 0) {
     free(g->members);
     g->members = NULL, g->partial = 0;
-    return NS_OK;
+    if (!s->stale_any)
+      return NS_OK;
+    s->net_dirty = 1; /* the restart is over: the deferred neighbours' turn */
+    return phase_update(s);
   }
   s->nseeds = 0;
   NSI_TRY(admit_waiters(s, g));
@@ -639,7 +654,7 @@ static int phase_start(ns_sim *s, nsi_simjob *j) {
   j->pos = j->resumed ? (frac < 1 ? frac : 0.0) * j->per - s->o.restore_ms : 0.0;
   j->t_upd = s->now;
   j->hold_until = 0, j->anchor = NAN;
-  j->w_n = 0, j->bgon = 0;
+  j->w_n = 0, j->bgon = 0, j->stale = 0;
   j->run_from = s->now + (j->resumed ? s->o.restore_ms : 0.0); /* measured(): after the restore */
   if (meets(s, j)) {
     s->net_dirty = 1; /* the update may put it in a group */
@@ -779,15 +794,21 @@ static void drop_group(ns_sim *s, nsi_simjob *j) {
    a job that started or left, those not yet placed in a group, and any
    part still in its window; the others keep their window means. */
 #define NSI_PHASE_EXACT 16
+#define NSI_PHASE_TOUCHED 8 /* neighbours re-simulated per change, at most */
 static int affected(ns_sim *s, const nsi_simjob *j) {
   if (j->group < 0 && !j->bgon)
-    return 1; /* new, or lone until now */
+    return -1; /* new, or lone until now */
   if (j->group >= 0 && !s->grp[j->group].ff)
-    return 1; /* being simulated */
+    return -1; /* being simulated */
+  int t = j->stale;
   for (size_t i = 0; i < j->nlinks; i++)
-    if (s->touch[j->links[i]] == s->touch_epoch)
-      return 1;
-  return 0;
+    t += s->touch[j->links[i]] == s->touch_epoch;
+  return t; /* a neighbour of changes: on t of its links, this one and deferred ones */
+}
+
+static int by_touch(const void *a, const void *b) {
+  const int *x = a, *y = b; /* more touched links first, then position */
+  return x[0] != y[0] ? (x[0] < y[0]) - (x[0] > y[0]) : (x[1] > y[1]) - (x[1] < y[1]);
 }
 
 /* A changed component (members in phase state): lone or a new group. */
@@ -827,14 +848,16 @@ static int phase_update(ns_sim *s) {
   for (size_t r = 0; r < s->nrunning; r++)
     if (meets(s, &s->jobs[s->running[r]]))
       s->net[n++] = s->running[r];
+  s->stale_any = 0; /* set again below for what is deferred once more */
   if (n == 0)
     return NS_OK;
   int *parent = malloc(n * sizeof *parent);
   int *pairs = malloc(2 * n * sizeof *pairs);
   int *comp = malloc(n * sizeof *comp);
+  int *cand = malloc(2 * n * sizeof *cand);
   char *kept = calloc(n, 1);
-  if (!parent || !pairs || !comp || !kept) {
-    free(parent), free(pairs), free(comp), free(kept);
+  if (!parent || !pairs || !comp || !kept || !cand) {
+    free(parent), free(pairs), free(comp), free(kept), free(cand);
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory grouping %zu jobs", n);
   }
   int L = s->nnet_links;
@@ -877,14 +900,25 @@ static int phase_update(ns_sim *s) {
       comp[m++] = pairs[2 * k + 1], k++;
     if (m > NSI_PHASE_EXACT && !s->o.gpu_sharing && s->o.phase_window > 0) {
       partial_any = 1;
+      size_t nc = 0;
       for (size_t x = i; x < k; x++) {
-        nsi_simjob *j = &s->jobs[pairs[2 * x + 1]];
-        if (affected(s, j)) {
-          bring_up(s, j);
-          pairs[2 * x] = -1 - (int)n - pairs[2 * x];
-        } else {
-          kept[x] = 1;
-        }
+        int a = affected(s, &s->jobs[pairs[2 * x + 1]]);
+        if (a > 0)
+          cand[2 * nc] = a, cand[2 * nc + 1] = (int)x, nc++;
+        kept[x] = a == 0;
+      }
+      qsort(cand, nc, 2 * sizeof *cand, by_touch);
+      for (size_t c = NSI_PHASE_TOUCHED; c < nc; c++) {
+        kept[cand[2 * c + 1]] = 1; /* deferred: keeps its window mean for now */
+        s->jobs[pairs[2 * cand[2 * c + 1] + 1]].stale = cand[2 * c];
+        s->stale_any = 1;
+      }
+      for (size_t x = i; x < k; x++) {
+        if (kept[x])
+          continue;
+        s->jobs[pairs[2 * x + 1]].stale = 0;
+        bring_up(s, &s->jobs[pairs[2 * x + 1]]);
+        pairs[2 * x] = -1 - (int)n - pairs[2 * x];
       }
     } else {
       int ch = !unchanged(s, comp, m);
@@ -917,7 +951,7 @@ static int phase_update(ns_sim *s) {
     i = k;
   }
   s->touch_epoch++;
-  free(parent), free(pairs), free(comp), free(kept);
+  free(parent), free(pairs), free(comp), free(kept), free(cand);
   return rc;
 }
 

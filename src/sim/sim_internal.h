@@ -118,6 +118,8 @@ typedef struct nsi_simjob {
   double pcap;          /* its flow rate limit on its other links (capeff / multiplicity) */
   int bgon;             /* lone at its window mean inside a large component: its mean
                            throughput loads its links (net_phase.c, partial restarts) */
+  int stale;            /* a neighbour of changes not yet re-simulated (its touched links,
+                           summed; net_phase.c: at most NSI_PHASE_TOUCHED per restart) */
   /* preemption (las.c decides, engine.c suspends and resumes) */
   int las_q;            /* queue */
   double las_exec;      /* executed ms since the last promotion */
@@ -264,6 +266,7 @@ struct ns_sim {
   int *bgcnt;       /* per link: bgon jobs on it */
   int *touch;       /* per link and GPU: == touch_epoch if a job started or left on it */
   int touch_epoch;
+  int stale_any;    /* some running job has stale > 0: re-simulated when a restart ends */
   unsigned capeff_epoch; /* bumped whenever capeff changes */
   double *icap_tmp;
   nsi_fill fill;

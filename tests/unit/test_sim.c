@@ -580,6 +580,90 @@ static void test_phase_partial_restart(void **state) {
   ns_sim_opts_free(o);
 }
 
+/* GPU slot `slot` of server `srv` (3 GPUs per server). The hub (21 GPUs)
+   takes slot 0 of every server; a 2-GPU job takes slot 2 of the lowest
+   server k whose slot 2 is free, and slot 1 of server k + 1. */
+static int place_star(const ns_cluster *c, const ns_job *job, ns_placement *out, void *user) {
+  (void)user;
+  ns_placement_clear(out);
+  ns_placement_bind(out, c);
+  int servers = ns_cluster_gpu_count(c) / 3;
+  if (ns_job_gpus(job) == servers) {
+    for (int k = 0; k < servers; k++)
+      if (ns_cluster_gpu_is_free(c, 3 * k) != 1)
+        return NS_ENOSPACE;
+    for (int k = 0; k < servers; k++)
+      ns_placement_add_gpu(out, 3 * k);
+    return NS_OK;
+  }
+  for (int k = 0; k + 1 < servers && ns_job_gpus(job) == 2; k++)
+    if (ns_cluster_gpu_is_free(c, 3 * k + 2) == 1 && ns_cluster_gpu_is_free(c, 3 * k + 4) == 1) {
+      ns_placement_add_gpu(out, 3 * k + 2);
+      ns_placement_add_gpu(out, 3 * k + 4);
+      return NS_OK;
+    }
+  return NS_ENOSPACE;
+}
+
+/* A change with more neighbours than a restart re-simulates at once (8,
+   sim.h "Large components"): deferred neighbours get their turn when the
+   restart ends. 1 leaf, 21 servers x 3 GPUs, 10 Gbps. The hub (21 GPUs,
+   slot 0 of every server, 60 iterations of 100 ms compute) rings all 21
+   servers: alone its all-reduce is 2 x 20/21 x 125 MB at 10 Gbps = 190.5
+   ms. S0..S19 (2 GPUs: slot 2 of server k, slot 1 of server k + 1; 1500
+   iterations, compute 100/125/150 ms) chain like test_phase_partial_restart
+   and all share the hub's NICs: one component of 21 (> 16: partial
+   restarts). Server k's NIC tx carries at most three flows (hub, S(k-1),
+   Sk), so an S iteration lies within [c + 100, c + 300] ms and the hub's
+   within [290.5, 100 + 3 x 190.5] ms; everything starts at 0. The hub
+   leaves at ~40 s: all 20 S jobs are its neighbours, 8 are re-simulated
+   and 12 deferred; each deferred one keeps its three-flow mean until a
+   restart ends and it is re-simulated (at most two more restarts of about
+   W + 1 = 9 iterations each, W = 64 / 8), so its error against the
+   unaccelerated run (W = 0) stays that of a partial restart. Measured when
+   written: mean |JCT error| 2.3 %, worst 6.5 % (the 20-job chain's drift
+   dominates; without the cap 2.9 % / 7.2 %); with the deferred ones never
+   re-simulated (kept at the hub-era mean until they finish) 10.6 % / 22.9 %,
+   which fails the 4 % / 10 % tolerance asserted here. */
+static void test_phase_deferred_neighbours(void **state) {
+  (void)state;
+  ns_sim_opts *o = opts_custom(place_star);
+  assert_int_equal(ns_sim_opts_set_cluster(o, 1, 0, 21, 3, 0, 10.0), NS_OK);
+  ns_sim *run[2];
+  const int windows[2] = {0, 16};
+  for (int w = 0; w < 2; w++) {
+    assert_int_equal(ns_sim_opts_set_phase_window(o, windows[w]), NS_OK);
+    run[w] = ns_sim_new(o);
+    assert_int_equal(ns_sim_add_job(run[w], "hub", 0, 21, 60, 100.0, 125000000ull, 0), 0);
+    for (int k = 0; k < 20; k++) {
+      char name[16];
+      snprintf(name, sizeof name, "S%d", k);
+      assert_int_equal(ns_sim_add_job(run[w], name, 0, 2, 1500, 100.0 + 25.0 * (k % 3),
+                                      125000000ull, 0),
+                       k + 1);
+    }
+    assert_int_equal(ns_sim_run(run[w]), NS_OK);
+  }
+  double ring = 2.0 * 20.0 / 21.0 * 100.0; /* the hub's all-reduce alone, ms */
+  double err = 0, sum = 0, worst = 0;
+  for (int k = 0; k < 21; k++) {
+    double c = k == 0 ? 100.0 : 100.0 + 25.0 * ((k - 1) % 3), it = k == 0 ? 60 : 1500;
+    double lo = k == 0 ? c + ring : c + 100.0, hi = k == 0 ? c + 3 * ring : c + 300.0;
+    for (int w = 0; w < 2; w++) {
+      double v = ns_test_jct_ms(run[w], k);
+      assert_true(v >= it * lo * (1 - 1e-9) && v <= it * hi * (1 + 1e-9));
+    }
+    double x = ns_test_jct_ms(run[0], k), y = ns_test_jct_ms(run[1], k);
+    err += fabs(x - y), sum += x;
+    worst = fabs(x - y) / x > worst ? fabs(x - y) / x : worst;
+  }
+  assert_true(err / sum <= 0.04);
+  assert_true(worst <= 0.10);
+  ns_sim_free(run[0]);
+  ns_sim_free(run[1]);
+  ns_sim_opts_free(o);
+}
+
 /* CASSINI re-adjustment (CASSINI §4.2/§5.7) forced: A (100 ms compute) and
    B (200 ms compute) share both NICs, 100 ms all-reduces alone, periods 200
    and 300 ms. They cannot be interleaved whatever the shift: over the joint
@@ -1123,6 +1207,7 @@ int main(void) {
       cmocka_unit_test(test_phase_fast_forward),
       cmocka_unit_test(test_phase_fast_forward_leave),
       cmocka_unit_test(test_phase_partial_restart),
+      cmocka_unit_test(test_phase_deferred_neighbours),
       cmocka_unit_test(test_phase_cassini_readjust),
       cmocka_unit_test(test_queueing_and_fragmentation),
       cmocka_unit_test(test_default_workload_shape),
