@@ -576,7 +576,7 @@ def dally_section():
         "gives no initial Nw_sens for a job that never ran (its formula is 0 / 0), no "
         "event that triggers a preemption and no lease length (our readings in sim.h, "
         "DALLY; ranking never-ran jobs first instead of by their estimate gave, on the "
-        "Philly slices, 3.1-8.3x Tiresias's communication overhead and 1.5-2.8x its "
+        "Philly slices, 4.1-7.8x Tiresias's communication overhead and 2.0-2.7x its "
         "makespan).")
 
 

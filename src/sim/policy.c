@@ -43,8 +43,8 @@
  *    A job that never ran (the paper's Nw_sens is 0 / 0 then) is ranked by
  *    the profile estimate below, not first (0): on the two Philly slices
  *    of bench/REPRODUCE.md, ranking it first (every new job takes GPUs at
- *    the next expiry) gave Dally 3.1-8.3x Tiresias's communication overhead
- *    and 1.5-2.8x its makespan, the estimate 0.28-1.14x and 0.83-0.91x.
+ *    the next expiry) gave Dally 4.1-7.8x Tiresias's communication overhead
+ *    and 2.0-2.7x its makespan, the estimate 0.28-1.30x and 0.83-0.89x.
  *  - Pass-by-pass reading (lease 0, preempt_dally): after each
  *    scheduling pass, a waiting job may take the GPUs of running jobs whose
  *    Nw_sens is above its own by more than NSI_DALLY_MARGIN (5 %:
