@@ -45,6 +45,7 @@ typedef struct cli {
   int share, json_jobs;
   model *models;
   int nmodels;
+  double dally_lease_s; /* --dally-lease; < 0: the library's default */
 } cli;
 
 typedef struct result {
@@ -332,6 +333,16 @@ static int opt_gbps(cli *c, const char *o, char *v) { return parse_num(o, v, 0, 
 static int opt_nic(cli *c, const char *o, char *v) { return parse_num(o, v, 0, 0, &c->nic_gbps); }
 static int opt_intra(cli *c, const char *o, char *v) { return parse_num(o, v, 0, 1, &c->intra_gbps); }
 static int opt_trace(cli *c, const char *o, char *v) { (void)o; c->trace = v; return 0; }
+/* Seconds: 0, or at least the library's shortest lease (1 s). */
+static int opt_dally_lease(cli *c, const char *o, char *v) {
+  if (parse_num(o, v, 0, 0, &c->dally_lease_s) < 0)
+    return -1;
+  if (c->dally_lease_s > 0 && c->dally_lease_s < 1) {
+    fprintf(stderr, "netsched-sim: %s must be 0 or at least 1 s (got '%s')\n", o, v);
+    return -1;
+  }
+  return 0;
+}
 static int opt_csv(cli *c, const char *o, char *v) { (void)o; c->csv = v; return 0; }
 static int opt_json(cli *c, const char *o, char *v) { (void)o; c->json = v; return 0; }
 static int opt_summary(cli *c, const char *o, char *v) { (void)o; c->summary = v; return 0; }
@@ -391,6 +402,11 @@ static const struct option {
      "all-reduces sharing links max-min fairly); maxmin and contention, the older fluid models "
      "(a colliding job is charged all the time; contention = AdaDUAL's Eq. 5); ideal "
      "(communication free, to compare with simulators that model no network)", opt_network},
+    {"--dally-lease", "S",
+     "dally, dally-manual: Themis-style leases of S seconds, 0 or >= 1 (default 1200): at "
+     "lease expiry the GPUs are re-offered in increasing Nw_sens and a job offered before "
+     "anyone took its GPUs keeps them; 0 = preempt after every scheduling pass instead",
+     opt_dally_lease},
     {"--share", NULL, "let jobs share GPUs while their memory fits (LWF-kappa / Ada-SRSF model)",
      opt_share},
     {"--csv", "FILE", "one row per job: the trace's job_id and model_name, times, servers "
@@ -592,7 +608,8 @@ static ns_sim_opts *make_opts(const cli *c, int policy) {
       ns_sim_opts_set_cluster(o, c->leaves, c->spines, c->servers, c->gpus, c->links, c->gbps) < 0 ||
       ns_sim_opts_set_bandwidth(o, c->nic_gbps, c->intra_gbps) < 0 ||
       ns_sim_opts_set_network(o, (ns_sim_network)c->network) < 0 ||
-      ns_sim_opts_set_seed(o, c->seed) < 0 || ns_sim_opts_set_gpu_sharing(o, c->share) < 0) {
+      ns_sim_opts_set_seed(o, c->seed) < 0 || ns_sim_opts_set_gpu_sharing(o, c->share) < 0 ||
+      (c->dally_lease_s >= 0 && ns_sim_opts_set_dally_lease(o, c->dally_lease_s * 1e3) < 0)) {
     ns_sim_opts_free(o);
     return NULL;
   }
@@ -1016,7 +1033,7 @@ static int open_outputs(const cli *c, outputs *o) {
 
 int main(int argc, char **argv) {
   cli c = {4, 8, 4, 4, 2, 10.0, 0.0, 100.0, NS_SIM_NET_PHASE, 1, NULL, NULL, NULL, NULL, NULL, NULL,
-           NS_SIM_TRACE_AUTO, {0}, 0, -1, 0, 0, NULL, 0};
+           NS_SIM_TRACE_AUTO, {0}, 0, -1, 0, 0, NULL, 0, -1.0};
   if (parse_args(&c, argc, argv) < 0)
     return 2;
   if (c.npolicies == 0)

@@ -187,17 +187,33 @@
  *    NICs, else across racks at min(NIC, leaf-spine link)). The queue is in
  *    increasing Nw_sens, ties by arrival.
  *  - Preemption (the paper names the priority, not the trigger; our
- *    reading): after each scheduling pass, waiting jobs in queue order may
- *    suspend running jobs whose Nw_sens exceeds theirs by more than 5 %
- *    (without a margin two jobs of nearly equal Nw_sens could swap at every
- *    event), least network-sensitive (highest Nw_sens) first, at most 16 per
- *    waiter and none started in the same pass; victims are taken off one by
- *    one until the waiter's placement (Algorithm 1: it may still decline a
- *    scattered offer while its timers run) accepts, else nothing is
- *    suspended. At most 8 such offers per event time. A suspended job keeps
- *    its progress, waits at its measured Nw_sens, pays the restore overhead
- *    (ns_sim_opts_set_preemption_overhead) when it resumes and its Dally
- *    starvation counts from its suspension. Not with CASSINI or GPU sharing.
+ *    readings). Default, Themis leases (Dally's simulator is built on
+ *    Themis, §4.2.1; ns_sim_opts_set_dally_lease, default 20 min): a job
+ *    holds its GPUs for a lease from its start or renewal. When leases
+ *    expire, the waiting jobs and the expired ones are offered in
+ *    increasing Nw_sens (an expired job's measured now; ties by arrival)
+ *    the free GPUs and the expired jobs' GPUs: an expired job whose GPUs no
+ *    job before it took keeps them (lease renewed, no suspension, no
+ *    restore); a waiting job gets the free GPUs, else those of the expired
+ *    jobs after it in the order, least network-sensitive (highest Nw_sens)
+ *    first, at most 16, when its placement (Algorithm 1) accepts them,
+ *    else nothing is taken; an expired job that lost its GPUs is suspended
+ *    (and offered what is still free: accepting moves it, with the restore
+ *    overhead). Between expiries only free GPUs are offered. A job that
+ *    never ran competes with its profile estimate (above), not first.
+ *    Lease 0, the earlier pass-by-pass reading: after each scheduling pass,
+ *    waiting jobs in queue order may suspend running jobs whose Nw_sens
+ *    exceeds theirs by more than 5 % (without a margin two jobs of nearly
+ *    equal Nw_sens could swap at every event), least network-sensitive
+ *    first, at most 16 per waiter and none started in the same pass;
+ *    victims are taken off one by one until the waiter's placement
+ *    (Algorithm 1: it may still decline a scattered offer while its timers
+ *    run) accepts, else nothing is suspended; at most 8 such offers per
+ *    event time. bench/REPRODUCE.md compares both against Tiresias. In
+ *    both, a suspended job keeps its progress, waits at its measured
+ *    Nw_sens, pays the restore overhead (ns_sim_opts_set_preemption_overhead)
+ *    when it resumes and its Dally starvation counts from its suspension.
+ *    Not with CASSINI or GPU sharing.
  *  - dally-manual: fixed timers, same priority and preemption (§5.1.3).
  *
  * TRACE DURATIONS: a trace's duration (Philly; Tiresias when its duration
@@ -371,7 +387,7 @@ typedef int (*ns_sim_place_fn)(const ns_cluster *c, const ns_job *job, ns_placem
    for the 32-GPU jobs), 10 Gbps; nic_gbps = link_gbps; intra_gbps 100;
    PHASE network (fast-forward window 16, CASSINI drift 0.05); kappa 1; SRSF(n) n = 1; CASSINI 10 candidates; seed 1;
    Tiresias skew threshold 200 MB (VGG-16 and LSTM-PTB are "skewed");
-   Dally timers 12 h / 12 h (§4.3.2), history 7 days. NULL on ENOMEM. */
+   Dally timers 12 h / 12 h (§4.3.2), history 7 days, leases 20 min. NULL on ENOMEM. */
 NS_API ns_sim_opts *ns_sim_opts_new(void);
 NS_API void ns_sim_opts_free(ns_sim_opts *o);
 /* Applies a preset (ordering, placement, kappa, admission, CASSINI flag). */
@@ -418,6 +434,17 @@ NS_API int ns_sim_opts_set_dally(ns_sim_opts *o, double machine_ms, double rack_
    suspended - to see what the preemption itself changes). enabled must be
    0 or 1 (NS_EINVAL, naming it); o unchanged on error. */
 NS_API int ns_sim_opts_set_dally_preemption(ns_sim_opts *o, int enabled);
+/* Dally's preemption as Themis leases (DALLY above, "Lease reading"):
+   lease_ms > 0: a job holds its GPUs for lease_ms from its start or
+   renewal; when a lease expires its GPUs are re-offered with the free ones
+   to the waiting jobs and the expired ones in increasing Nw_sens: an
+   expired job offered before anyone took its GPUs keeps them (renewed, no
+   suspension), else it is suspended. 0: no leases (the preemption after
+   each scheduling pass). Default 1200000 (20 min). Only with the NW_SENS
+   order and the preemption on (ns_sim_opts_set_dally_preemption).
+   lease_ms finite, 0 or >= 1000 (NS_EINVAL naming it, quoting the value);
+   o unchanged on error. */
+NS_API int ns_sim_opts_set_dally_lease(ns_sim_opts *o, double lease_ms);
 NS_API int ns_sim_opts_set_skew_threshold(ns_sim_opts *o, uint64_t bytes);
 /* 0 (default): one job per GPU. 1: the cluster shares GPUs while memory
    fits (ns_cluster_set_gpu_sharing; the LWF-kappa / Ada-SRSF model): jobs

@@ -5,8 +5,8 @@
  * the network model (s->net_model: start, update, event, stop, remaining,
  * measured - maxmin and contention in net_fluid.c, phase in net_phase.c)
  * and the policy's hooks (s->hooks: order, place, admit_comm, shift,
- * preempt - policy.c). Preemption: las.c (2D-LAS, 2D-Gittins) or the
- * preempt hook (Dally) decide, the engine suspends (suspend_job: GPUs
+ * preempt, lease - policy.c). Preemption: las.c (2D-LAS, 2D-Gittins) or
+ * the preempt or lease hook (Dally) decide, the engine suspends (suspend_job: GPUs
  * released, progress and measured Nw_sens kept) and restarts. One scheduling
  * pass per event time; the model's update runs only when the running set
  * changed. Job events carry a version: a model that moves a job's next
@@ -140,6 +140,14 @@ static void server_delta(ns_sim *s, const ns_placement *p, int sign) {
   }
 }
 
+/* Dally, lease reading: the job holds its GPUs until now + the lease; a
+   wake-up then re-offers them (policy.c's lease hook). */
+static int grant_lease(ns_sim *s, nsi_simjob *j) {
+  j->lease_from = s->now;
+  j->lease_end = s->now + s->o.dally_lease_ms;
+  return nsi_sim_heap_push(&s->heap, j->lease_end, -1, 0);
+}
+
 static int start_job(ns_sim *s, int ji) {
   nsi_simjob *j = &s->jobs[ji];
   int rc = ns_cluster_commit(s->cluster, j->job, s->pl);
@@ -164,6 +172,8 @@ static int start_job(ns_sim *s, int ji) {
     j->start_ms = s->now;
   server_delta(s, s->pl, +1);
   s->alloc_gpus += (int)s->pl->ngpus;
+  if (s->hooks.lease != NULL)
+    NSI_TRY(grant_lease(s, j));
   NSI_TRY(nsi_reserve(&s->running, &s->cap_running, s->nrunning + 1, sizeof *s->running));
   NSI_TRY(nsi_reserve(&s->net, &s->cap_net, s->nrunning + 1, sizeof *s->net));
   s->running[s->nrunning++] = ji;
@@ -283,6 +293,15 @@ static int enqueue(ns_sim *s, int ji) {
   return insert_queue(s, ji);
 }
 
+static void unqueue(ns_sim *s, int ji) {
+  for (size_t i = 0; i < s->nqueue; i++)
+    if (s->queue[i] == ji) {
+      memmove(s->queue + i, s->queue + i + 1, (s->nqueue - i - 1) * sizeof *s->queue);
+      s->nqueue--;
+      return;
+    }
+}
+
 /* Dally's network-sensitive preemption after a pass: the policy's preempt
    hook names a waiting job and the running jobs to suspend for it (and the
    placement it accepted with them released); the engine suspends them (they
@@ -294,12 +313,7 @@ static int preempt_pass(ns_sim *s, int *changed) {
     NSI_TRY(s->hooks.preempt(s, &w));
     if (w < 0)
       return NS_OK;
-    for (size_t i = 0; i < s->nqueue; i++)
-      if (s->queue[i] == w) {
-        memmove(s->queue + i, s->queue + i + 1, (s->nqueue - i - 1) * sizeof *s->queue);
-        s->nqueue--;
-        break;
-      }
+    unqueue(s, w);
     for (size_t v = 0; v < s->pre_nvictims; v++) {
       NSI_TRY(suspend_job(s, s->pre_victims[v]));
       NSI_TRY(insert_queue(s, s->pre_victims[v]));
@@ -310,10 +324,40 @@ static int preempt_pass(ns_sim *s, int *changed) {
   }
 }
 
+/* Dally, lease reading: when leases expired now, the policy's lease hook
+   decides the re-offer of their GPUs with the free ones (*done = 1) and the
+   engine renews, suspends and starts as decided (a job both suspended and
+   started moves: it pays the restore overhead). */
+static int lease_pass(ns_sim *s, int *changed, int *done) {
+  size_t expired = 0;
+  NSI_TRY(s->hooks.lease(s, &expired));
+  *done = expired > 0;
+  for (size_t k = 0; k < s->lease_nkeep && expired > 0; k++)
+    NSI_TRY(grant_lease(s, &s->jobs[s->lease_keep[k]]));
+  for (size_t k = 0; k < s->lease_nstop && expired > 0; k++) {
+    NSI_TRY(suspend_job(s, s->lease_stop[k]));
+    NSI_TRY(insert_queue(s, s->lease_stop[k]));
+    *changed = 1;
+  }
+  for (size_t g = 0; g < s->lease_ngo && expired > 0; g++) {
+    unqueue(s, s->lease_go[g]);
+    NSI_TRY(nsi_placement_copy(s->pl, s->lease_pl[g]));
+    NSI_TRY(start_job(s, s->lease_go[g]));
+    *changed = 1;
+  }
+  return NS_OK;
+}
+
 /* Offers the free GPUs to queued jobs in order; with backfilling a job
    that cannot be placed lets later ones try, without it the pass stops
    there (strict order, head-of-line blocking). */
 static int schedule(ns_sim *s, int *changed) {
+  if (s->hooks.lease != NULL) {
+    int done = 0;
+    NSI_TRY(lease_pass(s, changed, &done));
+    if (done)
+      return NS_OK; /* the re-offer included the free GPUs */
+  }
   int free_gpus = ns_cluster_free_gpu_count(s->cluster);
   size_t w = 0, i = 0;
   for (; i < s->nqueue; i++) {
@@ -420,6 +464,7 @@ static int setup_run(ns_sim *s) {
     j->susp_at = j->susp_ms = 0;
     j->nw_sens = NAN, j->run_acc = j->run_from = 0;
     j->wait_from = j->arrival_ms, j->last_start = -INFINITY;
+    j->lease_from = j->lease_end = INFINITY;
   }
   qsort(arr, s->njobs, sizeof *arr, by_arrival);
   for (size_t i = 0; i < s->njobs; i++)

@@ -53,9 +53,9 @@ static const nsi_preset presets[] = {
      NS_SIM_ADMIT_ALL, 1, 0, 0},
     {"ocs-vclos", "FIFO, OCS-vClos (OCS layer enabled)", NS_SIM_ORDER_FIFO,
      NS_SIM_PLACE_OCS_VCLOS, 1, NS_SIM_ADMIT_ALL, 1, 0, 0},
-    {"dally", "measured Nw_sens order, Dally delay scheduling (auto-tuned timers), Nw_sens preemption", NS_SIM_ORDER_NW_SENS,
+    {"dally", "measured Nw_sens order, Dally delay scheduling (auto-tuned timers), Nw_sens re-offers at lease expiry", NS_SIM_ORDER_NW_SENS,
      NS_SIM_PLACE_DALLY, 1, NS_SIM_ADMIT_ALL, 1, 0, 0},
-    {"dally-manual", "measured Nw_sens order, Dally delay scheduling (fixed timers), Nw_sens preemption",
+    {"dally-manual", "measured Nw_sens order, Dally delay scheduling (fixed timers), Nw_sens re-offers at lease expiry",
      NS_SIM_ORDER_NW_SENS, NS_SIM_PLACE_DALLY_MANUAL, 1, NS_SIM_ADMIT_ALL, 1, 0, 0},
     {"cassini-ff", "FIFO, first-fit + CASSINI ranking and time-shifts", NS_SIM_ORDER_FIFO,
      NS_SIM_PLACE_FIRST_FIT, 1, NS_SIM_ADMIT_ALL, 1, 1, 0},
@@ -109,6 +109,7 @@ ns_sim_opts *ns_sim_opts_new(void) {
   o->seed = 1;
   o->dally_machine_ms = o->dally_rack_ms = 12 * 3600e3; /* Dally §4.3 defaults */
   o->dally_history_ms = 7 * 24 * 3600e3;
+  o->dally_lease_ms = NSI_DALLY_LEASE_MS; /* Themis-lease preemption (policy.c) */
   o->las_queues = 3, o->las_limit[0] = 3250e3, o->las_limit[1] = 7200e3; /* jobs.py */
   o->starvation = 0.0, o->restore_ms = 0.0;
   o->skew_bytes = 200000000ull; /* VGG-16, LSTM-PTB skewed; ResNet-50, Inception-V3 not */
@@ -258,6 +259,17 @@ int ns_sim_opts_set_dally_preemption(ns_sim_opts *o, int enabled) {
   NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_dally_preemption", "o"));
   NSI_TRY(nsi_check_int(enabled, 0, 1, "ns_sim_opts_set_dally_preemption", "enabled"));
   o->dally_no_preempt = !enabled;
+  return NS_OK;
+}
+
+int ns_sim_opts_set_dally_lease(ns_sim_opts *o, double lease_ms) {
+  static const char fn[] = "ns_sim_opts_set_dally_lease";
+  NSI_TRY(nsi_check_ptr(o, fn, "o"));
+  NSI_TRY(nsi_check_finite_ge0(lease_ms, fn, "lease_ms"));
+  if (lease_ms > 0 && lease_ms < NSI_DALLY_MIN_LEASE_MS)
+    return nsi_fail(NS_EINVAL, "%s: lease_ms must be 0 (no leases) or at least %g ms (got %s)",
+                    fn, NSI_DALLY_MIN_LEASE_MS, NSI_REAL_STR(lease_ms));
+  o->dally_lease_ms = lease_ms;
   return NS_OK;
 }
 

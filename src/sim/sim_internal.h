@@ -15,6 +15,12 @@
 /* Dally preemption (policy.c): victims per waiter, offers tried per pass */
 #define NSI_DALLY_MAX_VICTIMS 16
 #define NSI_DALLY_TRIES 8
+/* Dally lease reading: default lease (20 min) and shortest one
+   (ns_sim_opts_set_dally_lease) */
+#define NSI_DALLY_LEASE_MS (20 * 60e3)
+#define NSI_DALLY_MIN_LEASE_MS 1000.0
+/* ... and offers with GPUs taken from expired jobs per lease re-offer */
+#define NSI_DALLY_LEASE_TRIES 64
 /* Floor of a trace-derived compute per iteration (sim.h, TRACE DURATIONS). */
 #define NSI_SIM_MIN_COMPUTE_MS 1e-3
 
@@ -33,6 +39,7 @@ struct ns_sim_opts {
   uint64_t seed;
   double dally_machine_ms, dally_rack_ms, dally_history_ms;
   int dally_no_preempt; /* ns_sim_opts_set_dally_preemption(o, 0) */
+  double dally_lease_ms; /* > 0: Themis-lease preemption (policy.c); 0: after each pass */
   uint64_t skew_bytes;
   int gpu_sharing;
   int phase_window;   /* fast-forward window W (iterations; 0 = off) */
@@ -130,6 +137,7 @@ typedef struct nsi_simjob {
   double run_from;      /* this placement: progress counted from (start + restore) */
   double wait_from;     /* Dally starvation: arrival, or the latest suspension */
   double last_start;    /* time of the latest start (not a victim in that pass) */
+  double lease_from, lease_end; /* Dally lease reading: its current lease (granted, expires) */
 } nsi_simjob;
 
 typedef struct nsi_group {
@@ -185,6 +193,12 @@ typedef struct nsi_hooks {
      s->pre_pl), or -1. Decides only; the engine suspends and starts. NULL:
      the policy never preempts this way. */
   int (*preempt)(struct ns_sim *s, int *waiter);
+  /* Dally, lease reading (policy.c), at an offer time: *expired = running
+     jobs whose lease ended now; if > 0, the re-offer's decision is in
+     s->lease_keep (renew), s->lease_stop (suspend), s->lease_go with
+     s->lease_pl (start on that placement; a job in both moves). Decides
+     only, the cluster is left as it was; the engine acts. NULL: no leases. */
+  int (*lease)(struct ns_sim *s, size_t *expired);
   /* CASSINI (phase model): j drifted off its schedule. *done = 1: new
      time-shifts recorded (shift_pending); 0: the shifts stand */
   int (*readjust)(struct ns_sim *s, nsi_simjob *j, int *done);
@@ -271,6 +285,12 @@ struct ns_sim {
   size_t pre_nvictims;
   ns_placement *pre_pl, *pre_held[NSI_DALLY_MAX_VICTIMS];
   double pre_at;   /* time of the pass the budget below belongs to */
+  /* Dally lease reading (policy.c decides, engine.c acts) */
+  int *lease_buf; /* 4 x lease_n ints: keep, stop, go, expired */
+  int *lease_keep, *lease_stop, *lease_go, *lease_exp;
+  size_t lease_nkeep, lease_nstop, lease_ngo, lease_cap;
+  ns_placement **lease_pl; /* per lease_go entry (lease_pl[i]), then the expired jobs' own */
+  size_t lease_cappl;
   int pre_budget;  /* offers still to try in that pass */
   size_t cap_tmp;
   uint64_t phase_events;

@@ -107,6 +107,7 @@ static void test_preempts_less_sensitive(void **state) {
     assert_int_equal(ns_sim_opts_set_policy_name(o, pol[k]), NS_OK);
     assert_int_equal(ns_sim_opts_set_cluster(o, 4, 1, 1, 2, 1, 10.0), NS_OK);
     assert_int_equal(ns_sim_opts_set_preemption_overhead(o, 5000.0), NS_OK);
+    assert_int_equal(ns_sim_opts_set_dally_lease(o, 0), NS_OK); /* pass by pass */
     ns_sim *s = sim_abc(o, 100.0, 200000000ull);
     assert_int_equal(ns_sim_run(s), NS_OK);
     assert_int_equal(ns_sim_job_preemptions(s, 0), 0);
@@ -138,6 +139,107 @@ static void test_preempts_less_sensitive(void **state) {
     ns_sim_free(s);
     ns_sim_opts_free(o);
   }
+}
+
+/* The lease reading (ns_sim_opts_set_dally_lease): a waiting job takes
+   GPUs only when a lease expires. sim_abc's cluster and jobs (see
+   test_preempts_less_sensitive for the numbers), leases of 30 s, restore
+   overhead 5 s.
+   - 0 s: A (GPUs of servers 0-1) and B (servers 2-3) start, leases to 30 s.
+   - 10 s: C arrives (Nw_sens 0.294, below both); no GPU is free and no
+     lease has expired: C waits (the pass-by-pass reading would suspend B
+     now and C would end at 44 s).
+   - 30 s: both leases expire; the re-offer goes C (0.294), A (0.4545),
+     B (0.9988). C is offered the free GPUs (none), then those of the
+     expired jobs after it, latest first: B's 4 GPUs are enough and C
+     accepts (timers 0). A's GPUs are untouched when its turn comes: it
+     keeps them, lease renewed to 60 s, no suspension. B lost its GPUs:
+     suspended with 30000 ms of its 100120 done. C runs 100 x 340 ms:
+     ends at 64 s, JCT 54 s.
+   - 60 s: A's and C's leases expire; B waits at 0.9988, after both: they
+     keep their GPUs, B stays queued (nothing is free).
+   - 64 s: C ends; B resumes on its 4 GPUs (timers 0), restores 5 s, runs
+     its remaining 70120 ms: ends at 139.12 s. A never stops: 220 s.
+   One preemption (B). Without leases (0) the same run is the pass-by-pass
+   reading (C's JCT 34 s); with the preemption off C waits for B: 124.12 s.
+   A lease longer than the run gives the run without preemption. */
+static void test_lease_reoffer(void **state) {
+  (void)state;
+  const char *pol[2] = {"dally", "dally-manual"};
+  for (int k = 0; k < 2; k++) {
+    ns_sim_opts *o = ns_sim_opts_new();
+    assert_int_equal(ns_sim_opts_set_policy_name(o, pol[k]), NS_OK);
+    assert_int_equal(ns_sim_opts_set_cluster(o, 4, 1, 1, 2, 1, 10.0), NS_OK);
+    assert_int_equal(ns_sim_opts_set_preemption_overhead(o, 5000.0), NS_OK);
+    assert_int_equal(ns_sim_opts_set_dally_lease(o, 30000.0), NS_OK);
+    ns_sim *s = sim_abc(o, 100.0, 200000000ull);
+    assert_int_equal(ns_sim_run(s), NS_OK);
+    assert_int_equal(ns_sim_job_preemptions(s, 0), 0);
+    assert_int_equal(ns_sim_job_preemptions(s, 1), 1);
+    assert_int_equal(ns_sim_job_preemptions(s, 2), 0);
+    assert_near(ns_test_metric(s, NS_SIM_METRIC_PREEMPTIONS), 1, 0);
+    double start = 0;
+    assert_int_equal(ns_sim_job_result(s, 2, NULL, &start, NULL, NULL), NS_OK);
+    assert_near(start, 30000.0, 1e-6);
+    assert_near(ns_test_jct_ms(s, 2), 54000.0, 1e-6);
+    assert_near(ns_test_jct_ms(s, 1), 139120.0, 1e-6);
+    assert_near(ns_test_jct_ms(s, 0), 220000.0, 1e-6);
+    assert_near(nw(s, 1), 1000.0 / 1001.2, 1e-9);
+    ns_sim_free(s);
+
+    /* A compute-heavy C (a never-ran job is ranked by its profile's
+       estimate: 1000 / 1001.2, B's measured value): at 30 s the order is
+       A, then B (tie, earlier arrival), then C; A and B keep their GPUs,
+       C waits for B's end at 100.12 s and runs 100.12 s: JCT 190.24 s.
+       Were a never-ran job ranked first (Nw_sens 0), C would take B's
+       GPUs at 30 s. */
+    s = sim_abc(o, 1000.0, 1000000ull);
+    assert_int_equal(ns_sim_run(s), NS_OK);
+    assert_near(ns_test_metric(s, NS_SIM_METRIC_PREEMPTIONS), 0, 0);
+    assert_near(ns_test_jct_ms(s, 2), 190240.0, 1e-6);
+    ns_sim_free(s);
+
+    /* no leases: the pass-by-pass reading (test_preempts_less_sensitive) */
+    assert_int_equal(ns_sim_opts_set_dally_lease(o, 0), NS_OK);
+    s = sim_abc(o, 100.0, 200000000ull);
+    assert_int_equal(ns_sim_run(s), NS_OK);
+    assert_near(ns_test_jct_ms(s, 2), 34000.0, 1e-6);
+    ns_sim_free(s);
+
+    /* a lease longer than the run: nobody is re-offered, C waits for B */
+    assert_int_equal(ns_sim_opts_set_dally_lease(o, 1e9), NS_OK);
+    s = sim_abc(o, 100.0, 200000000ull);
+    assert_int_equal(ns_sim_run(s), NS_OK);
+    assert_near(ns_test_metric(s, NS_SIM_METRIC_PREEMPTIONS), 0, 0);
+    assert_near(ns_test_jct_ms(s, 2), 124120.0, 1e-6);
+    ns_sim_free(s);
+
+    /* the preemption off wins over leases */
+    assert_int_equal(ns_sim_opts_set_dally_lease(o, 30000.0), NS_OK);
+    assert_int_equal(ns_sim_opts_set_dally_preemption(o, 0), NS_OK);
+    s = sim_abc(o, 100.0, 200000000ull);
+    assert_int_equal(ns_sim_run(s), NS_OK);
+    assert_near(ns_test_metric(s, NS_SIM_METRIC_PREEMPTIONS), 0, 0);
+    assert_near(ns_test_jct_ms(s, 2), 124120.0, 1e-6);
+    ns_sim_free(s);
+    ns_sim_opts_free(o);
+  }
+}
+
+/* ns_sim_opts_set_dally_lease's bad input: o unchanged on error. */
+static void test_dally_lease_option(void **state) {
+  (void)state;
+  ns_sim_opts *o = ns_sim_opts_new();
+  assert_int_equal(ns_sim_opts_set_dally_lease(o, -1.0), NS_EINVAL);
+  assert_non_null(strstr(ns_last_error(), "lease_ms"));
+  assert_int_equal(ns_sim_opts_set_dally_lease(o, 999.0), NS_EINVAL);
+  assert_non_null(strstr(ns_last_error(), "999"));
+  assert_int_equal(ns_sim_opts_set_dally_lease(o, NAN), NS_EINVAL);
+  assert_int_equal(ns_sim_opts_set_dally_lease(o, INFINITY), NS_EINVAL);
+  assert_int_equal(ns_sim_opts_set_dally_lease(NULL, 1000.0), NS_EINVAL);
+  assert_int_equal(ns_sim_opts_set_dally_lease(o, 1000.0), NS_OK);
+  assert_int_equal(ns_sim_opts_set_dally_lease(o, 0.0), NS_OK);
+  ns_sim_opts_free(o);
 }
 
 /* ns_sim_opts_set_dally_preemption's bad input. */
@@ -179,6 +281,8 @@ int main(void) {
       cmocka_unit_test(test_preempts_less_sensitive),
       cmocka_unit_test(test_nw_sens_bad_input),
       cmocka_unit_test(test_dally_preemption_option),
+      cmocka_unit_test(test_lease_reoffer),
+      cmocka_unit_test(test_dally_lease_option),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -315,6 +315,7 @@ _TABLE: dict[str, tuple[Any, list[Any]]] = {
     "ns_sim_opts_set_gpu_sharing": (c_int, [SIM_OPTS, c_int]),
     "ns_sim_opts_set_backfill": (c_int, [SIM_OPTS, c_int]),
     "ns_sim_opts_set_dally_preemption": (c_int, [SIM_OPTS, c_int]),
+    "ns_sim_opts_set_dally_lease": (c_int, [SIM_OPTS, c_double]),
     "ns_sim_opts_set_las_queues": (c_int, [SIM_OPTS, c_int, POINTER(c_double)]),
     "ns_sim_opts_set_starvation": (c_int, [SIM_OPTS, c_double]),
     "ns_sim_opts_set_preemption_overhead": (c_int, [SIM_OPTS, c_double]),

@@ -345,6 +345,16 @@ class Options(Handle):
         self._set("ns_sim_opts_set_dally_preemption",
                   as_flag(enabled, "sim.Options.set_dally_preemption", "enabled"))
 
+    def set_dally_lease(self, lease_ms: float) -> None:
+        """Dally's preemption as Themis leases: lease_ms > 0 (at least
+        1000): a job holds its GPUs lease_ms from its start or renewal, then
+        its GPUs are re-offered with the free ones in increasing Nw_sens; an
+        expired job offered before anyone took its GPUs keeps them, else it
+        is suspended. 0: no leases (preemption after each scheduling pass).
+        Default 1200000 (20 min)."""
+        self._set("ns_sim_opts_set_dally_lease",
+                  as_real(lease_ms, "sim.Options.set_dally_lease", "lease_ms"))
+
     def set_skew_threshold(self, nbytes: int) -> None:
         """Tiresias: models of at least nbytes are consolidated."""
         self._set("ns_sim_opts_set_skew_threshold",
