@@ -283,10 +283,8 @@ static void build_sim(world *w) {
   }
 }
 
-static void build_sim_policy(world *w, const char *policy) {
-  build_sim(w);
-  assert_int_equal(ns_sim_opts_set_policy_name(w->sopts, policy), NS_OK);
-  assert_int_equal(ns_sim_opts_set_cluster(w->sopts, 2, 2, 2, 4, 2, 10.0), NS_OK);
+/* w->sim again from w->sopts, with the same jobs. */
+static void rebuild_sim(world *w) {
   ns_sim *s = ns_sim_new(w->sopts);
   assert_non_null(s);
   for (int j = 0; j < ns_sim_job_count(w->sim); j++)
@@ -296,18 +294,19 @@ static void build_sim_policy(world *w, const char *policy) {
   w->sim = s;
 }
 
+static void build_sim_policy(world *w, const char *policy) {
+  build_sim(w);
+  assert_int_equal(ns_sim_opts_set_policy_name(w->sopts, policy), NS_OK);
+  assert_int_equal(ns_sim_opts_set_cluster(w->sopts, 2, 2, 2, 4, 2, 10.0), NS_OK);
+  rebuild_sim(w);
+}
+
 /* Dally with 1 s leases: the 18 GPUs asked exceed the 16, so lease
    re-offers run with a job waiting (policy.c's lease_dally allocates). */
 static void build_sim_dally_lease(world *w) {
   build_sim_policy(w, "dally");
   assert_int_equal(ns_sim_opts_set_dally_lease(w->sopts, 1000.0), NS_OK);
-  ns_sim *s = ns_sim_new(w->sopts);
-  assert_non_null(s);
-  for (int j = 0; j < ns_sim_job_count(w->sim); j++)
-    assert_true(ns_sim_add_model_job(s, ns_sim_job_name(w->sim, j), 1000.0 * j,
-                                     ns_sim_job_gpus(w->sim, j), 30, (ns_sim_model)(j % 4)) >= 0);
-  ns_sim_free(w->sim);
-  w->sim = s;
+  rebuild_sim(w);
 }
 
 /* ---- the entry points ------------------------------------------------------ */

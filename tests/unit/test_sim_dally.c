@@ -68,12 +68,37 @@ static void test_nw_sens_measured(void **state) {
 /* The three jobs of test_preempts_less_sensitive: A (communication-heavy)
    and B (compute-heavy) at 0, C arriving at 10 s with forward ms c_fwd and
    model bytes c_bytes; each 4 GPUs. */
+/* The options of the A/B/C cases: `policy` on 4 leaves x 1 server x 2
+   GPUs, 10 Gbps, a 5 s restore overhead, leases of `lease_ms` (0: pass by
+   pass). */
+static ns_sim_opts *opts_abc(const char *policy, double lease_ms) {
+  ns_sim_opts *o = ns_sim_opts_new();
+  assert_non_null(o);
+  assert_int_equal(ns_sim_opts_set_policy_name(o, policy), NS_OK);
+  assert_int_equal(ns_sim_opts_set_cluster(o, 4, 1, 1, 2, 1, 10.0), NS_OK);
+  assert_int_equal(ns_sim_opts_set_preemption_overhead(o, 5000.0), NS_OK);
+  assert_int_equal(ns_sim_opts_set_dally_lease(o, lease_ms), NS_OK);
+  return o;
+}
+
 static ns_sim *sim_abc(const ns_sim_opts *o, double c_fwd, uint64_t c_bytes) {
   ns_sim *s = ns_sim_new(o);
   assert_non_null(s);
   assert_int_equal(ns_sim_add_job(s, "A", 0, 4, 1000, 100.0, 100000000ull, 0), 0);
   assert_int_equal(ns_sim_add_job(s, "B", 0, 4, 100, 1000.0, 1000000ull, 0), 1);
   assert_int_equal(ns_sim_add_job(s, "C", 10000, 4, 100, c_fwd, c_bytes, 0), 2);
+  return s;
+}
+
+/* Runs the communication-heavy A/B/C case and checks that B, and only B,
+   was suspended, once. */
+static ns_sim *run_b_suspended(const ns_sim_opts *o) {
+  ns_sim *s = sim_abc(o, 100.0, 200000000ull);
+  assert_int_equal(ns_sim_run(s), NS_OK);
+  assert_int_equal(ns_sim_job_preemptions(s, 0), 0);
+  assert_int_equal(ns_sim_job_preemptions(s, 1), 1);
+  assert_int_equal(ns_sim_job_preemptions(s, 2), 0);
+  assert_near(ns_test_metric(s, NS_SIM_METRIC_PREEMPTIONS), 1, 0);
   return s;
 }
 
@@ -103,17 +128,8 @@ static void test_preempts_less_sensitive(void **state) {
   (void)state;
   const char *pol[2] = {"dally", "dally-manual"};
   for (int k = 0; k < 2; k++) {
-    ns_sim_opts *o = ns_sim_opts_new();
-    assert_int_equal(ns_sim_opts_set_policy_name(o, pol[k]), NS_OK);
-    assert_int_equal(ns_sim_opts_set_cluster(o, 4, 1, 1, 2, 1, 10.0), NS_OK);
-    assert_int_equal(ns_sim_opts_set_preemption_overhead(o, 5000.0), NS_OK);
-    assert_int_equal(ns_sim_opts_set_dally_lease(o, 0), NS_OK); /* pass by pass */
-    ns_sim *s = sim_abc(o, 100.0, 200000000ull);
-    assert_int_equal(ns_sim_run(s), NS_OK);
-    assert_int_equal(ns_sim_job_preemptions(s, 0), 0);
-    assert_int_equal(ns_sim_job_preemptions(s, 1), 1);
-    assert_int_equal(ns_sim_job_preemptions(s, 2), 0);
-    assert_near(ns_test_metric(s, NS_SIM_METRIC_PREEMPTIONS), 1, 0);
+    ns_sim_opts *o = opts_abc(pol[k], 0); /* pass by pass */
+    ns_sim *s = run_b_suspended(o);
     assert_near(ns_test_jct_ms(s, 2), 34000.0, 1e-6);
     assert_near(ns_test_jct_ms(s, 1), 139120.0, 1e-6);
     assert_near(ns_test_jct_ms(s, 0), 220000.0, 1e-6);
@@ -163,21 +179,24 @@ static void test_preempts_less_sensitive(void **state) {
    One preemption (B). Without leases (0) the same run is the pass-by-pass
    reading (C's JCT 34 s); with the preemption off C waits for B: 124.12 s.
    A lease longer than the run gives the run without preemption. */
+/* Runs the A/B/C case and returns C's JCT; checks the run's preemption
+   count when `preemptions` >= 0. */
+static double c_jct(const ns_sim_opts *o, double c_fwd, uint64_t c_bytes, double preemptions) {
+  ns_sim *s = sim_abc(o, c_fwd, c_bytes);
+  assert_int_equal(ns_sim_run(s), NS_OK);
+  if (preemptions >= 0)
+    assert_near(ns_test_metric(s, NS_SIM_METRIC_PREEMPTIONS), preemptions, 0);
+  double jct = ns_test_jct_ms(s, 2);
+  ns_sim_free(s);
+  return jct;
+}
+
 static void test_lease_reoffer(void **state) {
   (void)state;
   const char *pol[2] = {"dally", "dally-manual"};
   for (int k = 0; k < 2; k++) {
-    ns_sim_opts *o = ns_sim_opts_new();
-    assert_int_equal(ns_sim_opts_set_policy_name(o, pol[k]), NS_OK);
-    assert_int_equal(ns_sim_opts_set_cluster(o, 4, 1, 1, 2, 1, 10.0), NS_OK);
-    assert_int_equal(ns_sim_opts_set_preemption_overhead(o, 5000.0), NS_OK);
-    assert_int_equal(ns_sim_opts_set_dally_lease(o, 30000.0), NS_OK);
-    ns_sim *s = sim_abc(o, 100.0, 200000000ull);
-    assert_int_equal(ns_sim_run(s), NS_OK);
-    assert_int_equal(ns_sim_job_preemptions(s, 0), 0);
-    assert_int_equal(ns_sim_job_preemptions(s, 1), 1);
-    assert_int_equal(ns_sim_job_preemptions(s, 2), 0);
-    assert_near(ns_test_metric(s, NS_SIM_METRIC_PREEMPTIONS), 1, 0);
+    ns_sim_opts *o = opts_abc(pol[k], 30000.0);
+    ns_sim *s = run_b_suspended(o);
     double start = 0;
     assert_int_equal(ns_sim_job_result(s, 2, NULL, &start, NULL, NULL), NS_OK);
     assert_near(start, 30000.0, 1e-6);
@@ -193,35 +212,20 @@ static void test_lease_reoffer(void **state) {
        C waits for B's end at 100.12 s and runs 100.12 s: JCT 190.24 s.
        Were a never-ran job ranked first (Nw_sens 0), C would take B's
        GPUs at 30 s. */
-    s = sim_abc(o, 1000.0, 1000000ull);
-    assert_int_equal(ns_sim_run(s), NS_OK);
-    assert_near(ns_test_metric(s, NS_SIM_METRIC_PREEMPTIONS), 0, 0);
-    assert_near(ns_test_jct_ms(s, 2), 190240.0, 1e-6);
-    ns_sim_free(s);
+    assert_near(c_jct(o, 1000.0, 1000000ull, 0), 190240.0, 1e-6);
 
     /* no leases: the pass-by-pass reading (test_preempts_less_sensitive) */
     assert_int_equal(ns_sim_opts_set_dally_lease(o, 0), NS_OK);
-    s = sim_abc(o, 100.0, 200000000ull);
-    assert_int_equal(ns_sim_run(s), NS_OK);
-    assert_near(ns_test_jct_ms(s, 2), 34000.0, 1e-6);
-    ns_sim_free(s);
+    assert_near(c_jct(o, 100.0, 200000000ull, -1), 34000.0, 1e-6);
 
     /* a lease longer than the run: nobody is re-offered, C waits for B */
     assert_int_equal(ns_sim_opts_set_dally_lease(o, 1e9), NS_OK);
-    s = sim_abc(o, 100.0, 200000000ull);
-    assert_int_equal(ns_sim_run(s), NS_OK);
-    assert_near(ns_test_metric(s, NS_SIM_METRIC_PREEMPTIONS), 0, 0);
-    assert_near(ns_test_jct_ms(s, 2), 124120.0, 1e-6);
-    ns_sim_free(s);
+    assert_near(c_jct(o, 100.0, 200000000ull, 0), 124120.0, 1e-6);
 
     /* the preemption off wins over leases */
     assert_int_equal(ns_sim_opts_set_dally_lease(o, 30000.0), NS_OK);
     assert_int_equal(ns_sim_opts_set_dally_preemption(o, 0), NS_OK);
-    s = sim_abc(o, 100.0, 200000000ull);
-    assert_int_equal(ns_sim_run(s), NS_OK);
-    assert_near(ns_test_metric(s, NS_SIM_METRIC_PREEMPTIONS), 0, 0);
-    assert_near(ns_test_jct_ms(s, 2), 124120.0, 1e-6);
-    ns_sim_free(s);
+    assert_near(c_jct(o, 100.0, 200000000ull, 0), 124120.0, 1e-6);
     ns_sim_opts_free(o);
   }
 }
