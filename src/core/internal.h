@@ -70,6 +70,9 @@ uint64_t nsi_splitmix64(uint64_t *state);
 static inline uint64_t nsi_hash64(uint64_t x) { return nsi_splitmix64(&x); }
 /* qsort comparator for int. */
 int nsi_cmp_int(const void *a, const void *b);
+/* Removes the first x from v[0 .. *n), keeping the others' order (a no-op
+   when x is absent). */
+void nsi_remove_int(int *v, size_t *n, int x);
 /* Writes the distinct values of ids[i] / divisor (i < n), sorted, to out
    (room for n ints; may not alias ids) and returns how many there are:
    e.g. the servers of a placement's GPUs with divisor = GPUs per server. */

@@ -42,6 +42,15 @@ int nsi_cmp_int(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+void nsi_remove_int(int *v, size_t *n, int x) {
+  for (size_t i = 0; i < *n; i++)
+    if (v[i] == x) {
+      memmove(v + i, v + i + 1, (*n - i - 1) * sizeof *v);
+      (*n)--;
+      return;
+    }
+}
+
 size_t nsi_distinct_groups(const int *ids, size_t n, int divisor, int *out) {
   for (size_t i = 0; i < n; i++)
     out[i] = ids[i] / divisor;

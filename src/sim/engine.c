@@ -293,14 +293,7 @@ static int enqueue(ns_sim *s, int ji) {
   return insert_queue(s, ji);
 }
 
-static void unqueue(ns_sim *s, int ji) {
-  for (size_t i = 0; i < s->nqueue; i++)
-    if (s->queue[i] == ji) {
-      memmove(s->queue + i, s->queue + i + 1, (s->nqueue - i - 1) * sizeof *s->queue);
-      s->nqueue--;
-      return;
-    }
-}
+static void unqueue(ns_sim *s, int ji) { nsi_remove_int(s->queue, &s->nqueue, ji); }
 
 /* Dally's network-sensitive preemption after a pass: the policy's preempt
    hook names a waiting job and the running jobs to suspend for it (and the

@@ -194,14 +194,7 @@ static int push(nsi_lasq *q, int ji) {
   return NS_OK;
 }
 
-static void drop(nsi_lasq *q, int ji) {
-  for (size_t i = 0; i < q->n; i++)
-    if (q->v[i] == ji) {
-      memmove(q->v + i, q->v + i + 1, (q->n - i - 1) * sizeof *q->v);
-      q->n--;
-      return;
-    }
-}
+static void drop(nsi_lasq *q, int ji) { nsi_remove_int(q->v, &q->n, ji); }
 
 int nsi_las_arrive(ns_sim *s, int ji) {
   nsi_simjob *j = &s->jobs[ji];
@@ -222,12 +215,7 @@ int nsi_las_arrive(ns_sim *s, int ji) {
 
 void nsi_las_leave(ns_sim *s, int ji) {
   drop(&s->lasq[s->jobs[ji].las_q], ji);
-  for (size_t i = 0; i < s->las_nrun; i++)
-    if (s->las_run[i] == ji) {
-      memmove(s->las_run + i, s->las_run + i + 1, (s->las_nrun - i - 1) * sizeof *s->las_run);
-      s->las_nrun--;
-      break;
-    }
+  nsi_remove_int(s->las_run, &s->las_nrun, ji);
 }
 
 static int move_to(ns_sim *s, nsi_simjob *j, int q) {
