@@ -9,7 +9,8 @@
  * the preempt or lease hook (Dally) decide, the engine suspends (suspend_job: GPUs
  * released, progress and measured Nw_sens kept) and restarts. One scheduling
  * pass per event time; the model's update runs only when the running set
- * changed. Job events carry a version: a model that moves a job's next
+ * changed or the model asked for it (net_dirty: the phase model's deferred
+ * neighbours). Job events carry a version: a model that moves a job's next
  * event pushes a new one and the stale one is skipped when popped.
  *
  * Readings of passages the papers leave open (the model itself is in
@@ -537,7 +538,7 @@ static int loop(ns_sim *s) {
       carry = 1;
     else if (offer)
       NSI_TRY(las ? schedule_las(s, &changed) : schedule(s, &changed));
-    if (changed)
+    if (changed || s->net_dirty) /* a model may ask for an update itself (net_phase.c) */
       NSI_TRY(s->net_model->update(s));
     report(s, done, &next_report);
   }

@@ -46,7 +46,7 @@
  *    and a part still in its window always): those on the most touched
  *    links, counting touches deferred before (stale); the rest keep their
  *    means, are marked stale and get their turn when the partial restart
- *    ends (its last member detaches: phase_update again) or at the next
+ *    ends (its last member detaches: net_dirty, the engine updates) or at the next
  *    change. Under preemption a pass changes jobs at almost every event and
  *    a multi-server job's uplinks carry tens of jobs: re-simulating all of
  *    them (~40 per restart on Philly) made 2d-gittins take ~240 s there, 41
@@ -546,8 +546,6 @@ static int maybe_fast_forward(ns_sim *s, nsi_group *g) {
   return NS_OK;
 }
 
-static int phase_update(ns_sim *s);
-
 /* A member of a partial restart with W + 1 iteration ends leaves it: it
    goes on at its window mean and loads its links (bg_set); the others are
    solved again against what is left. */
@@ -573,10 +571,8 @@ static int maybe_detach(ns_sim *s, nsi_group *g, nsi_simjob *j) {
   if (g->n == 0) {
     free(g->members);
     g->members = NULL, g->partial = 0;
-    if (!s->stale_any)
-      return NS_OK;
-    s->net_dirty = 1; /* the restart is over: the deferred neighbours' turn */
-    return phase_update(s);
+    s->net_dirty |= s->stale_any; /* over: the deferred neighbours' turn (engine's update) */
+    return NS_OK;
   }
   s->nseeds = 0;
   NSI_TRY(admit_waiters(s, g));
