@@ -524,6 +524,43 @@ static int place_chain(const ns_cluster *c, const ns_job *job, ns_placement *out
   return NS_ENOSPACE;
 }
 
+/* Runs the jobs `add` adds twice: exactly (phase window 0) into run[0]
+   and with the default window (16) into run[1]. */
+static void run_exact_and_windowed(ns_sim_opts *o, void (*add)(ns_sim *), ns_sim *run[2]) {
+  const int windows[2] = {0, 16};
+  for (int w = 0; w < 2; w++) {
+    assert_int_equal(ns_sim_opts_set_phase_window(o, windows[w]), NS_OK);
+    run[w] = ns_sim_new(o);
+    add(run[w]);
+    assert_int_equal(ns_sim_run(run[w]), NS_OK);
+  }
+}
+
+/* 2-GPU jobs J0..J19 at 0 (test_phase_partial_restart's chain):
+   iterations 300 + 37 k, compute 100/125/150 ms, 125 MB. */
+static void add_chain(ns_sim *s) {
+  for (int k = 0; k < 20; k++) {
+    char name[16];
+    snprintf(name, sizeof name, "J%d", k);
+    assert_int_equal(ns_sim_add_job(s, name, 0, 2, 300 + 37 * (uint64_t)k,
+                                    100.0 + 25.0 * (k % 3), 125000000ull, 0),
+                     k);
+  }
+}
+
+/* The hub (job 0: 21 GPUs, 60 iterations of 100 ms) and S0..S19 (jobs 1..20:
+   2 GPUs, 1500 iterations, compute 100/125/150 ms), all 125 MB, at 0
+   (test_phase_deferred_neighbours). */
+static void add_star(ns_sim *s) {
+  assert_int_equal(ns_sim_add_job(s, "hub", 0, 21, 60, 100.0, 125000000ull, 0), 0);
+  for (int k = 0; k < 20; k++) {
+    char name[16];
+    snprintf(name, sizeof name, "S%d", k);
+    assert_int_equal(ns_sim_add_job(s, name, 0, 2, 1500, 100.0 + 25.0 * (k % 3), 125000000ull, 0),
+                     k + 1);
+  }
+}
+
 /* A component larger than 16 jobs restarts only in part (sim.h): a chain of
    20 2-GPU jobs, job k on servers k and k + 1 (2 GPUs each), so job k shares
    server k's NIC with job k - 1 and server k + 1's with job k + 1: every
@@ -547,19 +584,7 @@ static void test_phase_partial_restart(void **state) {
   ns_sim_opts *o = opts_custom(place_chain);
   assert_int_equal(ns_sim_opts_set_cluster(o, 1, 0, 21, 2, 0, 10.0), NS_OK);
   ns_sim *run[2];
-  const int windows[2] = {0, 16};
-  for (int w = 0; w < 2; w++) {
-    assert_int_equal(ns_sim_opts_set_phase_window(o, windows[w]), NS_OK);
-    run[w] = ns_sim_new(o);
-    for (int k = 0; k < 20; k++) {
-      char name[16];
-      snprintf(name, sizeof name, "J%d", k);
-      assert_int_equal(ns_sim_add_job(run[w], name, 0, 2, 300 + 37 * (uint64_t)k,
-                                      100.0 + 25.0 * (k % 3), 125000000ull, 0),
-                       k);
-    }
-    assert_int_equal(ns_sim_run(run[w]), NS_OK);
-  }
+  run_exact_and_windowed(o, add_chain, run);
   double err = 0, sum = 0;
   for (int k = 0; k < 20; k++) {
     double c = 100.0 + 25.0 * (k % 3), it = 300 + 37 * k;
@@ -630,20 +655,7 @@ static void test_phase_deferred_neighbours(void **state) {
   ns_sim_opts *o = opts_custom(place_star);
   assert_int_equal(ns_sim_opts_set_cluster(o, 1, 0, 21, 3, 0, 10.0), NS_OK);
   ns_sim *run[2];
-  const int windows[2] = {0, 16};
-  for (int w = 0; w < 2; w++) {
-    assert_int_equal(ns_sim_opts_set_phase_window(o, windows[w]), NS_OK);
-    run[w] = ns_sim_new(o);
-    assert_int_equal(ns_sim_add_job(run[w], "hub", 0, 21, 60, 100.0, 125000000ull, 0), 0);
-    for (int k = 0; k < 20; k++) {
-      char name[16];
-      snprintf(name, sizeof name, "S%d", k);
-      assert_int_equal(ns_sim_add_job(run[w], name, 0, 2, 1500, 100.0 + 25.0 * (k % 3),
-                                      125000000ull, 0),
-                       k + 1);
-    }
-    assert_int_equal(ns_sim_run(run[w]), NS_OK);
-  }
+  run_exact_and_windowed(o, add_star, run);
   double ring = 2.0 * 20.0 / 21.0 * 100.0; /* the hub's all-reduce alone, ms */
   double err = 0, sum = 0, worst = 0;
   for (int k = 0; k < 21; k++) {
