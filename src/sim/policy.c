@@ -508,10 +508,9 @@ typedef struct nsi_offeree {
 } nsi_offeree;
 
 static int by_offer(const void *a, const void *b) {
-  const nsi_offeree *x = a, *y = b;
-  double kx = offer_key(x->key), ky = offer_key(y->key);
-  if (kx != ky)
-    return kx < ky ? -1 : 1;
+  const nsi_offeree *x = a, *y = b; /* keys already to 1e-9 (offer_key) */
+  if (x->key != y->key)
+    return x->key < y->key ? -1 : 1;
   if (x->arrival != y->arrival)
     return x->arrival < y->arrival ? -1 : 1;
   return (x->ji > y->ji) - (x->ji < y->ji);
@@ -668,7 +667,7 @@ static int lease_dally(ns_sim *s, size_t *expired) {
     if (j->lease_end > s->now)
       continue;
     s->lease_exp[e] = s->running[r];
-    x[k].key = nsi_sim_nw_sens(s, j), x[k].arrival = j->arrival_ms;
+    x[k].key = offer_key(nsi_sim_nw_sens(s, j)), x[k].arrival = j->arrival_ms;
     x[k].ji = s->running[r], x[k++].held = (int)e++;
   }
   qsort(x + nq, ne, sizeof *x, by_offer);
@@ -679,8 +678,8 @@ static int lease_dally(ns_sim *s, size_t *expired) {
     if (c[i].held >= 0)
       epos[m++] = i, ro.rest += s->jobs[c[i].ji].gpus;
   int rc = NS_OK;
-  for (size_t x = 0; x < ne && rc == NS_OK; x++) /* their GPUs, should they lose them */
-    rc = ns_cluster_job_placement(s->cluster, s->jobs[s->lease_exp[x]].job, s->lease_pl[own + x]);
+  for (size_t v = 0; v < ne && rc == NS_OK; v++) /* their GPUs, should they lose them */
+    rc = ns_cluster_job_placement(s->cluster, s->jobs[s->lease_exp[v]].job, s->lease_pl[own + v]);
   if (rc == NS_OK)
     rc = lease_walk(s, &ro);
   /* back as it was: the new placements off, the expired jobs that lost
@@ -690,10 +689,10 @@ static int lease_dally(ns_sim *s, size_t *expired) {
     int r = ns_cluster_release(s->cluster, s->jobs[s->lease_go[g]].job);
     undo = undo == NS_OK && r < 0 ? r : undo;
   }
-  for (size_t x = 0; x < ne; x++) {
-    int r = !lost[x] ? NS_OK
-                     : ns_cluster_commit(s->cluster, s->jobs[s->lease_exp[x]].job,
-                                         s->lease_pl[own + x]);
+  for (size_t v = 0; v < ne; v++) {
+    int r = !lost[v] ? NS_OK
+                     : ns_cluster_commit(s->cluster, s->jobs[s->lease_exp[v]].job,
+                                         s->lease_pl[own + v]);
     undo = undo == NS_OK && r < 0 ? r : undo;
   }
   free(c), free(lost), free(epos);
