@@ -478,6 +478,64 @@ NS_API int ns_sim_opts_set_preemption_overhead(ns_sim_opts *o, double restore_ms
    NS_SIM_PLACE_CUSTOM. */
 NS_API int ns_sim_opts_set_place_fn(ns_sim_opts *o, ns_sim_place_fn fn, void *user);
 
+/* ---- network model: contention, latency, NICs, GPU memory ---------------
+   (CONTENTION LOSS in the model section above.) */
+
+/* The contention curve of the phase model: a link carrying the flows of k
+   concurrent all-reduces (k distinct jobs transferring at that instant)
+   delivers capacity x e(k), shared max-min among them. The curve is the
+   points (k[i], e[i]), i < n: k finite, >= 1, strictly ascending; e in
+   (0, 1], e = 1 at k = 1; linear between points, from (1, 1) up to the
+   first, flat past the last. n = 0 (k and e may be NULL) is the ideal
+   curve, e = 1 everywhere: plain max-min sharing with no loss. At most 256
+   points. NS_EINVAL naming the argument and quoting the value; o unchanged
+   on error. Default: ns_sim_opts_set_default_contention_curve. */
+NS_API int ns_sim_opts_set_contention_curve(ns_sim_opts *o, const double *k, const double *e,
+                                            size_t n);
+/* Restores the default curve: fitted to the HKBU 10 GbE measurements of 1 to
+   16 concurrent ring all-reduces (e(2) = 0.794 ... e(16) = 0.605; the
+   values and their fit are in src/sim/opts.c). */
+NS_API int ns_sim_opts_set_default_contention_curve(ns_sim_opts *o);
+/* e(k) of o's curve (k >= 1); NAN with NS_EINVAL for a NULL o or k < 1. */
+NS_API double ns_sim_opts_contention_factor(const ns_sim_opts *o, int k);
+/* Start-up latency alpha of every all-reduce across servers in the phase
+   model (the alpha of the alpha-beta model): paid once per all-reduce, not
+   shared, before its transfer; finite, 0 <= alpha_ms <= 3.6e6; default 0. */
+NS_API int ns_sim_opts_set_allreduce_latency(ns_sim_opts *o, double alpha_ms);
+/* NIC ports per server and their rate: nics_per_server 1 (default: one NIC
+   shared by the server's jobs, the AdaDUAL testbed of the embedded
+   workload) up to the GPUs per server; 0 = one per GPU (DGX/HGX-style,
+   the vClos testbed). Local GPU i of a server uses port
+   i * nics / gpus_per_server (core.h "Port model": the run's cluster gets
+   the same ports, so CASSINI's candidates see the simulator's links).
+   gbps: as ns_sim_opts_set_bandwidth's nic_gbps (0 = link_gbps), which it
+   sets. 0 <= nics_per_server <= 4194304 here; more than the GPUs per server
+   fails at ns_sim_run (NS_EINVAL). */
+NS_API int ns_sim_opts_set_nics(ns_sim_opts *o, int nics_per_server, double gbps);
+/* Memory of every GPU in MB (finite, >= 0; 0 = the cluster's default,
+   16384, the V100-16GB of the AdaDUAL paper's text; the authors' code uses
+   32768). Jobs whose memory does not fit a GPU cannot be placed. */
+NS_API int ns_sim_opts_set_gpu_memory(ns_sim_opts *o, double mb);
+/* CASSINI's drift rule in the phase model (ns_sim_opts_set_cassini_drift
+   sets the threshold). */
+typedef enum ns_sim_drift_rule {
+  NS_SIM_DRIFT_READJUST = 0, /* default: the shifts of its links are ranked and applied again */
+  NS_SIM_DRIFT_WAIT = 1      /* the drifted job waits for its next ideal slot (earlier rule) */
+} ns_sim_drift_rule;
+NS_API int ns_sim_opts_set_cassini_drift_rule(ns_sim_opts *o, ns_sim_drift_rule rule);
+/* Dally: the Nw_sens of a job that never ran (the paper's formula is 0 / 0
+   then). NS_SIM_DALLY_NEW_ONE (default): 1.0, the library's reading
+   (ns_dally_priority: no slowdown endured); since a measured Nw_sens is at
+   most 1, a new job then never preempts and Dally's preemption never
+   triggers. NS_SIM_DALLY_NEW_PROFILE: the job's lone iteration at its
+   most consolidated tier from its profile, compute / (compute + all-reduce
+   alone) - the reading that keeps the preemption alive. */
+typedef enum ns_sim_dally_new {
+  NS_SIM_DALLY_NEW_ONE = 0,
+  NS_SIM_DALLY_NEW_PROFILE = 1
+} ns_sim_dally_new;
+NS_API int ns_sim_opts_set_dally_new_jobs(ns_sim_opts *o, ns_sim_dally_new reading);
+
 /* ---- simulator ---------------------------------------------------------- */
 
 /* A simulator with a copy of `o` and its own cluster. NULL on error. */

@@ -290,10 +290,22 @@ static void test_sim_cassini_readjust_hook(void **state) {
       j->compute_ms = 100, j->lone_comm = lone[c], j->anchor = 0;
     }
     int done = -1;
+    if (c > 0) /* no iteration off its profile: the rule decides */
+      s->o.drift_rule = NS_SIM_DRIFT_WAIT;
     assert_int_equal(s->hooks.readjust(s, &s->jobs[1], &done), NS_OK);
     if (c > 0) {
-      assert_int_equal(done, 0);
+      assert_int_equal(done, 0); /* WAIT: the shifts stand, j waits for its slot */
       assert_int_equal(s->jobs[0].shift_pending + s->jobs[1].shift_pending, 0);
+      /* READJUST (the default, CASSINI §4.2): the ranked shifts of the
+         profiles are applied again from now: A the reference at 0, B
+         interleaved (its all-reduce in A's compute: a shift > 0) */
+      s->o.drift_rule = NS_SIM_DRIFT_READJUST;
+      assert_int_equal(s->hooks.readjust(s, &s->jobs[1], &done), NS_OK);
+      assert_int_equal(done, 1);
+      assert_int_equal(s->jobs[0].shift_pending, 1);
+      assert_int_equal(s->jobs[1].shift_pending, 1);
+      assert_near(s->jobs[0].shift_ms, 0, 0);
+      assert_true(s->jobs[1].shift_ms > 0 && s->jobs[1].shift_ms < 150);
     } else {
       assert_int_equal(done, 1);
       assert_int_equal(s->jobs[0].shift_pending, 1);
