@@ -70,7 +70,7 @@ class TestCli(unittest.TestCase):
         self.assertUsageError(r, "must be one of phase, maxmin, contention, ideal (got 'maxmn'); "
                                  "did you mean 'maxmin'?")
         r = run("--leaves", "2000", "--servers", "2000", "--gpus", "2000")
-        self.assertUsageError(r, "--leaves x --servers x --gpus = 8000000000 exceeds")
+        self.assertUsageError(r, "--leaves x --servers x --gpus (2000*2000*2000) exceeds 4194304")
         self.assertNotIn("ns_", r.stderr)
 
     def test_did_you_mean(self):
