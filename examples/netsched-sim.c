@@ -1244,6 +1244,11 @@ int main(int argc, char **argv) {
   c.net.nics = -1, c.net.nics_gbps = -1.0;
   if (parse_args(&c, argc, argv) < 0)
     return 2;
+  if (c.net.nics > c.gpus) {
+    fprintf(stderr, "netsched-sim: --nics must be at most the GPUs per server (--gpus %d) (got %d)\n",
+            c.gpus, c.net.nics);
+    return 2;
+  }
   if (c.npolicies == 0)
     c.policies[c.npolicies++] = NS_SIM_POLICY_FF;
   if (c.progress < 0)
