@@ -94,13 +94,18 @@ static void one_trial(uint64_t *r, int vclos, stats *st) {
   ns_sim_opts *o = ns_sim_opts_new();
   assert_int_equal(ns_sim_opts_set_cluster(o, leaves, spines, spl, gps, lpp, 10), NS_OK);
   assert_int_equal(ns_sim_opts_set_bandwidth(o, pick(r, 2) ? 25 : 0, 100), NS_OK);
+  /* NICs per server: one (the default), one per GPU, or two when they fit */
+  int nics = pick(r, 3);
+  if (nics == 2 && gps < 2)
+    nics = 1;
+  assert_int_equal(ns_sim_opts_set_nics(o, nics, 0), NS_OK);
   ns_sim *s = ns_sim_new(o);
   assert_non_null(s);
   s->cluster = ns_cluster_new_leaf_spine(leaves, spines, spl, gps, lpp, 10);
   assert_non_null(s->cluster);
   if (sharing)
     assert_int_equal(ns_cluster_set_gpu_sharing(s->cluster, 1), NS_OK);
-  assert_int_equal(nsi_sim_net_init(s), NS_OK); /* sets the cluster's port model */
+  if (nsi_sim_net_init(s) != NS_OK) fail_msg("%s", ns_last_error()); /* sets the cluster's port model */
   ns_vclos_opts *vo = ns_vclos_opts_new();
 
   ns_job *jobs[MAXJ + 1] = {0};
@@ -146,7 +151,7 @@ static void one_trial(uint64_t *r, int vclos, stats *st) {
     size_t nwant = 0;
     int spine_link = 0, cross = 0;
     for (size_t i = 0; i < nlinks[J]; i++) {
-      cross |= links[J][i] >= 2 * leaves * spl;
+      cross |= links[J][i] >= 2 * s->nports;
       unsigned m = 0;
       for (int k = 0; k < J; k++)
         if (has(links[k], nlinks[k], links[J][i]))
@@ -158,7 +163,7 @@ static void one_trial(uint64_t *r, int vclos, stats *st) {
         assert_true(nwant < 64);
         want[nwant++] = m;
       }
-      if (m != 0 && links[J][i] >= 2 * leaves * spl)
+      if (m != 0 && links[J][i] >= 2 * s->nports)
         spine_link = 1;
     }
     /* the library's view */
