@@ -103,6 +103,50 @@ static void test_waits_add_up(void **state) {
   ns_sim_opts_free(o);
 }
 
+/* Dally's own preemptions (policy.c's preempt and lease hooks, the same
+   suspension in engine.c): test_sim_dally's A/B/C case, whose timeline is
+   derived there. 4 racks x 1 server x 2 GPUs, 10 Gbps, 5 s restore; A (220
+   ms iterations, 1000) and B (1001.2 ms, 100) start at 0; C (340 ms, 100)
+   arrives at 10 s; B is the victim.
+   - Pass by pass: B suspended at 10 s, C starts at once and ends at 44 s,
+     B restarts at 44 (restores to 49) and ends at 139.12 s. Waits: A 0,
+     B 34 s, C 0 -> avg 34/3 s, p95 34 s; queueing delay all 0.
+   - Leases of 30 s: C waits until 30 s, when B is suspended; C ends at 64
+     s, B restarts there and ends at 139.12 s. Waits: A 0, B 34 s, C 20 s ->
+     avg 18 s; queueing delay: C 20 s -> avg 20/3 s.
+   Iteration times either way: A 220 ms, C 340 ms, B its 100.12 s of run
+   (10 + 90.12 s, or 30 + 70.12 s; restore and waits out) / 100 = 1001.2 ms
+   -> avg 520.4 ms, p99 (3rd of 3) 1001.2 ms. */
+static void test_dally_waits(void **state) {
+  (void)state;
+  const double lease_ms[2] = {0, 30000.0}, avg_wait[2] = {34e3 / 3, 18e3},
+               avg_queue[2] = {0, 20e3 / 3}, c_wait[2] = {0, 20e3};
+  for (int k = 0; k < 2; k++) {
+    ns_sim_opts *o = ns_sim_opts_new();
+    assert_int_equal(ns_sim_opts_set_policy_name(o, "dally"), NS_OK);
+    assert_int_equal(ns_sim_opts_set_cluster(o, 4, 1, 1, 2, 1, 10.0), NS_OK);
+    assert_int_equal(ns_sim_opts_set_preemption_overhead(o, 5000.0), NS_OK);
+    assert_int_equal(ns_sim_opts_set_dally_lease(o, lease_ms[k]), NS_OK);
+    ns_sim *s = ns_sim_new(o);
+    assert_int_equal(ns_sim_add_job(s, "A", 0, 4, 1000, 100.0, 100000000ull, 0), 0);
+    assert_int_equal(ns_sim_add_job(s, "B", 0, 4, 100, 1000.0, 1000000ull, 0), 1);
+    assert_int_equal(ns_sim_add_job(s, "C", 10000, 4, 100, 100.0, 200000000ull, 0), 2);
+    assert_int_equal(ns_sim_run(s), NS_OK);
+    assert_int_equal(ns_sim_job_preemptions(s, 1), 1);
+    assert_near(ns_test_jct_ms(s, 1), 139120.0, 1e-6);
+    assert_near(wait_ms(s, 1), 34e3, 1e-6);
+    assert_near(wait_ms(s, 2), c_wait[k], 1e-6);
+    assert_near(ns_test_metric(s, NS_SIM_METRIC_AVG_WAIT_MS), avg_wait[k], 1e-6);
+    assert_near(ns_test_metric(s, NS_SIM_METRIC_P95_WAIT_MS), 34e3, 1e-6);
+    assert_near(ns_test_metric(s, NS_SIM_METRIC_AVG_QUEUE_MS), avg_queue[k], 1e-6);
+    assert_near(iter_ms(s, 1), 1001.2, 1e-6);
+    assert_near(ns_test_metric(s, NS_SIM_METRIC_AVG_ITER_MS), (220 + 1001.2 + 340) / 3, 1e-6);
+    assert_near(ns_test_metric(s, NS_SIM_METRIC_P99_ITER_MS), 1001.2, 1e-6);
+    ns_sim_free(s);
+    ns_sim_opts_free(o);
+  }
+}
+
 /* Without preemption the wait is the queueing delay, and waiting is not in
    the iteration time. FIFO on one 4-GPU server: A (4 GPUs, 0 s, 10 s), B
    (4 GPUs, 2 s, 5 s) waits for A: starts at 10, ends at 15.
@@ -256,6 +300,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_wait_after_preemption),
       cmocka_unit_test(test_waits_add_up),
+      cmocka_unit_test(test_dally_waits),
       cmocka_unit_test(test_wait_is_queue_without_preemption),
       cmocka_unit_test(test_machines_at_arrival),
       cmocka_unit_test(test_simultaneous_arrivals),
