@@ -240,12 +240,22 @@
  * with IDEAL a job runs exactly its trace duration when it is not queued.
  * Tiresias rows without the column keep the profile's compute.
  *
- * RE-ENTRY: while ns_sim_run runs, every ns_sim_* call on that simulator
- * (made from its own progress or placement callback) returns NS_ESTATE -
- * "s is running" - and changes nothing; ns_sim_job_name returns "" and
- * ns_sim_free does nothing (free the simulator after ns_sim_run returns).
- * The run itself then completes as if the calls had not been made. Other
- * simulators and the ns_sim_opts_* setters are not affected.
+ * RE-ENTRY AND THREADS: while ns_sim_run runs, every ns_sim_* call on that
+ * simulator - from its own progress or placement callback, or from another
+ * thread - returns NS_ESTATE ("s is running") and changes nothing;
+ * ns_sim_job_name returns "" and ns_sim_free does nothing (free the
+ * simulator after ns_sim_run returns). The run itself then completes as if
+ * the calls had not been made. The one exception is ns_sim_cancel. Outside
+ * a run the same guard (one atomic word per simulator) makes every call
+ * safe against calls from other threads: const calls (metrics, results,
+ * names) run side by side; a call that changes s (adds, loads, set_progress,
+ * run, free) runs alone, and a call that finds the other kind in progress
+ * returns NS_ESTATE ("s is in use by a call in another thread") at once,
+ * changing nothing - it never waits. Strings returned by ns_sim_job_name
+ * and ns_sim_job_model stay valid until the next call that changes s.
+ * ns_sim_free must still not race with other calls on s (after it returns,
+ * s is gone). Other simulators and the ns_sim_opts_* setters are not
+ * affected.
  *
  * SCHEDULING: at every event time, queued jobs are offered the cluster in
  * their order (ns_sim_order) and each is placed if its policy finds GPUs;
@@ -613,6 +623,17 @@ NS_API int ns_sim_set_progress(ns_sim *s, ns_sim_progress_fn fn, void *user);
    per queued job and scheduling pass (each policy's cost is in its
    header); memory O(jobs + network links). */
 NS_API int ns_sim_run(ns_sim *s);
+/* Asks the run in progress on s to stop: ns_sim_run then returns
+   NS_ECANCELED ("cancelled ... at T s of simulated time") within one event
+   time or one policy decision (well under 100 ms on the traces of
+   bench/RESULTS.md), with no results kept (as a failed run: the accessors
+   return NS_ESTATE), the jobs still loaded and s ready to run again. A
+   request made while no run is in progress does nothing (the next run is
+   not affected), so a caller that stops between runs checks its own flag
+   too. Async-signal-safe and callable from any thread, including s's own
+   callbacks: one lock-free atomic operation, no lock, no allocation, no
+   message (NS_OK; NS_EINVAL for NULL, without ns_last_error()). */
+NS_API int ns_sim_cancel(ns_sim *s);
 
 /* ---- results ------------------------------------------------------------ */
 
