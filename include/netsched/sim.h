@@ -168,9 +168,20 @@
  * done); a chosen waiting job is placed by the placement policy (it stays
  * waiting if that finds no GPUs) and a resumed one first spends the
  * restore overhead (ns_sim_opts_set_preemption_overhead) without progress.
- * The Gittins distribution is the workload's own: every job's GPUs x its
- * lone consolidated run time. Start time is the first start; queueing
- * delay counts until then.
+ * The Gittins distribution is by default the workload's own: every job's
+ * GPUs x its lone consolidated run time; ns_sim_opts_set_gittins_samples
+ * gives it instead as GPU-time samples, as the Tiresias simulator reads
+ * them from a file (its yarn-gput*.csv). Start time is the first start;
+ * queueing delay counts until then.
+ * Starvation under 2D-Gittins is the Tiresias simulator's own (checked job
+ * by job against it, bench/reproduce/gittins.md): within a queue a job
+ * that has run ranks by its index at its attained service, which for many
+ * distributions falls below a fresh job's, so every arrival goes ahead of
+ * it; a multi-GPU job that needs GPUs seldom all free at once can then wait
+ * until arrivals stop. Starvation promotion (ns_sim_opts_set_starvation)
+ * only lifts jobs out of the queues after the first, so it does nothing
+ * when every job's GPU-time is below the first threshold (the 60-job
+ * Tiresias trace: at most 2440 GPU-s < 3250).
  *
  * DALLY (order NS_SIM_ORDER_NW_SENS, presets "dally", "dally-manual"), Dally
  * §4.3.1 as the simulator measures it:
@@ -511,6 +522,18 @@ NS_API int ns_sim_opts_set_starvation(ns_sim_opts *o, double knob);
    once); the Tiresias paper measures preemption in its testbed as a
    checkpoint to and a restore from storage, which depends on model size. */
 NS_API int ns_sim_opts_set_preemption_overhead(ns_sim_opts *o, double restore_ms);
+/* 2D-Gittins's service distribution: n GPU-time samples in GPU-ms (each
+   finite, > 0 and at most 1e18; the Tiresias simulator reads whole
+   GPU-seconds), copied.
+   The index table is built from them as the Tiresias simulator builds it
+   from its yarn-gput*.csv (samples in whole GPU-seconds up to 1e-6 s;
+   delta = the first threshold). n = 0 (gpu_time_samples may then be NULL):
+   back to the default, the workload's own jobs (GPUs x lone consolidated
+   run time). Only the NS_SIM_ORDER_2D_GITTINS order reads it. NS_EINVAL
+   naming gpu_time_samples (NULL with n > 0, or the first bad sample with
+   its index and value), NS_ENOMEM; o unchanged on error. */
+NS_API int ns_sim_opts_set_gittins_samples(ns_sim_opts *o, const double *gpu_time_samples,
+                                           size_t n);
 /* Sets the custom placement (fn non-NULL; user is passed back) and selects
    NS_SIM_PLACE_CUSTOM. */
 NS_API int ns_sim_opts_set_place_fn(ns_sim_opts *o, ns_sim_place_fn fn, void *user);

@@ -91,7 +91,10 @@ ns_sim *ns_sim_new(const ns_sim_opts *o) {
     nsi_fail(NS_ENOMEM, "ns_sim_new: out of memory");
     return NULL;
   }
-  s->o = *o;
+  if (nsi_sim_opts_copy(&s->o, o, "ns_sim_new") < 0) {
+    free(s);
+    return NULL;
+  }
   return s;
 }
 
@@ -105,6 +108,7 @@ void ns_sim_free(ns_sim *s) {
   for (size_t i = 0; i < s->nmodels; i++)
     free(s->models[i].name);
   free(s->models);
+  free(s->o.git_samples);
   free(s);
 }
 

@@ -52,6 +52,8 @@ struct ns_sim_opts {
   double las_limit[NSI_LAS_MAX_QUEUES - 1]; /* thresholds, GPU-ms, ascending */
   double starvation;                       /* promote knob, 0 = off */
   double restore_ms;                       /* checkpoint/restore per resume */
+  double *git_samples; /* 2D-Gittins distribution, GPU-ms, owned; NULL: the workload's own */
+  size_t git_nsamples;
   ns_sim_place_fn place_fn;
   void *place_user;
 };
@@ -354,6 +356,8 @@ int nsi_sim_place(ns_sim *s, int ji, int *placed);
 double nsi_sim_nw_sens(ns_sim *s, nsi_simjob *j);
 
 /* las.c */
+/* opts.c: dst = src, owned arrays copied (NS_ENOMEM with fn's name). */
+int nsi_sim_opts_copy(ns_sim_opts *dst, const ns_sim_opts *src, const char *fn);
 int nsi_las_active(const ns_sim_opts *o);
 int nsi_las_prepare(ns_sim *s);
 void nsi_las_release(ns_sim *s);

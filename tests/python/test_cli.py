@@ -160,6 +160,47 @@ class TestCli(unittest.TestCase):
         self.assertEqual((table["avgQ_s"], table["avgW_s"], table["p95W_s"]), ("0.0", "5.0", "10.0"))
         self.assertEqual((table["mach@arr"], table["avgIt_ms"]), ("1.5", "1000.0"))
 
+    def test_gittins_dist(self):
+        # One GPU, ideal network, 1 s iterations, delta = the default first
+        # threshold, 3250 GPU-s. A (30 s) at 0, B (5 s) at 20 s. Own
+        # distribution {5, 30}: at a' = 4, P = 1/2, E = floor((5 + 3250) / 2)
+        # = 1627, index 307.3; at a' = 29, P = 0: A (20 GPU-s done) has 0, B
+        # 307.3: B preempts A: JCTs 35 and 5 s. --gittins-dist {200, 100}
+        # (the Tiresias simulator's format, GPU-seconds): every a < 100 has
+        # P = 1/2, E = floor((100 + 3250) / 2) = 1675, index 298.5: A and B
+        # tie, the earlier A keeps its GPU: JCTs 30 and 15 s.
+        trace = self.write("t.csv", "job_id,num_gpu,submit_time,iterations,model_name\n"
+                                    "A,1,0,30,unit\nB,1,20,5,unit\n")
+        models = self.write("m.csv", "name,forward_ms,backward_ms,model_bytes,memory_mb\n"
+                                     "unit,400,600,0,1000\n")
+        dist = self.write("yarn-gput.csv", "duration\n200\n100\n\n")
+        args = ("--policy", "2d-gittins", "--trace", trace, "--models", models, "--network",
+                "ideal", "--leaves", "1", "--spines", "0", "--links", "0", "--servers", "1",
+                "--gpus", "1", "--no-progress", "--json", "-", "--json-jobs")
+
+        def jcts(*extra):
+            r = run(*args, *extra)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            jobs = json.loads(r.stdout)["policies"][0]["jobs"]
+            return {j["job_id"]: round(j["finish_ms"] - j["arrival_ms"]) for j in jobs}
+        self.assertEqual(jcts(), {"A": 35000, "B": 5000})
+        self.assertEqual(jcts("--gittins-dist", dist), {"A": 30000, "B": 15000})
+        r = run(*args[:-4], "--gittins-dist", dist)  # the table names the distribution
+        self.assertIn("Gittins distribution %s (2 samples)" % dist, r.stdout.splitlines()[0])
+        # bad files: exit 2, the option, the file, the line and the value
+        bad = {"duration,x\n100,1\n-5,1\n": ("line 3", "'-5'"),
+               "gpu_time\n100\n": ("line 1", "no duration column"),
+               "duration\n": ("no samples",),
+               "": ("empty",),
+               "job,duration\n1,12s\n": ("line 2", "'12s'"),
+               "job,duration\n1\n": ("line 2", "''")}
+        for text, needles in bad.items():
+            path = self.write("bad.csv", text)
+            self.assertUsageError(run(*args, "--gittins-dist", path), "--gittins-dist", path,
+                                  *needles)
+        self.assertUsageError(run(*args, "--gittins-dist", os.path.join(self.tmp, "none.csv")),
+                              "--gittins-dist", "cannot open", "none.csv")
+
     def test_help_defines_queueing_and_percentiles(self):
         r = run("--help")
         self.assertRegex(r.stdout, r"avgQ_s +mean queueing delay = first start - arrival \(waits "

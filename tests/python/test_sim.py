@@ -194,6 +194,34 @@ class TestSimulator(unittest.TestCase):
             with self.assertRaises(netsched.InvalidArgumentError):
                 o.set_preemption_overhead(-1)
 
+    @support.requires("ns_sim_opts_set_gittins_samples")
+    def test_gittins_samples(self):
+        # test_sim_preempt.c's test_gittins_samples: one GPU, delta 50 GPU-s,
+        # A (30 s) at 0, B (5 s) at 20 s. Own distribution {5, 30}: A's index
+        # at 20 GPU-s is 0, B's 18518.5: B preempts A (JCTs 35 and 5 s).
+        # Samples {200, 100} GPU-s: both at 6666.7, A (earlier) keeps its GPU
+        # (JCTs 30 and 15 s).
+        def jcts(**kw):
+            with sim.Simulator(policy="2d-gittins", network=sim.Network.IDEAL,
+                               cluster=(1, 0, 1, 1, 0, 10.0), las_queues=(2, [50e3]), **kw) as s:
+                s.add_job("A", 0, 1, 30, 1000.0, 0)
+                s.add_job("B", 20e3, 1, 5, 1000.0, 0)
+                s.run()
+                return [round(s.job_result(i).finish_ms - s.job_result(i).arrival_ms)
+                        for i in (0, 1)]
+        self.assertEqual(jcts(), [35000, 5000])
+        self.assertEqual(jcts(gittins_samples=[200e3, 100e3]), [30000, 15000])
+        self.assertEqual(jcts(gittins_samples=(x for x in (10e3, 100e3))), [35000, 5000])
+        self.assertEqual(jcts(gittins_samples=[]), [35000, 5000])
+        with sim.Options() as o:
+            with self.assertRaisesRegex(netsched.InvalidArgumentError,
+                                        r"set_gittins_samples: gpu_time_samples\[1\].*got 0"):
+                o.set_gittins_samples([1e3, 0])
+            with self.assertRaisesRegex(TypeError, "gpu_time_samples must be a real number"):
+                o.set_gittins_samples([1e3, "2"])
+            with self.assertRaisesRegex(TypeError, "gpu_time_samples must be a sequence"):
+                o.set_gittins_samples(5)
+
     @support.requires("ns_sim_job_wait_iter")
     def test_papers_metrics(self):
         # Issue 27, the preemption case above: L waits 100-110 and 200-210 s

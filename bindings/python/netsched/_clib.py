@@ -319,6 +319,7 @@ _TABLE: dict[str, tuple[Any, list[Any]]] = {
     "ns_sim_opts_set_las_queues": (c_int, [SIM_OPTS, c_int, POINTER(c_double)]),
     "ns_sim_opts_set_starvation": (c_int, [SIM_OPTS, c_double]),
     "ns_sim_opts_set_preemption_overhead": (c_int, [SIM_OPTS, c_double]),
+    "ns_sim_opts_set_gittins_samples": (c_int, [SIM_OPTS, POINTER(c_double), c_size_t]),
     "ns_sim_opts_set_place_fn": (c_int, [SIM_OPTS, SIM_PLACE_FN, c_void_p]),
     "ns_sim_new": (SIM, [SIM_OPTS]),
     "ns_sim_free": (None, [SIM]),

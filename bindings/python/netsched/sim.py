@@ -405,6 +405,19 @@ class Options(Handle):
         self._set("ns_sim_opts_set_preemption_overhead",
                   as_real(restore_ms, "sim.Options.set_preemption_overhead", "restore_ms"))
 
+    def set_gittins_samples(self, gpu_time_samples: Sequence[float]) -> None:
+        """2D-Gittins's service distribution as GPU-time samples in GPU-ms
+        (each finite and > 0; the Tiresias simulator's yarn-gput*.csv holds
+        GPU-seconds: multiply by 1000). An empty sequence restores the
+        default, the workload's own jobs (GPUs x lone run time)."""
+        w = "sim.Options.set_gittins_samples"
+        if isinstance(gpu_time_samples, (str, bytes)) or not hasattr(gpu_time_samples, "__iter__"):
+            raise TypeError("%s: gpu_time_samples must be a sequence of numbers (got %s)"
+                            % (w, type(gpu_time_samples).__name__))
+        vals = [as_real(v, w, "gpu_time_samples") for v in gpu_time_samples]
+        arr = (c_double * max(len(vals), 1))(*vals)
+        self._set("ns_sim_opts_set_gittins_samples", arr if vals else None, len(vals))
+
     def set_place_fn(self, fn: Callable[[Cluster, Job, Placement], None]) -> None:
         """A Python placement policy: fn(cluster, job, out) fills the
         Placement `out` for `job` on `cluster` (views valid during the call
