@@ -296,6 +296,13 @@ class Options(Handle):
         check(getattr(lib, fn)(self._ptr, *args),
               "sim.Options." + fn[len("ns_sim_opts_"):])
 
+    def _set_choice(self, fn: str, arg: str, value: str, names: Sequence[str]) -> None:
+        """fn(o, i) for value == names[i]; InvalidArgumentError naming arg otherwise."""
+        if value not in names:
+            raise InvalidArgumentError(f"sim.Options.{fn[len('ns_sim_opts_'):]}: {arg} must be "
+                                       f"one of {', '.join(names)} (got {value!r})")
+        self._set(fn, list(names).index(value))
+
     def set_policy(self, policy: Union[int, str]) -> None:
         """A preset by id (int) or name (str, e.g. "lwf-1"; sim.policies()
         lists them)."""
@@ -486,21 +493,13 @@ class Options(Handle):
     def set_cassini_drift_rule(self, rule: str) -> None:
         """"readjust" (default: a drifted job's shifts are applied again) or
         "wait" (it waits for its next ideal slot)."""
-        rules = {"readjust": 0, "wait": 1}
-        if rule not in rules:
-            raise InvalidArgumentError(f"sim.Options.set_cassini_drift_rule: rule must be one of "
-                                       f"readjust, wait (got {rule!r})")
-        self._set("ns_sim_opts_set_cassini_drift_rule", rules[rule])
+        self._set_choice("ns_sim_opts_set_cassini_drift_rule", "rule", rule, ("readjust", "wait"))
 
     def set_dally_new_jobs(self, reading: str) -> None:
         """Dally, Nw_sens of a job that never ran: "one" (default, the
         library's 1.0: it never preempts) or "profile" (its lone iteration at
         its most consolidated tier)."""
-        readings = {"one": 0, "profile": 1}
-        if reading not in readings:
-            raise InvalidArgumentError(f"sim.Options.set_dally_new_jobs: reading must be one of "
-                                       f"one, profile (got {reading!r})")
-        self._set("ns_sim_opts_set_dally_new_jobs", readings[reading])
+        self._set_choice("ns_sim_opts_set_dally_new_jobs", "reading", reading, ("one", "profile"))
 
     def set_preemption_overhead(self, restore_ms: float) -> None:
         """Checkpoint/restore time charged to a preempted job at each resume."""
