@@ -224,6 +224,13 @@ $(OBJ)/bench/%: bench/%.c bench/bench_util.h $(LIB_A)
 bench: $(BENCH_BINS)
 	@for b in $(BENCH_BINS); do echo "== $$b"; $$b || exit 1; done
 
+# The phase model's shortcuts against the exact model, every preset (issue 30
+# item 2; bench/bench_accuracy.py, knobs NS_ACC_* in its header).
+.PHONY: bench-accuracy
+bench-accuracy: $(OUT)/libnetsched.so
+	NETSCHED_LIBRARY=$(abspath $(OUT))/$(SO_NAME) PYTHONPATH=$(abspath bindings/python) \
+	  $(PYTHON) bench/bench_accuracy.py
+
 # bench/REPRODUCE.md: the papers' figures and the simulator's side by side
 # (bench/reproduce.py through the Python bindings; reads $(NS_DATA_DIR)).
 .PHONY: reproduce

@@ -307,6 +307,69 @@ static void test_allreduce_latency(void **state) {
   ns_sim_opts_free(o);
 }
 
+/* GPU memory: a job asking 20000 MB per GPU never fits the default 16384
+   MB GPUs (unfinished, no placement can ever hold it) and runs with 32768
+   (the AdaDUAL authors' code): 10 x (100 + 10 ms on one server) = 1100. */
+static void test_gpu_memory(void **state) {
+  (void)state;
+  for (int c = 0; c < 2; c++) {
+    ns_sim_opts *o = ns_sim_opts_new();
+    assert_int_equal(ns_sim_opts_set_cluster(o, 1, 0, 1, 2, 0, 10.0), NS_OK);
+    if (c)
+      assert_int_equal(ns_sim_opts_set_gpu_memory(o, 32768), NS_OK);
+    ns_sim *s = ns_sim_new(o);
+    assert_int_equal(ns_sim_add_job(s, "A", 0, 2, 10, 100.0, 125000000ull, 20000), 0);
+    assert_int_equal(ns_sim_run(s), NS_OK);
+    assert_near(ns_test_metric(s, NS_SIM_METRIC_UNFINISHED), c ? 0 : 1, 0);
+    if (c)
+      assert_near(ns_test_jct_ms(s, 0), 1100.0, 1e-6);
+    ns_sim_free(s);
+    ns_sim_opts_free(o);
+  }
+}
+
+/* CASSINI with one candidate: time-shifts on the base policy's own
+   placement (interleaving without re-placement). 1 leaf x 4 servers x 2
+   GPUs, 10 Gbps, first-fit; A and B: 3 GPUs, 20 iterations of 100 ms
+   compute and a 75 MB all-reduce (2 x 2/3 x 75 MB = 100 MB at 10 Gbps:
+   80 ms), both at 0. First-fit puts A on GPUs 0-2 (servers 0, 1) and B on
+   3-5 (servers 1, 2): both rings cross server 1's NIC.
+   - 10 candidates: the second candidate (server 1 marked busy) is GPUs 4-6
+     (servers 2, 3), sharing no link: it wins, both run alone: 20 x 180 =
+     3600 ms each.
+   - 1 candidate: B stays on 3-5 and the pair is interleaved by its shifts:
+     A (the reference) alone-fast, 3600; B starts after its shift (0 < shift
+     < 180 ms) and never meets A: 3600 < JCT <= 3780. (Colliding in
+     lock-step would take 20 x (100 + 160) = 5200.) */
+static void test_cassini_shifts_only(void **state) {
+  (void)state;
+  ns_cassini_opts *probe = ns_cassini_opts_new();
+  if (probe == NULL) {
+    printf("skipped: CASSINI is not in this build\n");
+    skip();
+  }
+  ns_cassini_opts_free(probe);
+  for (int c = 0; c < 2; c++) {
+    ns_sim_opts *o = ns_sim_opts_new();
+    assert_int_equal(ns_sim_opts_set_policy_name(o, "cassini-ff"), NS_OK);
+    assert_int_equal(ns_sim_opts_set_cassini(o, 1, c ? 1 : 10), NS_OK);
+    assert_int_equal(ns_sim_opts_set_cluster(o, 1, 0, 4, 2, 0, 10.0), NS_OK);
+    ns_sim *s = ns_sim_new(o);
+    assert_int_equal(ns_sim_add_job(s, "A", 0, 3, 20, 100.0, 75000000ull, 0), 0);
+    assert_int_equal(ns_sim_add_job(s, "B", 0, 3, 20, 100.0, 75000000ull, 0), 1);
+    assert_int_equal(ns_sim_run(s), NS_OK);
+    assert_near(ns_test_jct_ms(s, 0), 3600.0, 1e-6);
+    if (c == 0) {
+      assert_near(ns_test_jct_ms(s, 1), 3600.0, 1e-6);
+    } else {
+      assert_true(ns_test_jct_ms(s, 1) > 3600.0 + 1e-6);
+      assert_true(ns_test_jct_ms(s, 1) <= 3780.0 + 1e-6);
+    }
+    ns_sim_free(s);
+    ns_sim_opts_free(o);
+  }
+}
+
 /* Bad input: every argument named, the value quoted, o unchanged. */
 static void test_bad_input(void **state) {
   (void)state;
@@ -431,6 +494,8 @@ int main(void) {
       cmocka_unit_test(test_no_head_of_line_blocking),
       cmocka_unit_test(test_nics_per_server),
       cmocka_unit_test(test_allreduce_latency),
+      cmocka_unit_test(test_gpu_memory),
+      cmocka_unit_test(test_cassini_shifts_only),
       cmocka_unit_test(test_bad_input),
       cmocka_unit_test(test_default_curve_fits_measurements),
   };
