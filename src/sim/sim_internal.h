@@ -129,6 +129,8 @@ typedef struct nsi_simjob {
   int group;            /* group id, -1 = lone */
   double hold_until;    /* the next compute phase starts no earlier (CASSINI) */
   double anchor;        /* CASSINI: a compute start of the ideal schedule (drift check) */
+  double readj_until;   /* CASSINI: no re-adjustment of this job before then (NSI_READJUST_GAP) */
+  int readj_n;          /* its re-adjustments so far (the gap doubles with each) */
   uint64_t w_n;         /* fast-forward window: iteration ends counted ... */
   double w_t1, w_tl;    /* ... time of the first and of the last */
   int mark, seed;       /* net_phase.c resolve(): stamps */
