@@ -47,6 +47,13 @@ class TestCli(unittest.TestCase):
             f.write(text)
         return path
 
+    def assertInputError(self, r, *needles):
+        """An input file the user named is missing or malformed: exit 1."""
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertEqual(r.stdout, "")
+        for n in needles:
+            self.assertIn(n, r.stderr)
+
     def assertUsageError(self, r, *needles):
         self.assertEqual(r.returncode, 2, r.stderr)
         self.assertEqual(r.stdout, "")
@@ -195,7 +202,8 @@ class TestCli(unittest.TestCase):
         self.assertEqual(jcts("--gittins-dist", dist), {"A": 30000, "B": 15000})
         r = run(*args[:-4], "--gittins-dist", dist)  # the table names the distribution
         self.assertIn("Gittins distribution %s (2 samples)" % dist, r.stdout.splitlines()[0])
-        # bad files: exit 2, the option, the file, the line and the value
+        # bad files: exit 1 (an input, like a bad trace), the option, the
+        # file, the line and the value
         bad = {"duration,x\n100,1\n-5,1\n": ("line 3", "'-5'"),
                "gpu_time\n100\n": ("line 1", "no duration column"),
                "duration\n": ("no samples",),
@@ -204,10 +212,11 @@ class TestCli(unittest.TestCase):
                "job,duration\n1\n": ("line 2", "''")}
         for text, needles in bad.items():
             path = self.write("bad.csv", text)
-            self.assertUsageError(run(*args, "--gittins-dist", path), "--gittins-dist", path,
+            self.assertInputError(run(*args, "--gittins-dist", path), "--gittins-dist", path,
                                   *needles)
-        self.assertUsageError(run(*args, "--gittins-dist", os.path.join(self.tmp, "none.csv")),
-                              "--gittins-dist", "cannot open", "none.csv")
+        self.assertInputError(run(*args, "--gittins-dist", os.path.join(self.tmp, "none.csv")),
+                              "--gittins-dist", "cannot read", "none.csv",
+                              "No such file or directory")
 
     def test_help_defines_queueing_and_percentiles(self):
         r = run("--help")
@@ -295,7 +304,7 @@ class TestCli(unittest.TestCase):
     def test_inputs_missing_unreadable_or_malformed_exit_1(self):
         # exit 1 for any input file the user named, 2 for the command line
         missing = os.path.join(self.tmp, "nope.csv")
-        for opt in ("--trace", "--models"):
+        for opt in ("--trace", "--models", "--gittins-dist"):
             r = run(opt, missing)
             self.assertEqual(r.returncode, 1, (opt, r.stderr))
             self.assertIn("netsched-sim: %s: cannot read '%s': No such file or directory"
@@ -316,11 +325,12 @@ class TestCli(unittest.TestCase):
             self.assertIn("cannot read '%s': Permission denied" % locked, r.stderr)
         self.assertUsageError(run("--gpus", "0"))  # a value on the command line: 2
         r = run("--help")
-        self.assertRegex(r.stdout, r"Exit status: 0 .*; 1 a policy failed, an input\n\(--trace, "
-                                   r"--models\) is missing, a directory, unreadable or malformed")
+        self.assertRegex(r.stdout, r"Exit status: 0 .*; 1 a policy failed, an input\nfile \(--trace, "
+                                   r"--models, --gittins-dist\) is missing, a directory, unreadable "
+                                   r"or\nmalformed")
         with open(os.path.join(support.REPO, "share", "man", "netsched-sim.1")) as f:
             man = f.read()
-        self.assertIn("is missing, a directory, unreadable or malformed", man)
+        self.assertIn("is missing, a directory,\nunreadable or malformed", man)
 
     def test_json_and_summary_both_on_stdout(self):
         r = run("--json", "-", "--summary-csv", "-")
