@@ -233,6 +233,7 @@ int tn_prob_init(tn_prob *p, const ns_cluster *c, const ns_job *job, const ns_ti
   p->spl = c->servers_per_leaf;
   p->pair_fn = o->pair_fn;
   p->pair_user = o->pair_user;
+  p->scan = o->scan;
   p->link_gbps = c->link_gbps;
   /* Gbps x ms = 1e9 / 8 bytes/s x 1e-3 s = 1.25e5 bytes */
   double port_bytes = o->budget_ms > 0 ? c->link_gbps * o->budget_ms * 1.25e5 : 0;
