@@ -237,9 +237,11 @@ static int try_run(tn_prob *p, tn_asg *a, acc *x, int s, int pos, int g, int com
 }
 
 /* The largest feasible run (<= ub) machine s can take: feasibility is
-   monotone in the run length (flows only add), so binary search. */
-static int feasible_run(tn_prob *p, tn_asg *a, acc *x, int s, int pos, int ub) {
-  int rc = try_run(p, a, x, s, pos, ub, 0);
+   monotone in the run length (flows only add), so binary search. With
+   `keep`, a run of ub that fits stays placed (the round's winner: trying
+   it again to commit would double the greedy's main cost). */
+static int feasible_run(tn_prob *p, tn_asg *a, acc *x, int s, int pos, int ub, int keep) {
+  int rc = try_run(p, a, x, s, pos, ub, keep);
   if (rc != 0)
     return rc < 0 ? rc : ub;
   int lo = 0, hi = ub - 1;
@@ -292,8 +294,8 @@ static void memo_add(memo *m, const tn_prob *p, const tn_cand *c, int fresh, int
 }
 
 /* Evaluates candidate i: its feasible run, recorded in the memo. */
-static int evaluate(tn_prob *p, tn_asg *a, acc *x, memo *m, const tn_cand *c, int pos) {
-  int g = feasible_run(p, a, x, c->s, pos, c->ub);
+static int evaluate(tn_prob *p, tn_asg *a, acc *x, memo *m, const tn_cand *c, int pos, int keep) {
+  int g = feasible_run(p, a, x, c->s, pos, c->ub, keep);
   if (g >= 0) {
     p->bw_limited |= g < c->ub;
     memo_add(m, p, c, c->loc == 0, g);
@@ -306,17 +308,19 @@ static int evaluate(tn_prob *p, tn_asg *a, acc *x, memo *m, const tn_cand *c, in
    greedy): one whose run reaches its upper bound cannot be beaten by a
    later one. The top-ranked candidate comes first; only when bandwidth
    shortens its run does the walk go on down the ranking (rank.c).
-   Returns the machine or -1; *err gets a failure. */
+   Returns the machine or -1; *err gets a failure; *placed is set when the
+   top candidate's run is already placed. */
 static int best_round(tn_prob *p, tn_asg *a, acc *x, memo *m, tn_rank *rk, int pos, int *gain,
-                      int *err) {
+                      int *err, int *placed) {
   m->n = 0;
   *gain = 0;
   tn_cand top, c;
   if (!tn_rank_begin(rk) || !tn_rank_next(rk, &top))
     return -1;
-  int g = evaluate(p, a, x, m, &top, pos);
+  int g = evaluate(p, a, x, m, &top, pos, 1);
   if (g < 0 || g == top.ub) {
     *err = g < 0 ? g : 0;
+    *placed = g > 0;
     *gain = g;
     return g < 0 ? -1 : top.s;
   }
@@ -327,7 +331,7 @@ static int best_round(tn_prob *p, tn_asg *a, acc *x, memo *m, tn_rank *rk, int p
       break;
     if (memo_find(m, p, &c, c.loc == 0, &g))
       continue; /* dominated by one already evaluated */
-    if ((g = evaluate(p, a, x, m, &c, pos)) < 0) {
+    if ((g = evaluate(p, a, x, m, &c, pos, 0)) < 0) {
       *err = g;
       return -1;
     }
@@ -346,13 +350,13 @@ static int best_round(tn_prob *p, tn_asg *a, acc *x, memo *m, tn_rank *rk, int p
 static int run(tn_prob *p, tn_asg *a, acc *x, memo *m, tn_rank *rk, int *leafcnt) {
   int pos = 0;
   while (pos < p->W) { /* Alg. 2 line 5: until every worker is merged */
-    int g, err = 0;
-    int s = best_round(p, a, x, m, rk, pos, &g, &err);
+    int g, err = 0, placed = 0;
+    int s = best_round(p, a, x, m, rk, pos, &g, &err, &placed);
     if (err < 0)
       return err;
     if (s < 0)
       return 0;
-    int rc = try_run(p, a, x, s, pos, g, 1);
+    int rc = placed ? 1 : try_run(p, a, x, s, pos, g, 1);
     if (rc <= 0)
       return rc < 0 ? rc : nsi_fail(NS_ESTATE, "ns_titan_place: internal check disagreed");
     leafcnt[s / p->spl] += g;

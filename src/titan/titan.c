@@ -130,7 +130,13 @@ static int per_leaf(tn_prob *p, tn_asg *best, tn_asg *tmp, int found) {
   return found;
 }
 
-/* Alg. 3 steps 1-2 and the refinement; `best` receives the placement. */
+/* Alg. 3 steps 1-2 and the refinement; `best` receives the placement.
+   Step 2 is skipped when it provably repeats step 1: every candidate
+   machine idle (so both steps rank alike: one class) and bandwidth never
+   shortened a run (so every round of step 1 took its top-ranked machine,
+   which is also the top of step 2's subset, with the same run). Then
+   step 2 would return step 1's placement, which is kept anyway. The
+   reference scan (opts.scan, tests) always runs it. */
 static int solve(tn_prob *p, tn_asg *best) {
   unsigned char *allow = malloc((size_t)p->M);
   tn_asg step2 = {0};
@@ -148,11 +154,16 @@ static int solve(tn_prob *p, tn_asg *best) {
                                         "satisfies the per-phase bandwidth constraint", p->W);
     goto done;
   }
-  for (int s = 0; s < p->M; s++) /* step 2: S_f u Phi_n */
+  int any_nonidle = 0;
+  for (int s = 0; s < p->M; s++) { /* step 2: S_f u Phi_n */
     allow[s] = !p->idle[s] || best->cnt[s] > 0;
-  rc = tn_greedy(p, allow, 0, p->M, 0, &step2);
-  if (rc > 0 && tn_asg_cmp(&step2, best) < 0)
-    tn_asg_copy(best, &step2, p);
+    any_nonidle |= !p->idle[s] && p->R[s] > 0;
+  }
+  if (any_nonidle || p->bw_limited || p->scan) { /* else step 2 would repeat step 1 */
+    rc = tn_greedy(p, allow, 0, p->M, 0, &step2);
+    if (rc > 0 && tn_asg_cmp(&step2, best) < 0)
+      tn_asg_copy(best, &step2, p);
+  }
   rc = rc < 0 ? rc : tn_refine(p, best);
 done:
   tn_asg_free(&step2);

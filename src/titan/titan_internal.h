@@ -26,7 +26,7 @@ struct ns_titan_opts {
 
 /* One incident flow of a worker, laid out for the greedy's hot loop: the
    peer, the merged phase and direction, the weight - contiguous per worker,
-   so a try reads one cache line per flow instead of five scattered arrays
+   so a try reads one cache line per flow instead of four scattered arrays
    (fsrc, fdst, fph, fw: 65,536 halving-doubling workers have 2M flows). */
 typedef struct tn_inc {
   int peer;
@@ -50,8 +50,8 @@ typedef struct tn_prob {
   double *fw;            /* flow weight in port units (C^t / B_t without a budget) */
   double *fbytes;        /* flow bytes, summed over the phases merged into it */
   int *fph;              /* merged phase of each flow */
-  int *istart, *iflow;   /* per worker: W + 1 offsets, incident flows (sent or received) */
-  tn_inc *inc;           /* the same incident flows, as (peer, phase/direction, weight) */
+  int *istart;           /* per worker: W + 1 offsets into inc */
+  tn_inc *inc;           /* incident flows (sent or received): peer, phase/direction, weight */
   int *astart, *apeer;   /* affinity CSR: W + 1 offsets, peers */
   double *abytes;        /* bytes exchanged with the peer over all phases (both ways) */
   int *order;            /* traffic-aware worker order (nsi_coll_order) */
