@@ -54,6 +54,35 @@ int nsi_check_int(long long v, long long lo, long long hi, const char *fn, const
   return NS_OK;
 }
 
+int nsi_check_product(const long long *factors, int n, long long limit, const char *fn,
+                      const char *what, long long *out) {
+  long long prod = 1;
+  int over = 0;
+  for (int i = 0; i < n; i++) {
+    long long f = factors[i];
+    if (f < 0)
+      return nsi_fail(NS_EINVAL, "%s: %s has a negative factor (%lld)", fn, what, f);
+    if (f == 0) {
+      prod = 0, over = 0;
+      break;
+    }
+    if (!over && prod > limit / f) /* prod * f > limit, tested without multiplying */
+      over = 1;
+    else if (!over)
+      prod *= f;
+  }
+  if (over) {
+    char list[128];
+    size_t at = 0;
+    list[0] = '\0';
+    for (int i = 0; i < n && at < sizeof list; i++)
+      at += (size_t)snprintf(list + at, sizeof list - at, "%s%lld", i ? "*" : "", factors[i]);
+    return nsi_fail(NS_EINVAL, "%s: %s (%s) exceeds %lld", fn, what, list, limit);
+  }
+  *out = prod;
+  return NS_OK;
+}
+
 const char *nsi_fmt_real(double v, char *buf, size_t len) {
   /* The shortest %g form that reads back as v: 0.1, 1e+300, 123456789 -
      what the caller most likely wrote, not 0.10000000000000001. */

@@ -39,6 +39,13 @@ int nsi_fail(int status, const char *fmt, ...) NSI_PRINTF(2, 3);
 /* Validation helpers: NS_OK, or NS_EINVAL with "fn: arg ..." recorded. */
 int nsi_check_ptr(const void *p, const char *fn, const char *arg);
 int nsi_check_int(long long v, long long lo, long long hi, const char *fn, const char *arg);
+/* The product of n factors (each >= 0) computed without overflow: NS_OK with
+   *out set when it is at most `limit`, else NS_EINVAL "fn: what (a*b*c)
+   exceeds limit" naming the factors as given (the product itself may not
+   fit any integer type). `what` names the arguments, e.g.
+   "leaves*spines*links_per_pair". */
+int nsi_check_product(const long long *factors, int n, long long limit, const char *fn,
+                      const char *what, long long *out);
 /* Every real argument (times in ms, rates in Gbps, memory in MB, costs per
    byte) is at most NSI_REAL_MAX = 1e15 (~31,700 years in ms, 1 EB/s in
    Gbps): sums and products of a few such values stay finite, so no result

@@ -70,6 +70,15 @@ static void integrate(ns_sim *s, double t) {
   }
 }
 
+/* Machines used at arrivals (Titan §V, sim.h METRICS): each job that
+   arrived since the last scheduling pass samples the servers in use now,
+   after the pass that offered it the cluster. */
+static void sample_arrivals(ns_sim *s) {
+  s->arrival_machines += (double)s->arrival_pending * s->used_servers;
+  s->arrival_samples += s->arrival_pending;
+  s->arrival_pending = 0;
+}
+
 /* ---- the handle ---------------------------------------------------------- */
 
 ns_sim *ns_sim_new(const ns_sim_opts *o) {
@@ -466,6 +475,7 @@ static int setup_run(ns_sim *s) {
   free(arr);
   s->frag_int = s->frag_time = s->alloc_int = 0;
   s->machines_int = 0;
+  s->arrival_machines = 0, s->arrival_samples = s->arrival_pending = 0;
   s->alloc_gpus = s->used_servers = s->idle_on_used = 0;
   s->now = 0;
   s->lwf_refreshed = -1;
@@ -523,6 +533,7 @@ static int loop(ns_sim *s) {
     carry = 0;
     while (next_arrival < s->njobs && s->jobs[s->order[next_arrival]].arrival_ms <= t) {
       NSI_TRY(enqueue(s, s->order[next_arrival++]));
+      s->arrival_pending++;
       offer = 1;
     }
     nsi_event e;
@@ -538,10 +549,13 @@ static int loop(ns_sim *s) {
       carry = 1;
     else if (offer)
       NSI_TRY(las ? schedule_las(s, &changed) : schedule(s, &changed));
+    if (!carry)
+      sample_arrivals(s);
     if (changed || s->net_dirty) /* a model may ask for an update itself (net_phase.c) */
       NSI_TRY(s->net_model->update(s));
     report(s, done, &next_report);
   }
+  sample_arrivals(s); /* none left in practice: a put-off pass has an event after it */
   if (s->progress)
     s->progress(done, s->njobs, s->progress_user);
   return NS_OK;

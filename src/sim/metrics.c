@@ -15,7 +15,8 @@ static const char *metric_names[NS_SIM_METRIC_COUNT] = {
     "avg_jct_ms",   "median_jct_ms", "p95_jct_ms",    "p99_jct_ms",    "makespan_ms",
     "avg_queue_ms", "p95_queue_ms",  "gpu_util",      "comm_overhead", "fragmentation",
     "links_shared", "jobs_done",     "unfinished",    "skipped",       "gpu_ms_allocated",
-    "machines_used", "preemptions",
+    "machines_used", "preemptions",  "avg_wait_ms",   "p95_wait_ms",   "machines_at_arrival",
+    "avg_iter_ms",   "p99_iter_ms",
 };
 
 const char *ns_sim_metric_name(int metric) {
@@ -49,11 +50,27 @@ static double job_overhead(const nsi_simjob *j) {
   return v > 0 ? v : 0.0; /* never below the compute time; clamp rounding */
 }
 
-static void fill(ns_sim *s, double *jct, double *queue, size_t n, double first, double last,
+/* Time in the wait queue (sim.h METRICS): to its first start, plus every
+   wait after a preemption (suspended until restarted). */
+static double job_wait(const nsi_simjob *j) { return j->start_ms - j->arrival_ms + j->susp_ms; }
+
+/* Mean iteration time (sim.h METRICS): the ms it ran, restore overhead
+   excluded (the network model's count, run_acc, complete once it left),
+   over its iterations. */
+static double job_iter(const nsi_simjob *j) { return j->run_acc / (double)j->iterations; }
+
+/* The per-job samples of finished jobs the metrics are taken over. */
+typedef struct nsi_samples {
+  double *jct, *queue, *wait, *iter;
+} nsi_samples;
+
+static void fill(ns_sim *s, const nsi_samples *v, size_t n, double first, double last,
                  double overhead) {
-  double *m = s->metrics;
+  double *m = s->metrics, *jct = v->jct, *queue = v->queue;
   qsort(jct, n, sizeof *jct, cmp_double);
   qsort(queue, n, sizeof *queue, cmp_double);
+  qsort(v->wait, n, sizeof *v->wait, cmp_double);
+  qsort(v->iter, n, sizeof *v->iter, cmp_double);
   m[NS_SIM_METRIC_AVG_JCT_MS] = mean(jct, n);
   m[NS_SIM_METRIC_MEDIAN_JCT_MS] = percentile(jct, n, 50);
   m[NS_SIM_METRIC_P95_JCT_MS] = percentile(jct, n, 95);
@@ -79,15 +96,19 @@ static void fill(ns_sim *s, double *jct, double *queue, size_t n, double first, 
   m[NS_SIM_METRIC_SKIPPED] = (double)s->skipped;
   m[NS_SIM_METRIC_GPU_MS_ALLOCATED] = s->alloc_int;
   m[NS_SIM_METRIC_MACHINES_USED] = span > 0 ? s->machines_int / span : 0.0;
+  m[NS_SIM_METRIC_AVG_WAIT_MS] = mean(v->wait, n);
+  m[NS_SIM_METRIC_P95_WAIT_MS] = percentile(v->wait, n, 95);
+  m[NS_SIM_METRIC_MACHINES_AT_ARRIVAL] =
+      s->arrival_samples ? s->arrival_machines / (double)s->arrival_samples : 0.0;
+  m[NS_SIM_METRIC_AVG_ITER_MS] = mean(v->iter, n);
+  m[NS_SIM_METRIC_P99_ITER_MS] = percentile(v->iter, n, 99);
 }
 
 int nsi_sim_compute_metrics(ns_sim *s) {
-  double *jct = malloc((s->njobs + 1) * sizeof *jct);
-  double *queue = malloc((s->njobs + 1) * sizeof *queue);
-  if (jct == NULL || queue == NULL) { /* a failed run, never zeros passed off as results */
-    free(jct), free(queue);
+  double *buf = malloc(4 * (s->njobs + 1) * sizeof *buf);
+  if (buf == NULL) /* a failed run, never zeros passed off as results */
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory computing the metrics");
-  }
+  nsi_samples v = {buf, buf + (s->njobs + 1), buf + 2 * (s->njobs + 1), buf + 3 * (s->njobs + 1)};
   size_t n = 0;
   double first = INFINITY, last = 0, overhead = 0, preemptions = 0;
   for (size_t i = 0; i < s->njobs; i++) {
@@ -96,15 +117,17 @@ int nsi_sim_compute_metrics(ns_sim *s) {
     preemptions += j->preemptions;
     if (j->state != NSI_DONE)
       continue;
-    jct[n] = j->finish_ms - j->arrival_ms;
-    queue[n] = j->start_ms - j->arrival_ms;
+    v.jct[n] = j->finish_ms - j->arrival_ms;
+    v.queue[n] = j->start_ms - j->arrival_ms;
+    v.wait[n] = job_wait(j);
+    v.iter[n] = job_iter(j);
     last = j->finish_ms > last ? j->finish_ms : last;
     overhead += job_overhead(j);
     n++;
   }
-  fill(s, jct, queue, n, first, last, overhead);
+  fill(s, &v, n, first, last, overhead);
   s->metrics[NS_SIM_METRIC_PREEMPTIONS] = preemptions;
-  free(jct), free(queue);
+  free(buf);
   return NS_OK;
 }
 
@@ -164,6 +187,20 @@ int ns_sim_job_nw_sens(const ns_sim *s, int job, double *nw_sens) {
   return NS_OK;
 }
 
+int ns_sim_job_wait_iter(const ns_sim *s, int job, double *wait_ms, double *iter_ms) {
+  NSI_TRY(nsi_sim_check(s, "ns_sim_job_wait_iter"));
+  NSI_TRY(nsi_check_int(job, 0, (long long)s->njobs - 1, "ns_sim_job_wait_iter", "job"));
+  if (!s->ran)
+    return nsi_fail(NS_ESTATE, "ns_sim_job_wait_iter: s has no results (call ns_sim_run first)");
+  const nsi_simjob *j = &s->jobs[job];
+  int done = j->state == NSI_DONE;
+  if (wait_ms)
+    *wait_ms = done ? job_wait(j) : NAN;
+  if (iter_ms)
+    *iter_ms = done ? job_iter(j) : NAN;
+  return NS_OK;
+}
+
 const char *ns_sim_job_name(const ns_sim *s, int job) {
   if (nsi_sim_check(s, "ns_sim_job_name") < 0 || job < 0 || (size_t)job >= s->njobs)
     return "";
@@ -203,7 +240,7 @@ int ns_sim_write_jobs_csv(const ns_sim *s, const char *path) {
     return nsi_fail(NS_EINVAL, "ns_sim_write_jobs_csv: path '%.200s' cannot be written: %s", path,
                     strerror(errno));
   fprintf(f, "job,name,gpus,iterations,arrival_ms,start_ms,finish_ms,jct_ms,queue_ms,servers,"
-             "comm_overhead,model,preemptions\n");
+             "comm_overhead,model,preemptions,wait_ms,iter_ms\n");
   for (size_t i = 0; i < s->njobs; i++) {
     const nsi_simjob *j = &s->jobs[i];
     fprintf(f, "%zu,", i);
@@ -217,7 +254,11 @@ int ns_sim_write_jobs_csv(const ns_sim *s, const char *path) {
     else
       fprintf(f, ",,,,%d,,", j->servers);
     put_name(f, j->model);
-    fprintf(f, ",%d\n", j->preemptions);
+    fprintf(f, ",%d,", j->preemptions);
+    if (done)
+      fprintf(f, "%.3f,%.6f\n", job_wait(j), job_iter(j));
+    else
+      fputs(",\n", f);
   }
   if (fclose(f) != 0)
     return nsi_fail(NS_EINVAL, "ns_sim_write_jobs_csv: path '%.200s' write failed: %s", path,

@@ -309,6 +309,8 @@ struct ns_sim {
   /* metric integrals */
   double frag_int, frag_time, alloc_int;
   double machines_int; /* integral of used servers over time */
+  double arrival_machines; /* sum over arrivals of used servers after their pass */
+  size_t arrival_samples, arrival_pending; /* arrivals sampled; arrived, pass not yet run */
   int alloc_gpus;
   double metrics[NS_SIM_METRIC_COUNT];
   nsi_model *models; /* ns_sim_add_model_profile */

@@ -341,6 +341,7 @@ _TABLE: dict[str, tuple[Any, list[Any]]] = {
     "ns_sim_job_gpus": (c_int, [SIM, c_int]),
     "ns_sim_job_preemptions": (c_int, [SIM, c_int]),
     "ns_sim_job_nw_sens": (c_int, [SIM, c_int, _dbl_p]),
+    "ns_sim_job_wait_iter": (c_int, [SIM, c_int, _dbl_p, _dbl_p]),
     "ns_sim_write_jobs_csv": (c_int, [SIM, c_char_p]),
 }
 

@@ -16,7 +16,7 @@ import enum
 import errno
 import os
 from ctypes import c_double, c_int
-from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Union
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from ._clib import SIM_PLACE_FN, SIM_PROGRESS_FN, Pointer, lib
 from ._handle import (Handle, as_enum, as_flag, as_handle, as_int, as_real, as_str, as_u64,
@@ -107,7 +107,14 @@ class TraceFormat(enum.IntEnum):
 
 
 class Metric(enum.IntEnum):
-    """ns_sim_metric_id."""
+    """ns_sim_metric_id (definitions: sim.h METRICS). AVG_QUEUE_MS /
+    P95_QUEUE_MS: delay to the first start; AVG_WAIT_MS / P95_WAIT_MS: time
+    in the wait queue, waits after preemptions included (Dally);
+    MACHINES_AT_ARRIVAL: servers in use, mean over job arrivals (Titan),
+    beside the time average MACHINES_USED; AVG_ITER_MS / P99_ITER_MS: over
+    jobs, each job's run time (restore overhead and waits excluded) /
+    iterations (CASSINI). Medians and percentiles are nearest rank (the
+    ceil(p/100 x n)-th smallest value, never interpolated)."""
     AVG_JCT_MS = 0
     MEDIAN_JCT_MS = 1
     P95_JCT_MS = 2
@@ -125,6 +132,11 @@ class Metric(enum.IntEnum):
     GPU_MS_ALLOCATED = 14
     MACHINES_USED = 15
     PREEMPTIONS = 16
+    AVG_WAIT_MS = 17
+    P95_WAIT_MS = 18
+    MACHINES_AT_ARRIVAL = 19
+    AVG_ITER_MS = 20
+    P99_ITER_MS = 21
 
 
 class JobResult(NamedTuple):
@@ -673,6 +685,18 @@ class Simulator(Handle):
         v = c_double()
         check(lib.ns_sim_job_nw_sens(self._ptr, as_int(job, w, "job"), ctypes.byref(v)), w)
         return v.value
+
+    def job_wait_iter(self, job: int) -> Tuple[float, float]:
+        """(wait_ms, iter_ms) of the job of index `job` in the last run: its
+        time in the wait queue, waits after preemptions included, and its
+        mean iteration time (run time without waits and restore overhead /
+        iterations); both NaN if it did not finish. Raises StateError before
+        a run, InvalidArgumentError for a job out of range."""
+        w = "sim.Simulator.job_wait_iter"
+        wait, it = c_double(), c_double()
+        check(lib.ns_sim_job_wait_iter(self._ptr, as_int(job, w, "job"), ctypes.byref(wait),
+                                       ctypes.byref(it)), w)
+        return wait.value, it.value
 
     def job_result(self, job: int) -> JobResult:
         """JobResult of the job of index `job` in the last run."""
