@@ -39,7 +39,8 @@ typedef enum ns_status {
   NS_ELOOP = -6,       /* Affinity graph has a cycle */
   NS_ERANGE = -7,      /* numeric limit exceeded (e.g. unified-circle perimeter) */
   NS_ESOLVER = -8,     /* MILP backend failed or is unavailable */
-  NS_EUNSUPPORTED = -9 /* operation not supported by this build/topology */
+  NS_EUNSUPPORTED = -9, /* operation not supported by this build/topology */
+  NS_ECANCELED = -10    /* stopped on request (ns_sim_cancel); nothing half-done is kept */
 } ns_status;
 
 /* A job that can never fit the cluster -- more GPUs than the cluster has,

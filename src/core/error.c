@@ -24,6 +24,7 @@ const char *ns_strerror(int status) {
   case NS_ERANGE: return "numeric limit exceeded";
   case NS_ESOLVER: return "MILP solver failed or is unavailable";
   case NS_EUNSUPPORTED: return "operation not supported";
+  case NS_ECANCELED: return "cancelled on request";
   default: return "unknown status";
   }
 }

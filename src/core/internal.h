@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "netsched.h"
 
@@ -84,6 +85,23 @@ void nsi_remove_int(int *v, size_t *n, int x);
    (room for n ints; may not alias ids) and returns how many there are:
    e.g. the servers of a placement's GPUs with divisor = GPUs per server. */
 size_t nsi_distinct_groups(const int *ids, size_t n, int divisor, int *out);
+
+/* ---- output files (outfile.c) ------------------------------------------ */
+
+/* A file written whole or not at all: open gives o->f on a temporary file
+   next to `path` (or `path` itself when it exists and is not a regular
+   file, e.g. /dev/stdout); commit closes it and renames it over `path`,
+   abort removes it. A failure of either leaves `path` as it was: NS_EINVAL
+   "fn: path '...' ..." (a directory, unwritable, a write error) or
+   NS_ENOMEM. */
+typedef struct nsi_outfile {
+  FILE *f;
+  const char *path;
+  char *tmp;
+} nsi_outfile;
+int nsi_outfile_open(nsi_outfile *o, const char *path, const char *fn);
+int nsi_outfile_commit(nsi_outfile *o, const char *fn);
+void nsi_outfile_abort(nsi_outfile *o);
 
 /* ---- key -> index map (ptrmap.c) --------------------------------------- */
 

@@ -131,8 +131,7 @@ int nsi_sim_compute_metrics(ns_sim *s) {
   return NS_OK;
 }
 
-int ns_sim_metric(const ns_sim *s, ns_sim_metric_id metric, double *value) {
-  NSI_TRY(nsi_sim_check(s, "ns_sim_metric"));
+static int metric(const ns_sim *s, ns_sim_metric_id metric, double *value) {
   NSI_TRY(nsi_check_int((long long)metric, 0, NS_SIM_METRIC_COUNT - 1, "ns_sim_metric", "metric"));
   NSI_TRY(nsi_check_ptr(value, "ns_sim_metric", "value"));
   if (!s->ran)
@@ -141,22 +140,30 @@ int ns_sim_metric(const ns_sim *s, ns_sim_metric_id metric, double *value) {
   return NS_OK;
 }
 
+int ns_sim_metric(const ns_sim *s, ns_sim_metric_id m, double *value) {
+  NSI_SIM_CALL(s, "ns_sim_metric", NSI_SIM_READ, metric(s, m, value));
+}
+
 int ns_sim_job_count(const ns_sim *s) {
-  NSI_TRY(nsi_sim_check(s, "ns_sim_job_count"));
-  return (int)s->njobs;
+  NSI_SIM_CALL(s, "ns_sim_job_count", NSI_SIM_READ, (int)s->njobs);
 }
 
 int ns_sim_skipped_count(const ns_sim *s) {
-  NSI_TRY(nsi_sim_check(s, "ns_sim_skipped_count"));
-  return s->skipped;
+  NSI_SIM_CALL(s, "ns_sim_skipped_count", NSI_SIM_READ, s->skipped);
 }
 
-int ns_sim_job_result(const ns_sim *s, int job, double *arrival_ms, double *start_ms,
-                      double *finish_ms, int *servers) {
-  NSI_TRY(nsi_sim_check(s, "ns_sim_job_result"));
-  NSI_TRY(nsi_check_int(job, 0, (long long)s->njobs - 1, "ns_sim_job_result", "job"));
+/* Job `job` of the last run's results: NS_OK, or NS_EINVAL / NS_ESTATE
+   naming fn. */
+static int result_job(const ns_sim *s, int job, const char *fn) {
+  NSI_TRY(nsi_check_int(job, 0, (long long)s->njobs - 1, fn, "job"));
   if (!s->ran)
-    return nsi_fail(NS_ESTATE, "ns_sim_job_result: s has no results (call ns_sim_run first)");
+    return nsi_fail(NS_ESTATE, "%s: s has no results (call ns_sim_run first)", fn);
+  return NS_OK;
+}
+
+static int job_result(const ns_sim *s, int job, double *arrival_ms, double *start_ms,
+                      double *finish_ms, int *servers) {
+  NSI_TRY(result_job(s, job, "ns_sim_job_result"));
   const nsi_simjob *j = &s->jobs[job];
   if (arrival_ms)
     *arrival_ms = j->arrival_ms;
@@ -169,16 +176,22 @@ int ns_sim_job_result(const ns_sim *s, int job, double *arrival_ms, double *star
   return NS_OK;
 }
 
-int ns_sim_job_preemptions(const ns_sim *s, int job) {
-  NSI_TRY(nsi_sim_check(s, "ns_sim_job_preemptions"));
-  NSI_TRY(nsi_check_int(job, 0, (long long)s->njobs - 1, "ns_sim_job_preemptions", "job"));
-  if (!s->ran)
-    return nsi_fail(NS_ESTATE, "ns_sim_job_preemptions: s has no results (call ns_sim_run first)");
+int ns_sim_job_result(const ns_sim *s, int job, double *arrival_ms, double *start_ms,
+                      double *finish_ms, int *servers) {
+  NSI_SIM_CALL(s, "ns_sim_job_result", NSI_SIM_READ,
+               job_result(s, job, arrival_ms, start_ms, finish_ms, servers));
+}
+
+static int job_preemptions(const ns_sim *s, int job) {
+  NSI_TRY(result_job(s, job, "ns_sim_job_preemptions"));
   return s->jobs[job].preemptions;
 }
 
-int ns_sim_job_nw_sens(const ns_sim *s, int job, double *nw_sens) {
-  NSI_TRY(nsi_sim_check(s, "ns_sim_job_nw_sens"));
+int ns_sim_job_preemptions(const ns_sim *s, int job) {
+  NSI_SIM_CALL(s, "ns_sim_job_preemptions", NSI_SIM_READ, job_preemptions(s, job));
+}
+
+static int job_nw_sens(const ns_sim *s, int job, double *nw_sens) {
   NSI_TRY(nsi_check_int(job, 0, (long long)s->njobs - 1, "ns_sim_job_nw_sens", "job"));
   NSI_TRY(nsi_check_ptr(nw_sens, "ns_sim_job_nw_sens", "nw_sens"));
   if (!s->ran)
@@ -187,11 +200,8 @@ int ns_sim_job_nw_sens(const ns_sim *s, int job, double *nw_sens) {
   return NS_OK;
 }
 
-int ns_sim_job_wait_iter(const ns_sim *s, int job, double *wait_ms, double *iter_ms) {
-  NSI_TRY(nsi_sim_check(s, "ns_sim_job_wait_iter"));
-  NSI_TRY(nsi_check_int(job, 0, (long long)s->njobs - 1, "ns_sim_job_wait_iter", "job"));
-  if (!s->ran)
-    return nsi_fail(NS_ESTATE, "ns_sim_job_wait_iter: s has no results (call ns_sim_run first)");
+static int job_wait_iter(const ns_sim *s, int job, double *wait_ms, double *iter_ms) {
+  NSI_TRY(result_job(s, job, "ns_sim_job_wait_iter"));
   const nsi_simjob *j = &s->jobs[job];
   int done = j->state == NSI_DONE;
   if (wait_ms)
@@ -201,22 +211,41 @@ int ns_sim_job_wait_iter(const ns_sim *s, int job, double *wait_ms, double *iter
   return NS_OK;
 }
 
-const char *ns_sim_job_name(const ns_sim *s, int job) {
-  if (nsi_sim_check(s, "ns_sim_job_name") < 0 || job < 0 || (size_t)job >= s->njobs)
+int ns_sim_job_wait_iter(const ns_sim *s, int job, double *wait_ms, double *iter_ms) {
+  NSI_SIM_CALL(s, "ns_sim_job_wait_iter", NSI_SIM_READ, job_wait_iter(s, job, wait_ms, iter_ms));
+}
+
+int ns_sim_job_nw_sens(const ns_sim *s, int job, double *nw_sens) {
+  NSI_SIM_CALL(s, "ns_sim_job_nw_sens", NSI_SIM_READ, job_nw_sens(s, job, nw_sens));
+}
+
+/* The strings stay valid until the next call that changes s (a load, an
+   add, ns_sim_free): read them before another thread may make one. */
+static const char *job_string(const ns_sim *s, int job, const char *fn, int model) {
+  if (nsi_sim_enter(s, fn, NSI_SIM_READ) < 0)
     return "";
-  return s->jobs[job].name;
+  const char *v = "";
+  if (job >= 0 && (size_t)job < s->njobs)
+    v = model ? s->jobs[job].model : s->jobs[job].name;
+  nsi_sim_leave(s, NSI_SIM_READ);
+  return v;
+}
+
+const char *ns_sim_job_name(const ns_sim *s, int job) {
+  return job_string(s, job, "ns_sim_job_name", 0);
 }
 
 const char *ns_sim_job_model(const ns_sim *s, int job) {
-  if (nsi_sim_check(s, "ns_sim_job_model") < 0 || job < 0 || (size_t)job >= s->njobs)
-    return "";
-  return s->jobs[job].model;
+  return job_string(s, job, "ns_sim_job_model", 1);
+}
+
+static int job_gpus(const ns_sim *s, int job) {
+  NSI_TRY(nsi_check_int(job, 0, (long long)s->njobs - 1, "ns_sim_job_gpus", "job"));
+  return s->jobs[job].gpus;
 }
 
 int ns_sim_job_gpus(const ns_sim *s, int job) {
-  NSI_TRY(nsi_sim_check(s, "ns_sim_job_gpus"));
-  NSI_TRY(nsi_check_int(job, 0, (long long)s->njobs - 1, "ns_sim_job_gpus", "job"));
-  return s->jobs[job].gpus;
+  NSI_SIM_CALL(s, "ns_sim_job_gpus", NSI_SIM_READ, job_gpus(s, job));
 }
 
 /* Job names come from traces: quote them for CSV. */
@@ -230,15 +259,7 @@ static void put_name(FILE *f, const char *name) {
   fputc('"', f);
 }
 
-int ns_sim_write_jobs_csv(const ns_sim *s, const char *path) {
-  NSI_TRY(nsi_sim_check(s, "ns_sim_write_jobs_csv"));
-  NSI_TRY(nsi_check_ptr(path, "ns_sim_write_jobs_csv", "path"));
-  if (!s->ran)
-    return nsi_fail(NS_ESTATE, "ns_sim_write_jobs_csv: s has no results (call ns_sim_run first)");
-  FILE *f = fopen(path, "w");
-  if (f == NULL)
-    return nsi_fail(NS_EINVAL, "ns_sim_write_jobs_csv: path '%.200s' cannot be written: %s", path,
-                    strerror(errno));
+static void write_rows(const ns_sim *s, FILE *f) {
   fprintf(f, "job,name,gpus,iterations,arrival_ms,start_ms,finish_ms,jct_ms,queue_ms,servers,"
              "comm_overhead,model,preemptions,wait_ms,iter_ms\n");
   for (size_t i = 0; i < s->njobs; i++) {
@@ -260,8 +281,19 @@ int ns_sim_write_jobs_csv(const ns_sim *s, const char *path) {
     else
       fputs(",\n", f);
   }
-  if (fclose(f) != 0)
-    return nsi_fail(NS_EINVAL, "ns_sim_write_jobs_csv: path '%.200s' write failed: %s", path,
-                    strerror(errno));
-  return NS_OK;
+}
+
+static int write_jobs_csv(const ns_sim *s, const char *path) {
+  static const char fn[] = "ns_sim_write_jobs_csv";
+  NSI_TRY(nsi_check_ptr(path, fn, "path"));
+  if (!s->ran)
+    return nsi_fail(NS_ESTATE, "%s: s has no results (call ns_sim_run first)", fn);
+  nsi_outfile o;
+  NSI_TRY(nsi_outfile_open(&o, path, fn));
+  write_rows(s, o.f);
+  return nsi_outfile_commit(&o, fn);
+}
+
+int ns_sim_write_jobs_csv(const ns_sim *s, const char *path) {
+  NSI_SIM_CALL(s, "ns_sim_write_jobs_csv", NSI_SIM_READ, write_jobs_csv(s, path));
 }

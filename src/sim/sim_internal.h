@@ -7,10 +7,13 @@
 #ifndef NS_SIM_INTERNAL_H
 #define NS_SIM_INTERNAL_H
 
+#include <stdatomic.h>
+
 #include "core/internal.h"
 
 #define NSI_SIM_MAX_CANDIDATES 10
 #define NSI_LAS_MAX_QUEUES 8
+#define NSI_CURVE_MAX 256 /* points of a contention curve */
 #define NSI_LAS_WAKE (-2) /* event job id of las.c's wake-ups */
 /* Dally preemption (policy.c): victims per waiter, offers tried per pass */
 #define NSI_DALLY_MAX_VICTIMS 16
@@ -50,15 +53,31 @@ struct ns_sim_opts {
   double las_limit[NSI_LAS_MAX_QUEUES - 1]; /* thresholds, GPU-ms, ascending */
   double starvation;                       /* promote knob, 0 = off */
   double restore_ms;                       /* checkpoint/restore per resume */
+  double *git_samples; /* 2D-Gittins distribution, GPU-ms, owned; NULL: the workload's own */
+  size_t git_nsamples;
   ns_sim_place_fn place_fn;
   void *place_user;
+  /* network-model issue (26): phase-model contention and NICs */
+  int nic_ports;        /* NIC ports per server; 0 = one per GPU; default 1 */
+  double alpha_ms;      /* an all-reduce's start-up latency across servers (phase model) */
+  int curve_n;          /* points of the contention curve (0: ideal, e = 1) */
+  double curve_k[NSI_CURVE_MAX], curve_e[NSI_CURVE_MAX];
+  double gpu_mem_mb;    /* 0: the cluster's default (16384 MB) */
+  int drift_rule;       /* ns_sim_drift_rule */
+  int dally_new;        /* ns_sim_dally_new: Nw_sens of a job that never ran */
 };
+
+/* e(k) of the options' contention curve (net_phase.c); k >= 1. */
+double nsi_sim_curve(const ns_sim_opts *o, int k);
+/* NIC ports per server of the run (o->nic_ports, 0 -> one per GPU). */
+int nsi_sim_nic_ports(const ns_sim_opts *o);
 
 /* How a multi-server job's communication meets the others' on a link. */
 enum { NSI_COLLIDE = 0, NSI_SERIAL = 1, NSI_SHIFTED = 2 };
 enum { NSI_WAITING = 0, NSI_QUEUED = 1, NSI_RUNNING = 2, NSI_DONE = 3, NSI_REJECTED = 4 };
 /* Phase of a job in the phase model (net_phase.c). */
-enum { NSI_PH_COMPUTE = 0, NSI_PH_COMM = 1, NSI_PH_WAIT = 2, NSI_PH_HOLD = 3 };
+enum { NSI_PH_COMPUTE = 0, NSI_PH_COMM = 1, NSI_PH_WAIT = 2, NSI_PH_HOLD = 3,
+       NSI_PH_LAT = 4 /* an admitted all-reduce's start-up latency (alpha), then COMM */ };
 
 /* A model profile: an embedded one (static name) or one added with
    ns_sim_add_model_profile (name owned by the simulator). */
@@ -105,7 +124,8 @@ typedef struct nsi_simjob {
   double ph_rate;       /* progress of ph_left per ms */
   double pos, per;      /* lone: ms into the current iteration at t_upd (< 0: held); iteration ms */
   double comm_work;     /* the all-reduce: ms at full rate (0: none) */
-  double lone_comm;     /* the all-reduce alone (its own flows' multiplicity) */
+  double lone_comm;     /* the all-reduce alone (its own flows' multiplicity), lat_ms included */
+  double lat_ms;        /* its start-up latency alpha (multi-server, phase model), else 0 */
   int group;            /* group id, -1 = lone */
   double hold_until;    /* the next compute phase starts no earlier (CASSINI) */
   double anchor;        /* CASSINI: a compute start of the ideal schedule (drift check) */
@@ -233,7 +253,12 @@ struct ns_sim {
   const nsi_netmodel *net_model;
   nsi_hooks hooks;
   int ran;
-  int in_run; /* inside ns_sim_run: callbacks may not re-enter (nsi_sim_check) */
+  /* The handle's guard (nsi_sim_enter): NSI_SIM_WRITER while a mutating
+     call or a run holds s, NSI_SIM_RUNNING during ns_sim_run, NSI_SIM_CANCEL
+     once ns_sim_cancel asked that run to stop, plus NSI_SIM_READER per const
+     call in progress. One lock-free atomic word: ns_sim_cancel is a single
+     compare-and-swap on it (async-signal-safe). */
+  atomic_uint guard;
   ns_cluster *cluster;
   ns_placement *pl, *scratch;
   void *tuner; /* ns_delay_tuner*, typed void to keep dally.h optional here */
@@ -251,6 +276,7 @@ struct ns_sim {
   double now;
   /* network */
   int nnet_links;
+  int nports, ports_per_server; /* NIC ports (network.c), per server */
   double *cap;      /* capacity per link */
   double *load;     /* scratch per link */
   double *fuse;     /* scratch per link: frozen use */
@@ -263,6 +289,10 @@ struct ns_sim {
   int *own;         /* scratch per link and per GPU: union-find owner */
   int *lid;         /* scratch per link and per GPU: nsi_sim_fill's local ids (-1) */
   double *bg, *capeff; /* per link: mean throughput of bgon jobs; cap - bg (phase model) */
+  double *capk;        /* per link, scratch of a solve: capeff x e(k) (contention curve) */
+  double ek[65];       /* e(k) of the curve for k <= 64 */
+  int *wtmp;           /* scratch: waiting all-reduces of a group (admit_waiters) */
+  size_t cap_wtmp;
   int *bgcnt;       /* per link: bgon jobs on it */
   int *touch;       /* per link and GPU: == touch_epoch if a job started or left on it */
   int touch_epoch;
@@ -347,6 +377,8 @@ int nsi_sim_place(ns_sim *s, int ji, int *placed);
 double nsi_sim_nw_sens(ns_sim *s, nsi_simjob *j);
 
 /* las.c */
+/* opts.c: dst = src, owned arrays copied (NS_ENOMEM with fn's name). */
+int nsi_sim_opts_copy(ns_sim_opts *dst, const ns_sim_opts *src, const char *fn);
 int nsi_las_active(const ns_sim_opts *o);
 int nsi_las_prepare(ns_sim *s);
 void nsi_las_release(ns_sim *s);
@@ -361,9 +393,29 @@ double nsi_las_next(const ns_sim *s);
 int nsi_sim_compute_metrics(ns_sim *s); /* NS_OK / NS_ENOMEM */
 
 /* workload.c */
-/* NS_OK, or NS_EINVAL if s is NULL, or NS_ESTATE if s is running (a
-   progress or placement callback calling back into its own simulator). */
-int nsi_sim_check(const ns_sim *s, const char *fn);
+/* Every public ns_sim_* call on a handle holds its guard for its duration:
+   NSI_SIM_READ for the const ones (any number at once, from any threads),
+   NSI_SIM_WRITE for the others and ns_sim_run (alone). nsi_sim_enter: NS_OK
+   with s held; NS_EINVAL if s is NULL; NS_ESTATE, changing nothing, if s is
+   held otherwise (running: a callback of its own run calling back, or a
+   call from another thread). nsi_sim_leave releases what enter took. */
+enum { NSI_SIM_WRITER = 1u, NSI_SIM_RUNNING = 2u, NSI_SIM_CANCEL = 4u, NSI_SIM_READER = 8u };
+enum { NSI_SIM_READ = 0, NSI_SIM_WRITE = 1 };
+int nsi_sim_enter(const ns_sim *s, const char *fn, int mode);
+void nsi_sim_leave(const ns_sim *s, int mode);
+/* A public call's body under the guard: returns enter's failure, or the
+   body's value after leaving. */
+#define NSI_SIM_CALL(s, fn, mode, body)             \
+  do {                                              \
+    int nsi_in_ = nsi_sim_enter((s), (fn), (mode)); \
+    if (nsi_in_ < 0)                                \
+      return nsi_in_;                               \
+    int nsi_out_ = (body);                          \
+    nsi_sim_leave((s), (mode));                     \
+    return nsi_out_;                                \
+  } while (0)
+/* ns_sim_cancel was called during this run (engine.c polls it). */
+int nsi_sim_cancelled(const ns_sim *s);
 double nsi_sim_ideal_iter_ms(const ns_sim_opts *o, const nsi_simjob *j);
 /* Profile of a model name: an added profile of that exact name, else an
    embedded one by prefix (vgg, resnet, ...). NS_OK or NS_ENOTFOUND. */
@@ -372,6 +424,10 @@ int nsi_sim_model_lookup(const ns_sim *s, const char *model_name, nsi_model *out
 void nsi_sim_model_builtin(int m, nsi_model *out);
 /* Validated add (ns_sim_add_job's checks) with a model name; fn names the
    caller in messages. Returns the index, NS_ENOSPACE (skipped) or < 0. */
+/* ns_sim_add_model_profile's checks and effect under the caller's guard;
+   fn names the caller in messages. */
+int nsi_sim_add_profile(ns_sim *s, const char *fn, const char *name, double forward_ms,
+                        double backward_ms, uint64_t model_bytes, double mem_mb);
 int nsi_sim_add_job_model(ns_sim *s, const char *fn, const char *name, const char *model,
                           double arrival_ms, int gpus, uint64_t iterations, double compute_ms,
                           uint64_t model_bytes, double mem_mb);

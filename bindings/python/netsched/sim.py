@@ -14,15 +14,19 @@ from __future__ import annotations
 import ctypes
 import enum
 import errno
+import functools
 import os
+import threading
 from ctypes import c_double, c_int
-from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import (Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, TypeVar,
+                    Union, cast)
 
 from ._clib import SIM_PLACE_FN, SIM_PROGRESS_FN, Pointer, lib
 from ._handle import (Handle, as_enum, as_flag, as_handle, as_int, as_real, as_str, as_u64,
                       view)
 from .core import Cluster, Job, Placement
-from .errors import InvalidArgumentError, NetschedError, StateError, Status, check
+from .errors import (InvalidArgumentError, NetschedError, StateError, Status, check, error_for,
+                     last_error)
 
 
 class Order(enum.IntEnum):
@@ -239,6 +243,35 @@ def metric_name(metric: Union[int, str, "Metric"]) -> str:
                                               "metric")).decode())
 
 
+def _read_curve(path: str, where: str) -> List[Tuple[float, float]]:
+    """Points (k, e) of a contention-curve CSV, as netsched-sim reads it."""
+    points: List[Tuple[float, float]] = []
+    try:
+        with open(path, encoding="utf-8") as f:
+            for no, line in enumerate(f, 1):
+                s = line.strip()
+                if not s or s.startswith("#"):
+                    continue
+                parts = [p.strip() for p in s.split(",")]
+                try:
+                    k, e = float(parts[0]), float(parts[1]) if len(parts) == 2 else float("nan")
+                except ValueError:
+                    if no == 1 and not points:
+                        continue  # a header line such as "k,e"
+                    k = e = float("nan")
+                if len(parts) != 2 or k != k or e != e:
+                    raise InvalidArgumentError(
+                        f"{where}: {path} line {no}: expected two numbers 'k,e' (got {s!r})")
+                points.append((k, e))
+    except OSError as exc:
+        raise InvalidArgumentError(f"{where}: {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise InvalidArgumentError(f"{where}: {path}: not a text (UTF-8) file") from None
+    if not points:
+        raise InvalidArgumentError(f"{where}: {path}: no points (use 'ideal' for no loss)")
+    return points
+
+
 class Options(Handle):
     """Simulation options (the library's defaults: policy "ff", the AdaDUAL
     paper's 16 x 4-GPU cluster ...). Keyword arguments call the setters:
@@ -396,10 +429,96 @@ class Options(Handle):
         """Starvation promotion knob of the preemptive orders (0 = never)."""
         self._set("ns_sim_opts_set_starvation", as_real(knob, "sim.Options.set_starvation", "knob"))
 
+    def set_contention_curve(self, curve: Union[str, "os.PathLike[str]",
+                                                Sequence[Tuple[float, float]]]) -> None:
+        """Phase model: a link carrying k concurrent all-reduces delivers
+        capacity x e(k). `curve` is "ideal" (e = 1, plain max-min sharing),
+        "default" (the fit to HKBU's 10 GbE measurements), a sequence of
+        (k, e) points (linear in between, flat past the last, e(1) = 1), or
+        the path of a two-column CSV of such points (as netsched-sim
+        --contention-curve: an optional header line, '#' comments)."""
+        w = "sim.Options.set_contention_curve"
+        if isinstance(curve, str) and curve == "default":
+            self._set("ns_sim_opts_set_default_contention_curve")
+            return
+        if isinstance(curve, str) and curve == "ideal":
+            points: List[Tuple[float, float]] = []
+        elif isinstance(curve, (str, os.PathLike)):
+            points = _read_curve(os.fspath(curve), w)
+        else:
+            points = []
+            for i, pt in enumerate(curve):
+                if not isinstance(pt, (tuple, list)) or len(pt) != 2:
+                    raise InvalidArgumentError(
+                        f"{w}: curve[{i}] must be a (k, e) pair (got {pt!r})")
+                points.append((as_real(pt[0], w, f"curve[{i}][0]"),
+                               as_real(pt[1], w, f"curve[{i}][1]")))
+        n = len(points)
+        ks = (c_double * max(n, 1))(*[k for k, _ in points])
+        es = (c_double * max(n, 1))(*[e for _, e in points])
+        self._set("ns_sim_opts_set_contention_curve", ks if n else None, es if n else None, n)
+
+    def contention_factor(self, k: int) -> float:
+        """e(k) of the current contention curve (k >= 1)."""
+        v = lib.ns_sim_opts_contention_factor(self._ptr, as_int(k, "sim.Options.contention_factor",
+                                                                "k"))
+        if v != v:
+            check(Status.EINVAL, "sim.Options.contention_factor")
+        return float(v)
+
+    def set_allreduce_latency(self, alpha_ms: float) -> None:
+        """Phase model: start-up latency of every all-reduce across servers
+        (not shared; default 0)."""
+        self._set("ns_sim_opts_set_allreduce_latency",
+                  as_real(alpha_ms, "sim.Options.set_allreduce_latency", "alpha_ms"))
+
+    def set_nics(self, nics_per_server: int, gbps: float = 0.0) -> None:
+        """NICs per server (1 default; 0 = one per GPU) and their Gbps (0 = the
+        link rate)."""
+        w = "sim.Options.set_nics"
+        self._set("ns_sim_opts_set_nics", as_int(nics_per_server, w, "nics_per_server"),
+                  as_real(gbps, w, "gbps"))
+
+    def set_gpu_memory(self, mb: float) -> None:
+        """Memory of every GPU in MB (0 = the default, 16384)."""
+        self._set("ns_sim_opts_set_gpu_memory", as_real(mb, "sim.Options.set_gpu_memory", "mb"))
+
+    def set_cassini_drift_rule(self, rule: str) -> None:
+        """"readjust" (default: a drifted job's shifts are applied again) or
+        "wait" (it waits for its next ideal slot)."""
+        rules = {"readjust": 0, "wait": 1}
+        if rule not in rules:
+            raise InvalidArgumentError(f"sim.Options.set_cassini_drift_rule: rule must be one of "
+                                       f"readjust, wait (got {rule!r})")
+        self._set("ns_sim_opts_set_cassini_drift_rule", rules[rule])
+
+    def set_dally_new_jobs(self, reading: str) -> None:
+        """Dally, Nw_sens of a job that never ran: "one" (default, the
+        library's 1.0: it never preempts) or "profile" (its lone iteration at
+        its most consolidated tier)."""
+        readings = {"one": 0, "profile": 1}
+        if reading not in readings:
+            raise InvalidArgumentError(f"sim.Options.set_dally_new_jobs: reading must be one of "
+                                       f"one, profile (got {reading!r})")
+        self._set("ns_sim_opts_set_dally_new_jobs", readings[reading])
+
     def set_preemption_overhead(self, restore_ms: float) -> None:
         """Checkpoint/restore time charged to a preempted job at each resume."""
         self._set("ns_sim_opts_set_preemption_overhead",
                   as_real(restore_ms, "sim.Options.set_preemption_overhead", "restore_ms"))
+
+    def set_gittins_samples(self, gpu_time_samples: Sequence[float]) -> None:
+        """2D-Gittins's service distribution as GPU-time samples in GPU-ms
+        (each finite and > 0; the Tiresias simulator's yarn-gput*.csv holds
+        GPU-seconds: multiply by 1000). An empty sequence restores the
+        default, the workload's own jobs (GPUs x lone run time)."""
+        w = "sim.Options.set_gittins_samples"
+        if isinstance(gpu_time_samples, (str, bytes)) or not hasattr(gpu_time_samples, "__iter__"):
+            raise TypeError("%s: gpu_time_samples must be a sequence of numbers (got %s)"
+                            % (w, type(gpu_time_samples).__name__))
+        vals = [as_real(v, w, "gpu_time_samples") for v in gpu_time_samples]
+        arr = (c_double * max(len(vals), 1))(*vals)
+        self._set("ns_sim_opts_set_gittins_samples", arr if vals else None, len(vals))
 
     def set_place_fn(self, fn: Callable[[Cluster, Job, Placement], None]) -> None:
         """A Python placement policy: fn(cluster, job, out) fills the
@@ -447,18 +566,83 @@ class _PlaceCallback:
                 v.close()
 
 
+def _run_interruptible(ptr: Pointer) -> tuple[int, str, BaseException | None]:
+    """ns_sim_run(ptr): (status, its ns_last_error(), None), or the
+    interrupt (KeyboardInterrupt, SystemExit from a signal handler) that
+    cancelled it. In the main thread the C run goes to a helper thread: a
+    signal's Python handler runs only in the main thread, between bytecodes,
+    which it never reaches while ctypes waits for C - so the main thread
+    waits in an interruptible join instead, and on an interrupt cancels the
+    run (ns_sim_cancel, async-signal-safe) and waits for it to stop."""
+    if threading.current_thread() is not threading.main_thread():
+        rc = int(lib.ns_sim_run(ptr))
+        return rc, last_error() if rc < 0 else "", None
+    box: Dict[str, Any] = {}
+    done = threading.Event()
+
+    def work() -> None:
+        try:
+            rc = int(lib.ns_sim_run(ptr))
+            box["rc"], box["msg"] = rc, last_error() if rc < 0 else ""  # thread-local: read here
+        finally:
+            done.set()
+
+    worker = threading.Thread(target=work, name="netsched-sim-run", daemon=True)
+    worker.start()
+    interrupt: BaseException | None = None
+    # Event.wait, not Thread.join: an interrupted join (3.11) can mark the
+    # thread stopped while it still runs (bpo-45274's fix releases its lock).
+    while not done.is_set():
+        try:
+            done.wait(0.2)
+        except BaseException as e:  # noqa: B902 -- KeyboardInterrupt, SystemExit, ...
+            if interrupt is None:
+                interrupt = e
+            lib.ns_sim_cancel(ptr)  # again for each further interrupt: harmless
+    worker.join()
+    return int(box.get("rc", int(Status.ECANCELED))), str(box.get("msg", "")), interrupt
+
+
+_M = TypeVar("_M", bound=Callable[..., Any])
+
+
+def _serialised(method: _M) -> _M:
+    """A Simulator method run under the handle's lock (one call at a time
+    per simulator, whatever the threads), refused with StateError while
+    run() runs (from a callback of that run or from another thread)."""
+    where = "sim.Simulator." + method.__name__
+
+    @functools.wraps(method)
+    def call(self: Simulator, *args: Any, **kw: Any) -> Any:
+        with self._lock:
+            self._not_running(where)
+            return method(self, *args, **kw)
+    return cast(_M, call)
+
+
 class Simulator(Handle):
     """A simulator with a copy of the options and its own cluster.
 
     Simulator(opts) or Simulator(policy="lwf-1", seed=3, ...) (the keywords
     of sim.Options).
 
-    Re-entry: while run() runs, the simulator's own progress or placement
-    callback may not use it. Every method then raises StateError ("is
-    running") and changes nothing, and the run goes on; close() (or leaving
-    a `with` block) from a callback is deferred until run() returns. The
-    cluster a placement callback receives is read-only (StateError on
-    commit, occupy and the other mutators)."""
+    Re-entry and threads: while run() runs, neither the simulator's own
+    progress or placement callback nor another thread may use it. Every
+    method then raises StateError ("is running") and changes nothing, and
+    the run goes on; close() (or leaving a `with` block) from a callback or
+    another thread is deferred until run() returns. Outside a run, calls
+    from several threads are serialised (one at a time per simulator, under
+    a lock), so no interleaving of calls can corrupt it. cancel() is the
+    exception: any thread may call it at any time. The cluster a placement
+    callback receives is read-only (StateError on commit, occupy and the
+    other mutators).
+
+    Interrupts: run() called from the main thread runs the simulation in a
+    helper thread and waits for it, so Ctrl-C (KeyboardInterrupt) stops the
+    run within about a second even while the C loop runs and with callbacks
+    set: the run is cancelled, the simulator keeps its jobs and can run
+    again, and run() raises that KeyboardInterrupt. Callbacks then run in the
+    helper thread."""
 
     _free_fn = "ns_sim_free"
 
@@ -478,17 +662,39 @@ class Simulator(Handle):
         self._progress_cb: Any = None  # the ctypes thunk of set_progress's fn
         self._progress_error: BaseException | None = None
         self._running = False
+        self._lock = threading.RLock()
 
     def _free_if_unused(self) -> None:
-        if not getattr(self, "_running", False):  # close() from a callback: after run()
+        if not getattr(self, "_running", False):  # close() during a run: after run()
             super()._free_if_unused()
+
+    def close(self) -> None:
+        """As Handle.close; never while another thread's call uses the
+        simulator (it waits for that call), and after run() returns when
+        called during a run."""
+        lock = getattr(self, "_lock", None)
+        if lock is None:  # a failed constructor
+            super().close()
+            return
+        with lock:
+            super().close()
 
     def _not_running(self, where: str) -> None:
         if self._running:
             raise StateError("%s: the simulator is running (called from its own progress or "
-                             "placement callback); nothing was changed - call it after run() "
-                             "returns" % where)
+                             "placement callback, or from another thread during run()); nothing "
+                             "was changed - call it after run() returns" % where)
 
+    def cancel(self) -> None:
+        """Asks the run in progress to stop: run() then raises CancelledError
+        (KeyboardInterrupt when Ctrl-C asked), keeps no results, and the
+        simulator can run again. Callable from any thread, and from the
+        simulator's own callbacks; does nothing when no run is in progress
+        or the simulator is closed."""
+        if not self.closed:
+            lib.ns_sim_cancel(self._raw)
+
+    @_serialised
     def add_job(self, name: str, arrival_ms: float, gpus: int, iterations: int,
                 compute_ms: float, model_bytes: int, mem_mb: float = 0.0) -> int:
         """Adds a job; returns its index (NoSpaceError if larger than the cluster)."""
@@ -501,6 +707,7 @@ class Simulator(Handle):
                                         as_u64(model_bytes, w, "model_bytes"),
                                         as_real(mem_mb, w, "mem_mb")), w)
 
+    @_serialised
     def add_model_job(self, name: str, arrival_ms: float, gpus: int, iterations: int,
                       model: Union[Model, str, int]) -> int:
         """Adds a job with an embedded model profile (Model or its name, e.g.
@@ -512,10 +719,12 @@ class Simulator(Handle):
                                               as_u64(iterations, w, "iterations"),
                                               as_enum(model, Model, w, "model")), w)
 
+    @_serialised
     def load_default_workload(self) -> int:
         """The embedded AdaDUAL workload (160 jobs); returns the jobs added."""
         return check(lib.ns_sim_load_default_workload(self._ptr))
 
+    @_serialised
     def add_model_profile(self, name: str, forward_ms: float, backward_ms: float,
                           model_bytes: int, mem_mb: float = 0.0) -> None:
         """A model profile for traces loaded afterwards: a model_name equal
@@ -523,13 +732,13 @@ class Simulator(Handle):
         all-reduced per iteration and GPU memory (MB); it takes precedence
         over the embedded profiles (replaces an earlier one of that name)."""
         w = "sim.Simulator.add_model_profile"
-        self._not_running(w)
         check(lib.ns_sim_add_model_profile(self._ptr, as_str(name, w, "name"),
                                            as_real(forward_ms, w, "forward_ms"),
                                            as_real(backward_ms, w, "backward_ms"),
                                            as_u64(model_bytes, w, "model_bytes"),
                                            as_real(mem_mb, w, "mem_mb")), w)
 
+    @_serialised
     def load_models(self, path: PathLike) -> List[str]:
         """add_model_profile for every row of a CSV file with the header
         name,forward_ms,backward_ms,model_bytes,memory_mb (netsched-sim
@@ -558,6 +767,7 @@ class Simulator(Handle):
                 names.append(row["name"])
         return names
 
+    @_serialised
     def load_trace(self, path: PathLike,
                    fmt: Union[TraceFormat, str, int] = TraceFormat.AUTO) -> int:
         """Reads a Tiresias or Philly CSV trace (fmt: TraceFormat or its
@@ -571,6 +781,7 @@ class Simulator(Handle):
         _readable(path)
         return check(lib.ns_sim_load_trace(self._ptr, as_str(path, w, "path"), f), w)
 
+    @_serialised
     def scale_arrivals(self, factor: float) -> None:
         """Multiplies every gap between the loaded jobs' arrivals by `factor`
         (finite, > 0; the earliest arrival stays): 2 halves the offered load,
@@ -579,6 +790,7 @@ class Simulator(Handle):
         w = "sim.Simulator.scale_arrivals"
         check(lib.ns_sim_scale_arrivals(self._ptr, as_real(factor, w, "factor")), w)
 
+    @_serialised
     def set_progress(self, fn: Optional[Callable[[int, int], None]]) -> None:
         """fn(done, total) is called at most ~200 times per run (None removes it)."""
         if fn is None:
@@ -589,40 +801,54 @@ class Simulator(Handle):
         if not callable(fn):
             raise TypeError("sim.Simulator.set_progress: fn must be callable or None")
         progress = fn
+        raw = self._raw
 
         def call(done: int, total: int, _user: int | None) -> None:
             if self._progress_error is None:
                 try:
                     progress(done, total)
                 except BaseException as e:  # noqa: B902 -- must not unwind through C
+                    # stop the run now; run() raises this very exception
                     self._progress_error = e
+                    lib.ns_sim_cancel(raw)
         cb = SIM_PROGRESS_FN(call)
         check(lib.ns_sim_set_progress(self._ptr, cb, None))
         self._progress_cb = cb
 
     def run(self) -> None:
         """Runs the whole workload (again, from a fresh cluster). From the
-        simulator's own callback: StateError (see the class comment)."""
-        ptr = self._ptr
-        self._not_running("sim.Simulator.run")
-        if self._place_cb is not None:
-            self._place_cb.error = None
-        self._progress_error = None
-        self._running = True
+        simulator's own callback or while another thread runs it: StateError
+        (see the class comment). Ctrl-C stops it (KeyboardInterrupt), as
+        does cancel() (CancelledError); an exception raised by a progress or
+        placement callback stops it too and is raised as it was."""
+        w = "sim.Simulator.run"
+        with self._lock:
+            self._not_running(w)
+            ptr = self._ptr
+            if self._place_cb is not None:
+                self._place_cb.error = None
+            self._progress_error = None
+            self._running = True
+        interrupt: BaseException | None = None
         try:
-            rc = lib.ns_sim_run(ptr)
+            rc, message, interrupt = _run_interruptible(ptr)
         finally:
-            self._running = False
-            self._free_if_unused()  # closed from a callback: free it now
+            with self._lock:
+                self._running = False
+                self._free_if_unused()  # closed during the run: free it now
+        if interrupt is not None:
+            raise interrupt
         err = self._place_cb.error if self._place_cb is not None else None
-        # A Python error in the policy always surfaces; a library status the
-        # policy raised does when it failed the run.
+        # A Python error in a callback always surfaces as itself; a library
+        # status the policy raised does when it failed the run.
         if err is not None and (rc < 0 or not isinstance(err, NetschedError)):
             raise err
-        check(rc, "sim.Simulator.run")
         if self._progress_error is not None:
             raise self._progress_error
+        if rc < 0:
+            raise error_for(rc, message, w)
 
+    @_serialised
     def metric(self, metric: Union[Metric, str, int]) -> float:
         """One Metric (or its name, e.g. "avg_jct_ms") of the last run
         (StateError before a run)."""
@@ -632,16 +858,19 @@ class Simulator(Handle):
                                 ctypes.byref(v)), w)
         return v.value
 
+    @_serialised
     def metrics(self) -> Dict[str, float]:
         """{metric name: value} of the last run."""
         return {metric_name(m): self.metric(m) for m in Metric}
 
     @property
+    @_serialised
     def job_count(self) -> int:
         """Jobs loaded (skipped ones excluded)."""
         return check(lib.ns_sim_job_count(self._ptr))
 
     @property
+    @_serialised
     def skipped_count(self) -> int:
         """Jobs of traces or add_job that were larger than the cluster."""
         return check(lib.ns_sim_skipped_count(self._ptr))
@@ -649,30 +878,33 @@ class Simulator(Handle):
     def __len__(self) -> int:
         return self.job_count
 
+    @_serialised
     def job_name(self, job: int) -> str:
         """Name of the job of index `job`: the trace's job_id, or the name
         given to add_job ("" if out of range)."""
-        self._not_running("sim.Simulator.job_name")
         return str(lib.ns_sim_job_name(self._ptr, as_int(job, "sim.Simulator.job_name",
                                                          "job")).decode("utf-8", "replace"))
 
+    @_serialised
     def job_model(self, job: int) -> str:
         """Model name of the job of index `job` (JobResult.model)."""
-        self._not_running("sim.Simulator.job_model")
         return str(lib.ns_sim_job_model(self._ptr, as_int(job, "sim.Simulator.job_model",
                                                           "job")).decode("utf-8", "replace"))
 
 
+    @_serialised
     def job_gpus(self, job: int) -> int:
         """GPUs the job of index `job` asks for."""
         w = "sim.Simulator.job_gpus"
         return check(lib.ns_sim_job_gpus(self._ptr, as_int(job, w, "job")), w)
 
+    @_serialised
     def job_preemptions(self, job: int) -> int:
         """Times the job of index `job` was preempted in the last run."""
         w = "sim.Simulator.job_preemptions"
         return check(lib.ns_sim_job_preemptions(self._ptr, as_int(job, w, "job")), w)
 
+    @_serialised
     def job_nw_sens(self, job: int) -> float:
         """Dally's network sensitivity (Dally §4.3.1) of the job of index
         `job` in the last run: (iterations done / total) / (ms run / (compute
@@ -686,6 +918,7 @@ class Simulator(Handle):
         check(lib.ns_sim_job_nw_sens(self._ptr, as_int(job, w, "job"), ctypes.byref(v)), w)
         return v.value
 
+    @_serialised
     def job_wait_iter(self, job: int) -> Tuple[float, float]:
         """(wait_ms, iter_ms) of the job of index `job` in the last run: its
         time in the wait queue, waits after preemptions included, and its
@@ -698,6 +931,7 @@ class Simulator(Handle):
                                        ctypes.byref(it)), w)
         return wait.value, it.value
 
+    @_serialised
     def job_result(self, job: int) -> JobResult:
         """JobResult of the job of index `job` in the last run."""
         w = "sim.Simulator.job_result"
@@ -708,10 +942,12 @@ class Simulator(Handle):
         return JobResult(self.job_name(j), self.job_gpus(j), a.value, s.value, f.value, n.value,
                          self.job_model(j))
 
+    @_serialised
     def results(self) -> List[JobResult]:
         """JobResult of every job of the last run, in load order."""
         return [self.job_result(i) for i in range(self.job_count)]
 
+    @_serialised
     def write_jobs_csv(self, path: PathLike) -> None:
         """One CSV row per job of the last run (FileNotFoundError if the
         directory does not exist, PermissionError if it is not writable)."""
