@@ -1,6 +1,6 @@
 /*
  * bindings/slurm/main.c - netsched-slurm: an external scheduler that places
- * opted-in, held Slurm jobs with a libnetsched policy (README "Using it with
+ * opted-in, held Slurm jobs with a libnetsched policy (docs/slurm.md; README "With
  * Slurm"). Options, --once / --interval, the instance lock, signals.
  *
  * Exit status: 0 done (or stopped by SIGTERM/SIGINT); 1 bad usage; 2 the
@@ -45,7 +45,7 @@ static void usage(FILE *f) {
           "Places held Slurm jobs that opt in (sbatch -H --comment=netsched[:model=M,iters=N],\n"
           "or held in --partition) with a libnetsched policy; prints one line per job:\n"
           "  <jobid> placed <nodelist>   or   <jobid> waits: <reason>\n"
-          "Reads $SLURM_CONF like scontrol. See README \"Using it with Slurm\".\n");
+          "Reads $SLURM_CONF like scontrol. See docs/slurm.md.\n");
 }
 
 static int bad(const char *opt, const char *val, const char *why) {
