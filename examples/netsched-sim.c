@@ -212,20 +212,35 @@ static const struct column {
 } columns[] = {
     {"avgJCT_s", NS_SIM_METRIC_AVG_JCT_MS, 1e-3, 9, 1, 1,
      "mean job completion time (finish - arrival) of finished jobs, s"},
-    {"medJCT_s", NS_SIM_METRIC_MEDIAN_JCT_MS, 1e-3, 9, 1, 1, "median JCT, s"},
+    {"medJCT_s", NS_SIM_METRIC_MEDIAN_JCT_MS, 1e-3, 9, 1, 1, "median JCT (nearest rank), s"},
     {"p95JCT_s", NS_SIM_METRIC_P95_JCT_MS, 1e-3, 9, 1, 1, "95th percentile JCT (nearest rank), s"},
     {"p99JCT_s", NS_SIM_METRIC_P99_JCT_MS, 1e-3, 9, 1, 1, "99th percentile JCT, s"},
     {"makespan_s", NS_SIM_METRIC_MAKESPAN_MS, 1e-3, 10, 1, 1, "last finish - first arrival, s"},
     {"avgQ_s", NS_SIM_METRIC_AVG_QUEUE_MS, 1e-3, 9, 1, 1,
-     "mean queueing delay (start - arrival), s"},
+     "mean queueing delay = first start - arrival (waits after a preemption are not in it: "
+     "see avgW_s), s"},
     {"p95Q_s", NS_SIM_METRIC_P95_QUEUE_MS, 1e-3, 9, 1, 1, "95th percentile queueing delay, s"},
+    {"avgW_s", NS_SIM_METRIC_AVG_WAIT_MS, 1e-3, 9, 1, 1,
+     "mean time in the wait queue (Dally's queueing delay): first start - arrival plus every wait "
+     "from a preemption to the restart; = avgQ_s without preemptions, s"},
+    {"p95W_s", NS_SIM_METRIC_P95_WAIT_MS, 1e-3, 9, 1, 1, "95th percentile time in the wait queue, s"},
     {"util%", NS_SIM_METRIC_GPU_UTIL, 100, 6, 1, 0,
      "GPU utilisation: compute GPU-time / (GPUs x makespan)"},
     {"comm%", NS_SIM_METRIC_COMM_OVERHEAD, 100, 7, 1, 1,
      "communication overhead: mean over jobs of (run time - compute time alone) / compute time "
      "alone; 100 = a job took twice its compute time, so it can exceed 100"},
+    {"avgIt_ms", NS_SIM_METRIC_AVG_ITER_MS, 1, 9, 1, 1,
+     "mean over jobs of the job's mean iteration time (CASSINI) = time it held GPUs, minus the "
+     "restore overhead after each restart, / its iterations (waits not in it), ms"},
+    {"p99It_ms", NS_SIM_METRIC_P99_ITER_MS, 1, 9, 1, 1,
+     "99th percentile over jobs of the job's mean iteration time, ms"},
     {"frag%", NS_SIM_METRIC_FRAGMENTATION, 100, 6, 1, 1,
      "machine fragmentation (Titan): idle GPUs of the machines that hold a worker, time-averaged"},
+    {"mach", NS_SIM_METRIC_MACHINES_USED, 1, 6, 1, 1,
+     "machines used: servers with a busy GPU, time-averaged over the makespan"},
+    {"mach@arr", NS_SIM_METRIC_MACHINES_AT_ARRIVAL, 1, 8, 1, 1,
+     "machines used as Titan samples them: servers with a busy GPU at each job arrival (after "
+     "that instant's scheduling), mean over arrivals"},
     {"shared", NS_SIM_METRIC_LINKS_SHARED, 1, 6, 0, 1,
      "network links (NICs, uplinks) that carried two or more jobs at the same time"},
     {"unfin", NS_SIM_METRIC_UNFINISHED, 1, 6, 0, 1,
@@ -443,7 +458,12 @@ static void usage(FILE *f) {
   for (int i = 0; i < NCOLUMNS; i++)
     fprintf(f, "  %-12s %s [%s, %s is best]\n", columns[i].head, columns[i].help,
             ns_sim_metric_name(columns[i].metric), columns[i].lower_better ? "lowest" : "highest");
-  fprintf(f, "  %-12s wall-clock time of the simulation, s\n\n", "time_s");
+  fprintf(f, "  %-12s wall-clock time of the simulation, s\n", "time_s");
+  fprintf(f, "  Per-job columns (JCT, queueing, wait, comm%%, iteration time) are taken over\n"
+             "  the finished jobs. Medians and percentiles are nearest rank: the p-th\n"
+             "  percentile of n sorted values is the ceil(p/100 x n)-th smallest, a value\n"
+             "  that occurred, never interpolated (the median of 4 values is the 2nd); over\n"
+             "  no values a column is 0.\n\n");
   fprintf(f, "Traces (CSV, first line the header; extra columns are ignored):\n"
              "  tiresias  job_id,num_gpu,submit_time,iterations,model_name[,duration]  (s)\n"
              "  philly    timestamp,duration,num_gpus  (YYYY-MM-DD HH:MM:SS, s)\n"
@@ -699,6 +719,8 @@ static char *jobs_json(ns_sim *s) {
     double a = NAN, st = NAN, fin = NAN;
     int servers = 0;
     ns_sim_job_result(s, i, &a, &st, &fin, &servers);
+    double wait = NAN, iter = NAN;
+    ns_sim_job_wait_iter(s, i, &wait, &iter);
     fprintf(f, "%s{\"job_id\": ", i ? ",\n      " : "");
     json_str(f, ns_sim_job_name(s, i));
     fputs(", \"model\": ", f);
@@ -711,6 +733,10 @@ static char *jobs_json(ns_sim *s) {
     json_num(f, fin);
     fputs(", \"jct_ms\": ", f);
     json_num(f, fin - a);
+    fputs(", \"wait_ms\": ", f);
+    json_num(f, wait);
+    fputs(", \"iter_ms\": ", f);
+    json_num(f, iter);
     fprintf(f, ", \"servers\": %d}", servers);
   }
   fputc(']', f);

@@ -330,6 +330,7 @@ _TABLE: dict[str, tuple[Any, list[Any]]] = {
     "ns_sim_scale_arrivals": (c_int, [SIM, c_double]),
     "ns_sim_set_progress": (c_int, [SIM, SIM_PROGRESS_FN, c_void_p]),
     "ns_sim_run": (c_int, [SIM]),
+    "ns_sim_cancel": (c_int, [SIM]),
     "ns_sim_metric_name": (c_char_p, [c_int]),
     "ns_sim_metric": (c_int, [SIM, c_int, _dbl_p]),
     "ns_sim_job_count": (c_int, [SIM]),
@@ -341,6 +342,7 @@ _TABLE: dict[str, tuple[Any, list[Any]]] = {
     "ns_sim_job_gpus": (c_int, [SIM, c_int]),
     "ns_sim_job_preemptions": (c_int, [SIM, c_int]),
     "ns_sim_job_nw_sens": (c_int, [SIM, c_int, _dbl_p]),
+    "ns_sim_job_wait_iter": (c_int, [SIM, c_int, _dbl_p, _dbl_p]),
     "ns_sim_write_jobs_csv": (c_int, [SIM, c_char_p]),
 }
 
