@@ -16,8 +16,11 @@ _netsched_sim() {
       [ "$head" = "$cur" ] && head= || head="$head,"
       COMPREPLY=($(compgen -P "$head" -W "$names" -- "$tail"))
       return ;;
-    --trace|--csv|--summary-csv|--json|--plot|--models)
+    --trace|--csv|--summary-csv|--json|--plot|--models|--gittins-dist)
       COMPREPLY=($(compgen -f -- "$cur"))
+      return ;;
+    --contention-curve)
+      COMPREPLY=($(compgen -W "ideal default" -- "$cur") $(compgen -f -- "$cur"))
       return ;;
   esac
   # an option documented as "--opt a|b|c" completes to a, b or c

@@ -91,7 +91,10 @@ ns_sim *ns_sim_new(const ns_sim_opts *o) {
     nsi_fail(NS_ENOMEM, "ns_sim_new: out of memory");
     return NULL;
   }
-  s->o = *o;
+  if (nsi_sim_opts_copy(&s->o, o, "ns_sim_new") < 0) {
+    free(s);
+    return NULL;
+  }
   return s;
 }
 
@@ -105,6 +108,7 @@ void ns_sim_free(ns_sim *s) {
   for (size_t i = 0; i < s->nmodels; i++)
     free(s->models[i].name);
   free(s->models);
+  free(s->o.git_samples);
   free(s);
 }
 
@@ -451,6 +455,8 @@ static int setup_run(ns_sim *s) {
                                          o->gpus_per_server, o->links_per_pair, o->link_gbps);
   if (s->cluster != NULL && o->gpu_sharing)
     NSI_TRY(ns_cluster_set_gpu_sharing(s->cluster, 1));
+  if (s->cluster != NULL && o->gpu_mem_mb > 0 && ns_cluster_set_gpu_memory_mb(s->cluster, o->gpu_mem_mb) < 0)
+    return nsi_fail(NS_EINVAL, "ns_sim_run: GPU memory: %s", ns_last_error());
   s->pl = ns_placement_new();
   s->scratch = ns_placement_new();
   s->order = malloc(s->njobs * sizeof *s->order);

@@ -46,6 +46,42 @@ class TestCli(unittest.TestCase):
         for n in needles:
             self.assertIn(n, r.stderr)
 
+    def test_network_model_options(self):
+        # the header line says which model and NICs ran
+        r = run("--policy", "ff")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("contention curve default: HKBU 10 GbE fit", r.stdout)
+        self.assertIn("1 NIC per server (the default: the AdaDUAL testbed; --nics)", r.stdout)
+        # an ideal curve read from a file equals --contention-curve ideal
+        curve = self.write("ideal.csv", "k,e\n# no loss\n2,1\n16,1\n")
+        a = run("--policy", "ff", "--contention-curve", curve, "--json", "-")
+        b = run("--policy", "ff", "--contention-curve", "ideal", "--json", "-")
+        c = run("--policy", "ff", "--json", "-")
+        self.assertEqual(a.returncode, 0, a.stderr)
+        jct = [json.loads(x.stdout)["policies"][0]["metrics"]["avg_jct_ms"] for x in (a, b, c)]
+        self.assertEqual(jct[0], jct[1])
+        # ff lets every all-reduce collide: the default curve's loss costs time
+        # (2854.2 s ideal, 2894.3 s with the curve on the default workload)
+        self.assertGreater(jct[2], jct[1])
+        r = run("--policy", "ff", "--nics", "gpu@25", "--allreduce-latency", "14.9",
+                "--gpu-mem", "32768", "--cassini-drift-rule", "wait")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("one NIC per GPU", r.stdout)
+        self.assertIn("all-reduce latency 14.9 ms", r.stdout)
+        # errors name the option, the file and line, and quote the value
+        bad = self.write("bad.csv", "k,e\n2,0.8\n3,zero\n")
+        self.assertUsageError(run("--contention-curve", bad), "--contention-curve", "line 3",
+                              "'3,zero'")
+        up = self.write("up.csv", "2,1.5\n")
+        self.assertUsageError(run("--contention-curve", up), "--contention-curve", "e[0]", "1.5")
+        self.assertUsageError(run("--contention-curve", os.path.join(self.tmp, "none.csv")),
+                              "--contention-curve", "No such file")
+        self.assertUsageError(run("--nics", "two"), "--nics", "'two'")
+        self.assertUsageError(run("--nics", "2@-1"), "--nics", "'-1'")
+        self.assertUsageError(run("--cassini-drift-rule", "later"), "readjust, wait", "'later'")
+        self.assertUsageError(run("--policy", "ff", "--nics", "5"),  # 4 GPUs per server
+                              "--nics must be at most the GPUs per server (--gpus 4) (got 5)")
+
     def test_version_and_help(self):
         r = run("--version")
         self.assertEqual(r.stdout.strip(), "netsched-sim (libnetsched) %s" % support.header_version())
@@ -159,6 +195,47 @@ class TestCli(unittest.TestCase):
         table = dict(zip(head, vals))
         self.assertEqual((table["avgQ_s"], table["avgW_s"], table["p95W_s"]), ("0.0", "5.0", "10.0"))
         self.assertEqual((table["mach@arr"], table["avgIt_ms"]), ("1.5", "1000.0"))
+
+    def test_gittins_dist(self):
+        # One GPU, ideal network, 1 s iterations, delta = the default first
+        # threshold, 3250 GPU-s. A (30 s) at 0, B (5 s) at 20 s. Own
+        # distribution {5, 30}: at a' = 4, P = 1/2, E = floor((5 + 3250) / 2)
+        # = 1627, index 307.3; at a' = 29, P = 0: A (20 GPU-s done) has 0, B
+        # 307.3: B preempts A: JCTs 35 and 5 s. --gittins-dist {200, 100}
+        # (the Tiresias simulator's format, GPU-seconds): every a < 100 has
+        # P = 1/2, E = floor((100 + 3250) / 2) = 1675, index 298.5: A and B
+        # tie, the earlier A keeps its GPU: JCTs 30 and 15 s.
+        trace = self.write("t.csv", "job_id,num_gpu,submit_time,iterations,model_name\n"
+                                    "A,1,0,30,unit\nB,1,20,5,unit\n")
+        models = self.write("m.csv", "name,forward_ms,backward_ms,model_bytes,memory_mb\n"
+                                     "unit,400,600,0,1000\n")
+        dist = self.write("yarn-gput.csv", "duration\n200\n100\n\n")
+        args = ("--policy", "2d-gittins", "--trace", trace, "--models", models, "--network",
+                "ideal", "--leaves", "1", "--spines", "0", "--links", "0", "--servers", "1",
+                "--gpus", "1", "--no-progress", "--json", "-", "--json-jobs")
+
+        def jcts(*extra):
+            r = run(*args, *extra)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            jobs = json.loads(r.stdout)["policies"][0]["jobs"]
+            return {j["job_id"]: round(j["finish_ms"] - j["arrival_ms"]) for j in jobs}
+        self.assertEqual(jcts(), {"A": 35000, "B": 5000})
+        self.assertEqual(jcts("--gittins-dist", dist), {"A": 30000, "B": 15000})
+        r = run(*args[:-4], "--gittins-dist", dist)  # the table names the distribution
+        self.assertIn("Gittins distribution %s (2 samples)" % dist, r.stdout.splitlines()[0])
+        # bad files: exit 2, the option, the file, the line and the value
+        bad = {"duration,x\n100,1\n-5,1\n": ("line 3", "'-5'"),
+               "gpu_time\n100\n": ("line 1", "no duration column"),
+               "duration\n": ("no samples",),
+               "": ("empty",),
+               "job,duration\n1,12s\n": ("line 2", "'12s'"),
+               "job,duration\n1\n": ("line 2", "''")}
+        for text, needles in bad.items():
+            path = self.write("bad.csv", text)
+            self.assertUsageError(run(*args, "--gittins-dist", path), "--gittins-dist", path,
+                                  *needles)
+        self.assertUsageError(run(*args, "--gittins-dist", os.path.join(self.tmp, "none.csv")),
+                              "--gittins-dist", "cannot open", "none.csv")
 
     def test_help_defines_queueing_and_percentiles(self):
         r = run("--help")
