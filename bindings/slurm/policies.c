@@ -7,7 +7,7 @@
  * a single decision (ns_sim runs whole workloads), so the presets are
  * restated here as (name -> order, placement function) rows. What a preset
  * does beyond placement cannot be applied through Slurm and is left out,
- * documented in README "Using it with Slurm":
+ * documented in docs/slurm.md:
  *  - srsf-1, srsf-2, ada-srsf: SRSF order + LWF-1 placement; their
  *    communication admission (who may collide on a link) needs control of
  *    each iteration's all-reduce, which a batch scheduler does not have.
@@ -230,7 +230,7 @@ static int place_dally(nss_ctx *x, ns_cluster *c, const ns_job *job, const nss_j
    links it would share with committed jobs that have a phase profile, i.e.
    model hints) and ns_cassini_rank picks the best; if every candidate has
    an Affinity loop, the base placement. The time-shifts CASSINI computes
-   cannot be applied through Slurm (README): only the choice is. */
+   cannot be applied through Slurm (docs/slurm.md): only the choice is. */
 #define NSS_CANDIDATES 10
 static int place_cassini(nss_ctx *x, ns_cluster *c, const ns_job *job, const nss_job *sj,
                          nss_place_fn base, ns_placement *out, char *msg, size_t msglen) {
