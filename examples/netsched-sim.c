@@ -46,6 +46,9 @@ typedef struct cli {
   model *models;
   int nmodels;
   double dally_lease_s; /* --dally-lease; < 0: the library's default */
+  const char *gittins_path; /* --gittins-dist */
+  double *gittins;          /* its samples, GPU-ms */
+  size_t ngittins;
 } cli;
 
 typedef struct result {
@@ -71,6 +74,7 @@ static const struct {
     {"nic_gbps", "--nic-gbps"},        {"leaves", "--leaves"},
     {"intra_gbps", "--intra-gbps"},
     {"spines", "--spines"},
+    {"gpu_time_samples", "--gittins-dist"},
 };
 
 /* msg without its leading "ns_xxx: " function names, library parameter
@@ -212,20 +216,35 @@ static const struct column {
 } columns[] = {
     {"avgJCT_s", NS_SIM_METRIC_AVG_JCT_MS, 1e-3, 9, 1, 1,
      "mean job completion time (finish - arrival) of finished jobs, s"},
-    {"medJCT_s", NS_SIM_METRIC_MEDIAN_JCT_MS, 1e-3, 9, 1, 1, "median JCT, s"},
+    {"medJCT_s", NS_SIM_METRIC_MEDIAN_JCT_MS, 1e-3, 9, 1, 1, "median JCT (nearest rank), s"},
     {"p95JCT_s", NS_SIM_METRIC_P95_JCT_MS, 1e-3, 9, 1, 1, "95th percentile JCT (nearest rank), s"},
     {"p99JCT_s", NS_SIM_METRIC_P99_JCT_MS, 1e-3, 9, 1, 1, "99th percentile JCT, s"},
     {"makespan_s", NS_SIM_METRIC_MAKESPAN_MS, 1e-3, 10, 1, 1, "last finish - first arrival, s"},
     {"avgQ_s", NS_SIM_METRIC_AVG_QUEUE_MS, 1e-3, 9, 1, 1,
-     "mean queueing delay (start - arrival), s"},
+     "mean queueing delay = first start - arrival (waits after a preemption are not in it: "
+     "see avgW_s), s"},
     {"p95Q_s", NS_SIM_METRIC_P95_QUEUE_MS, 1e-3, 9, 1, 1, "95th percentile queueing delay, s"},
+    {"avgW_s", NS_SIM_METRIC_AVG_WAIT_MS, 1e-3, 9, 1, 1,
+     "mean time in the wait queue (Dally's queueing delay): first start - arrival plus every wait "
+     "from a preemption to the restart; = avgQ_s without preemptions, s"},
+    {"p95W_s", NS_SIM_METRIC_P95_WAIT_MS, 1e-3, 9, 1, 1, "95th percentile time in the wait queue, s"},
     {"util%", NS_SIM_METRIC_GPU_UTIL, 100, 6, 1, 0,
      "GPU utilisation: compute GPU-time / (GPUs x makespan)"},
     {"comm%", NS_SIM_METRIC_COMM_OVERHEAD, 100, 7, 1, 1,
      "communication overhead: mean over jobs of (run time - compute time alone) / compute time "
      "alone; 100 = a job took twice its compute time, so it can exceed 100"},
+    {"avgIt_ms", NS_SIM_METRIC_AVG_ITER_MS, 1, 9, 1, 1,
+     "mean over jobs of the job's mean iteration time (CASSINI) = time it held GPUs, minus the "
+     "restore overhead after each restart, / its iterations (waits not in it), ms"},
+    {"p99It_ms", NS_SIM_METRIC_P99_ITER_MS, 1, 9, 1, 1,
+     "99th percentile over jobs of the job's mean iteration time, ms"},
     {"frag%", NS_SIM_METRIC_FRAGMENTATION, 100, 6, 1, 1,
      "machine fragmentation (Titan): idle GPUs of the machines that hold a worker, time-averaged"},
+    {"mach", NS_SIM_METRIC_MACHINES_USED, 1, 6, 1, 1,
+     "machines used: servers with a busy GPU, time-averaged over the makespan"},
+    {"mach@arr", NS_SIM_METRIC_MACHINES_AT_ARRIVAL, 1, 8, 1, 1,
+     "machines used as Titan samples them: servers with a busy GPU at each job arrival (after "
+     "that instant's scheduling), mean over arrivals"},
     {"shared", NS_SIM_METRIC_LINKS_SHARED, 1, 6, 0, 1,
      "network links (NICs, uplinks) that carried two or more jobs at the same time"},
     {"unfin", NS_SIM_METRIC_UNFINISHED, 1, 6, 0, 1,
@@ -348,6 +367,7 @@ static int opt_json(cli *c, const char *o, char *v) { (void)o; c->json = v; retu
 static int opt_summary(cli *c, const char *o, char *v) { (void)o; c->summary = v; return 0; }
 static int opt_plot(cli *c, const char *o, char *v) { (void)o; c->plot = v; return 0; }
 static int opt_models(cli *c, const char *o, char *v) { (void)o; c->models_path = v; return 0; }
+static int opt_gittins(cli *c, const char *o, char *v) { (void)o; c->gittins_path = v; return 0; }
 static int opt_share(cli *c, const char *o, char *v) { (void)o, (void)v; c->share = 1; return 0; }
 static int opt_jobs(cli *c, const char *o, char *v) { (void)o, (void)v; c->json_jobs = 1; return 0; }
 static int opt_progress(cli *c, const char *o, char *v) { (void)o, (void)v; c->progress = 1; return 0; }
@@ -402,6 +422,11 @@ static const struct option {
      "all-reduces sharing links max-min fairly); maxmin and contention, the older fluid models "
      "(a colliding job is charged all the time; contention = AdaDUAL's Eq. 5); ideal "
      "(communication free, to compare with simulators that model no network)", opt_network},
+    {"--gittins-dist", "FILE",
+     "2d-gittins: the service distribution, in the Tiresias simulator's format (its "
+     "yarn-gput*.csv): a CSV whose header has a duration column, one job's GPU-time in "
+     "GPU-seconds per line (default: the workload's own jobs, GPUs x lone run time)",
+     opt_gittins},
     {"--dally-lease", "S",
      "dally, dally-manual: Themis-style leases of S seconds, 0 or >= 1 (default 1200): at "
      "lease expiry the GPUs are re-offered in increasing Nw_sens and a job offered before "
@@ -443,7 +468,12 @@ static void usage(FILE *f) {
   for (int i = 0; i < NCOLUMNS; i++)
     fprintf(f, "  %-12s %s [%s, %s is best]\n", columns[i].head, columns[i].help,
             ns_sim_metric_name(columns[i].metric), columns[i].lower_better ? "lowest" : "highest");
-  fprintf(f, "  %-12s wall-clock time of the simulation, s\n\n", "time_s");
+  fprintf(f, "  %-12s wall-clock time of the simulation, s\n", "time_s");
+  fprintf(f, "  Per-job columns (JCT, queueing, wait, comm%%, iteration time) are taken over\n"
+             "  the finished jobs. Medians and percentiles are nearest rank: the p-th\n"
+             "  percentile of n sorted values is the ceil(p/100 x n)-th smallest, a value\n"
+             "  that occurred, never interpolated (the median of 4 values is the 2nd); over\n"
+             "  no values a column is 0.\n\n");
   fprintf(f, "Traces (CSV, first line the header; extra columns are ignored):\n"
              "  tiresias  job_id,num_gpu,submit_time,iterations,model_name[,duration]  (s)\n"
              "  philly    timestamp,duration,num_gpus  (YYYY-MM-DD HH:MM:SS, s)\n"
@@ -586,6 +616,77 @@ static int read_models(cli *c) {
   return rc;
 }
 
+/* ---- Gittins distribution (--gittins-dist) ------------------------------------ */
+
+/* The Tiresias simulator's parse_job_dist input: a header naming a
+   "duration" column, then GPU-seconds per line (it reads int(); any
+   number > 0 is taken here). Samples kept in GPU-ms. */
+static int read_gittins(cli *c) {
+  const char *path = c->gittins_path;
+  FILE *f = fopen(path, "r");
+  if (f == NULL) {
+    fprintf(stderr, "netsched-sim: --gittins-dist: cannot open '%s': %s\n", path, strerror(errno));
+    return -1;
+  }
+  char *line = NULL, *fld[64];
+  size_t cap = 0, have = 0;
+  long line_no = 1;
+  int col = -1, rc = 0;
+  if (getline(&line, &cap, f) < 0) {
+    fprintf(stderr, "netsched-sim: --gittins-dist %s: empty (the header needs a duration column)\n",
+            path);
+    rc = -1;
+  } else {
+    int n = split_csv(line, fld, 64);
+    for (int i = 0; i < n && col < 0; i++)
+      if (strcmp(fld[i], "duration") == 0)
+        col = i;
+    if (col < 0) {
+      fprintf(stderr, "netsched-sim: --gittins-dist %s line 1: no duration column in the header\n",
+              path);
+      rc = -1;
+    }
+  }
+  while (rc == 0 && getline(&line, &cap, f) >= 0) {
+    line_no++;
+    if (line[strspn(line, " \t\r\n")] == '\0')
+      continue;
+    int n = split_csv(line, fld, 64);
+    char *v = col < n ? fld[col] : NULL, *end = NULL;
+    double x = v ? strtod(v, &end) : NAN;
+    while (end && (*end == ' ' || *end == '\t'))
+      end++;
+    if (v == NULL || end == v || *end != '\0' || !isfinite(x) || x <= 0 || x > 1e15) {
+      fprintf(stderr, "netsched-sim: --gittins-dist %s line %ld: duration must be GPU-seconds, "
+                      "a number > 0 and at most 1e15 (got '%s')\n", path, line_no, v ? v : "");
+      rc = -1;
+      break;
+    }
+    if (c->ngittins == have) {
+      size_t grow = have ? 2 * have : 1024;
+      double *p = realloc(c->gittins, grow * sizeof *p);
+      if (p == NULL) {
+        fprintf(stderr, "netsched-sim: --gittins-dist %s: out of memory\n", path);
+        rc = -1;
+        break;
+      }
+      c->gittins = p, have = grow;
+    }
+    c->gittins[c->ngittins++] = x * 1e3;
+  }
+  if (rc == 0 && ferror(f)) {
+    fprintf(stderr, "netsched-sim: --gittins-dist %s: read error: %s\n", path, strerror(errno));
+    rc = -1;
+  }
+  if (rc == 0 && c->ngittins == 0) {
+    fprintf(stderr, "netsched-sim: --gittins-dist %s: no samples after the header\n", path);
+    rc = -1;
+  }
+  free(line);
+  fclose(f);
+  return rc;
+}
+
 /* ---- running ------------------------------------------------------------------ */
 
 static void progress_bar(size_t done, size_t total, void *user) {
@@ -609,7 +710,8 @@ static ns_sim_opts *make_opts(const cli *c, int policy) {
       ns_sim_opts_set_bandwidth(o, c->nic_gbps, c->intra_gbps) < 0 ||
       ns_sim_opts_set_network(o, (ns_sim_network)c->network) < 0 ||
       ns_sim_opts_set_seed(o, c->seed) < 0 || ns_sim_opts_set_gpu_sharing(o, c->share) < 0 ||
-      (c->dally_lease_s >= 0 && ns_sim_opts_set_dally_lease(o, c->dally_lease_s * 1e3) < 0)) {
+      (c->dally_lease_s >= 0 && ns_sim_opts_set_dally_lease(o, c->dally_lease_s * 1e3) < 0) ||
+      (c->ngittins > 0 && ns_sim_opts_set_gittins_samples(o, c->gittins, c->ngittins) < 0)) {
     ns_sim_opts_free(o);
     return NULL;
   }
@@ -699,6 +801,8 @@ static char *jobs_json(ns_sim *s) {
     double a = NAN, st = NAN, fin = NAN;
     int servers = 0;
     ns_sim_job_result(s, i, &a, &st, &fin, &servers);
+    double wait = NAN, iter = NAN;
+    ns_sim_job_wait_iter(s, i, &wait, &iter);
     fprintf(f, "%s{\"job_id\": ", i ? ",\n      " : "");
     json_str(f, ns_sim_job_name(s, i));
     fputs(", \"model\": ", f);
@@ -711,6 +815,10 @@ static char *jobs_json(ns_sim *s) {
     json_num(f, fin);
     fputs(", \"jct_ms\": ", f);
     json_num(f, fin - a);
+    fputs(", \"wait_ms\": ", f);
+    json_num(f, wait);
+    fputs(", \"iter_ms\": ", f);
+    json_num(f, iter);
     fprintf(f, ", \"servers\": %d}", servers);
   }
   fputc(']', f);
@@ -1033,7 +1141,7 @@ static int open_outputs(const cli *c, outputs *o) {
 
 int main(int argc, char **argv) {
   cli c = {4, 8, 4, 4, 2, 10.0, 0.0, 100.0, NS_SIM_NET_PHASE, 1, NULL, NULL, NULL, NULL, NULL, NULL,
-           NS_SIM_TRACE_AUTO, {0}, 0, -1, 0, 0, NULL, 0, -1.0};
+           NS_SIM_TRACE_AUTO, {0}, 0, -1, 0, 0, NULL, 0, -1.0, NULL, NULL, 0};
   if (parse_args(&c, argc, argv) < 0)
     return 2;
   if (c.npolicies == 0)
@@ -1051,6 +1159,10 @@ int main(int argc, char **argv) {
     return prc;
   if (c.models_path && read_models(&c) < 0)
     return 2;
+  if (c.gittins_path && read_gittins(&c) < 0) {
+    free(c.models), free(c.gittins);
+    return 2;
+  }
   outputs out;
   if (open_outputs(&c, &out) < 0)
     return 1;
@@ -1070,6 +1182,8 @@ int main(int argc, char **argv) {
       fprintf(out.table, "workload: %s, %d jobs", c.trace ? c.trace : "embedded default (seeded)", n);
       if (skipped > 0)
         fprintf(out.table, ", %d skipped (larger than the cluster)", skipped);
+      if (c.ngittins > 0)
+        fprintf(out.table, ", Gittins distribution %s (%zu samples)", c.gittins_path, c.ngittins);
       fprintf(out.table,
               "%s; cluster %d leaves x %d servers x %d GPUs, %d spines x %d links, %g Gbps; %s network\n",
               c.share ? ", GPU sharing" : "", c.leaves, c.servers, c.gpus, c.spines, c.links, c.gbps,
@@ -1107,6 +1221,6 @@ int main(int argc, char **argv) {
   for (int i = 0; i < c.npolicies; i++)
     free(res[i].jct), free(res[i].jobs_json);
   free(res);
-  free(c.models);
+  free(c.models), free(c.gittins);
   return hard || out_fail ? 1 : 0;
 }

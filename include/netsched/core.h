@@ -39,7 +39,8 @@ typedef enum ns_status {
   NS_ELOOP = -6,       /* Affinity graph has a cycle */
   NS_ERANGE = -7,      /* numeric limit exceeded (e.g. unified-circle perimeter) */
   NS_ESOLVER = -8,     /* MILP backend failed or is unavailable */
-  NS_EUNSUPPORTED = -9 /* operation not supported by this build/topology */
+  NS_EUNSUPPORTED = -9, /* operation not supported by this build/topology */
+  NS_ECANCELED = -10    /* stopped on request (ns_sim_cancel); nothing half-done is kept */
 } ns_status;
 
 /* A job that can never fit the cluster -- more GPUs than the cluster has,
@@ -166,7 +167,9 @@ typedef struct ns_placement ns_placement;
    spine switches with `links_per_pair` parallel links of `link_gbps`.
    spines may be 0 (single-switch racks; then links_per_pair is ignored and
    must be >= 0). Limits: 1 <= leaves, servers_per_leaf, gpus_per_server;
-   total GPUs <= 1<<22; leaves*spines*links_per_pair <= 1<<24.
+   total GPUs <= 1<<22; leaves*spines*links_per_pair <= 1<<24. The
+   products are checked without overflow: NS_EINVAL names the product,
+   its factors and the limit, however large the factors.
    GPUs are numbered leaf-major: gpu = (leaf*servers_per_leaf + s)*gpus_per_server + g;
    servers likewise. Returns NULL on error (see ns_last_error()). */
 /* Cost: O(GPUs + leaves x spines x links_per_pair) memory, zeroed
@@ -178,8 +181,9 @@ NS_API ns_cluster *ns_cluster_new_leaf_spine(int leaves, int spines, int servers
 NS_API void ns_cluster_free(ns_cluster *c);
 /* Adds an optical circuit switch layer of `ocs_count` OCSes between leaves
    and spines (OCS-vClos). Each leaf's uplinks (spines * links_per_pair) are
-   spread evenly over the OCSes, so ocs_count must divide that number;
-   NS_EINVAL otherwise, NS_EUNSUPPORTED for a cluster without spines,
+   spread evenly over the OCSes, so ocs_count must divide that number
+   and spines*ocs_count must be at most 1<<24 (the port table per spine
+   and OCS); NS_EINVAL otherwise, NS_EUNSUPPORTED for a cluster without spines,
    NS_ESTATE if jobs are committed. Calling again replaces the count. */
 NS_API int ns_cluster_enable_ocs(ns_cluster *c, int ocs_count);
 NS_API int ns_cluster_gpu_count(const ns_cluster *c);

@@ -168,9 +168,20 @@
  * done); a chosen waiting job is placed by the placement policy (it stays
  * waiting if that finds no GPUs) and a resumed one first spends the
  * restore overhead (ns_sim_opts_set_preemption_overhead) without progress.
- * The Gittins distribution is the workload's own: every job's GPUs x its
- * lone consolidated run time. Start time is the first start; queueing
- * delay counts until then.
+ * The Gittins distribution is by default the workload's own: every job's
+ * GPUs x its lone consolidated run time; ns_sim_opts_set_gittins_samples
+ * gives it instead as GPU-time samples, as the Tiresias simulator reads
+ * them from a file (its yarn-gput*.csv). Start time is the first start;
+ * queueing delay counts until then.
+ * Starvation under 2D-Gittins is the Tiresias simulator's own (checked job
+ * by job against it, bench/reproduce/gittins.md): within a queue a job
+ * that has run ranks by its index at its attained service, which for many
+ * distributions falls below a fresh job's, so every arrival goes ahead of
+ * it; a multi-GPU job that needs GPUs seldom all free at once can then wait
+ * until arrivals stop. Starvation promotion (ns_sim_opts_set_starvation)
+ * only lifts jobs out of the queues after the first, so it does nothing
+ * when every job's GPU-time is below the first threshold (the 60-job
+ * Tiresias trace: at most 2440 GPU-s < 3250).
  *
  * DALLY (order NS_SIM_ORDER_NW_SENS, presets "dally", "dally-manual"), Dally
  * §4.3.1 as the simulator measures it:
@@ -229,19 +240,30 @@
  * with IDEAL a job runs exactly its trace duration when it is not queued.
  * Tiresias rows without the column keep the profile's compute.
  *
- * RE-ENTRY: while ns_sim_run runs, every ns_sim_* call on that simulator
- * (made from its own progress or placement callback) returns NS_ESTATE -
- * "s is running" - and changes nothing; ns_sim_job_name returns "" and
- * ns_sim_free does nothing (free the simulator after ns_sim_run returns).
- * The run itself then completes as if the calls had not been made. Other
- * simulators and the ns_sim_opts_* setters are not affected.
+ * RE-ENTRY AND THREADS: while ns_sim_run runs, every ns_sim_* call on that
+ * simulator - from its own progress or placement callback, or from another
+ * thread - returns NS_ESTATE ("s is running") and changes nothing;
+ * ns_sim_job_name returns "" and ns_sim_free does nothing (free the
+ * simulator after ns_sim_run returns). The run itself then completes as if
+ * the calls had not been made. The one exception is ns_sim_cancel. Outside
+ * a run the same guard (one atomic word per simulator) makes every call
+ * safe against calls from other threads: const calls (metrics, results,
+ * names) run side by side; a call that changes s (adds, loads, set_progress,
+ * run, free) runs alone, and a call that finds the other kind in progress
+ * returns NS_ESTATE ("s is in use by a call in another thread") at once,
+ * changing nothing - it never waits. Strings returned by ns_sim_job_name
+ * and ns_sim_job_model stay valid until the next call that changes s.
+ * ns_sim_free must still not race with other calls on s (after it returns,
+ * s is gone). Other simulators and the ns_sim_opts_* setters are not
+ * affected.
  *
  * SCHEDULING: at every event time, queued jobs are offered the cluster in
  * their order (ns_sim_order) and each is placed if its policy finds GPUs;
  * with backfilling (ns_sim_opts_set_backfill, the default) one that cannot
  * be placed does not block later ones; without it the pass stops there.
  *
- * METRICS: JCT = finish - arrival; queueing delay = start - arrival; makespan
+ * METRICS: JCT = finish - arrival; queueing delay = first start - arrival
+ * (waits after a preemption are not in it: see wait time); makespan
  * = last finish - first arrival; GPU utilisation = compute GPU-time /
  * (GPUs * makespan); communication overhead = mean over jobs of
  * (run time - compute time alone) / compute time alone (Dally's "% of
@@ -253,6 +275,32 @@
  * the sum over jobs of GPUs held x run time: the conservation check);
  * machines used (Titan §V's "number of used machines") = the number of
  * servers holding at least one job, averaged over the makespan.
+ * Added for the papers' own definitions:
+ * - wait time (Dally §5's queueing delay, "time in the wait queue") = the
+ *   time a job spent queued: first start - arrival, plus for each preemption
+ *   the time from its suspension to its restart (a preempted job rejoins
+ *   the queue); the restore overhead after a restart is not waiting (the
+ *   job holds its GPUs). Equal to the queueing delay for a job never
+ *   preempted.
+ * - machines used at arrivals (Titan §V-B, "monitored as the job arrives")
+ *   = the mean over job arrivals of the number of servers with at least one
+ *   busy GPU, counted after the scheduling pass at the arrival's time (the
+ *   arriving job placed if it could be, jobs finishing at that instant
+ *   gone); jobs arriving at the same instant each count once. Beside the
+ *   time average above.
+ * - mean iteration time of a job (CASSINI §5's iteration time, per job) =
+ *   its run time / its iterations, run time = the time it held GPUs minus
+ *   the restore overhead paid after each restart (ns_sim_opts_set_preemption_overhead;
+ *   the time Dally's Nw_sens counts as run). Waits are not in it; in the
+ *   fluid models (maxmin, contention) neither is a CASSINI time-shift, a
+ *   delay before its first iteration; the phase model holds shifted jobs
+ *   between iterations, and those holds are in it.
+ * Every per-job metric (JCT, queueing delay, wait time, comm overhead,
+ * iteration time) is taken over the finished jobs. Averages are arithmetic
+ * means; medians and percentiles are nearest rank: the p-th percentile of n
+ * sorted values is the ceil(p / 100 x n)-th smallest (at least the first),
+ * an observed value, never interpolated (the median of 4 values is the 2nd).
+ * A metric over no values is 0.
  */
 #ifndef NETSCHED_SIM_H
 #define NETSCHED_SIM_H
@@ -474,6 +522,18 @@ NS_API int ns_sim_opts_set_starvation(ns_sim_opts *o, double knob);
    once); the Tiresias paper measures preemption in its testbed as a
    checkpoint to and a restore from storage, which depends on model size. */
 NS_API int ns_sim_opts_set_preemption_overhead(ns_sim_opts *o, double restore_ms);
+/* 2D-Gittins's service distribution: n GPU-time samples in GPU-ms (each
+   finite, > 0 and at most 1e18; the Tiresias simulator reads whole
+   GPU-seconds), copied.
+   The index table is built from them as the Tiresias simulator builds it
+   from its yarn-gput*.csv (samples in whole GPU-seconds up to 1e-6 s;
+   delta = the first threshold). n = 0 (gpu_time_samples may then be NULL):
+   back to the default, the workload's own jobs (GPUs x lone consolidated
+   run time). Only the NS_SIM_ORDER_2D_GITTINS order reads it. NS_EINVAL
+   naming gpu_time_samples (NULL with n > 0, or the first bad sample with
+   its index and value), NS_ENOMEM; o unchanged on error. */
+NS_API int ns_sim_opts_set_gittins_samples(ns_sim_opts *o, const double *gpu_time_samples,
+                                           size_t n);
 /* Sets the custom placement (fn non-NULL; user is passed back) and selects
    NS_SIM_PLACE_CUSTOM. */
 NS_API int ns_sim_opts_set_place_fn(ns_sim_opts *o, ns_sim_place_fn fn, void *user);
@@ -563,6 +623,17 @@ NS_API int ns_sim_set_progress(ns_sim *s, ns_sim_progress_fn fn, void *user);
    per queued job and scheduling pass (each policy's cost is in its
    header); memory O(jobs + network links). */
 NS_API int ns_sim_run(ns_sim *s);
+/* Asks the run in progress on s to stop: ns_sim_run then returns
+   NS_ECANCELED ("cancelled ... at T s of simulated time") within one event
+   time or one policy decision (well under 100 ms on the traces of
+   bench/RESULTS.md), with no results kept (as a failed run: the accessors
+   return NS_ESTATE), the jobs still loaded and s ready to run again. A
+   request made while no run is in progress does nothing (the next run is
+   not affected), so a caller that stops between runs checks its own flag
+   too. Async-signal-safe and callable from any thread, including s's own
+   callbacks: one lock-free atomic operation, no lock, no allocation, no
+   message (NS_OK; NS_EINVAL for NULL, without ns_last_error()). */
+NS_API int ns_sim_cancel(ns_sim *s);
 
 /* ---- results ------------------------------------------------------------ */
 
@@ -583,14 +654,20 @@ typedef enum ns_sim_metric_id {
   NS_SIM_METRIC_SKIPPED = 13,
   NS_SIM_METRIC_GPU_MS_ALLOCATED = 14, /* integral of held GPUs over time */
   NS_SIM_METRIC_MACHINES_USED = 15,    /* time-averaged servers holding a job */
-  NS_SIM_METRIC_PREEMPTIONS = 16       /* jobs suspended (count) */
+  NS_SIM_METRIC_PREEMPTIONS = 16,      /* jobs suspended (count) */
+  NS_SIM_METRIC_AVG_WAIT_MS = 17,      /* time in the wait queue, waits after preemptions included */
+  NS_SIM_METRIC_P95_WAIT_MS = 18,
+  NS_SIM_METRIC_MACHINES_AT_ARRIVAL = 19, /* servers holding a job, mean over job arrivals */
+  NS_SIM_METRIC_AVG_ITER_MS = 20,      /* per-job mean iteration time (run time / iterations) */
+  NS_SIM_METRIC_P99_ITER_MS = 21
 } ns_sim_metric_id;
-#define NS_SIM_METRIC_COUNT 17
+#define NS_SIM_METRIC_COUNT 22
 
 /* Name of a metric ("" if out of range). */
 NS_API const char *ns_sim_metric_name(int metric);
 /* A metric of the last run; NS_ESTATE before a successful run. Percentiles
-   use the nearest-rank definition; NAN-free: empty sets give 0. */
+   and the median use the nearest-rank definition (METRICS above); NAN-free:
+   empty sets give 0. */
 NS_API int ns_sim_metric(const ns_sim *s, ns_sim_metric_id metric, double *value);
 /* Jobs added (accepted) and jobs skipped as larger than the cluster. */
 NS_API int ns_sim_job_count(const ns_sim *s);
@@ -620,9 +697,16 @@ NS_API int ns_sim_job_nw_sens(const ns_sim *s, int job, double *nw_sens);
    (ns_sim_add_model_job, Philly, default workload), or "" (ns_sim_add_job,
    or out of range). Valid until s is freed. */
 NS_API const char *ns_sim_job_model(const ns_sim *s, int job);
+/* The job's time in the wait queue, waits after preemptions included, and
+   its mean iteration time (METRICS above), in ms; both NAN if it did not
+   finish. Either output pointer may be NULL. NS_EINVAL: job out of range
+   (names it); NS_ESTATE before a run. Outputs unchanged on error. */
+NS_API int ns_sim_job_wait_iter(const ns_sim *s, int job, double *wait_ms, double *iter_ms);
 /* Writes one CSV row per job (header: job,name,gpus,iterations,arrival_ms,
-   start_ms,finish_ms,jct_ms,queue_ms,servers,comm_overhead,model,preemptions). NS_ESTATE
-   before a run; NS_EINVAL if the file cannot be written (names the path). */
+   start_ms,finish_ms,jct_ms,queue_ms,servers,comm_overhead,model,preemptions,
+   wait_ms,iter_ms; queue_ms is the delay to the first start, wait_ms every
+   wait; times empty if the job did not finish). NS_ESTATE before a run;
+   NS_EINVAL if the file cannot be written (names the path). */
 NS_API int ns_sim_write_jobs_csv(const ns_sim *s, const char *path);
 
 #ifdef __cplusplus

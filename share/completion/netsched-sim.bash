@@ -16,7 +16,7 @@ _netsched_sim() {
       [ "$head" = "$cur" ] && head= || head="$head,"
       COMPREPLY=($(compgen -P "$head" -W "$names" -- "$tail"))
       return ;;
-    --trace|--csv|--summary-csv|--json|--plot|--models)
+    --trace|--csv|--summary-csv|--json|--plot|--models|--gittins-dist)
       COMPREPLY=($(compgen -f -- "$cur"))
       return ;;
   esac

@@ -27,20 +27,18 @@ ns_cluster *ns_cluster_new_leaf_spine(int leaves, int spines, int servers_per_le
       nsi_check_int(links_per_pair, spines > 0 ? 1 : 0, NS_MAX_UPLINKS, fn, "links_per_pair") < 0 ||
       nsi_check_finite_gt0(link_gbps, fn, "link_gbps") < 0)
     return NULL;
-  long long ngpus = (long long)leaves * servers_per_leaf * gpus_per_server;
-  if (ngpus > NS_MAX_GPUS) {
-    nsi_fail(NS_EINVAL, "%s: leaves*servers_per_leaf*gpus_per_server = %lld exceeds %d", fn,
-             ngpus, NS_MAX_GPUS);
+  /* Products checked factor by factor: (1<<16)*(1<<24)*(1<<24) wraps a
+     long long to 0, and a link table sized from a wrapped product is
+     indexed far past its end. */
+  long long ngpus, nlinks;
+  if (nsi_check_product((long long[]){leaves, servers_per_leaf, gpus_per_server}, 3,
+                        NS_MAX_GPUS, fn, "leaves*servers_per_leaf*gpus_per_server", &ngpus) < 0)
     return NULL;
-  }
   if (spines == 0)
     links_per_pair = 0;
-  long long nlinks = (long long)leaves * spines * links_per_pair;
-  if (nlinks > NS_MAX_UPLINKS) {
-    nsi_fail(NS_EINVAL, "%s: leaves*spines*links_per_pair = %lld exceeds %d", fn, nlinks,
-             NS_MAX_UPLINKS);
+  if (nsi_check_product((long long[]){leaves, spines, links_per_pair}, 3, NS_MAX_UPLINKS, fn,
+                        "leaves*spines*links_per_pair", &nlinks) < 0)
     return NULL;
-  }
   ns_cluster *c = calloc(1, sizeof *c);
   if (c == NULL)
     goto oom;
@@ -95,8 +93,12 @@ int ns_cluster_enable_ocs(ns_cluster *c, int ocs_count) {
   NSI_TRY(nsi_check_ptr(c, fn, "c"));
   if (c->spines == 0)
     return nsi_fail(NS_EUNSUPPORTED, "%s: the cluster has no spines, so no OCS layer", fn);
-  int uplinks = c->spines * c->links_per_pair;
+  int uplinks = c->spines * c->links_per_pair; /* <= leaves*spines*links_per_pair: fits */
   NSI_TRY(nsi_check_int(ocs_count, 1, uplinks, fn, "ocs_count"));
+  /* The OCS state counts ports per (spine, OCS): spines*ocs_count cells. */
+  long long cells;
+  NSI_TRY(nsi_check_product((long long[]){c->spines, ocs_count}, 2, NS_MAX_UPLINKS, fn,
+                            "spines*ocs_count", &cells));
   if (uplinks % ocs_count != 0)
     return nsi_fail(NS_EINVAL, "%s: ocs_count (%d) must divide each leaf's %d uplinks", fn,
                     ocs_count, uplinks);

@@ -24,6 +24,7 @@ const char *ns_strerror(int status) {
   case NS_ERANGE: return "numeric limit exceeded";
   case NS_ESOLVER: return "MILP solver failed or is unavailable";
   case NS_EUNSUPPORTED: return "operation not supported";
+  case NS_ECANCELED: return "cancelled on request";
   default: return "unknown status";
   }
 }
@@ -51,6 +52,35 @@ int nsi_check_ptr(const void *p, const char *fn, const char *arg) {
 int nsi_check_int(long long v, long long lo, long long hi, const char *fn, const char *arg) {
   if (v < lo || v > hi)
     return nsi_fail(NS_EINVAL, "%s: %s must be in [%lld, %lld] (got %lld)", fn, arg, lo, hi, v);
+  return NS_OK;
+}
+
+int nsi_check_product(const long long *factors, int n, long long limit, const char *fn,
+                      const char *what, long long *out) {
+  long long prod = 1;
+  int over = 0;
+  for (int i = 0; i < n; i++) {
+    long long f = factors[i];
+    if (f < 0)
+      return nsi_fail(NS_EINVAL, "%s: %s has a negative factor (%lld)", fn, what, f);
+    if (f == 0) {
+      prod = 0, over = 0;
+      break;
+    }
+    if (!over && prod > limit / f) /* prod * f > limit, tested without multiplying */
+      over = 1;
+    else if (!over)
+      prod *= f;
+  }
+  if (over) {
+    char list[128];
+    size_t at = 0;
+    list[0] = '\0';
+    for (int i = 0; i < n && at < sizeof list; i++)
+      at += (size_t)snprintf(list + at, sizeof list - at, "%s%lld", i ? "*" : "", factors[i]);
+    return nsi_fail(NS_EINVAL, "%s: %s (%s) exceeds %lld", fn, what, list, limit);
+  }
+  *out = prod;
   return NS_OK;
 }
 

@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "netsched.h"
 
@@ -39,6 +40,13 @@ int nsi_fail(int status, const char *fmt, ...) NSI_PRINTF(2, 3);
 /* Validation helpers: NS_OK, or NS_EINVAL with "fn: arg ..." recorded. */
 int nsi_check_ptr(const void *p, const char *fn, const char *arg);
 int nsi_check_int(long long v, long long lo, long long hi, const char *fn, const char *arg);
+/* The product of n factors (each >= 0) computed without overflow: NS_OK with
+   *out set when it is at most `limit`, else NS_EINVAL "fn: what (a*b*c)
+   exceeds limit" naming the factors as given (the product itself may not
+   fit any integer type). `what` names the arguments, e.g.
+   "leaves*spines*links_per_pair". */
+int nsi_check_product(const long long *factors, int n, long long limit, const char *fn,
+                      const char *what, long long *out);
 /* Every real argument (times in ms, rates in Gbps, memory in MB, costs per
    byte) is at most NSI_REAL_MAX = 1e15 (~31,700 years in ms, 1 EB/s in
    Gbps): sums and products of a few such values stay finite, so no result
@@ -77,6 +85,23 @@ void nsi_remove_int(int *v, size_t *n, int x);
    (room for n ints; may not alias ids) and returns how many there are:
    e.g. the servers of a placement's GPUs with divisor = GPUs per server. */
 size_t nsi_distinct_groups(const int *ids, size_t n, int divisor, int *out);
+
+/* ---- output files (outfile.c) ------------------------------------------ */
+
+/* A file written whole or not at all: open gives o->f on a temporary file
+   next to `path` (or `path` itself when it exists and is not a regular
+   file, e.g. /dev/stdout); commit closes it and renames it over `path`,
+   abort removes it. A failure of either leaves `path` as it was: NS_EINVAL
+   "fn: path '...' ..." (a directory, unwritable, a write error) or
+   NS_ENOMEM. */
+typedef struct nsi_outfile {
+  FILE *f;
+  const char *path;
+  char *tmp;
+} nsi_outfile;
+int nsi_outfile_open(nsi_outfile *o, const char *path, const char *fn);
+int nsi_outfile_commit(nsi_outfile *o, const char *fn);
+void nsi_outfile_abort(nsi_outfile *o);
 
 /* ---- key -> index map (ptrmap.c) --------------------------------------- */
 

@@ -70,6 +70,15 @@ static void integrate(ns_sim *s, double t) {
   }
 }
 
+/* Machines used at arrivals (Titan §V, sim.h METRICS): each job that
+   arrived since the last scheduling pass samples the servers in use now,
+   after the pass that offered it the cluster. */
+static void sample_arrivals(ns_sim *s) {
+  s->arrival_machines += (double)s->arrival_pending * s->used_servers;
+  s->arrival_samples += s->arrival_pending;
+  s->arrival_pending = 0;
+}
+
 /* ---- the handle ---------------------------------------------------------- */
 
 ns_sim *ns_sim_new(const ns_sim_opts *o) {
@@ -82,13 +91,16 @@ ns_sim *ns_sim_new(const ns_sim_opts *o) {
     nsi_fail(NS_ENOMEM, "ns_sim_new: out of memory");
     return NULL;
   }
-  s->o = *o;
+  if (nsi_sim_opts_copy(&s->o, o, "ns_sim_new") < 0) {
+    free(s);
+    return NULL;
+  }
   return s;
 }
 
 void ns_sim_free(ns_sim *s) {
-  if (s == NULL || nsi_sim_check(s, "ns_sim_free") < 0)
-    return; /* running: freeing it would pull the run's state from under it */
+  if (s == NULL || nsi_sim_enter(s, "ns_sim_free", NSI_SIM_WRITE) < 0)
+    return; /* running or in use: freeing it would pull the state from under that call */
   nsi_sim_reset(s);
   for (size_t i = 0; i < s->njobs; i++)
     free(s->jobs[i].name);
@@ -96,6 +108,7 @@ void ns_sim_free(ns_sim *s) {
   for (size_t i = 0; i < s->nmodels; i++)
     free(s->models[i].name);
   free(s->models);
+  free(s->o.git_samples);
   free(s);
 }
 
@@ -342,6 +355,13 @@ static int lease_pass(ns_sim *s, int *changed, int *done) {
   return NS_OK;
 }
 
+/* ns_sim_cancel stopped the run: ns_sim_run discards its state (a failed
+   run keeps no results) and the simulator can run again. */
+static int cancelled(const ns_sim *s) {
+  return nsi_fail(NS_ECANCELED, "ns_sim_run: cancelled (ns_sim_cancel) at %.3f s of simulated "
+                                "time; no results kept", s->now / 1e3);
+}
+
 /* Offers the free GPUs to queued jobs in order; with backfilling a job
    that cannot be placed lets later ones try, without it the pass stops
    there (strict order, head-of-line blocking). */
@@ -355,6 +375,8 @@ static int schedule(ns_sim *s, int *changed) {
   int free_gpus = ns_cluster_free_gpu_count(s->cluster);
   size_t w = 0, i = 0;
   for (; i < s->nqueue; i++) {
+    if (nsi_sim_cancelled(s)) /* a long queue of slow placements: stop within one */
+      return cancelled(s);
     int ji = s->queue[i];
     int placed = 0;
     /* cheap filter; with GPU sharing, busy GPUs may still host the job */
@@ -466,6 +488,7 @@ static int setup_run(ns_sim *s) {
   free(arr);
   s->frag_int = s->frag_time = s->alloc_int = 0;
   s->machines_int = 0;
+  s->arrival_machines = 0, s->arrival_samples = s->arrival_pending = 0;
   s->alloc_gpus = s->used_servers = s->idle_on_used = 0;
   s->now = 0;
   s->lwf_refreshed = -1;
@@ -512,6 +535,8 @@ static int loop(ns_sim *s) {
   size_t next_arrival = 0, done = 0, next_report = 0;
   int carry = 0; /* a preemptive pass put off to the next event time */
   for (;;) {
+    if (nsi_sim_cancelled(s))
+      return cancelled(s);
     double ta = next_arrival < s->njobs ? s->jobs[s->order[next_arrival]].arrival_ms : INFINITY;
     double te = s->heap.n > 0 ? s->heap.ev[0].t : INFINITY;
     double t = ta < te ? ta : te;
@@ -523,6 +548,7 @@ static int loop(ns_sim *s) {
     carry = 0;
     while (next_arrival < s->njobs && s->jobs[s->order[next_arrival]].arrival_ms <= t) {
       NSI_TRY(enqueue(s, s->order[next_arrival++]));
+      s->arrival_pending++;
       offer = 1;
     }
     nsi_event e;
@@ -538,21 +564,27 @@ static int loop(ns_sim *s) {
       carry = 1;
     else if (offer)
       NSI_TRY(las ? schedule_las(s, &changed) : schedule(s, &changed));
+    if (!carry)
+      sample_arrivals(s);
     if (changed || s->net_dirty) /* a model may ask for an update itself (net_phase.c) */
       NSI_TRY(s->net_model->update(s));
     report(s, done, &next_report);
   }
+  sample_arrivals(s); /* none left in practice: a put-off pass has an event after it */
   if (s->progress)
     s->progress(done, s->njobs, s->progress_user);
   return NS_OK;
 }
 
 int ns_sim_run(ns_sim *s) {
-  NSI_TRY(nsi_sim_check(s, "ns_sim_run"));
-  if (s->njobs == 0)
+  NSI_TRY(nsi_sim_enter(s, "ns_sim_run", NSI_SIM_WRITE));
+  if (s->njobs == 0) {
+    nsi_sim_leave(s, NSI_SIM_WRITE);
     return nsi_fail(NS_EINVAL, "ns_sim_run: s has no jobs (add some or load a workload)");
+  }
   s->ran = 0;
-  s->in_run = 1; /* until the state below is gone, callbacks may not re-enter */
+  /* From here ns_sim_cancel may ask this run to stop (until leave). */
+  atomic_fetch_or(&s->guard, (unsigned)NSI_SIM_RUNNING);
   int rc = setup_run(s);
   if (rc == NS_OK)
     rc = loop(s);
@@ -560,8 +592,22 @@ int ns_sim_run(ns_sim *s) {
     rc = nsi_sim_compute_metrics(s);
   /* Free the policy state and handles now; results stay in s->jobs. */
   nsi_sim_reset(s);
-  s->in_run = 0;
   if (rc == NS_OK)
     s->ran = 1;
+  nsi_sim_leave(s, NSI_SIM_WRITE); /* a cancel the run did not see is dropped with it */
   return rc;
 }
+
+int ns_sim_cancel(ns_sim *s) {
+  if (s == NULL)
+    return NS_EINVAL; /* no message: recording one is not async-signal-safe */
+  /* One lock-free compare-and-swap loop on the guard, nothing else: safe
+     from a signal handler and from any thread. */
+  unsigned v = atomic_load(&s->guard);
+  while ((v & NSI_SIM_RUNNING) && !(v & NSI_SIM_CANCEL) &&
+         !atomic_compare_exchange_weak(&s->guard, &v, v | NSI_SIM_CANCEL)) {
+  }
+  return NS_OK;
+}
+
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "ns_sim_cancel needs a lock-free atomic_uint");

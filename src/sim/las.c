@@ -24,7 +24,9 @@
  *
  * Gittins index (get_gittins_index / cal_r_gittins_index, reproduced with
  * their rounding): over the sorted service samples d_0..d_{n-1} (seconds of
- * GPU time; here the workload's own jobs, GPUs x lone run time), a job with
+ * GPU time: ns_sim_opts_set_gittins_samples's, as the simulator's
+ * yarn-gput*.csv, or by default the workload's own jobs, GPUs x lone run
+ * time), a job with
  * attained a (whole GPU-seconds) takes the index computed at d_i - 1 where
  * d_i is the first sample above a (0 beyond the largest); at a':
  * i = first sample > a', m = first sample > a' + delta (n - 1 if beyond),
@@ -111,9 +113,12 @@ static double gittins_at(const double *d, const double *prefix, size_t n, double
   return e > 0 ? round_to(p * 1e6 / e, 4) : 0.0;
 }
 
-/* The table of indices at every sample (parse_job_dist). */
+/* The table of indices at every sample (parse_job_dist): the samples of
+   ns_sim_opts_set_gittins_samples (GPU-ms) if any, else the workload's own
+   jobs. */
 static int gittins_prepare(ns_sim *s) {
-  size_t n = s->njobs;
+  const double *given = s->o.git_samples;
+  size_t n = given != NULL ? s->o.git_nsamples : s->njobs;
   s->git_d = malloc((n + 1) * sizeof *s->git_d);
   s->git_r = malloc((n + 1) * sizeof *s->git_r);
   double *prefix = malloc((n + 1) * sizeof *prefix);
@@ -122,9 +127,14 @@ static int gittins_prepare(ns_sim *s) {
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory for the Gittins table");
   }
   for (size_t k = 0; k < n; k++) {
-    const nsi_simjob *j = &s->jobs[k];
-    double gs = j->gpus * nsi_sim_ideal_iter_ms(&s->o, j) * (double)j->iterations / 1e3;
-    s->git_d[k] = round(gs * 1e6) / 1e6; /* a trace's whole seconds stay whole */
+    double gs;
+    if (given != NULL) {
+      gs = given[k] / 1e3;
+    } else {
+      const nsi_simjob *j = &s->jobs[k];
+      gs = j->gpus * nsi_sim_ideal_iter_ms(&s->o, j) * (double)j->iterations / 1e3;
+    }
+    s->git_d[k] = round(gs * 1e6) / 1e6; /* whole seconds stay whole */
   }
   qsort(s->git_d, n, sizeof *s->git_d, cmp_dbl);
   prefix[0] = 0;

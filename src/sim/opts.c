@@ -9,6 +9,7 @@
  * and Titan against the network-agnostic first-fit, CASSINI against its base.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,7 +117,26 @@ ns_sim_opts *ns_sim_opts_new(void) {
   return o;
 }
 
-void ns_sim_opts_free(ns_sim_opts *o) { free(o); }
+void ns_sim_opts_free(ns_sim_opts *o) {
+  if (o != NULL)
+    free(o->git_samples);
+  free(o);
+}
+
+/* dst = src with its own copy of the owned arrays (the simulator's copy of
+   the options it was made with). NS_ENOMEM leaves dst without samples. */
+int nsi_sim_opts_copy(ns_sim_opts *dst, const ns_sim_opts *src, const char *fn) {
+  *dst = *src;
+  dst->git_samples = NULL, dst->git_nsamples = 0;
+  if (src->git_nsamples > 0) {
+    dst->git_samples = malloc(src->git_nsamples * sizeof *dst->git_samples);
+    if (dst->git_samples == NULL)
+      return nsi_fail(NS_ENOMEM, "%s: out of memory for the Gittins samples", fn);
+    memcpy(dst->git_samples, src->git_samples, src->git_nsamples * sizeof *dst->git_samples);
+    dst->git_nsamples = src->git_nsamples;
+  }
+  return NS_OK;
+}
 
 int ns_sim_opts_set_policy(ns_sim_opts *o, ns_sim_policy policy) {
   NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_policy", "o"));
@@ -324,6 +344,32 @@ int ns_sim_opts_set_preemption_overhead(ns_sim_opts *o, double restore_ms) {
   NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_preemption_overhead", "o"));
   NSI_TRY(nsi_check_finite_ge0(restore_ms, "ns_sim_opts_set_preemption_overhead", "restore_ms"));
   o->restore_ms = restore_ms;
+  return NS_OK;
+}
+
+int ns_sim_opts_set_gittins_samples(ns_sim_opts *o, const double *gpu_time_samples, size_t n) {
+  static const char fn[] = "ns_sim_opts_set_gittins_samples";
+  NSI_TRY(nsi_check_ptr(o, fn, "o"));
+  if (n > 0)
+    NSI_TRY(nsi_check_ptr(gpu_time_samples, fn, "gpu_time_samples"));
+  if (n >= SIZE_MAX / sizeof(double)) /* the table holds n + 1 */
+    return nsi_fail(NS_EINVAL, "%s: n must be below %zu (got %zu)", fn,
+                    SIZE_MAX / sizeof(double), n);
+  for (size_t i = 0; i < n; i++) {
+    double v = gpu_time_samples[i];
+    if (!isfinite(v) || v <= 0 || v > 1e18)
+      return nsi_fail(NS_EINVAL, "%s: gpu_time_samples[%zu] must be finite, > 0 and at most 1e18 GPU-ms "
+                                 "(got %s)", fn, i, NSI_REAL_STR(v));
+  }
+  double *copy = NULL;
+  if (n > 0) {
+    copy = malloc(n * sizeof *copy);
+    if (copy == NULL)
+      return nsi_fail(NS_ENOMEM, "%s: out of memory for %zu samples", fn, n);
+    memcpy(copy, gpu_time_samples, n * sizeof *copy);
+  }
+  free(o->git_samples);
+  o->git_samples = copy, o->git_nsamples = n;
   return NS_OK;
 }
 

@@ -7,6 +7,8 @@
 #ifndef NS_SIM_INTERNAL_H
 #define NS_SIM_INTERNAL_H
 
+#include <stdatomic.h>
+
 #include "core/internal.h"
 
 #define NSI_SIM_MAX_CANDIDATES 10
@@ -50,6 +52,8 @@ struct ns_sim_opts {
   double las_limit[NSI_LAS_MAX_QUEUES - 1]; /* thresholds, GPU-ms, ascending */
   double starvation;                       /* promote knob, 0 = off */
   double restore_ms;                       /* checkpoint/restore per resume */
+  double *git_samples; /* 2D-Gittins distribution, GPU-ms, owned; NULL: the workload's own */
+  size_t git_nsamples;
   ns_sim_place_fn place_fn;
   void *place_user;
 };
@@ -233,7 +237,12 @@ struct ns_sim {
   const nsi_netmodel *net_model;
   nsi_hooks hooks;
   int ran;
-  int in_run; /* inside ns_sim_run: callbacks may not re-enter (nsi_sim_check) */
+  /* The handle's guard (nsi_sim_enter): NSI_SIM_WRITER while a mutating
+     call or a run holds s, NSI_SIM_RUNNING during ns_sim_run, NSI_SIM_CANCEL
+     once ns_sim_cancel asked that run to stop, plus NSI_SIM_READER per const
+     call in progress. One lock-free atomic word: ns_sim_cancel is a single
+     compare-and-swap on it (async-signal-safe). */
+  atomic_uint guard;
   ns_cluster *cluster;
   ns_placement *pl, *scratch;
   void *tuner; /* ns_delay_tuner*, typed void to keep dally.h optional here */
@@ -309,6 +318,8 @@ struct ns_sim {
   /* metric integrals */
   double frag_int, frag_time, alloc_int;
   double machines_int; /* integral of used servers over time */
+  double arrival_machines; /* sum over arrivals of used servers after their pass */
+  size_t arrival_samples, arrival_pending; /* arrivals sampled; arrived, pass not yet run */
   int alloc_gpus;
   double metrics[NS_SIM_METRIC_COUNT];
   nsi_model *models; /* ns_sim_add_model_profile */
@@ -345,6 +356,8 @@ int nsi_sim_place(ns_sim *s, int ji, int *placed);
 double nsi_sim_nw_sens(ns_sim *s, nsi_simjob *j);
 
 /* las.c */
+/* opts.c: dst = src, owned arrays copied (NS_ENOMEM with fn's name). */
+int nsi_sim_opts_copy(ns_sim_opts *dst, const ns_sim_opts *src, const char *fn);
 int nsi_las_active(const ns_sim_opts *o);
 int nsi_las_prepare(ns_sim *s);
 void nsi_las_release(ns_sim *s);
@@ -359,9 +372,29 @@ double nsi_las_next(const ns_sim *s);
 int nsi_sim_compute_metrics(ns_sim *s); /* NS_OK / NS_ENOMEM */
 
 /* workload.c */
-/* NS_OK, or NS_EINVAL if s is NULL, or NS_ESTATE if s is running (a
-   progress or placement callback calling back into its own simulator). */
-int nsi_sim_check(const ns_sim *s, const char *fn);
+/* Every public ns_sim_* call on a handle holds its guard for its duration:
+   NSI_SIM_READ for the const ones (any number at once, from any threads),
+   NSI_SIM_WRITE for the others and ns_sim_run (alone). nsi_sim_enter: NS_OK
+   with s held; NS_EINVAL if s is NULL; NS_ESTATE, changing nothing, if s is
+   held otherwise (running: a callback of its own run calling back, or a
+   call from another thread). nsi_sim_leave releases what enter took. */
+enum { NSI_SIM_WRITER = 1u, NSI_SIM_RUNNING = 2u, NSI_SIM_CANCEL = 4u, NSI_SIM_READER = 8u };
+enum { NSI_SIM_READ = 0, NSI_SIM_WRITE = 1 };
+int nsi_sim_enter(const ns_sim *s, const char *fn, int mode);
+void nsi_sim_leave(const ns_sim *s, int mode);
+/* A public call's body under the guard: returns enter's failure, or the
+   body's value after leaving. */
+#define NSI_SIM_CALL(s, fn, mode, body)             \
+  do {                                              \
+    int nsi_in_ = nsi_sim_enter((s), (fn), (mode)); \
+    if (nsi_in_ < 0)                                \
+      return nsi_in_;                               \
+    int nsi_out_ = (body);                          \
+    nsi_sim_leave((s), (mode));                     \
+    return nsi_out_;                                \
+  } while (0)
+/* ns_sim_cancel was called during this run (engine.c polls it). */
+int nsi_sim_cancelled(const ns_sim *s);
 double nsi_sim_ideal_iter_ms(const ns_sim_opts *o, const nsi_simjob *j);
 /* Profile of a model name: an added profile of that exact name, else an
    embedded one by prefix (vgg, resnet, ...). NS_OK or NS_ENOTFOUND. */
@@ -370,6 +403,10 @@ int nsi_sim_model_lookup(const ns_sim *s, const char *model_name, nsi_model *out
 void nsi_sim_model_builtin(int m, nsi_model *out);
 /* Validated add (ns_sim_add_job's checks) with a model name; fn names the
    caller in messages. Returns the index, NS_ENOSPACE (skipped) or < 0. */
+/* ns_sim_add_model_profile's checks and effect under the caller's guard;
+   fn names the caller in messages. */
+int nsi_sim_add_profile(ns_sim *s, const char *fn, const char *name, double forward_ms,
+                        double backward_ms, uint64_t model_bytes, double mem_mb);
 int nsi_sim_add_job_model(ns_sim *s, const char *fn, const char *name, const char *model,
                           double arrival_ms, int gpus, uint64_t iterations, double compute_ms,
                           uint64_t model_bytes, double mem_mb);

@@ -352,8 +352,7 @@ static void free_rows(nsi_reader *r) {
   free(r->rows);
 }
 
-int ns_sim_load_trace(ns_sim *s, const char *path, ns_sim_trace_format format) {
-  NSI_TRY(nsi_sim_check(s, fn));
+static int load_trace(ns_sim *s, const char *path, ns_sim_trace_format format) {
   NSI_TRY(nsi_check_ptr(path, fn, "path"));
   NSI_TRY(nsi_check_int((long long)format, 0, NS_SIM_TRACE_AUTO, fn, "format"));
   FILE *f = fopen(path, "rb");
@@ -371,4 +370,8 @@ int ns_sim_load_trace(ns_sim *s, const char *path, ns_sim_trace_format format) {
     rc = commit_rows(&r);
   free_rows(&r);
   return rc;
+}
+
+int ns_sim_load_trace(ns_sim *s, const char *path, ns_sim_trace_format format) {
+  NSI_SIM_CALL(s, fn, NSI_SIM_WRITE, load_trace(s, path, format));
 }

@@ -30,22 +30,53 @@ static const nsi_profile profiles[] = {
     {"lstm-ptb", 251.8, 31.5, 47.3, 2751},
 };
 
-int nsi_sim_check(const ns_sim *s, const char *fn) {
-  NSI_TRY(nsi_check_ptr(s, fn, "s"));
-  if (s->in_run)
+/* The guard is changed through a pointer to the non-const object: every
+   ns_sim is heap-allocated by ns_sim_new, never const itself. */
+static atomic_uint *guard_of(const ns_sim *s) { return (atomic_uint *)&((ns_sim *)s)->guard; }
+
+static int held(const char *fn, unsigned v) {
+  if (v & NSI_SIM_RUNNING)
     return nsi_fail(NS_ESTATE, "%s: s is running (called from its own progress or placement "
-                               "callback); nothing was changed - call it after ns_sim_run returns",
-                    fn);
+                               "callback, or from another thread during ns_sim_run); nothing was "
+                               "changed - call it after ns_sim_run returns", fn);
+  return nsi_fail(NS_ESTATE, "%s: s is in use by a call in another thread; nothing was changed - "
+                             "call it after that call returns", fn);
+}
+
+int nsi_sim_enter(const ns_sim *s, const char *fn, int mode) {
+  NSI_TRY(nsi_check_ptr(s, fn, "s"));
+  atomic_uint *g = guard_of(s);
+  unsigned v = atomic_load(g);
+  if (mode == NSI_SIM_WRITE) {
+    unsigned idle = 0;
+    if (!atomic_compare_exchange_strong(g, &idle, NSI_SIM_WRITER))
+      return held(fn, idle);
+    return NS_OK;
+  }
+  do {
+    if (v & NSI_SIM_WRITER)
+      return held(fn, v);
+  } while (!atomic_compare_exchange_weak(g, &v, v + NSI_SIM_READER));
   return NS_OK;
+}
+
+void nsi_sim_leave(const ns_sim *s, int mode) {
+  if (mode == NSI_SIM_WRITE)
+    atomic_store(guard_of(s), 0u); /* also drops RUNNING and a CANCEL the run did not see */
+  else
+    atomic_fetch_sub(guard_of(s), NSI_SIM_READER);
+}
+
+int nsi_sim_cancelled(const ns_sim *s) {
+  return (atomic_load_explicit(guard_of(s), memory_order_relaxed) & NSI_SIM_CANCEL) != 0;
 }
 
 static int cluster_gpus(const ns_sim_opts *o) {
   return o->leaves * o->servers_per_leaf * o->gpus_per_server;
 }
 
-static int check_job(const ns_sim *s, const char *fn, const char *name, double arrival_ms,
+static int check_job(const char *fn, const char *name, double arrival_ms,
                      int gpus, uint64_t iterations) {
-  NSI_TRY(nsi_sim_check(s, fn));
   NSI_TRY(nsi_check_ptr(name, fn, "name"));
   size_t len = strlen(name);
   if (len == 0 || len > 255)
@@ -82,10 +113,10 @@ static int append_job(ns_sim *s, const char *fn, const nsi_simjob *proto) {
   return (int)s->njobs++;
 }
 
-int ns_sim_add_job(ns_sim *s, const char *name, double arrival_ms, int gpus, uint64_t iterations,
+static int add_job(ns_sim *s, const char *name, double arrival_ms, int gpus, uint64_t iterations,
                    double compute_ms, uint64_t model_bytes, double mem_mb) {
   static const char fn[] = "ns_sim_add_job";
-  NSI_TRY(check_job(s, fn, name, arrival_ms, gpus, iterations));
+  NSI_TRY(check_job(fn, name, arrival_ms, gpus, iterations));
   NSI_TRY(nsi_check_finite_gt0(compute_ms, fn, "compute_ms"));
   NSI_TRY(nsi_check_finite_ge0(mem_mb, fn, "mem_mb"));
   nsi_simjob proto = {0};
@@ -95,10 +126,16 @@ int ns_sim_add_job(ns_sim *s, const char *name, double arrival_ms, int gpus, uin
   return append_job(s, fn, &proto);
 }
 
-int ns_sim_add_model_job(ns_sim *s, const char *name, double arrival_ms, int gpus,
+int ns_sim_add_job(ns_sim *s, const char *name, double arrival_ms, int gpus, uint64_t iterations,
+                   double compute_ms, uint64_t model_bytes, double mem_mb) {
+  NSI_SIM_CALL(s, "ns_sim_add_job", NSI_SIM_WRITE,
+               add_job(s, name, arrival_ms, gpus, iterations, compute_ms, model_bytes, mem_mb));
+}
+
+static int add_model_job(ns_sim *s, const char *name, double arrival_ms, int gpus,
                          uint64_t iterations, ns_sim_model model) {
   static const char fn[] = "ns_sim_add_model_job";
-  NSI_TRY(check_job(s, fn, name, arrival_ms, gpus, iterations));
+  NSI_TRY(check_job(fn, name, arrival_ms, gpus, iterations));
   NSI_TRY(nsi_check_int((long long)model, 0, NS_SIM_MODEL_LSTM_PTB, fn, "model"));
   nsi_model m;
   nsi_sim_model_builtin((int)model, &m);
@@ -109,10 +146,16 @@ int ns_sim_add_model_job(ns_sim *s, const char *name, double arrival_ms, int gpu
   return append_job(s, fn, &proto);
 }
 
+int ns_sim_add_model_job(ns_sim *s, const char *name, double arrival_ms, int gpus,
+                         uint64_t iterations, ns_sim_model model) {
+  NSI_SIM_CALL(s, "ns_sim_add_model_job", NSI_SIM_WRITE,
+               add_model_job(s, name, arrival_ms, gpus, iterations, model));
+}
+
 int nsi_sim_add_job_model(ns_sim *s, const char *fn, const char *name, const char *model,
                           double arrival_ms, int gpus, uint64_t iterations, double compute_ms,
                           uint64_t model_bytes, double mem_mb) {
-  NSI_TRY(check_job(s, fn, name, arrival_ms, gpus, iterations));
+  NSI_TRY(check_job(fn, name, arrival_ms, gpus, iterations));
   NSI_TRY(nsi_check_finite_gt0(compute_ms, fn, "compute_ms"));
   NSI_TRY(nsi_check_finite_ge0(mem_mb, fn, "mem_mb"));
   nsi_simjob proto = {0};
@@ -169,10 +212,8 @@ int nsi_sim_model_lookup(const ns_sim *s, const char *model_name, nsi_model *out
   return NS_ENOTFOUND;
 }
 
-int ns_sim_add_model_profile(ns_sim *s, const char *name, double forward_ms, double backward_ms,
-                             uint64_t model_bytes, double mem_mb) {
-  static const char fn[] = "ns_sim_add_model_profile";
-  NSI_TRY(nsi_sim_check(s, fn));
+int nsi_sim_add_profile(ns_sim *s, const char *fn, const char *name, double forward_ms,
+                        double backward_ms, uint64_t model_bytes, double mem_mb) {
   NSI_TRY(nsi_check_ptr(name, fn, "name"));
   size_t len = strlen(name);
   if (len == 0 || len > 255)
@@ -198,10 +239,16 @@ int ns_sim_add_model_profile(ns_sim *s, const char *name, double forward_ms, dou
   return NS_OK;
 }
 
-int ns_sim_load_default_workload(ns_sim *s) {
+int ns_sim_add_model_profile(ns_sim *s, const char *name, double forward_ms, double backward_ms,
+                             uint64_t model_bytes, double mem_mb) {
+  static const char fn[] = "ns_sim_add_model_profile";
+  NSI_SIM_CALL(s, fn, NSI_SIM_WRITE,
+               nsi_sim_add_profile(s, fn, name, forward_ms, backward_ms, model_bytes, mem_mb));
+}
+
+static int load_default_workload(ns_sim *s) {
   static const int sizes[6] = {1, 2, 4, 8, 16, 32};
   static const int counts[6] = {80, 14, 26, 30, 8, 2}; /* §V-A: 160 jobs */
-  NSI_TRY(nsi_sim_check(s, "ns_sim_load_default_workload"));
   int gpus[160], n = 0;
   for (int k = 0; k < 6; k++)
     for (int i = 0; i < counts[k]; i++)
@@ -220,7 +267,7 @@ int ns_sim_load_default_workload(ns_sim *s) {
     ns_sim_model m = (ns_sim_model)(nsi_splitmix64(&st) % 4ull);
     char name[64];
     snprintf(name, sizeof name, "job%03d-%s", i, profiles[m].name);
-    int rc = ns_sim_add_model_job(s, name, arrival, gpus[i], iters, m);
+    int rc = add_model_job(s, name, arrival, gpus[i], iters, m);
     if (rc >= 0)
       added++;
     else if (rc != NS_ENOSPACE) {
@@ -231,6 +278,10 @@ int ns_sim_load_default_workload(ns_sim *s) {
     }
   }
   return added;
+}
+
+int ns_sim_load_default_workload(ns_sim *s) {
+  NSI_SIM_CALL(s, "ns_sim_load_default_workload", NSI_SIM_WRITE, load_default_workload(s));
 }
 
 double nsi_sim_eq5_b(const ns_sim_opts *o) {
@@ -266,14 +317,14 @@ double nsi_sim_nic_gbps(const ns_sim_opts *o) {
 }
 
 int ns_sim_set_progress(ns_sim *s, ns_sim_progress_fn fn, void *user) {
-  NSI_TRY(nsi_sim_check(s, "ns_sim_set_progress"));
+  NSI_TRY(nsi_sim_enter(s, "ns_sim_set_progress", NSI_SIM_WRITE));
   s->progress = fn, s->progress_user = user;
+  nsi_sim_leave(s, NSI_SIM_WRITE);
   return NS_OK;
 }
 
-int ns_sim_scale_arrivals(ns_sim *s, double factor) {
+static int scale_arrivals(ns_sim *s, double factor) {
   static const char fn[] = "ns_sim_scale_arrivals";
-  NSI_TRY(nsi_sim_check(s, fn));
   NSI_TRY(nsi_check_real_gt0(factor, fn, "factor"));
   if (s->njobs == 0 || factor == 1.0)
     return NS_OK; /* exact no-op: (a - a0) + a0 may round */
@@ -288,4 +339,8 @@ int ns_sim_scale_arrivals(ns_sim *s, double factor) {
     s->jobs[i].arrival_ms = a0 + factor * (s->jobs[i].arrival_ms - a0);
   s->ran = 0;
   return NS_OK;
+}
+
+int ns_sim_scale_arrivals(ns_sim *s, double factor) {
+  NSI_SIM_CALL(s, "ns_sim_scale_arrivals", NSI_SIM_WRITE, scale_arrivals(s, factor));
 }

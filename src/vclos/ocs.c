@@ -315,7 +315,8 @@ static int build_ocs(const ns_cluster *c, const vc_ocs_state *st, const vc_ocs_i
 
 static int ocs_ilp(const ns_cluster *c, const vc_ocs_state *st, const ns_vclos_opts *o, int l,
                    int s, ns_placement *p, const char *fn) {
-  size_t LSO = (size_t)st->L * st->S * st->O, wide = (size_t)st->L * st->O + st->S * st->O + 4;
+  size_t LSO = (size_t)st->L * (size_t)st->S * (size_t)st->O;
+  size_t wide = (size_t)st->L * (size_t)st->O + (size_t)st->S * (size_t)st->O + 4;
   if ((size_t)st->L + st->S + 4 > wide)
     wide = (size_t)st->L + st->S + 4;
   vc_ocs_ilp v = {malloc((size_t)st->L * sizeof(int)), malloc((size_t)st->S * sizeof(int)),

@@ -309,6 +309,16 @@ static void build_sim_dally_lease(world *w) {
   rebuild_sim(w);
 }
 
+/* 2D-Gittins with its distribution given (ns_sim_opts_set_gittins_samples):
+   the options own a copy, ns_sim_new copies it again, the run's table is
+   built from it. */
+static const double gittins_samples_ms[4] = {121e3, 2440e3, 504e3, 968e3};
+static void build_sim_gittins(world *w) {
+  build_sim_policy(w, "2d-gittins");
+  assert_int_equal(ns_sim_opts_set_gittins_samples(w->sopts, gittins_samples_ms, 4), NS_OK);
+  rebuild_sim(w);
+}
+
 /* ---- the entry points ------------------------------------------------------ */
 
 #define CTOR(call) ((w->made = (void *)(call)) != NULL ? NS_OK : NS_ENOMEM)
@@ -364,6 +374,9 @@ static int c_sim_new(world *w) {
   int rc = CTOR(ns_sim_new(w->sopts));
   ns_sim_free(w->made);
   return rc;
+}
+static int c_set_gittins(world *w) {
+  return ns_sim_opts_set_gittins_samples(w->sopts, gittins_samples_ms, 4);
 }
 static int c_add_phase(world *w) { return ns_job_add_phase(w->job[3], 5.0, 1.0); }
 static int c_link_add_job(world *w) { return ns_link_add_job(w->link, w->job[NJOBS - 1]); }
@@ -638,6 +651,9 @@ static const scenario scenarios[] = {
     {"ns_sim_run dally", NULL, c_sim_run, "dally"},
     {"ns_sim_run dally, 1 s leases", build_sim_dally_lease, c_sim_run, NULL},
     {"ns_sim_run cassini-ff", NULL, c_sim_run, "cassini-ff"},
+    {"ns_sim_opts_set_gittins_samples", build_sim, c_set_gittins, NULL},
+    {"ns_sim_new, Gittins samples", build_sim_gittins, c_sim_new, NULL},
+    {"ns_sim_run 2d-gittins, Gittins samples", build_sim_gittins, c_sim_run, NULL},
 };
 
 static void test_every_entry_point_under_nth_allocation_failure(void **state) {

@@ -70,7 +70,7 @@ class TestCli(unittest.TestCase):
         self.assertUsageError(r, "must be one of phase, maxmin, contention, ideal (got 'maxmn'); "
                                  "did you mean 'maxmin'?")
         r = run("--leaves", "2000", "--servers", "2000", "--gpus", "2000")
-        self.assertUsageError(r, "--leaves x --servers x --gpus = 8000000000 exceeds")
+        self.assertUsageError(r, "--leaves x --servers x --gpus (2000*2000*2000) exceeds 4194304")
         self.assertNotIn("ns_", r.stderr)
 
     def test_did_you_mean(self):
@@ -109,6 +109,109 @@ class TestCli(unittest.TestCase):
             rows = list(csv.DictReader(f))
         self.assertEqual([(x["name"], x["model"]) for x in rows],
                          [("alpha", "resnet50"), ("beta", "bert")])
+
+    def test_papers_metrics(self):
+        # Issue 27: hand-derived on 1 leaf x 2 servers x 2 GPUs, ideal
+        # network, 1 s iterations. L (4 GPUs, 1000 it.) at 0 s spans both
+        # servers; 2d-las demotes it at 3250 GPU-s (812.5 s). S (2 GPUs, 10
+        # it.) at 900 s in the top queue suspends L (900 s done), runs
+        # 900-910 on one server; L restarts at 910 and ends at 1010.
+        # Queueing delay (first start): 0 and 0. Wait: L 10 s, S 0 -> avg 5 s,
+        # p95 (2nd of 2) 10 s. Iteration time: 1000 ms each (L's wait is out).
+        # Machines at arrivals: 2 (L placed) and 1 (S placed, L suspended) ->
+        # 1.5; time average (2 x 900 + 1 x 10 + 2 x 100) / 1010.
+        # ff instead: S waits for L (900 -> 1000): queue = wait = 100 s for S;
+        # machines at arrivals 2 and 2.
+        trace = self.write("t.csv", "job_id,num_gpu,submit_time,iterations,model_name\n"
+                                    "L,4,0,1000,unit\nS,2,900,10,unit\n")
+        models = self.write("m.csv", "name,forward_ms,backward_ms,model_bytes,memory_mb\n"
+                                     "unit,400,600,0,1000\n")
+        args = ("--trace", trace, "--models", models, "--network", "ideal", "--leaves", "1",
+                "--spines", "0", "--links", "0", "--servers", "2", "--gpus", "2", "--no-progress")
+        out = os.path.join(self.tmp, "jobs.csv")
+        r = run("--policy", "2d-las,ff", *args, "--json", "-", "--json-jobs", "--csv", out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        las, ff = json.loads(r.stdout)["policies"]
+        m = las["metrics"]
+        expect = {"avg_queue_ms": 0, "p95_queue_ms": 0, "avg_wait_ms": 5000,
+                  "p95_wait_ms": 10000, "machines_at_arrival": 1.5,
+                  "machines_used": 2010 / 1010, "avg_iter_ms": 1000, "p99_iter_ms": 1000,
+                  "preemptions": 1}
+        for k, v in expect.items():
+            self.assertAlmostEqual(m[k], v, places=6, msg=k)
+        jobs = {j["job_id"]: j for j in las["jobs"]}
+        self.assertAlmostEqual(jobs["L"]["wait_ms"], 10000, places=6)
+        self.assertAlmostEqual(jobs["L"]["start_ms"], 0, places=6)
+        self.assertAlmostEqual(jobs["L"]["iter_ms"], 1000, places=6)
+        for k, v in {"avg_queue_ms": 50000, "avg_wait_ms": 50000, "p95_wait_ms": 100000,
+                     "machines_at_arrival": 2}.items():
+            self.assertAlmostEqual(ff["metrics"][k], v, places=6, msg=k)
+        with open(os.path.join(self.tmp, "jobs-2d-las.csv")) as f:
+            rows = {x["name"]: x for x in csv.DictReader(f)}
+        self.assertEqual((rows["L"]["queue_ms"], rows["L"]["wait_ms"]), ("0.000", "10000.000"))
+        self.assertAlmostEqual(float(rows["S"]["iter_ms"]), 1000, places=6)
+        # the table and --summary-csv carry them too
+        r = run("--policy", "2d-las", *args, "--summary-csv", "-")
+        row = next(csv.DictReader(io.StringIO(r.stdout)))
+        self.assertAlmostEqual(float(row["avg_wait_ms"]), 5000, places=6)
+        r = run("--policy", "2d-las", *args)
+        head, vals = r.stdout.splitlines()[1].split(), r.stdout.splitlines()[2].split()
+        table = dict(zip(head, vals))
+        self.assertEqual((table["avgQ_s"], table["avgW_s"], table["p95W_s"]), ("0.0", "5.0", "10.0"))
+        self.assertEqual((table["mach@arr"], table["avgIt_ms"]), ("1.5", "1000.0"))
+
+    def test_gittins_dist(self):
+        # One GPU, ideal network, 1 s iterations, delta = the default first
+        # threshold, 3250 GPU-s. A (30 s) at 0, B (5 s) at 20 s. Own
+        # distribution {5, 30}: at a' = 4, P = 1/2, E = floor((5 + 3250) / 2)
+        # = 1627, index 307.3; at a' = 29, P = 0: A (20 GPU-s done) has 0, B
+        # 307.3: B preempts A: JCTs 35 and 5 s. --gittins-dist {200, 100}
+        # (the Tiresias simulator's format, GPU-seconds): every a < 100 has
+        # P = 1/2, E = floor((100 + 3250) / 2) = 1675, index 298.5: A and B
+        # tie, the earlier A keeps its GPU: JCTs 30 and 15 s.
+        trace = self.write("t.csv", "job_id,num_gpu,submit_time,iterations,model_name\n"
+                                    "A,1,0,30,unit\nB,1,20,5,unit\n")
+        models = self.write("m.csv", "name,forward_ms,backward_ms,model_bytes,memory_mb\n"
+                                     "unit,400,600,0,1000\n")
+        dist = self.write("yarn-gput.csv", "duration\n200\n100\n\n")
+        args = ("--policy", "2d-gittins", "--trace", trace, "--models", models, "--network",
+                "ideal", "--leaves", "1", "--spines", "0", "--links", "0", "--servers", "1",
+                "--gpus", "1", "--no-progress", "--json", "-", "--json-jobs")
+
+        def jcts(*extra):
+            r = run(*args, *extra)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            jobs = json.loads(r.stdout)["policies"][0]["jobs"]
+            return {j["job_id"]: round(j["finish_ms"] - j["arrival_ms"]) for j in jobs}
+        self.assertEqual(jcts(), {"A": 35000, "B": 5000})
+        self.assertEqual(jcts("--gittins-dist", dist), {"A": 30000, "B": 15000})
+        r = run(*args[:-4], "--gittins-dist", dist)  # the table names the distribution
+        self.assertIn("Gittins distribution %s (2 samples)" % dist, r.stdout.splitlines()[0])
+        # bad files: exit 2, the option, the file, the line and the value
+        bad = {"duration,x\n100,1\n-5,1\n": ("line 3", "'-5'"),
+               "gpu_time\n100\n": ("line 1", "no duration column"),
+               "duration\n": ("no samples",),
+               "": ("empty",),
+               "job,duration\n1,12s\n": ("line 2", "'12s'"),
+               "job,duration\n1\n": ("line 2", "''")}
+        for text, needles in bad.items():
+            path = self.write("bad.csv", text)
+            self.assertUsageError(run(*args, "--gittins-dist", path), "--gittins-dist", path,
+                                  *needles)
+        self.assertUsageError(run(*args, "--gittins-dist", os.path.join(self.tmp, "none.csv")),
+                              "--gittins-dist", "cannot open", "none.csv")
+
+    def test_help_defines_queueing_and_percentiles(self):
+        r = run("--help")
+        self.assertRegex(r.stdout, r"avgQ_s +mean queueing delay = first start - arrival \(waits "
+                                   r"after a preemption are not in it")
+        self.assertRegex(r.stdout, r"avgW_s +mean time in the wait queue")
+        self.assertIn("Medians and percentiles are nearest rank", r.stdout)
+        self.assertIn("ceil(p/100 x n)-th smallest", r.stdout)
+        for col, metric in (("avgW_s", "avg_wait_ms"), ("p95W_s", "p95_wait_ms"),
+                            ("mach", "machines_used"), ("mach@arr", "machines_at_arrival"),
+                            ("avgIt_ms", "avg_iter_ms"), ("p99It_ms", "p99_iter_ms")):
+            self.assertRegex(r.stdout, r"\n  %s +.*\[%s, lowest is best\]" % (col, metric))
 
     def test_summary_csv_marks_the_best(self):
         r = run("--policy", "ff,rand,best-fit", "--trace", SAMPLE, "--models", MODELS,

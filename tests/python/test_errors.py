@@ -16,7 +16,7 @@ _CLASSES = {
     Status.ENOTFOUND: netsched.NotFoundError, Status.ENOSPACE: netsched.NoSpaceError,
     Status.ESTATE: netsched.StateError, Status.ELOOP: netsched.LoopError,
     Status.ERANGE: netsched.RangeError, Status.ESOLVER: netsched.SolverError,
-    Status.EUNSUPPORTED: netsched.UnsupportedError,
+    Status.EUNSUPPORTED: netsched.UnsupportedError, Status.ECANCELED: netsched.CancelledError,
 }
 
 

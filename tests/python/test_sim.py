@@ -194,6 +194,71 @@ class TestSimulator(unittest.TestCase):
             with self.assertRaises(netsched.InvalidArgumentError):
                 o.set_preemption_overhead(-1)
 
+    @support.requires("ns_sim_opts_set_gittins_samples")
+    def test_gittins_samples(self):
+        # test_sim_preempt.c's test_gittins_samples: one GPU, delta 50 GPU-s,
+        # A (30 s) at 0, B (5 s) at 20 s. Own distribution {5, 30}: A's index
+        # at 20 GPU-s is 0, B's 18518.5: B preempts A (JCTs 35 and 5 s).
+        # Samples {200, 100} GPU-s: both at 6666.7, A (earlier) keeps its GPU
+        # (JCTs 30 and 15 s).
+        def jcts(**kw):
+            with sim.Simulator(policy="2d-gittins", network=sim.Network.IDEAL,
+                               cluster=(1, 0, 1, 1, 0, 10.0), las_queues=(2, [50e3]), **kw) as s:
+                s.add_job("A", 0, 1, 30, 1000.0, 0)
+                s.add_job("B", 20e3, 1, 5, 1000.0, 0)
+                s.run()
+                return [round(s.job_result(i).finish_ms - s.job_result(i).arrival_ms)
+                        for i in (0, 1)]
+        self.assertEqual(jcts(), [35000, 5000])
+        self.assertEqual(jcts(gittins_samples=[200e3, 100e3]), [30000, 15000])
+        self.assertEqual(jcts(gittins_samples=(x for x in (10e3, 100e3))), [35000, 5000])
+        self.assertEqual(jcts(gittins_samples=[]), [35000, 5000])
+        with sim.Options() as o:
+            with self.assertRaisesRegex(netsched.InvalidArgumentError,
+                                        r"set_gittins_samples: gpu_time_samples\[1\].*got 0"):
+                o.set_gittins_samples([1e3, 0])
+            with self.assertRaisesRegex(TypeError, "gpu_time_samples must be a real number"):
+                o.set_gittins_samples([1e3, "2"])
+            with self.assertRaisesRegex(TypeError, "gpu_time_samples must be a sequence"):
+                o.set_gittins_samples(5)
+
+    @support.requires("ns_sim_job_wait_iter")
+    def test_papers_metrics(self):
+        # Issue 27, the preemption case above: L waits 100-110 and 200-210 s
+        # (suspended until restarted), so its time in the wait queue is 20 s
+        # while its queueing delay (first start - arrival) is 0; S and S2
+        # never wait. avg wait 20/3 s, p95 (3rd of 3, nearest rank) 20 s. L
+        # ran 10030 - 20 - 2 x 5 (restores) = 10000 s over 10000 iterations:
+        # 1000 ms each, as S and S2. Machines at the 3 arrivals: the one
+        # server in use after each pass -> 1.
+        with sim.Simulator(policy="2d-las", network=sim.Network.IDEAL,
+                           cluster=(1, 0, 1, 4, 0, 10.0), las_queues=(2, [100e3]),
+                           preemption_overhead=5000.0) as s:
+            s.add_job("L", 0, 4, 10000, 1000.0, 0)
+            s.add_job("S", 100e3, 1, 10, 1000.0, 0)
+            s.add_job("S2", 200e3, 1, 10, 1000.0, 0)
+            with self.assertRaises(netsched.StateError):
+                s.job_wait_iter(0)
+            s.run()
+            m = s.metrics()
+            self.assertEqual(m["avg_queue_ms"], 0)
+            self.assertAlmostEqual(m["avg_wait_ms"], 20e3 / 3, places=6)
+            self.assertAlmostEqual(s.metric(sim.Metric.P95_WAIT_MS), 20e3, places=6)
+            self.assertAlmostEqual(s.metric("avg_iter_ms"), 1000.0, places=6)
+            self.assertAlmostEqual(s.metric(sim.Metric.P99_ITER_MS), 1000.0, places=6)
+            self.assertAlmostEqual(s.metric(sim.Metric.MACHINES_AT_ARRIVAL), 1.0, places=12)
+            wait, it = s.job_wait_iter(0)
+            self.assertAlmostEqual(wait, 20e3, places=6)
+            self.assertAlmostEqual(it, 1000.0, places=6)
+            self.assertEqual(s.job_wait_iter(1), (0.0, 1000.0))
+            with self.assertRaises(netsched.InvalidArgumentError):
+                s.job_wait_iter(3)
+        # every C metric id has its enum member and name, appended in order
+        names = [sim.metric_name(m) for m in sim.Metric]
+        self.assertEqual(names[-5:], ["avg_wait_ms", "p95_wait_ms", "machines_at_arrival",
+                                      "avg_iter_ms", "p99_iter_ms"])
+        self.assertEqual(sim.metric_name(len(names)), "")
+
     def test_dally_nw_sens(self):
         # test_sim_dally.c's first case: an 8-GPU job across 2 racks, compute
         # 100 ms, 1e8 B: its ring all-reduce alone takes 1.75 x 8e8 / 1e7 =

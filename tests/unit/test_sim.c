@@ -976,7 +976,8 @@ static void test_csv_output(void **state) {
   assert_int_equal(strncmp(line, "job,name,gpus,iterations,arrival_ms", 35), 0);
   assert_non_null(fgets(line, sizeof line, f));
   assert_non_null(strstr(line, "\"a \"\"quoted\"\" name\",1,10,0.000,0.000,1000.000,1000.000"));
-  assert_non_null(strstr(line, ",\"\",0\n")); /* model ("" for ns_sim_add_job), preemptions */
+  /* model ("" for ns_sim_add_job), preemptions, wait_ms, iter_ms (10 x 100 ms in 1 s) */
+  assert_non_null(strstr(line, ",\"\",0,0.000,100.000000\n"));
   assert_non_null(fgets(line, sizeof line, f));
   assert_null(fgets(line, sizeof line, f));
   fclose(f);

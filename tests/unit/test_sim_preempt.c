@@ -151,6 +151,93 @@ static void test_bad_preemption_options(void **state) {
   ns_sim_opts_free(o);
 }
 
+/* 2D-Gittins with a given distribution (ns_sim_opts_set_gittins_samples).
+   One GPU, one threshold of 50 GPU-s (delta = 50), A: 1 GPU at 0 s for
+   30 s; B: 1 GPU at 20 s for 5 s. Neither reaches 50 GPU-s: both stay in Q0,
+   ordered by Gittins index (the table at d_k - 1, as las.c's header):
+   - own distribution (default): d = {5, 30}. At a' = 4: i = 0, 4 + 50 > 29
+     so m = n - 1 = 1; P = 1/2; E = floor((5 + 50 x 1) / 2) = 27; index
+     round(0.5e6 / 27, 4) = 18518.5185. At a' = 29: i = m = 1, P = 0: 0.
+     At t=20, A (20 GPU-s attained, 5 <= 20 < 30) has index 0, B (0) has
+     18518.5: B preempts A, runs 20-25 (JCT 5 s); A ends at 35 (JCT 35 s).
+   - samples {200, 100} GPU-s (given unsorted): d = {100, 200}. At a' = 99:
+     i = 0, 99 + 50 = 149 <= 199 so m = first d > 149 = 1; P = 1/2; E =
+     floor((100 + 50 x 1) / 2) = 75; index 6666.6667 for every a < 100. At
+     t=20 A and B tie; the earlier arrival (A) goes first: A ends at 30
+     (JCT 30 s), B runs 30-35 (JCT 15 s), no preemption.
+   - samples {10, 100}: at a' = 9: i = 0, m = first d > 59 = 1, P = 1/2,
+     E = floor((10 + 50) / 2) = 30: 16666.6667; a >= 10: index 0. A (20)
+     is behind B again: JCTs 35 and 5 s, as with the own distribution. */
+static void gittins_case(const ns_sim_opts *o, double want_a, double want_b, int want_pre) {
+  ns_sim *s = ns_sim_new(o);
+  assert_non_null(s);
+  add(s, "A", 0, 1, 30), add(s, "B", 20, 1, 5);
+  assert_int_equal(ns_sim_run(s), NS_OK);
+  assert_near(jct_s(s, 0), want_a, 1e-6);
+  assert_near(jct_s(s, 1), want_b, 1e-6);
+  assert_int_equal(ns_sim_job_preemptions(s, 0), want_pre);
+  ns_sim_free(s);
+}
+
+static ns_sim_opts *gittins_opts(void) {
+  const double lim[1] = {50};
+  ns_sim_opts *o = opts("2d-gittins", 2, lim);
+  assert_int_equal(ns_sim_opts_set_cluster(o, 1, 0, 1, 1, 0, 10.0), NS_OK);
+  return o;
+}
+
+static void test_gittins_samples(void **state) {
+  (void)state;
+  const double high[2] = {200e3, 100e3}, low[2] = {10e3, 100e3};
+  ns_sim_opts *o = gittins_opts();
+  gittins_case(o, 35.0, 5.0, 1); /* own distribution {5, 30} */
+  assert_int_equal(ns_sim_opts_set_gittins_samples(o, high, 2), NS_OK);
+  gittins_case(o, 30.0, 15.0, 0);
+  assert_int_equal(ns_sim_opts_set_gittins_samples(o, low, 2), NS_OK);
+  gittins_case(o, 35.0, 5.0, 1);
+  assert_int_equal(ns_sim_opts_set_gittins_samples(o, NULL, 0), NS_OK); /* back to own */
+  gittins_case(o, 35.0, 5.0, 1);
+  /* 2D-LAS ignores the samples: FIFO within Q0, A keeps its GPU */
+  assert_int_equal(ns_sim_opts_set_gittins_samples(o, high, 2), NS_OK);
+  assert_int_equal(ns_sim_opts_set_policy_name(o, "2d-las"), NS_OK);
+  gittins_case(o, 30.0, 15.0, 0);
+  assert_int_equal(ns_sim_opts_set_gittins_samples(o, low, 2), NS_OK);
+  gittins_case(o, 30.0, 15.0, 0);
+  ns_sim_opts_free(o);
+
+  /* the simulator keeps its own copy: the options changed and freed after
+     ns_sim_new do not reach it */
+  o = gittins_opts();
+  assert_int_equal(ns_sim_opts_set_gittins_samples(o, high, 2), NS_OK);
+  ns_sim *s = ns_sim_new(o);
+  assert_int_equal(ns_sim_opts_set_gittins_samples(o, low, 2), NS_OK);
+  ns_sim_opts_free(o);
+  add(s, "A", 0, 1, 30), add(s, "B", 20, 1, 5);
+  assert_int_equal(ns_sim_run(s), NS_OK);
+  assert_near(jct_s(s, 1), 15.0, 1e-6);
+  ns_sim_free(s);
+}
+
+static void test_bad_gittins_samples(void **state) {
+  (void)state;
+  const double high[2] = {200e3, 100e3};
+  const double zero[2] = {100e3, 0.0}, neg[1] = {-1.0}, huge[1] = {1e19};
+  const double nan_[3] = {1e3, 2e3, NAN}, inf_[1] = {INFINITY};
+  ns_sim_opts *o = gittins_opts();
+  assert_fails_with(ns_sim_opts_set_gittins_samples(NULL, high, 2), NS_EINVAL, "o is NULL");
+  assert_int_equal(ns_sim_opts_set_gittins_samples(o, high, 2), NS_OK);
+  assert_fails_with(ns_sim_opts_set_gittins_samples(o, NULL, 3), NS_EINVAL, "gpu_time_samples");
+  assert_fails_with(ns_sim_opts_set_gittins_samples(o, zero, 2), NS_EINVAL, "gpu_time_samples[1]");
+  assert_fails_with(ns_sim_opts_set_gittins_samples(o, neg, 1), NS_EINVAL, "-1");
+  assert_fails_with(ns_sim_opts_set_gittins_samples(o, huge, 1), NS_EINVAL, "gpu_time_samples[0]");
+  assert_fails_with(ns_sim_opts_set_gittins_samples(o, nan_, 3), NS_EINVAL, "gpu_time_samples[2]");
+  assert_fails_with(ns_sim_opts_set_gittins_samples(o, inf_, 1), NS_EINVAL, "gpu_time_samples[0]");
+  assert_fails_with(ns_sim_opts_set_gittins_samples(o, high, SIZE_MAX), NS_EINVAL, "n must be below");
+  /* every failure left the samples {200, 100} in place */
+  gittins_case(o, 30.0, 15.0, 0);
+  ns_sim_opts_free(o);
+}
+
 /* ---- agreement with the Tiresias simulator ---------------------------------- */
 
 /* Traces built from shared/data/traces/tiresias-60-jobs.csv: `copies`
@@ -254,6 +341,8 @@ int main(void) {
       cmocka_unit_test(test_demotion),
       cmocka_unit_test(test_starvation_promotion),
       cmocka_unit_test(test_bad_preemption_options),
+      cmocka_unit_test(test_gittins_samples),
+      cmocka_unit_test(test_bad_gittins_samples),
       cmocka_unit_test(test_tiresias_agreement),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

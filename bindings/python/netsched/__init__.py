@@ -22,7 +22,7 @@ from __future__ import annotations
 from . import _clib
 from .core import (Cluster, Collective, Job, Link, Placement, Tier, version,
                    version_number)
-from .errors import (ClosedHandleError, InvalidArgumentError, LoopError, MissingSymbolError,
+from .errors import (CancelledError, ClosedHandleError, InvalidArgumentError, LoopError, MissingSymbolError,
                      NetschedError, NoSpaceError, NotFoundError, OutOfMemoryError,
                      RangeError, SolverError, StateError, Status, UnsupportedError,
                      last_error, strerror)
@@ -41,7 +41,7 @@ __all__ = [
     "version_number",
     "NetschedError", "InvalidArgumentError", "OutOfMemoryError", "NotFoundError",
     "NoSpaceError", "StateError", "LoopError", "RangeError", "SolverError",
-    "UnsupportedError", "ClosedHandleError", "MissingSymbolError", "Status", "strerror",
+    "UnsupportedError", "CancelledError", "ClosedHandleError", "MissingSymbolError", "Status", "strerror",
     "last_error", "adadual", "cassini", "dally", "lwf", "sim", "titan", "vclos",
     "library_path",
     "missing_symbols", "has_symbol",

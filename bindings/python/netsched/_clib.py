@@ -319,6 +319,7 @@ _TABLE: dict[str, tuple[Any, list[Any]]] = {
     "ns_sim_opts_set_las_queues": (c_int, [SIM_OPTS, c_int, POINTER(c_double)]),
     "ns_sim_opts_set_starvation": (c_int, [SIM_OPTS, c_double]),
     "ns_sim_opts_set_preemption_overhead": (c_int, [SIM_OPTS, c_double]),
+    "ns_sim_opts_set_gittins_samples": (c_int, [SIM_OPTS, POINTER(c_double), c_size_t]),
     "ns_sim_opts_set_place_fn": (c_int, [SIM_OPTS, SIM_PLACE_FN, c_void_p]),
     "ns_sim_new": (SIM, [SIM_OPTS]),
     "ns_sim_free": (None, [SIM]),
@@ -330,6 +331,7 @@ _TABLE: dict[str, tuple[Any, list[Any]]] = {
     "ns_sim_scale_arrivals": (c_int, [SIM, c_double]),
     "ns_sim_set_progress": (c_int, [SIM, SIM_PROGRESS_FN, c_void_p]),
     "ns_sim_run": (c_int, [SIM]),
+    "ns_sim_cancel": (c_int, [SIM]),
     "ns_sim_metric_name": (c_char_p, [c_int]),
     "ns_sim_metric": (c_int, [SIM, c_int, _dbl_p]),
     "ns_sim_job_count": (c_int, [SIM]),
@@ -341,6 +343,7 @@ _TABLE: dict[str, tuple[Any, list[Any]]] = {
     "ns_sim_job_gpus": (c_int, [SIM, c_int]),
     "ns_sim_job_preemptions": (c_int, [SIM, c_int]),
     "ns_sim_job_nw_sens": (c_int, [SIM, c_int, _dbl_p]),
+    "ns_sim_job_wait_iter": (c_int, [SIM, c_int, _dbl_p, _dbl_p]),
     "ns_sim_write_jobs_csv": (c_int, [SIM, c_char_p]),
 }
 

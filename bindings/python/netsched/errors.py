@@ -32,6 +32,7 @@ class Status(enum.IntEnum):
     ERANGE = -7
     ESOLVER = -8
     EUNSUPPORTED = -9
+    ECANCELED = -10
 
 
 class NetschedError(Exception):
@@ -102,13 +103,19 @@ class UnsupportedError(NetschedError):
     status = Status.EUNSUPPORTED
 
 
+class CancelledError(NetschedError):
+    """NS_ECANCELED: a run stopped on request (Simulator.cancel); the
+    simulator keeps its jobs and can run again."""
+    status = Status.ECANCELED
+
+
 class ClosedHandleError(NetschedError, ValueError):
     """A method was called on a handle after close()."""
 
 
 _BY_STATUS = {cls.status: cls for cls in (
     InvalidArgumentError, OutOfMemoryError, NotFoundError, NoSpaceError, StateError,
-    LoopError, RangeError, SolverError, UnsupportedError)}
+    LoopError, RangeError, SolverError, UnsupportedError, CancelledError)}
 
 
 def strerror(status: int) -> str:
@@ -185,5 +192,5 @@ def check(rc: int, where: str | None = None) -> int:
 
 __all__ = ["Status", "NetschedError", "InvalidArgumentError", "OutOfMemoryError",
            "NotFoundError", "NoSpaceError", "StateError", "LoopError", "RangeError",
-           "SolverError", "UnsupportedError", "ClosedHandleError", "MissingSymbolError",
+           "SolverError", "UnsupportedError", "CancelledError", "ClosedHandleError", "MissingSymbolError",
            "strerror", "last_error", "error_for", "check", "python_terms"]

@@ -14,15 +14,19 @@ from __future__ import annotations
 import ctypes
 import enum
 import errno
+import functools
 import os
+import threading
 from ctypes import c_double, c_int
-from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Union
+from typing import (Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, TypeVar,
+                    Union, cast)
 
 from ._clib import SIM_PLACE_FN, SIM_PROGRESS_FN, Pointer, lib
 from ._handle import (Handle, as_enum, as_flag, as_handle, as_int, as_real, as_str, as_u64,
                       view)
 from .core import Cluster, Job, Placement
-from .errors import InvalidArgumentError, NetschedError, StateError, Status, check
+from .errors import (InvalidArgumentError, NetschedError, StateError, Status, check, error_for,
+                     last_error)
 
 
 class Order(enum.IntEnum):
@@ -107,7 +111,14 @@ class TraceFormat(enum.IntEnum):
 
 
 class Metric(enum.IntEnum):
-    """ns_sim_metric_id."""
+    """ns_sim_metric_id (definitions: sim.h METRICS). AVG_QUEUE_MS /
+    P95_QUEUE_MS: delay to the first start; AVG_WAIT_MS / P95_WAIT_MS: time
+    in the wait queue, waits after preemptions included (Dally);
+    MACHINES_AT_ARRIVAL: servers in use, mean over job arrivals (Titan),
+    beside the time average MACHINES_USED; AVG_ITER_MS / P99_ITER_MS: over
+    jobs, each job's run time (restore overhead and waits excluded) /
+    iterations (CASSINI). Medians and percentiles are nearest rank (the
+    ceil(p/100 x n)-th smallest value, never interpolated)."""
     AVG_JCT_MS = 0
     MEDIAN_JCT_MS = 1
     P95_JCT_MS = 2
@@ -125,6 +136,11 @@ class Metric(enum.IntEnum):
     GPU_MS_ALLOCATED = 14
     MACHINES_USED = 15
     PREEMPTIONS = 16
+    AVG_WAIT_MS = 17
+    P95_WAIT_MS = 18
+    MACHINES_AT_ARRIVAL = 19
+    AVG_ITER_MS = 20
+    P99_ITER_MS = 21
 
 
 class JobResult(NamedTuple):
@@ -389,6 +405,19 @@ class Options(Handle):
         self._set("ns_sim_opts_set_preemption_overhead",
                   as_real(restore_ms, "sim.Options.set_preemption_overhead", "restore_ms"))
 
+    def set_gittins_samples(self, gpu_time_samples: Sequence[float]) -> None:
+        """2D-Gittins's service distribution as GPU-time samples in GPU-ms
+        (each finite and > 0; the Tiresias simulator's yarn-gput*.csv holds
+        GPU-seconds: multiply by 1000). An empty sequence restores the
+        default, the workload's own jobs (GPUs x lone run time)."""
+        w = "sim.Options.set_gittins_samples"
+        if isinstance(gpu_time_samples, (str, bytes)) or not hasattr(gpu_time_samples, "__iter__"):
+            raise TypeError("%s: gpu_time_samples must be a sequence of numbers (got %s)"
+                            % (w, type(gpu_time_samples).__name__))
+        vals = [as_real(v, w, "gpu_time_samples") for v in gpu_time_samples]
+        arr = (c_double * max(len(vals), 1))(*vals)
+        self._set("ns_sim_opts_set_gittins_samples", arr if vals else None, len(vals))
+
     def set_place_fn(self, fn: Callable[[Cluster, Job, Placement], None]) -> None:
         """A Python placement policy: fn(cluster, job, out) fills the
         Placement `out` for `job` on `cluster` (views valid during the call
@@ -435,18 +464,83 @@ class _PlaceCallback:
                 v.close()
 
 
+def _run_interruptible(ptr: Pointer) -> tuple[int, str, BaseException | None]:
+    """ns_sim_run(ptr): (status, its ns_last_error(), None), or the
+    interrupt (KeyboardInterrupt, SystemExit from a signal handler) that
+    cancelled it. In the main thread the C run goes to a helper thread: a
+    signal's Python handler runs only in the main thread, between bytecodes,
+    which it never reaches while ctypes waits for C - so the main thread
+    waits in an interruptible join instead, and on an interrupt cancels the
+    run (ns_sim_cancel, async-signal-safe) and waits for it to stop."""
+    if threading.current_thread() is not threading.main_thread():
+        rc = int(lib.ns_sim_run(ptr))
+        return rc, last_error() if rc < 0 else "", None
+    box: Dict[str, Any] = {}
+    done = threading.Event()
+
+    def work() -> None:
+        try:
+            rc = int(lib.ns_sim_run(ptr))
+            box["rc"], box["msg"] = rc, last_error() if rc < 0 else ""  # thread-local: read here
+        finally:
+            done.set()
+
+    worker = threading.Thread(target=work, name="netsched-sim-run", daemon=True)
+    worker.start()
+    interrupt: BaseException | None = None
+    # Event.wait, not Thread.join: an interrupted join (3.11) can mark the
+    # thread stopped while it still runs (bpo-45274's fix releases its lock).
+    while not done.is_set():
+        try:
+            done.wait(0.2)
+        except BaseException as e:  # noqa: B902 -- KeyboardInterrupt, SystemExit, ...
+            if interrupt is None:
+                interrupt = e
+            lib.ns_sim_cancel(ptr)  # again for each further interrupt: harmless
+    worker.join()
+    return int(box.get("rc", int(Status.ECANCELED))), str(box.get("msg", "")), interrupt
+
+
+_M = TypeVar("_M", bound=Callable[..., Any])
+
+
+def _serialised(method: _M) -> _M:
+    """A Simulator method run under the handle's lock (one call at a time
+    per simulator, whatever the threads), refused with StateError while
+    run() runs (from a callback of that run or from another thread)."""
+    where = "sim.Simulator." + method.__name__
+
+    @functools.wraps(method)
+    def call(self: Simulator, *args: Any, **kw: Any) -> Any:
+        with self._lock:
+            self._not_running(where)
+            return method(self, *args, **kw)
+    return cast(_M, call)
+
+
 class Simulator(Handle):
     """A simulator with a copy of the options and its own cluster.
 
     Simulator(opts) or Simulator(policy="lwf-1", seed=3, ...) (the keywords
     of sim.Options).
 
-    Re-entry: while run() runs, the simulator's own progress or placement
-    callback may not use it. Every method then raises StateError ("is
-    running") and changes nothing, and the run goes on; close() (or leaving
-    a `with` block) from a callback is deferred until run() returns. The
-    cluster a placement callback receives is read-only (StateError on
-    commit, occupy and the other mutators)."""
+    Re-entry and threads: while run() runs, neither the simulator's own
+    progress or placement callback nor another thread may use it. Every
+    method then raises StateError ("is running") and changes nothing, and
+    the run goes on; close() (or leaving a `with` block) from a callback or
+    another thread is deferred until run() returns. Outside a run, calls
+    from several threads are serialised (one at a time per simulator, under
+    a lock), so no interleaving of calls can corrupt it. cancel() is the
+    exception: any thread may call it at any time. The cluster a placement
+    callback receives is read-only (StateError on commit, occupy and the
+    other mutators).
+
+    Interrupts: run() called from the main thread runs the simulation in a
+    helper thread and waits for it, so Ctrl-C (KeyboardInterrupt) stops the
+    run within about a second even while the C loop runs and with callbacks
+    set: the run is cancelled, the simulator keeps its jobs and can run
+    again, and run() raises that KeyboardInterrupt. Callbacks then run in the
+    helper thread."""
 
     _free_fn = "ns_sim_free"
 
@@ -466,17 +560,39 @@ class Simulator(Handle):
         self._progress_cb: Any = None  # the ctypes thunk of set_progress's fn
         self._progress_error: BaseException | None = None
         self._running = False
+        self._lock = threading.RLock()
 
     def _free_if_unused(self) -> None:
-        if not getattr(self, "_running", False):  # close() from a callback: after run()
+        if not getattr(self, "_running", False):  # close() during a run: after run()
             super()._free_if_unused()
+
+    def close(self) -> None:
+        """As Handle.close; never while another thread's call uses the
+        simulator (it waits for that call), and after run() returns when
+        called during a run."""
+        lock = getattr(self, "_lock", None)
+        if lock is None:  # a failed constructor
+            super().close()
+            return
+        with lock:
+            super().close()
 
     def _not_running(self, where: str) -> None:
         if self._running:
             raise StateError("%s: the simulator is running (called from its own progress or "
-                             "placement callback); nothing was changed - call it after run() "
-                             "returns" % where)
+                             "placement callback, or from another thread during run()); nothing "
+                             "was changed - call it after run() returns" % where)
 
+    def cancel(self) -> None:
+        """Asks the run in progress to stop: run() then raises CancelledError
+        (KeyboardInterrupt when Ctrl-C asked), keeps no results, and the
+        simulator can run again. Callable from any thread, and from the
+        simulator's own callbacks; does nothing when no run is in progress
+        or the simulator is closed."""
+        if not self.closed:
+            lib.ns_sim_cancel(self._raw)
+
+    @_serialised
     def add_job(self, name: str, arrival_ms: float, gpus: int, iterations: int,
                 compute_ms: float, model_bytes: int, mem_mb: float = 0.0) -> int:
         """Adds a job; returns its index (NoSpaceError if larger than the cluster)."""
@@ -489,6 +605,7 @@ class Simulator(Handle):
                                         as_u64(model_bytes, w, "model_bytes"),
                                         as_real(mem_mb, w, "mem_mb")), w)
 
+    @_serialised
     def add_model_job(self, name: str, arrival_ms: float, gpus: int, iterations: int,
                       model: Union[Model, str, int]) -> int:
         """Adds a job with an embedded model profile (Model or its name, e.g.
@@ -500,10 +617,12 @@ class Simulator(Handle):
                                               as_u64(iterations, w, "iterations"),
                                               as_enum(model, Model, w, "model")), w)
 
+    @_serialised
     def load_default_workload(self) -> int:
         """The embedded AdaDUAL workload (160 jobs); returns the jobs added."""
         return check(lib.ns_sim_load_default_workload(self._ptr))
 
+    @_serialised
     def add_model_profile(self, name: str, forward_ms: float, backward_ms: float,
                           model_bytes: int, mem_mb: float = 0.0) -> None:
         """A model profile for traces loaded afterwards: a model_name equal
@@ -511,13 +630,13 @@ class Simulator(Handle):
         all-reduced per iteration and GPU memory (MB); it takes precedence
         over the embedded profiles (replaces an earlier one of that name)."""
         w = "sim.Simulator.add_model_profile"
-        self._not_running(w)
         check(lib.ns_sim_add_model_profile(self._ptr, as_str(name, w, "name"),
                                            as_real(forward_ms, w, "forward_ms"),
                                            as_real(backward_ms, w, "backward_ms"),
                                            as_u64(model_bytes, w, "model_bytes"),
                                            as_real(mem_mb, w, "mem_mb")), w)
 
+    @_serialised
     def load_models(self, path: PathLike) -> List[str]:
         """add_model_profile for every row of a CSV file with the header
         name,forward_ms,backward_ms,model_bytes,memory_mb (netsched-sim
@@ -546,6 +665,7 @@ class Simulator(Handle):
                 names.append(row["name"])
         return names
 
+    @_serialised
     def load_trace(self, path: PathLike,
                    fmt: Union[TraceFormat, str, int] = TraceFormat.AUTO) -> int:
         """Reads a Tiresias or Philly CSV trace (fmt: TraceFormat or its
@@ -559,6 +679,7 @@ class Simulator(Handle):
         _readable(path)
         return check(lib.ns_sim_load_trace(self._ptr, as_str(path, w, "path"), f), w)
 
+    @_serialised
     def scale_arrivals(self, factor: float) -> None:
         """Multiplies every gap between the loaded jobs' arrivals by `factor`
         (finite, > 0; the earliest arrival stays): 2 halves the offered load,
@@ -567,6 +688,7 @@ class Simulator(Handle):
         w = "sim.Simulator.scale_arrivals"
         check(lib.ns_sim_scale_arrivals(self._ptr, as_real(factor, w, "factor")), w)
 
+    @_serialised
     def set_progress(self, fn: Optional[Callable[[int, int], None]]) -> None:
         """fn(done, total) is called at most ~200 times per run (None removes it)."""
         if fn is None:
@@ -577,40 +699,54 @@ class Simulator(Handle):
         if not callable(fn):
             raise TypeError("sim.Simulator.set_progress: fn must be callable or None")
         progress = fn
+        raw = self._raw
 
         def call(done: int, total: int, _user: int | None) -> None:
             if self._progress_error is None:
                 try:
                     progress(done, total)
                 except BaseException as e:  # noqa: B902 -- must not unwind through C
+                    # stop the run now; run() raises this very exception
                     self._progress_error = e
+                    lib.ns_sim_cancel(raw)
         cb = SIM_PROGRESS_FN(call)
         check(lib.ns_sim_set_progress(self._ptr, cb, None))
         self._progress_cb = cb
 
     def run(self) -> None:
         """Runs the whole workload (again, from a fresh cluster). From the
-        simulator's own callback: StateError (see the class comment)."""
-        ptr = self._ptr
-        self._not_running("sim.Simulator.run")
-        if self._place_cb is not None:
-            self._place_cb.error = None
-        self._progress_error = None
-        self._running = True
+        simulator's own callback or while another thread runs it: StateError
+        (see the class comment). Ctrl-C stops it (KeyboardInterrupt), as
+        does cancel() (CancelledError); an exception raised by a progress or
+        placement callback stops it too and is raised as it was."""
+        w = "sim.Simulator.run"
+        with self._lock:
+            self._not_running(w)
+            ptr = self._ptr
+            if self._place_cb is not None:
+                self._place_cb.error = None
+            self._progress_error = None
+            self._running = True
+        interrupt: BaseException | None = None
         try:
-            rc = lib.ns_sim_run(ptr)
+            rc, message, interrupt = _run_interruptible(ptr)
         finally:
-            self._running = False
-            self._free_if_unused()  # closed from a callback: free it now
+            with self._lock:
+                self._running = False
+                self._free_if_unused()  # closed during the run: free it now
+        if interrupt is not None:
+            raise interrupt
         err = self._place_cb.error if self._place_cb is not None else None
-        # A Python error in the policy always surfaces; a library status the
-        # policy raised does when it failed the run.
+        # A Python error in a callback always surfaces as itself; a library
+        # status the policy raised does when it failed the run.
         if err is not None and (rc < 0 or not isinstance(err, NetschedError)):
             raise err
-        check(rc, "sim.Simulator.run")
         if self._progress_error is not None:
             raise self._progress_error
+        if rc < 0:
+            raise error_for(rc, message, w)
 
+    @_serialised
     def metric(self, metric: Union[Metric, str, int]) -> float:
         """One Metric (or its name, e.g. "avg_jct_ms") of the last run
         (StateError before a run)."""
@@ -620,16 +756,19 @@ class Simulator(Handle):
                                 ctypes.byref(v)), w)
         return v.value
 
+    @_serialised
     def metrics(self) -> Dict[str, float]:
         """{metric name: value} of the last run."""
         return {metric_name(m): self.metric(m) for m in Metric}
 
     @property
+    @_serialised
     def job_count(self) -> int:
         """Jobs loaded (skipped ones excluded)."""
         return check(lib.ns_sim_job_count(self._ptr))
 
     @property
+    @_serialised
     def skipped_count(self) -> int:
         """Jobs of traces or add_job that were larger than the cluster."""
         return check(lib.ns_sim_skipped_count(self._ptr))
@@ -637,30 +776,33 @@ class Simulator(Handle):
     def __len__(self) -> int:
         return self.job_count
 
+    @_serialised
     def job_name(self, job: int) -> str:
         """Name of the job of index `job`: the trace's job_id, or the name
         given to add_job ("" if out of range)."""
-        self._not_running("sim.Simulator.job_name")
         return str(lib.ns_sim_job_name(self._ptr, as_int(job, "sim.Simulator.job_name",
                                                          "job")).decode("utf-8", "replace"))
 
+    @_serialised
     def job_model(self, job: int) -> str:
         """Model name of the job of index `job` (JobResult.model)."""
-        self._not_running("sim.Simulator.job_model")
         return str(lib.ns_sim_job_model(self._ptr, as_int(job, "sim.Simulator.job_model",
                                                           "job")).decode("utf-8", "replace"))
 
 
+    @_serialised
     def job_gpus(self, job: int) -> int:
         """GPUs the job of index `job` asks for."""
         w = "sim.Simulator.job_gpus"
         return check(lib.ns_sim_job_gpus(self._ptr, as_int(job, w, "job")), w)
 
+    @_serialised
     def job_preemptions(self, job: int) -> int:
         """Times the job of index `job` was preempted in the last run."""
         w = "sim.Simulator.job_preemptions"
         return check(lib.ns_sim_job_preemptions(self._ptr, as_int(job, w, "job")), w)
 
+    @_serialised
     def job_nw_sens(self, job: int) -> float:
         """Dally's network sensitivity (Dally §4.3.1) of the job of index
         `job` in the last run: (iterations done / total) / (ms run / (compute
@@ -674,6 +816,20 @@ class Simulator(Handle):
         check(lib.ns_sim_job_nw_sens(self._ptr, as_int(job, w, "job"), ctypes.byref(v)), w)
         return v.value
 
+    @_serialised
+    def job_wait_iter(self, job: int) -> Tuple[float, float]:
+        """(wait_ms, iter_ms) of the job of index `job` in the last run: its
+        time in the wait queue, waits after preemptions included, and its
+        mean iteration time (run time without waits and restore overhead /
+        iterations); both NaN if it did not finish. Raises StateError before
+        a run, InvalidArgumentError for a job out of range."""
+        w = "sim.Simulator.job_wait_iter"
+        wait, it = c_double(), c_double()
+        check(lib.ns_sim_job_wait_iter(self._ptr, as_int(job, w, "job"), ctypes.byref(wait),
+                                       ctypes.byref(it)), w)
+        return wait.value, it.value
+
+    @_serialised
     def job_result(self, job: int) -> JobResult:
         """JobResult of the job of index `job` in the last run."""
         w = "sim.Simulator.job_result"
@@ -684,10 +840,12 @@ class Simulator(Handle):
         return JobResult(self.job_name(j), self.job_gpus(j), a.value, s.value, f.value, n.value,
                          self.job_model(j))
 
+    @_serialised
     def results(self) -> List[JobResult]:
         """JobResult of every job of the last run, in load order."""
         return [self.job_result(i) for i in range(self.job_count)]
 
+    @_serialised
     def write_jobs_csv(self, path: PathLike) -> None:
         """One CSV row per job of the last run (FileNotFoundError if the
         directory does not exist, PermissionError if it is not writable)."""
