@@ -375,13 +375,16 @@ class TestReadOnly(unittest.TestCase):
 class TestResumeMemory(unittest.TestCase):
     def test_resume_holds_cells_not_quantile_rows(self):
         # A complete 1,000-cell sweep written as the module writes it
-        # (201,000 quantile rows, ~10 MB): resuming it keeps one entry per
-        # cell. Issue 31 measured ~1 KB per quantile row (2.17 GB for 117 MB);
-        # here the peak must stay under a fifth of the quantile file's size.
+        # (201,000 quantile rows, ~10 MB). Issue 31 measured ~1 KB per
+        # quantile row (2.17 GB for a 117 MB file: ~200 KB per cell). Resuming
+        # must hold about one entry per cell: the same peak, within 1 KB a
+        # cell (a bit mask of its quantiles), with the quantile file as with a
+        # header-only one, and under 8 KB a cell in all.
         names = sweep.metric_names()
+        cells = 1000
         with tempfile.TemporaryDirectory() as tmp:
             out = os.path.join(tmp, "r.csv")
-            seeds = list(range(1, 1001))
+            seeds = list(range(1, cells + 1))
             with open(out, "w") as f, open(sweep.jct_path(out), "w") as g:
                 f.write(",".join(sweep.COLUMNS) + "\r\n")
                 g.write(",".join(sweep.JCT_COLUMNS) + "\r\n")
@@ -392,14 +395,24 @@ class TestResumeMemory(unittest.TestCase):
                     for q in sweep.QUANTILES:
                         g.write("%s%r,%r\r\n" % (key, q, 1e5 * q + s))
             size = os.path.getsize(sweep.jct_path(out))
-            with mock.patch.object(sweep, "run_cell", side_effect=AssertionError("ran")):
-                got, peak = peak_bytes(lambda: sweep.run(out=out, workers=0, progress=False,
-                                                         policies="ff", seeds=seeds))
-        self.assertEqual(len(got), 1000)
+
+            def resume():
+                with mock.patch.object(sweep, "run_cell", side_effect=AssertionError("ran")), \
+                        contextlib.redirect_stderr(io.StringIO()):
+                    return sweep.run(out=out, workers=0, progress=False, policies="ff",
+                                     seeds=seeds)
+            got, peak = peak_bytes(resume)
+            with open(sweep.jct_path(out), "w") as g:  # no quantiles: the cells still count
+                g.write(",".join(sweep.JCT_COLUMNS) + "\r\n")
+            got_without, peak_without = peak_bytes(resume)
+        self.assertEqual(len(got), cells)
+        self.assertEqual(got, got_without)
         self.assertEqual(got[sweep.Cell("ff", 7, "default", "default", "default", 1.0)]
                          ["avg_jct_ms"], 7.0)
         self.assertGreater(size, 9e6)
-        self.assertLess(peak, size / 5, "peak %d B for a %d B quantile file" % (peak, size))
+        msg = "peak %d B (%d B without the %d B quantile file)" % (peak, peak_without, size)
+        self.assertLess(peak - peak_without, 1000 * cells, msg)
+        self.assertLess(peak, 8000 * cells, msg)
 
 
 def tearDownModule():

@@ -94,6 +94,12 @@ def csv_cells(path):
     return {k: v for k, v in sweep.read_results(path).items()}
 
 
+def unit(name):
+    """The unit suffix of a column or summary label: _s, _ms, % or None."""
+    m = re.search(r"(_s|_ms|%)$", name)
+    return m.group(1) if m else None
+
+
 def quiet_main(argv):
     """sweep.main with stdout and stderr captured (neither is a terminal):
     (stdout, stderr, exit status)."""
@@ -535,7 +541,14 @@ class TestInProcess(unittest.TestCase):
     @unittest.skipUnless(os.access(CLI, os.X_OK), "netsched-sim not built (make)")
     def test_summary_prints_what_the_cli_prints(self):
         # One seed of one policy: the summary's mean is the run's value, in
-        # the CLI table's unit and precision (same number, same rounding).
+        # the CLI table's unit and precision (same number, same rounding), for
+        # every column the CLI's --help maps to a metric ("[avg_jct_ms,
+        # lowest is best]"), and the same direction of "best".
+        helptext = subprocess.run([CLI, "--help"], capture_output=True, text=True,
+                                  check=True).stdout
+        columns = {m.group(1): (m.group(2), m.group(3)) for m in re.finditer(
+            r"^  (\S+) .*\[(\w+), (lowest|highest) is best\]$", helptext, re.M)}
+        self.assertIn("avgJCT_s", columns)
         with tempfile.TemporaryDirectory() as tmp:
             got = sweep.run(out=os.path.join(tmp, "r.csv"), workers=0, progress=False,
                             policies=["lwf-1"], networks=["maxmin"])
@@ -551,13 +564,13 @@ class TestInProcess(unittest.TestCase):
             f = line.split()
             if line.startswith("  ") and len(f) >= 4 and f[1] == "lwf-1":
                 mine[f[0]] = f[2]
-        pairs = {"avgJCT_s": "avg_jct_s", "medJCT_s": "median_jct_s", "p95JCT_s": "p95_jct_s",
-                 "p99JCT_s": "p99_jct_s", "makespan_s": "makespan_s", "avgQ_s": "avg_queue_s",
-                 "p95Q_s": "p95_queue_s", "util%": "gpu_util%", "comm%": "comm_overhead%",
-                 "frag%": "fragmentation%", "shared": "links_shared", "unfin": "unfinished",
-                 "preempt": "preemptions"}
-        for col, label in pairs.items():
-            self.assertEqual(mine[label], cli[col], "%s vs the CLI's %s" % (label, col))
+        for col, (metric, direction) in columns.items():
+            with self.subTest(column=col, metric=metric):
+                label = sweep.display(metric).label
+                self.assertEqual(unit(label), unit(col))
+                self.assertEqual(mine[label], cli[col], "%s vs the CLI's %s" % (label, col))
+                self.assertEqual(metric in sweep.HIGHER_IS_BETTER, direction == "highest")
+                self.assertNotIn(metric, sweep.NOT_RANKED)
 
     def test_quiet_silences_progress_when_stderr_is_not_a_terminal(self):
         with tempfile.TemporaryDirectory() as tmp:

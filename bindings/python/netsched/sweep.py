@@ -51,9 +51,9 @@ Student's t (n - 1 degrees of freedom, scipy) across seeds of the mean;
 "best" is the lowest mean, except gpu_util and jobs_done (highest), and is
 marked only when its 95 % interval overlaps no other policy's (so never
 with one seed, nor on a tie); metrics that the policy does not decide
-(skipped, gpu_ms_allocated, machines_used) and metrics this module does not
-know are not marked. The summary prints times in seconds and ratios in %
-with netsched-sim's precision (0.1). The CDF of a policy averages each
+(skipped, gpu_ms_allocated) and metrics this module does not know are not
+marked. The summary prints times in seconds (iteration times in ms) and
+ratios in % with netsched-sim's precision (0.1). The CDF of a policy averages each
 quantile across seeds (Vincent averaging). A task whose worker dies is
 rescheduled by Dask up to --retries times (the scheduler's
 allowed-failures; for --scheduler, the scheduler's own setting applies); a
@@ -94,9 +94,11 @@ FORMATS = {"auto": sim.TraceFormat.AUTO, "tiresias": sim.TraceFormat.TIRESIAS,
            "philly": sim.TraceFormat.PHILLY}
 PLOT_FORMATS = ("png", "svg", "pdf")
 HIGHER_IS_BETTER = {"gpu_util", "jobs_done"}
-NOT_RANKED = {"skipped", "gpu_ms_allocated", "machines_used"}
+NOT_RANKED = {"skipped", "gpu_ms_allocated"}
 #: Shown x 100 with a % sign in the summary (netsched-sim's util%, comm%, frag%).
 PERCENT = {"gpu_util", "comm_overhead", "fragmentation"}
+#: Times netsched-sim prints in ms, not s (iteration times).
+KEEP_MS = {"avg_iter_ms", "p99_iter_ms"}
 #: Whole numbers per run (netsched-sim prints them without decimals).
 COUNTS = {"links_shared", "jobs_done", "unfinished", "skipped", "preemptions"}
 SPINES, LINKS_PER_PAIR, LINK_GBPS = 8, 2, 10.0  # netsched-sim's defaults
@@ -234,8 +236,11 @@ class Display(NamedTuple):
 
 
 def display(metric: str) -> Display:
-    """Seconds for the *_ms metrics, % for the ratios, as netsched-sim
-    prints them (0.1 s, 0.1 %, whole counts); other metrics with 1 decimal."""
+    """Seconds for the *_ms metrics (ms for iteration times), % for the
+    ratios, as netsched-sim prints them (0.1 s, 0.1 ms, 0.1 %, whole
+    counts); other metrics with 1 decimal."""
+    if metric in KEEP_MS:
+        return Display(metric, 1.0, 1)
     if metric.endswith("_ms"):
         return Display(metric[:-3] + "_s", 1e-3, 1)
     if "_ms_" in metric:
@@ -1411,8 +1416,8 @@ def format_summary(results: Mapping[Cell, Mapping[str, float]],
                                 _num(st.mean * shown.scale, shown.digits), ci,
                                 "  *" if p in best else ""))
         lines.append("")
-    lines.append("times in s and %s in %% (the CSV keeps the library's ms and fractions)"
-                 % ", ".join(sorted(PERCENT)))
+    lines.append("times in s (%s in ms) and %s in %% (the CSV keeps the library's ms and "
+                 "fractions)" % (", ".join(sorted(KEEP_MS)), ", ".join(sorted(PERCENT))))
     lines.append("* best policy of a metric (lowest; highest for %s), marked only where its "
                  "95 %% interval overlaps no other policy's; %s not ranked"
                  % (", ".join(sorted(HIGHER_IS_BETTER)), ", ".join(sorted(NOT_RANKED))))
