@@ -173,6 +173,7 @@ check: lib header-check $(UNIT_BINS) $(HOSTILE_BINS) $(ABI_BINS) examples
 	for t in $(UNIT_BINS) $(HOSTILE_BINS); do suite $$t $$t; done; \
 	for t in $(ABI_BINS); do suite $$t env NS_LIBRARY=$(abspath $(OUT))/libnetsched.so $$t; done; \
 	suite tests/install.sh bash tests/install.sh "$(OUT)"; \
+	suite tests/examples.sh bash tests/examples.sh "$(OBJ)/examples" --quiet; \
 	suite tests/readme_snippets.sh bash tests/readme_snippets.sh "$(OUT)" "$(SANITIZE)" "$(OBJ)/examples"; \
 	suite tests/python env $(PY_ENV) NETSCHED_LIBRARY=$(abspath $(OUT))/$(SO_NAME) \
 	  NETSCHED_SIM=$(abspath $(SIM_CLI)) PYTHONPATH=$(abspath bindings/python) $(PYTHON) tests/python/run.py; \
@@ -209,9 +210,9 @@ examples: $(EXAMPLE_BINS)
 
 # The demo ends with the README's main job: every policy on the default workload.
 SIM_CLI := $(OBJ)/examples/netsched-sim
+# tests/examples.sh runs them (make check runs it too, output shown on failure).
 demo: examples
-	@for e in $(filter-out $(SIM_CLI),$(EXAMPLE_BINS)); do echo "== $$e"; $$e || exit 1; done
-	@echo "== $(SIM_CLI) --all"; $(SIM_CLI) --all
+	@bash tests/examples.sh $(OBJ)/examples
 
 BENCH_SRCS := $(sort $(wildcard bench/*.c))
 BENCH_BINS := $(BENCH_SRCS:bench/%.c=$(OBJ)/bench/%)

@@ -69,13 +69,27 @@ int main(void) {
   ns_cluster_release(c, vgg);
   printf("GPU %d workload after release: %.0f ms\n", g0, ns_cluster_gpu_workload_ms(c, g0));
 
-  ns_job *huge = ns_job_new("huge", 17);
-  rc = ns_lwf_place(c, huge, 1, p);
-  printf("17-GPU job: %s (%s)\n", ns_strerror(rc), ns_last_error());
+  /* The two refusals a caller must tell apart (core.h): a job that can
+     never fit this cluster is NS_EINVAL (drop it); one that fits the
+     cluster but not its current state is NS_ENOSPACE (keep it queued). */
+  ns_job *huge = ns_job_new("huge", 17), *wide = ns_job_new("wide", 16);
+  if (!huge || !wide)
+    return fail("setup", NS_ENOMEM);
+  int never = ns_lwf_place(c, huge, 1, p); /* a refusal leaves p empty (lwf.h) */
+  printf("17-GPU job: %s (%s)\n", ns_strerror(never), ns_last_error());
+  /* With vgg16's 9000 MB committed on two GPUs, a 16-GPU job of 9000 MB per
+     GPU (16384 MB each by default) has no room now. */
+  ns_job_set_gpu_memory_mb(wide, 9000);
+  if ((rc = ns_lwf_place(c, vgg, 1, p)) != NS_OK || (rc = ns_cluster_commit(c, vgg, p)) != NS_OK)
+    return fail("placing vgg16 again", rc);
+  int now = ns_lwf_place(c, wide, 1, p);
+  printf("16-GPU job of 9000 MB while vgg16 runs: %s (%s)\n", ns_strerror(now), ns_last_error());
+  ns_cluster_release(c, vgg);
   ns_job_free(huge);
+  ns_job_free(wide);
   ns_job_free(resnet);
   ns_job_free(vgg);
   ns_placement_free(p);
   ns_cluster_free(c);
-  return rc == NS_ENOSPACE ? 0 : 1;
+  return never == NS_EINVAL && now == NS_ENOSPACE ? 0 : 1;
 }

@@ -33,6 +33,21 @@ typedef struct model {
   unsigned long long bytes;
 } model;
 
+/* The network model's knobs (network-model issue): what --help lists under
+   --contention-curve .. --cassini-candidates. */
+#define MAX_CURVE 256
+typedef struct netcfg {
+  const char *curve_name; /* NULL: the default curve; "ideal"; or the file */
+  double curve_k[MAX_CURVE], curve_e[MAX_CURVE];
+  int curve_n;
+  double alpha_ms;   /* --allreduce-latency */
+  int nics;          /* --nics N (0 = one per GPU); -1: not given (1) */
+  double nics_gbps;  /* --nics N@GBPS; < 0: not given */
+  double gpu_mem_mb; /* --gpu-mem; 0: the default */
+  int drift_wait;    /* --cassini-drift-rule wait */
+  int candidates;    /* --cassini-candidates; 0: the default */
+} netcfg;
+
 typedef struct cli {
   int leaves, spines, servers, gpus, links;
   double gbps, nic_gbps, intra_gbps;
@@ -49,6 +64,7 @@ typedef struct cli {
   const char *gittins_path; /* --gittins-dist */
   double *gittins;          /* its samples, GPU-ms */
   size_t ngittins;
+  netcfg net;           /* --contention-curve, --allreduce-latency, --nics, --gpu-mem, ... */
 } cli;
 
 typedef struct result {
@@ -373,6 +389,150 @@ static int opt_jobs(cli *c, const char *o, char *v) { (void)o, (void)v; c->json_
 static int opt_progress(cli *c, const char *o, char *v) { (void)o, (void)v; c->progress = 1; return 0; }
 static int opt_no_progress(cli *c, const char *o, char *v) { (void)o, (void)v; c->progress = 0; return 0; }
 
+/* --contention-curve FILE|ideal|default: FILE is a two-column CSV "k,e"
+   (an optional header line, '#' comments and blank lines are skipped). */
+static int opt_curve(cli *c, const char *o, char *v) {
+  netcfg *n = &c->net;
+  n->curve_n = 0;
+  if (strcmp(v, "default") == 0) {
+    n->curve_name = NULL;
+    return 0;
+  }
+  n->curve_name = v;
+  if (strcmp(v, "ideal") == 0)
+    return 0;
+  FILE *f = fopen(v, "r");
+  if (f == NULL) {
+    fprintf(stderr, "netsched-sim: %s %s: %s\n", o, v, strerror(errno));
+    return -1;
+  }
+  char line[512];
+  int no = 0, rc = 0;
+  while (rc == 0 && fgets(line, sizeof line, f) != NULL) {
+    no++;
+    size_t len = strlen(line);
+    if (len == sizeof line - 1 && line[len - 1] != '\n') {
+      fprintf(stderr, "netsched-sim: %s %s line %d: longer than %zu bytes\n", o, v, no, sizeof line - 2);
+      rc = -1;
+      break;
+    }
+    line[strcspn(line, "\r\n")] = '\0';
+    char *s = line + strspn(line, " \t");
+    if (*s == '\0' || *s == '#')
+      continue;
+    char *end, *end2;
+    double k = strtod(s, &end);
+    if (end == s && n->curve_n == 0 && no == 1)
+      continue; /* a header line such as "k,e" */
+    while (*end == ' ' || *end == '\t')
+      end++;
+    double e = *end == ',' ? strtod(end + 1, &end2) : NAN;
+    if (end == s || *end != ',' || end2 == end + 1 || end2[strspn(end2, " \t")] != '\0' ||
+        !isfinite(k) || !isfinite(e)) {
+      fprintf(stderr, "netsched-sim: %s %s line %d: expected two numbers 'k,e' (got '%s')\n", o, v,
+              no, s);
+      rc = -1;
+    } else if (n->curve_n == MAX_CURVE) {
+      fprintf(stderr, "netsched-sim: %s %s: at most %d points\n", o, v, MAX_CURVE);
+      rc = -1;
+    } else {
+      n->curve_k[n->curve_n] = k, n->curve_e[n->curve_n++] = e;
+    }
+  }
+  if (rc == 0 && ferror(f)) {
+    fprintf(stderr, "netsched-sim: %s %s: read error\n", o, v);
+    rc = -1;
+  }
+  fclose(f);
+  if (rc == 0 && n->curve_n == 0) {
+    fprintf(stderr, "netsched-sim: %s %s: no points (use 'ideal' for no contention loss)\n", o, v);
+    rc = -1;
+  }
+  if (rc == 0) { /* the library's rules, checked now so the message names the file */
+    ns_sim_opts *t = ns_sim_opts_new();
+    if (t == NULL || ns_sim_opts_set_contention_curve(t, n->curve_k, n->curve_e, (size_t)n->curve_n) < 0) {
+      fprintf(stderr, "netsched-sim: %s %s: %s\n", o, v, ns_last_error());
+      rc = -1;
+    }
+    ns_sim_opts_free(t);
+  }
+  return rc;
+}
+static int opt_alpha(cli *c, const char *o, char *v) {
+  if (parse_num(o, v, 0, 0, &c->net.alpha_ms) < 0)
+    return -1;
+  if (c->net.alpha_ms > 3.6e6) {
+    fprintf(stderr, "netsched-sim: %s must be at most 3600000 ms (got '%s')\n", o, v);
+    return -1;
+  }
+  return 0;
+}
+/* --nics N[@GBPS] or gpu[@GBPS] (one NIC per GPU). */
+static int opt_nics(cli *c, const char *o, char *v) {
+  char *at = strchr(v, '@');
+  if (at != NULL) {
+    *at = '\0';
+    int rc = parse_num(o, at + 1, 0, 1, &c->net.nics_gbps);
+    *at = '@';
+    if (rc < 0)
+      return -1;
+  }
+  int rc = 0;
+  if (strncmp(v, "gpu", at ? (size_t)(at - v) : strlen(v)) == 0 && (at ? at - v : (long)strlen(v)) == 3) {
+    c->net.nics = 0;
+  } else {
+    if (at)
+      *at = '\0';
+    rc = parse_int(o, v, 1, 1 << 22, &c->net.nics);
+    if (at)
+      *at = '@';
+  }
+  return rc;
+}
+static int opt_gpu_mem(cli *c, const char *o, char *v) { return parse_num(o, v, 0, 1, &c->net.gpu_mem_mb); }
+static int opt_drift_rule(cli *c, const char *o, char *v) {
+  static const char *const rules[] = {"readjust", "wait"};
+  int i;
+  if (parse_choice(o, v, rules, 2, &i) < 0)
+    return -1;
+  c->net.drift_wait = i;
+  return 0;
+}
+static int opt_candidates(cli *c, const char *o, char *v) {
+  return parse_int(o, v, 1, 10, &c->net.candidates);
+}
+
+/* The network options on o (a preset already applied). */
+static int apply_net(const netcfg *n, ns_sim_opts *o) {
+  if (n->curve_name != NULL &&
+      ns_sim_opts_set_contention_curve(o, n->curve_k, n->curve_e, (size_t)n->curve_n) < 0)
+    return -1;
+  if (ns_sim_opts_set_allreduce_latency(o, n->alpha_ms) < 0 ||
+      ns_sim_opts_set_cassini_drift_rule(o, n->drift_wait ? NS_SIM_DRIFT_WAIT : NS_SIM_DRIFT_READJUST) < 0 ||
+      (n->gpu_mem_mb > 0 && ns_sim_opts_set_gpu_memory(o, n->gpu_mem_mb) < 0))
+    return -1;
+  return n->candidates > 0 && ns_sim_opts_policy_name(o) != NULL &&
+                 strncmp(ns_sim_opts_policy_name(o), "cassini", 7) == 0
+             ? ns_sim_opts_set_cassini(o, 1, n->candidates)
+             : 0;
+}
+
+/* What the table's header line says of the network model. */
+static void describe_net(FILE *f, const cli *c) {
+  const netcfg *n = &c->net;
+  if (c->network == NS_SIM_NET_PHASE)
+    fprintf(f, " (contention curve %s%s", n->curve_name ? n->curve_name : "default: HKBU 10 GbE fit",
+            n->alpha_ms > 0 ? "" : ")");
+  if (c->network == NS_SIM_NET_PHASE && n->alpha_ms > 0)
+    fprintf(f, ", all-reduce latency %g ms)", n->alpha_ms);
+  if (n->nics == 0)
+    fprintf(f, "; one NIC per GPU");
+  else if (n->nics > 1)
+    fprintf(f, "; %d NICs per server", n->nics);
+  else
+    fprintf(f, "; 1 NIC per server (the default: the AdaDUAL testbed; --nics)");
+}
+
 static int opt_list(cli *c, const char *o, char *v) {
   (void)c, (void)o, (void)v;
   list_policies(stdout);
@@ -422,6 +582,24 @@ static const struct option {
      "all-reduces sharing links max-min fairly); maxmin and contention, the older fluid models "
      "(a colliding job is charged all the time; contention = AdaDUAL's Eq. 5); ideal "
      "(communication free, to compare with simulators that model no network)", opt_network},
+    {"--contention-curve", "FILE|ideal|default",
+     "phase model: a link carrying k concurrent all-reduces delivers capacity x e(k); FILE is a "
+     "CSV of 'k,e' points (linear in between, flat past the last, e(1) = 1); ideal = e 1 "
+     "everywhere (plain max-min, no loss); default = the fit to HKBU's 10 GbE measurements "
+     "(e(2) 0.79, e(8) 0.80, e(16) 0.61)", opt_curve},
+    {"--allreduce-latency", "MS",
+     "phase model: start-up latency of every all-reduce across servers, not shared "
+     "(default 0; HKBU's 10 GbE fit: 14.9)", opt_alpha},
+    {"--nics", "N[@GBPS]|gpu[@GBPS]",
+     "NICs per server (default 1, the AdaDUAL testbed); gpu = one per GPU; @GBPS sets their "
+     "rate as --nic-gbps", opt_nics},
+    {"--gpu-mem", "MB", "memory of every GPU, MB > 0 (default 16384)", opt_gpu_mem},
+    {"--cassini-drift-rule", "readjust|wait",
+     "cassini-*: a drifted job's shifts are re-applied (readjust, default, CASSINI §4.2) or it "
+     "waits for its next ideal slot (wait, the earlier rule)", opt_drift_rule},
+    {"--cassini-candidates", "N",
+     "cassini-*: candidate placements ranked, 1..10 (default 10); 1 = the base policy's own "
+     "placement with time-shifts only", opt_candidates},
     {"--gittins-dist", "FILE",
      "2d-gittins: the service distribution, in the Tiresias simulator's format (its "
      "yarn-gput*.csv): a CSV whose header has a duration column, one job's GPU-time in "
@@ -711,7 +889,10 @@ static ns_sim_opts *make_opts(const cli *c, int policy) {
       ns_sim_opts_set_network(o, (ns_sim_network)c->network) < 0 ||
       ns_sim_opts_set_seed(o, c->seed) < 0 || ns_sim_opts_set_gpu_sharing(o, c->share) < 0 ||
       (c->dally_lease_s >= 0 && ns_sim_opts_set_dally_lease(o, c->dally_lease_s * 1e3) < 0) ||
-      (c->ngittins > 0 && ns_sim_opts_set_gittins_samples(o, c->gittins, c->ngittins) < 0)) {
+      (c->ngittins > 0 && ns_sim_opts_set_gittins_samples(o, c->gittins, c->ngittins) < 0) ||
+      apply_net(&c->net, o) < 0 ||
+      ns_sim_opts_set_nics(o, c->net.nics < 0 ? 1 : c->net.nics,
+                           c->net.nics_gbps >= 0 ? c->net.nics_gbps : c->nic_gbps) < 0) {
     ns_sim_opts_free(o);
     return NULL;
   }
@@ -1141,9 +1322,15 @@ static int open_outputs(const cli *c, outputs *o) {
 
 int main(int argc, char **argv) {
   cli c = {4, 8, 4, 4, 2, 10.0, 0.0, 100.0, NS_SIM_NET_PHASE, 1, NULL, NULL, NULL, NULL, NULL, NULL,
-           NS_SIM_TRACE_AUTO, {0}, 0, -1, 0, 0, NULL, 0, -1.0, NULL, NULL, 0};
+           NS_SIM_TRACE_AUTO, {0}, 0, -1, 0, 0, NULL, 0, -1.0, NULL, NULL, 0, {0}};
+  c.net.nics = -1, c.net.nics_gbps = -1.0;
   if (parse_args(&c, argc, argv) < 0)
     return 2;
+  if (c.net.nics > c.gpus) {
+    fprintf(stderr, "netsched-sim: --nics must be at most the GPUs per server (--gpus %d) (got %d)\n",
+            c.gpus, c.net.nics);
+    return 2;
+  }
   if (c.npolicies == 0)
     c.policies[c.npolicies++] = NS_SIM_POLICY_FF;
   if (c.progress < 0)
@@ -1185,9 +1372,11 @@ int main(int argc, char **argv) {
       if (c.ngittins > 0)
         fprintf(out.table, ", Gittins distribution %s (%zu samples)", c.gittins_path, c.ngittins);
       fprintf(out.table,
-              "%s; cluster %d leaves x %d servers x %d GPUs, %d spines x %d links, %g Gbps; %s network\n",
+              "%s; cluster %d leaves x %d servers x %d GPUs, %d spines x %d links, %g Gbps; %s network",
               c.share ? ", GPU sharing" : "", c.leaves, c.servers, c.gpus, c.spines, c.links, c.gbps,
               network_labels[network_index(c.network)]);
+      describe_net(out.table, &c);
+      fputc('\n', out.table);
       print_header(out.table);
     }
     skipped = ns_sim_skipped_count(s);

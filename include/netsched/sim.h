@@ -19,18 +19,24 @@
  * GPUs are exclusive (one job per GPU) unless GPU sharing is on
  * (ns_sim_opts_set_gpu_sharing). A job on one server all-reduces over the
  * server's internal fabric at intra_gbps (default 100 Gbps, PCIe-class):
- * 2(N-1)/N * M bytes, no contention. A job spanning servers runs a ring
- * over its servers (in GPU-id order): one flow per consecutive server
- * pair. Each flow traverses the sending server's NIC (tx), the receiving
- * server's NIC (rx) - each of nic_gbps, default = link_gbps (one NIC per
- * server, as in the Ada-SRSF testbed) - and, across leaves, one
- * leaf->spine uplink and one spine->leaf downlink of link_gbps. The spine
- * and parallel link are chosen by the library's ECMP, a fixed hash of the
- * (sending server, receiving server) NIC pair (core.h "Port model"; the
- * run's cluster is set to one NIC port per server at nic_gbps, so that
- * CASSINI's candidates, ns_cassini_candidate_from_cluster, describe exactly
- * these links), except for vClos placements, which use their reserved
- * links and ns_vclos_route (source routing). A ring advances in lock-step: its flows
+ * 2(N-1)/N * M bytes, no contention (GPUs are exclusive, so no two jobs
+ * share it; the contention curve below does not apply). A job spanning
+ * servers runs a ring over its GPUs in GPU-id order: one flow per pair of
+ * consecutive GPUs (cyclically) on different servers. Each flow traverses
+ * the sending GPU's NIC port (tx), the receiving GPU's NIC port (rx) -
+ * each of nic_gbps, default = link_gbps - and, across leaves, one
+ * leaf->spine uplink and one spine->leaf downlink of link_gbps. Servers
+ * have ns_sim_opts_set_nics ports (default 1: one NIC shared by the
+ * server's jobs, the Ada-SRSF testbed of the embedded workload; 0 = one
+ * per GPU, DGX/HGX-style and the vClos testbed); local GPU i uses port
+ * i * nics / gpus_per_server. The spine and parallel link are chosen by
+ * the library's ECMP, a fixed hash of the (sending port, receiving port)
+ * pair (core.h "Port model"; the run's cluster is given the same ports at
+ * nic_gbps, so that CASSINI's candidates, ns_cassini_candidate_from_cluster,
+ * describe exactly these links), except for vClos placements, which use
+ * their reserved links and ns_vclos_route (source routing). With one NIC
+ * per server the GPU ring's flows are the server ring's (one per
+ * consecutive server pair). A ring advances in lock-step: its flows
  * move at one rate x <= d = min(nic, link), k of its flows on one link
  * count k times there. Alone, the communication takes
  * t = 2(N-1)/N * M * 8 / x.
@@ -60,6 +66,30 @@
  *    member's iteration time is off its exact mean by at most (its longest -
  *    shortest iteration in the window) / W, plus at most one iteration at
  *    each hand-over. See bench/RESULTS.md for what it costs.
+ *    CONTENTION LOSS (network-model issue): concurrent all-reduces do not
+ *    get a link's whole capacity. While the flows of k > 1 all-reduces
+ *    (k distinct jobs transferring at that instant; a ring's several flows
+ *    on one link are one all-reduce) cross a link, it delivers capacity x
+ *    e(k), shared max-min by weight as above; e(1) = 1. So on a link
+ *    carrying A and B, then A, B and C, then A alone, the capacity is
+ *    C e(2), C e(3), C: e follows the number of jobs on that link at that
+ *    instant, each link by its own count (A may see e(3) on one link and
+ *    e(1) on the next; its rate is its tightest link's share). Jobs kept at
+ *    their window mean in a partial restart (below) are not counted: their
+ *    mean load is already taken off the capacity. e is a curve
+ *    (ns_sim_opts_set_contention_curve, netsched-sim --contention-curve):
+ *    the default is fitted to HKBU's measurements of 1-16 concurrent ring
+ *    all-reduces on 10 GbE (../shared/data/contention/; e(2) = 0.794,
+ *    e(3..8) = 0.72-0.89, e(9..16) = 0.51-0.62, flat past 16; values and
+ *    fit in src/sim/opts.c): with the measured alpha, the simulated
+ *    lock-step all-reduces are within 7.9 % of the 48 measurements on
+ *    average, 21.3 % at worst (tests/unit/test_sim_contention.c). The
+ *    ideal curve (e = 1) is plain max-min with no loss, the model before
+ *    this issue. Each all-reduce across servers also pays a start-up
+ *    latency alpha first (ns_sim_opts_set_allreduce_latency, default 0;
+ *    HKBU's fit 14.9 ms), not shared and counted as in flight by
+ *    admission; intra-server all-reduces pay none. The fluid models
+ *    (maxmin, contention) have neither.
  *    Large components (more than 16 jobs joined by shared links, no GPU
  *    sharing; scattering policies on big clusters) restart only in part: a
  *    membership change re-simulates the jobs that share a link with the
@@ -91,9 +121,13 @@
  *        shares a link: SRSF(n) starts it while fewer than n others are in
  *        flight on each of its links (only the excess waits); AdaDUAL calls
  *        ns_adadual_decide with the all-reduces in flight on each of its
- *        servers and their remaining bytes; a waiting all-reduce is
- *        reconsidered (smallest remaining service first) whenever one of
- *        its group ends.
+ *        servers and their remaining bytes, and with eta = 2 b (1/e(2) - 1),
+ *        the contention this model charges two colliding all-reduces
+ *        (threshold 0.33 for the default curve, 0.5 for the ideal one);
+ *        waiting all-reduces are reconsidered whenever one of their group
+ *        ends, smallest remaining service first, each decided on its own
+ *        links (AdaDUAL Algorithm 3: one that must wait holds back no
+ *        other).
  *      - CASSINI: candidates are the base policy's placements, described
  *        by ns_cassini_candidate_from_cluster on the run's cluster (its
  *        committed jobs are the running ones) and ranked by ns_cassini_rank;
@@ -107,8 +141,14 @@
  *        its shared links with each job's iteration on its placement
  *        (compute + its all-reduce alone); where one differs from its
  *        profile by more than the threshold the new shifts are applied as
- *        at a placement, else the shifts stand and the job waits for its
- *        next slot.
+ *        at a placement; otherwise the ranked shifts are applied again
+ *        from now, re-aligning the job and its link partners (the paper
+ *        re-adjusts; default) or, with NS_SIM_DRIFT_WAIT
+ *        (ns_sim_opts_set_cassini_drift_rule), the shifts stand and the job
+ *        waits for its next ideal slot (the earlier rule). With
+ *        max_candidates 1 (ns_sim_opts_set_cassini, --cassini-candidates 1)
+ *        CASSINI keeps the base policy's own placement and applies only
+ *        the time-shifts: interleaving without re-placement.
  *      - GPU sharing: the compute phases on one GPU share it (processor
  *        sharing, max-min over the job's GPUs); one job's all-reduce
  *        overlaps another's compute.
@@ -192,7 +232,12 @@
  *    a job alone on its links in the phase model has exactly compute /
  *    (compute + its all-reduce alone at its tier) and one that shares links
  *    less (ns_sim_job_nw_sens). A suspended job keeps its last measure
- *    while it waits. A job that never ran gets an estimate from its profile:
+ *    while it waits. A job that never ran has Nw_sens 1.0 (the library's
+ *    reading, ns_dally_priority: no slowdown endured), so it ranks after
+ *    every job that measured a slowdown; as a measured Nw_sens is at most
+ *    1, new jobs never preempt and the preemption below never triggers
+ *    under this default. ns_sim_opts_set_dally_new_jobs(o,
+ *    NS_SIM_DALLY_NEW_PROFILE) instead estimates it from the profile:
  *    compute / (compute + its all-reduce alone at the most consolidated tier
  *    it fits: one server over the intra-server fabric, one rack over the
  *    NICs, else across racks at min(NIC, leaf-spine link)). The queue is in
@@ -211,7 +256,7 @@
  *    else nothing is taken; an expired job that lost its GPUs is suspended
  *    (and offered what is still free: accepting moves it, with the restore
  *    overhead). Between expiries only free GPUs are offered. A job that
- *    never ran competes with its profile estimate (above), not first.
+ *    never ran competes at 1.0 or its profile estimate (above), not first.
  *    Lease 0, the earlier pass-by-pass reading: after each scheduling pass,
  *    waiting jobs in queue order may suspend running jobs whose Nw_sens
  *    exceeds theirs by more than 5 % (without a margin two jobs of nearly
@@ -433,7 +478,9 @@ typedef int (*ns_sim_place_fn)(const ns_cluster *c, const ns_job *job, ns_placem
    16 x 4-GPU V100 cluster of the AdaDUAL paper), 8 spines, 2 links per
    leaf-spine pair (one uplink per GPU port, and l x s = 4 x 8 vClos shapes
    for the 32-GPU jobs), 10 Gbps; nic_gbps = link_gbps; intra_gbps 100;
-   PHASE network (fast-forward window 16, CASSINI drift 0.05); kappa 1; SRSF(n) n = 1; CASSINI 10 candidates; seed 1;
+   PHASE network (fast-forward window 16, CASSINI drift 0.05 re-adjusted; the default contention
+   curve, all-reduce latency 0, 1 NIC per server, GPU memory 16384 MB); kappa 1; SRSF(n) n = 1;
+   CASSINI 10 candidates; seed 1; Dally new jobs at Nw_sens 1.0;
    Tiresias skew threshold 200 MB (VGG-16 and LSTM-PTB are "skewed");
    Dally timers 12 h / 12 h (§4.3.2), history 7 days, leases 20 min. NULL on ENOMEM. */
 NS_API ns_sim_opts *ns_sim_opts_new(void);
@@ -537,6 +584,64 @@ NS_API int ns_sim_opts_set_gittins_samples(ns_sim_opts *o, const double *gpu_tim
 /* Sets the custom placement (fn non-NULL; user is passed back) and selects
    NS_SIM_PLACE_CUSTOM. */
 NS_API int ns_sim_opts_set_place_fn(ns_sim_opts *o, ns_sim_place_fn fn, void *user);
+
+/* ---- network model: contention, latency, NICs, GPU memory ---------------
+   (CONTENTION LOSS in the model section above.) */
+
+/* The contention curve of the phase model: a link carrying the flows of k
+   concurrent all-reduces (k distinct jobs transferring at that instant)
+   delivers capacity x e(k), shared max-min among them. The curve is the
+   points (k[i], e[i]), i < n: k finite, >= 1, strictly ascending; e in
+   (0, 1], e = 1 at k = 1; linear between points, from (1, 1) up to the
+   first, flat past the last. n = 0 (k and e may be NULL) is the ideal
+   curve, e = 1 everywhere: plain max-min sharing with no loss. At most 256
+   points. NS_EINVAL naming the argument and quoting the value; o unchanged
+   on error. Default: ns_sim_opts_set_default_contention_curve. */
+NS_API int ns_sim_opts_set_contention_curve(ns_sim_opts *o, const double *k, const double *e,
+                                            size_t n);
+/* Restores the default curve: fitted to the HKBU 10 GbE measurements of 1 to
+   16 concurrent ring all-reduces (e(2) = 0.794 ... e(16) = 0.605; the
+   values and their fit are in src/sim/opts.c). */
+NS_API int ns_sim_opts_set_default_contention_curve(ns_sim_opts *o);
+/* e(k) of o's curve (k >= 1); NAN with NS_EINVAL for a NULL o or k < 1. */
+NS_API double ns_sim_opts_contention_factor(const ns_sim_opts *o, int k);
+/* Start-up latency alpha of every all-reduce across servers in the phase
+   model (the alpha of the alpha-beta model): paid once per all-reduce, not
+   shared, before its transfer; finite, 0 <= alpha_ms <= 3.6e6; default 0. */
+NS_API int ns_sim_opts_set_allreduce_latency(ns_sim_opts *o, double alpha_ms);
+/* NIC ports per server and their rate: nics_per_server 1 (default: one NIC
+   shared by the server's jobs, the AdaDUAL testbed of the embedded
+   workload) up to the GPUs per server; 0 = one per GPU (DGX/HGX-style,
+   the vClos testbed). Local GPU i of a server uses port
+   i * nics / gpus_per_server (core.h "Port model": the run's cluster gets
+   the same ports, so CASSINI's candidates see the simulator's links).
+   gbps: as ns_sim_opts_set_bandwidth's nic_gbps (0 = link_gbps), which it
+   sets. 0 <= nics_per_server <= 4194304 here; more than the GPUs per server
+   fails at ns_sim_run (NS_EINVAL). */
+NS_API int ns_sim_opts_set_nics(ns_sim_opts *o, int nics_per_server, double gbps);
+/* Memory of every GPU in MB (finite, >= 0; 0 = the cluster's default,
+   16384, the V100-16GB of the AdaDUAL paper's text; the authors' code uses
+   32768). Jobs whose memory does not fit a GPU cannot be placed. */
+NS_API int ns_sim_opts_set_gpu_memory(ns_sim_opts *o, double mb);
+/* CASSINI's drift rule in the phase model (ns_sim_opts_set_cassini_drift
+   sets the threshold). */
+typedef enum ns_sim_drift_rule {
+  NS_SIM_DRIFT_READJUST = 0, /* default: the shifts of its links are ranked and applied again */
+  NS_SIM_DRIFT_WAIT = 1      /* the drifted job waits for its next ideal slot (earlier rule) */
+} ns_sim_drift_rule;
+NS_API int ns_sim_opts_set_cassini_drift_rule(ns_sim_opts *o, ns_sim_drift_rule rule);
+/* Dally: the Nw_sens of a job that never ran (the paper's formula is 0 / 0
+   then). NS_SIM_DALLY_NEW_ONE (default): 1.0, the library's reading
+   (ns_dally_priority: no slowdown endured); since a measured Nw_sens is at
+   most 1, a new job then never preempts and Dally's preemption never
+   triggers. NS_SIM_DALLY_NEW_PROFILE: the job's lone iteration at its
+   most consolidated tier from its profile, compute / (compute + all-reduce
+   alone) - the reading that keeps the preemption alive. */
+typedef enum ns_sim_dally_new {
+  NS_SIM_DALLY_NEW_ONE = 0,
+  NS_SIM_DALLY_NEW_PROFILE = 1
+} ns_sim_dally_new;
+NS_API int ns_sim_opts_set_dally_new_jobs(ns_sim_opts *o, ns_sim_dally_new reading);
 
 /* ---- simulator ---------------------------------------------------------- */
 

@@ -19,6 +19,9 @@ _netsched_sim() {
     --trace|--csv|--summary-csv|--json|--plot|--models|--gittins-dist)
       COMPREPLY=($(compgen -f -- "$cur"))
       return ;;
+    --contention-curve)
+      COMPREPLY=($(compgen -W "ideal default" -- "$cur") $(compgen -f -- "$cur"))
+      return ;;
   esac
   # an option documented as "--opt a|b|c" completes to a, b or c
   if [[ $prev == --* ]]; then

@@ -455,6 +455,8 @@ static int setup_run(ns_sim *s) {
                                          o->gpus_per_server, o->links_per_pair, o->link_gbps);
   if (s->cluster != NULL && o->gpu_sharing)
     NSI_TRY(ns_cluster_set_gpu_sharing(s->cluster, 1));
+  if (s->cluster != NULL && o->gpu_mem_mb > 0 && ns_cluster_set_gpu_memory_mb(s->cluster, o->gpu_mem_mb) < 0)
+    return nsi_fail(NS_EINVAL, "ns_sim_run: GPU memory: %s", ns_last_error());
   s->pl = ns_placement_new();
   s->scratch = ns_placement_new();
   s->order = malloc(s->njobs * sizeof *s->order);

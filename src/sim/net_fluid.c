@@ -166,15 +166,16 @@ static double serial_wait(const ns_sim *s, const nsi_simjob *j) {
   return 0.5 * w;
 }
 
-/* Eq. 5: k = colliding multi-server jobs on the job's busiest server. */
+/* Eq. 5: k = colliding multi-server jobs on the job's busiest NIC port
+   (its busiest server with one NIC per server). */
 static double eq5_comm(ns_sim *s, const nsi_simjob *j) {
-  int S = s->o.leaves * s->o.servers_per_leaf;
+  int S = s->nports;
   int k = 1;
   double u = 0.0;
   for (size_t i = 0; i < j->nlinks; i++) {
     int l = j->links[i];
     if (l >= S)
-      continue; /* NIC tx links stand for the servers */
+      continue; /* NIC tx links stand for the ports (servers) */
     k = (int)s->load[l] > k ? (int)s->load[l] : k;
     u = s->fuse[l] > u ? s->fuse[l] : u;
   }
@@ -192,7 +193,7 @@ static void eq5_loads(ns_sim *s) {
     for (size_t i = 0; i < j->nlinks; i++)
       s->load[j->links[i]] = 0.0, s->fuse[j->links[i]] = 0.0;
   }
-  int S = s->o.leaves * s->o.servers_per_leaf;
+  int S = s->nports;
   for (size_t r = 0; r < s->nnet; r++) {
     nsi_simjob *j = &s->jobs[s->net[r]];
     for (size_t i = 0; i < j->nlinks; i++)

@@ -63,8 +63,17 @@
  * to T0 + shift, T0 = the latest next iteration start among the running
  * ones (their current iteration is not cut). Re-adjustment (CASSINI §4.2,
  * §5.7): when a shifted job starts an all-reduce more than `drift` x its
- * ideal iteration away from its ideal schedule, its next compute waits for
- * the next ideal slot (default drift 0.05, the paper's five percent).
+ * ideal iteration away from its ideal schedule, the shifts of its shared
+ * links are ranked and applied again from now (default; drift 0.05, the
+ * paper's five percent), or with NS_SIM_DRIFT_WAIT its next compute waits
+ * for its next ideal slot.
+ * Contention (network-model issue): a link carrying the transfers of k > 1
+ * jobs at once delivers capacity x e(k) (contention_caps), the curve of
+ * ns_sim_opts_set_contention_curve; an admitted all-reduce across servers
+ * first spends its start-up latency alpha (NSI_PH_LAT: not shared, counted
+ * in flight by admission) and then transfers (NSI_PH_COMM). Waiting
+ * all-reduces are admitted each on its own (admit_waiters: no head-of-line
+ * blocking).
  * GPU sharing: the compute phases of jobs on one GPU share it (processor
  * sharing, max-min over the GPUs it uses); one job's all-reduce overlaps
  * another's compute.
@@ -158,8 +167,11 @@ static void to_lone(ns_sim *s, nsi_simjob *j) {
   switch (j->phase) {
   case NSI_PH_HOLD: j->pos = -j->ph_left; break;
   case NSI_PH_COMPUTE: j->pos = c - j->ph_left; break;
+  case NSI_PH_LAT: j->pos = c + (j->lat_ms - j->ph_left); break;
   case NSI_PH_COMM:
-    j->pos = c + (j->comm_work > 0 ? (1.0 - j->ph_left / j->comm_work) * j->lone_comm : 0.0);
+    j->pos = c + j->lat_ms +
+             (j->comm_work > 0 ? (1.0 - j->ph_left / j->comm_work) * (j->lone_comm - j->lat_ms)
+                               : 0.0);
     break;
   default: j->pos = c; break; /* waiting to communicate */
   }
@@ -177,8 +189,11 @@ static void to_phase(ns_sim *s, nsi_simjob *j) {
     j->phase = NSI_PH_HOLD, j->ph_left = -j->pos;
   } else if (q < c || j->comm_work <= 0) {
     j->phase = NSI_PH_COMPUTE, j->ph_left = c - q > 0 ? c - q : 0.0;
+  } else if (q < c + j->lat_ms) {
+    j->phase = NSI_PH_LAT, j->ph_left = c + j->lat_ms - q;
   } else {
-    double f = j->lone_comm > 0 ? (q - c) / j->lone_comm : 1.0;
+    double x = j->lone_comm - j->lat_ms; /* the transfer alone */
+    double f = x > 0 ? (q - c - j->lat_ms) / x : 1.0;
     j->phase = NSI_PH_COMM, j->ph_left = j->comm_work * (f < 1.0 ? 1.0 - f : 0.0);
   }
   j->ph_rate = 0, j->t_upd = s->now;
@@ -232,7 +247,8 @@ static int reserve_tmp(ns_sim *s, size_t n) {
 static int group_cache(ns_sim *s, nsi_group *g) {
   if (g->cache == s->capeff_epoch + 1)
     return NS_OK;
-  int S = s->o.leaves * s->o.servers_per_leaf; /* NIC tx [0, S), rx [S, 2S) */
+  int S = s->nports; /* NIC tx [0, S), rx [S, 2S) */
+  int skip_rx = s->ports_per_server == 1; /* else a port's rx and tx carry different rings */
   for (size_t m = 0; m < g->n; m++) {
     const nsi_simjob *k = &s->jobs[g->members[m]];
     for (size_t i = 0; i < k->nlinks; i++)
@@ -254,7 +270,7 @@ static int group_cache(ns_sim *s, nsi_group *g) {
       while (e < k->nlinks && k->links[e] == k->links[i])
         e++;
       int l = k->links[i];
-      if (l >= S && l < 2 * S) {
+      if (skip_rx && l >= S && l < 2 * S) {
         i = e; /* a server's NIC rx carries the same rings as its tx, once each */
       } else if (s->cnt[l] >= 2) {
         for (; i < e; i++)
@@ -276,6 +292,30 @@ static int group_cache(ns_sim *s, nsi_group *g) {
   return rc;
 }
 
+/* Contention loss (sim.h, ns_sim_opts_set_contention_curve): in a solve of
+   n transfers (res_tmp / nres_tmp), a link carrying the flows of k > 1
+   distinct jobs delivers capeff x e(k), shared max-min as before; k counts
+   jobs, not flows (a ring's k flows on a link are one all-reduce). Kept jobs
+   of a partial restart are not counted: their mean load is already off
+   capeff. The ideal curve (e = 1) leaves capeff as it is. */
+static const double *contention_caps(ns_sim *s, size_t n) {
+  if (s->o.curve_n == 0)
+    return s->capeff;
+  for (size_t i = 0; i < n; i++)
+    for (size_t x = 0; x < s->nres_tmp[i]; x++)
+      if (x == 0 || s->res_tmp[i][x] != s->res_tmp[i][x - 1])
+        s->cnt[s->res_tmp[i][x]]++;
+  for (size_t i = 0; i < n; i++)
+    for (size_t x = 0; x < s->nres_tmp[i]; x++) {
+      int l = s->res_tmp[i][x], k = s->cnt[l];
+      s->capk[l] = s->capeff[l] * (k <= 64 ? s->ek[k] : nsi_sim_curve(&s->o, k));
+    }
+  for (size_t i = 0; i < n; i++)
+    for (size_t x = 0; x < s->nres_tmp[i]; x++)
+      s->cnt[s->res_tmp[i][x]] = 0;
+  return s->capk;
+}
+
 /* Rates of a group's members: all-reduces max-min over the links (rate as a
    fraction of the flow rate d), compute phases over shared GPUs. */
 static int solve(ns_sim *s, nsi_group *g) {
@@ -289,8 +329,8 @@ static int solve(ns_sim *s, nsi_group *g) {
     if (k->phase == NSI_PH_COMM && k->nsrv >= 2)
       s->res_tmp[n] = k->slinks, s->nres_tmp[n] = k->nslinks, s->icap_tmp[n++] = k->pcap;
   }
-  NSI_TRY(nsi_sim_fill(&s->fill, n, s->res_tmp, s->nres_tmp, s->icap_tmp, d, s->capeff, s->lid,
-                       s->rate_tmp));
+  NSI_TRY(nsi_sim_fill(&s->fill, n, s->res_tmp, s->nres_tmp, s->icap_tmp, d,
+                       contention_caps(s, n), s->lid, s->rate_tmp));
   n = 0;
   for (size_t m = 0; m < g->n; m++) {
     nsi_simjob *k = &s->jobs[g->members[m]];
@@ -369,8 +409,8 @@ static int resolve(ns_sim *s, nsi_group *g) {
     }
   }
   double d = nsi_sim_nic_gbps(&s->o);
-  NSI_TRY(nsi_sim_fill(&s->fill, n, s->res_tmp, s->nres_tmp, s->icap_tmp, d, s->capeff, s->lid,
-                       s->rate_tmp));
+  NSI_TRY(nsi_sim_fill(&s->fill, n, s->res_tmp, s->nres_tmp, s->icap_tmp, d,
+                       contention_caps(s, n), s->lid, s->rate_tmp));
   for (size_t i = 0; i < n; i++) {
     nsi_simjob *k = &s->jobs[s->idx_tmp[i]];
     double r = s->rate_tmp[i] / d;
@@ -416,9 +456,11 @@ static void begin_compute(ns_sim *s, nsi_simjob *j) {
    Where one differs from its job's profile by more than the threshold
    (e.g. uplinks slower than the NIC), ns_cassini_readjust
    re-optimises the shifts and the hook records them (applied as at a
-   placement). Otherwise the shifts stand and the next compute waits for
-   the job's next ideal slot (§5.7: workers respect the time-shifts they
-   were given). Feeding the library the contended mean iteration instead
+   placement). Otherwise, under the default rule (NS_SIM_DRIFT_READJUST),
+   the ranked shifts are applied again from now (the paper re-adjusts,
+   §4.2, §5.7); under NS_SIM_DRIFT_WAIT the shifts stand and the next
+   compute waits for the job's next ideal slot (the earlier reading:
+   workers respect the time-shifts they were given). Feeding the library the contended mean iteration instead
    re-optimised on transient contention and lengthened cassini-ff's mean
    JCT by 2-6 % on the default workload (commit log). */
 static int check_drift(ns_sim *s, nsi_simjob *j) {
@@ -438,14 +480,27 @@ static int check_drift(ns_sim *s, nsi_simjob *j) {
     NSI_TRY(s->hooks.readjust(s, j, &done));
   if (done)
     return NS_OK;
+  if (s->o.drift_rule == NS_SIM_DRIFT_READJUST) {
+    j->anchor = NAN; /* no loop-free shifts to re-apply: the schedule is dropped */
+    return NS_OK;
+  }
   double end = s->now + j->lone_comm; /* expected end of this all-reduce */
   double k = ceil((end - j->anchor) / P - EPS);
   j->hold_until = j->anchor + k * P;
   return NS_OK;
 }
 
+/* An admitted all-reduce: its start-up latency (alpha, not shared), then
+   its transfer (COMM, shared). */
+static void comm_state(nsi_simjob *j) {
+  if (j->lat_ms > 0)
+    j->phase = NSI_PH_LAT, j->ph_left = j->lat_ms;
+  else
+    j->phase = NSI_PH_COMM, j->ph_left = j->comm_work;
+}
+
 static int start_comm(ns_sim *s, nsi_simjob *j) {
-  j->phase = NSI_PH_COMM, j->ph_left = j->comm_work;
+  comm_state(j);
   return check_drift(s, j);
 }
 
@@ -465,26 +520,49 @@ static double waiter_key(const nsi_simjob *j) {
 }
 
 /* After an all-reduce ended (or the group changed): waiting all-reduces
-   try again, smallest remaining service first. */
+   try again, smallest remaining service first, each decided on its own
+   links (AdaDUAL Algorithm 3): one that must wait holds back nobody else. A
+   start only adds load, so one pass in that order decides them all. */
 static int admit_waiters(ns_sim *s, nsi_group *g) {
-  for (;;) {
-    nsi_simjob *best = NULL;
-    for (size_t m = 0; m < g->n; m++) {
-      nsi_simjob *k = &s->jobs[g->members[m]];
-      if (k->phase == NSI_PH_WAIT && k->it_left > 0 &&
-          (best == NULL || waiter_key(k) < waiter_key(best) ||
-           (waiter_key(k) == waiter_key(best) && k < best)))
-        best = k;
-    }
-    if (best == NULL)
-      return NS_OK;
-    int start = 1;
-    NSI_TRY(s->hooks.admit_comm(s, best, &start));
-    if (!start)
-      return NS_OK; /* the best waiter waits: so do the others (in order) */
-    NSI_TRY(start_comm(s, best));
-    NSI_TRY(add_seed(s, best));
+  size_t nw = 0;
+  for (size_t m = 0; m < g->n; m++) {
+    const nsi_simjob *k = &s->jobs[g->members[m]];
+    if (k->phase == NSI_PH_WAIT && k->it_left > 0)
+      nw++;
   }
+  if (nw == 0)
+    return NS_OK;
+  NSI_TRY(nsi_reserve(&s->wtmp, &s->cap_wtmp, nw, sizeof *s->wtmp));
+  nw = 0;
+  for (size_t m = 0; m < g->n; m++) { /* insertion by (key, index) */
+    int ji = g->members[m];
+    const nsi_simjob *k = &s->jobs[ji];
+    if (k->phase != NSI_PH_WAIT || k->it_left == 0)
+      continue;
+    size_t at = nw++;
+    double key = waiter_key(k);
+    while (at > 0) {
+      const nsi_simjob *p = &s->jobs[s->wtmp[at - 1]];
+      double pk = waiter_key(p);
+      if (pk < key || (pk == key && s->wtmp[at - 1] < ji))
+        break;
+      s->wtmp[at] = s->wtmp[at - 1];
+      at--;
+    }
+    s->wtmp[at] = ji;
+  }
+  for (size_t i = 0; i < nw; i++) {
+    nsi_simjob *k = &s->jobs[s->wtmp[i]];
+    if (k->phase != NSI_PH_WAIT || k->group < 0)
+      continue; /* moved by a re-adjustment of an earlier one */
+    int start = 1;
+    NSI_TRY(s->hooks.admit_comm(s, k, &start));
+    if (!start)
+      continue; /* this one waits; the next is decided on its own links */
+    NSI_TRY(start_comm(s, k));
+    NSI_TRY(add_seed(s, k));
+  }
+  return NS_OK;
 }
 
 static void leave_group(ns_sim *s, nsi_simjob *j) {
@@ -597,6 +675,8 @@ static int group_event(ns_sim *s, nsi_simjob *j, int *finished) {
       NSI_TRY(begin_comm(s, j));
     else
       comm_ended = 1; /* no all-reduce: the iteration ends */
+  } else if (j->phase == NSI_PH_LAT) {
+    j->phase = NSI_PH_COMM, j->ph_left = j->comm_work; /* the latency is over: the transfer */
   } else {
     comm_ended = 1;
   }
@@ -639,10 +719,14 @@ static int phase_start(ns_sim *s, nsi_simjob *j) {
   /* resumed (issue 15): the fraction of the current iteration done, kept
      by phase_stop in pos / per; the restore overhead holds it first */
   double frac = j->resumed && j->per > 0 && j->pos > 0 ? j->pos / j->per : 0.0;
-  j->comm_work = nsi_sim_comm_alone_ms(s, j, j->nsrv >= 2);
-  j->lone_comm = j->comm_work;
+  double alone = nsi_sim_comm_alone_ms(s, j, j->nsrv >= 2);
+  j->lat_ms = j->nsrv >= 2 && alone > 0 && s->o.network == NS_SIM_NET_PHASE ? s->o.alpha_ms : 0.0;
+  j->comm_work = alone - j->lat_ms; /* the transfer at full rate */
+  if (j->comm_work <= 0)
+    j->comm_work = 0, j->lat_ms = alone > 0 ? alone : 0.0;
+  j->lone_comm = alone;
   if (j->nsrv >= 2 && j->comm_work > 0)
-    j->lone_comm = j->comm_work * nsi_sim_nic_gbps(&s->o) / nsi_sim_lone_rate(s, j);
+    j->lone_comm = j->lat_ms + j->comm_work * nsi_sim_nic_gbps(&s->o) / nsi_sim_lone_rate(s, j);
   if (!j->resumed)
     j->it_left = j->iterations, j->ver = 0;
   j->group = -1;
@@ -696,7 +780,9 @@ static double next_start_in(ns_sim *s, nsi_simjob *j) {
   case NSI_PH_HOLD: return j->ph_left;
   case NSI_PH_COMPUTE:
     return j->ph_left >= j->compute_ms ? 0.0 : j->ph_left + j->lone_comm;
-  case NSI_PH_COMM: return j->comm_work > 0 ? j->ph_left / j->comm_work * j->lone_comm : 0.0;
+  case NSI_PH_LAT: return j->ph_left + (j->lone_comm - j->lat_ms);
+  case NSI_PH_COMM:
+    return j->comm_work > 0 ? j->ph_left / j->comm_work * (j->lone_comm - j->lat_ms) : 0.0;
   default: return j->lone_comm;
   }
 }
@@ -812,7 +898,7 @@ static int rebuild(ns_sim *s, const int *comp, size_t n, int partial) {
   if (n == 1 && !partial) {
     nsi_simjob *j = &s->jobs[comp[0]];
     if (j->phase == NSI_PH_WAIT)
-      j->phase = NSI_PH_COMM, j->ph_left = j->comm_work; /* alone: its all-reduce starts */
+      comm_state(j); /* alone: its all-reduce starts */
     to_lone(s, j);
     return push(s, j, s->now + lone_left(j));
   }
@@ -964,8 +1050,11 @@ static double phase_remaining(ns_sim *s, nsi_simjob *j) {
   double ip = ideal_per(j), done = 0.0;
   if (j->phase == NSI_PH_COMPUTE)
     done = j->compute_ms - j->ph_left;
+  else if (j->phase == NSI_PH_LAT)
+    done = j->compute_ms + (j->lat_ms - j->ph_left);
   else if (j->phase == NSI_PH_COMM)
-    done = j->compute_ms + (j->comm_work > 0 ? (1 - j->ph_left / j->comm_work) * j->lone_comm : 0);
+    done = j->compute_ms + j->lat_ms +
+           (j->comm_work > 0 ? (1 - j->ph_left / j->comm_work) * (j->lone_comm - j->lat_ms) : 0);
   else if (j->phase == NSI_PH_WAIT)
     done = j->compute_ms;
   return left - done / ip;

@@ -5,18 +5,24 @@
  * (progressive filling). The models themselves are in net_fluid.c
  * (maxmin, contention) and net_phase.c (phase). See sim.h.
  *
- * Link indices: server NIC tx [0, S), server NIC rx [S, 2S), leaf->spine
- * uplinks [2S, 2S+U), spine->leaf downlinks [2S+U, 2S+2U), U = leaves *
- * spines * links_per_pair, in the core's nsi_link_index order.
+ * Link indices, N = S x P NIC ports (S servers, P = ns_sim_opts_set_nics
+ * ports per server, default 1): NIC port tx [0, N), NIC port rx [N, 2N),
+ * leaf->spine uplinks [2N, 2N+U), spine->leaf downlinks [2N+U, 2N+2U),
+ * U = leaves * spines * links_per_pair, in the core's nsi_link_index order.
  *
- * One port model with the library (core.h "Port model"): one NIC port per
- * server (the run's cluster is set so, ns_cluster_set_nic_ports(c, 1,
- * nic rate)), flows between leaves on the spine and parallel link the
- * core's ECMP hash (nsi_ecmp_route) picks for the (source server, destination
- * server) port pair, vClos jobs on their reserved links: the links
- * ns_cassini_candidate_from_cluster describes are the links loaded here
- * (test_sim_cassini_links_agree).
+ * One port model with the library (core.h "Port model"): the run's cluster
+ * is set to P ports per server at the NIC rate (ns_cluster_set_nic_ports),
+ * local GPU i of a server on its port i * P / gpus_per_server. A job's ring
+ * runs over its GPUs in ascending id order; each pair of consecutive GPUs
+ * (cyclically) on different servers is one flow, from the sender GPU's port
+ * (tx) to the receiver GPU's port (rx); between leaves it crosses the spine
+ * and parallel link the core's ECMP hash (nsi_ecmp_route) picks for that
+ * port pair, or a vClos job's reserved links. These are the flows and links
+ * ns_cassini_candidate_from_cluster describes for a ring
+ * (test_sim_cassini_links_agree). With P = 1 the GPU ring's inter-server
+ * flows are exactly the server ring's (one per consecutive server pair).
  */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,9 +31,16 @@
 
 int nsi_sim_net_init(ns_sim *s) {
   const ns_sim_opts *o = &s->o;
-  int S = o->leaves * o->servers_per_leaf;
+  int S = o->leaves * o->servers_per_leaf, P = nsi_sim_nic_ports(o);
+  if (P > o->gpus_per_server)
+    return nsi_fail(NS_EINVAL, "ns_sim_run: nics_per_server must be at most the GPUs per server, "
+                               "%d (got %d)", o->gpus_per_server, P);
   int U = o->leaves * o->spines * o->links_per_pair;
-  s->nnet_links = 2 * S + 2 * U;
+  s->nports = (long long)S * P > INT_MAX / 4 ? -1 : S * P;
+  if (s->nports < 0)
+    return nsi_fail(NS_EINVAL, "ns_sim_run: %d servers x %d NICs is too many ports", S, P);
+  s->ports_per_server = P;
+  s->nnet_links = 2 * s->nports + 2 * U;
   size_t n = (size_t)s->nnet_links;
   s->cap = malloc(n * sizeof *s->cap);
   s->load = calloc(n, sizeof *s->load);
@@ -40,10 +53,10 @@ int nsi_sim_net_init(ns_sim *s) {
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory for %zu links", n);
   double nic = o->nic_gbps > 0 ? o->nic_gbps : o->link_gbps;
   /* the library's view of the NICs (CASSINI candidates): this network's */
-  if (ns_cluster_set_nic_ports(s->cluster, 1, nic) < 0)
+  if (ns_cluster_set_nic_ports(s->cluster, P, nic) < 0)
     return nsi_fail(NS_EINVAL, "ns_sim_run: %s", ns_last_error());
   for (size_t i = 0; i < n; i++)
-    s->cap[i] = i < (size_t)(2 * S) ? nic : o->link_gbps;
+    s->cap[i] = i < (size_t)(2 * s->nports) ? nic : o->link_gbps;
   /* the phase model: union-find owners per link and GPU, GPU capacities */
   int G = S * o->gpus_per_server;
   s->ngpus_total = G;
@@ -55,6 +68,9 @@ int nsi_sim_net_init(ns_sim *s) {
     memset(s->lid, 0xff, (n + (size_t)G) * sizeof *s->lid);
   s->bg = calloc(n, sizeof *s->bg);
   s->capeff = malloc(n * sizeof *s->capeff);
+  s->capk = malloc(n * sizeof *s->capk);
+  for (int k = 0; k <= 64; k++)
+    s->ek[k] = nsi_sim_curve(o, k);
   s->bgcnt = calloc(n, sizeof *s->bgcnt);
   s->touch = calloc(n + (size_t)G, sizeof *s->touch);
   s->touch_epoch = 1;
@@ -64,7 +80,7 @@ int nsi_sim_net_init(ns_sim *s) {
   s->gcap = malloc((size_t)G * sizeof *s->gcap);
   s->gload = calloc((size_t)G, sizeof *s->gload);
   s->gused = calloc((size_t)G, sizeof *s->gused);
-  if (!s->own || !s->lid || !s->bg || !s->capeff || !s->bgcnt || !s->touch || !s->gcap || !s->gload || !s->gused)
+  if (!s->own || !s->lid || !s->bg || !s->capeff || !s->capk || !s->bgcnt || !s->touch || !s->gcap || !s->gload || !s->gused)
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory for %d GPUs", G);
   for (int g = 0; g < G; g++)
     s->gcap[g] = 1.0;
@@ -74,7 +90,8 @@ int nsi_sim_net_init(ns_sim *s) {
 void nsi_sim_net_free(ns_sim *s) {
   free(s->cap), free(s->load), free(s->fuse), free(s->sum), free(s->cnt), free(s->shared_ever);
   free(s->srv_busy), free(s->own), free(s->lid), free(s->gcap), free(s->gload), free(s->gused);
-  free(s->bg), free(s->capeff), free(s->bgcnt), free(s->touch);
+  free(s->bg), free(s->capeff), free(s->bgcnt), free(s->touch), free(s->capk), free(s->wtmp);
+  s->capk = NULL, s->wtmp = NULL, s->cap_wtmp = 0;
   s->lid = s->bgcnt = s->touch = NULL;
   s->bg = s->capeff = NULL;
   nsi_sim_fill_free(&s->fill);
@@ -101,27 +118,38 @@ static int reserved_k(const ns_placement *p, int leaf, int spine, int lpp, int f
   return fallback;
 }
 
-static int first_gpu_on(const ns_placement *p, int server, int gps) {
-  for (size_t i = 0; i < p->ngpus; i++)
-    if (p->gpus[i] / gps == server)
-      return p->gpus[i];
+/* The placement's first GPU on NIC port `port` (P = 1: on the server). */
+static int first_gpu_on_port(const ns_sim *s, const ns_placement *p, int port) {
+  int gps = s->o.gpus_per_server, P = s->ports_per_server;
+  for (size_t i = 0; i < p->ngpus; i++) {
+    int g = p->gpus[i];
+    if ((g / gps) * P + (int)((long long)(g % gps) * P / gps) == port)
+      return g;
+  }
   return -1;
 }
 
-/* Appends the links of the flow src -> dst server. */
-static void flow_links(ns_sim *s, const ns_placement *p, int src, int dst, int *out, size_t *n) {
+static int port_of(const ns_sim *s, int gpu) {
+  int gps = s->o.gpus_per_server, P = s->ports_per_server;
+  return (gpu / gps) * P + (int)((long long)(gpu % gps) * P / gps);
+}
+
+/* Appends the links of the flow from GPU a to GPU b (on another server). */
+static void flow_links(ns_sim *s, const ns_placement *p, int a, int b, int *out, size_t *n) {
   const ns_sim_opts *o = &s->o;
-  int S = o->leaves * o->servers_per_leaf;
+  int N = s->nports;
   int U = o->leaves * o->spines * o->links_per_pair;
-  out[(*n)++] = src;
-  out[(*n)++] = S + dst;
-  int ls = src / o->servers_per_leaf, ld = dst / o->servers_per_leaf;
+  int pa = port_of(s, a), pb = port_of(s, b);
+  out[(*n)++] = pa;
+  out[(*n)++] = N + pb;
+  int gps = o->gpus_per_server;
+  int ls = a / gps / o->servers_per_leaf, ld = b / gps / o->servers_per_leaf;
   if (ls == ld || o->spines == 0)
     return;
-  int spine = 0, k = 0; /* ECMP on the (src, dst) NIC ports: one port per server */
-  nsi_ecmp_route(o->spines, o->links_per_pair, src, dst, &spine, &k);
+  int spine = 0, k = 0; /* ECMP on the (a, b) NIC ports */
+  nsi_ecmp_route(o->spines, o->links_per_pair, pa, pb, &spine, &k);
   if (p->nlinks > 0) { /* vClos: source routing over the reserved links (§5.2) */
-    int sg = first_gpu_on(p, src, o->gpus_per_server), dg = first_gpu_on(p, dst, o->gpus_per_server);
+    int sg = first_gpu_on_port(s, p, pa), dg = first_gpu_on_port(s, p, pb);
     int sp;
     if (sg >= 0 && dg >= 0 && ns_vclos_route(s->cluster, sg, dg, &sp) == NS_OK && sp >= 0 &&
         sp < o->spines)
@@ -132,37 +160,48 @@ static void flow_links(ns_sim *s, const ns_placement *p, int src, int dst, int *
   int kd = p->nlinks > 0 ? reserved_k(p, ld, spine, o->links_per_pair, k) : k;
   size_t up = ((size_t)ls * (size_t)o->spines + (size_t)spine) * (size_t)o->links_per_pair + (size_t)ku;
   size_t down = ((size_t)ld * (size_t)o->spines + (size_t)spine) * (size_t)o->links_per_pair + (size_t)kd;
-  out[(*n)++] = 2 * S + (int)up;
-  out[(*n)++] = 2 * S + U + (int)down;
+  out[(*n)++] = 2 * N + (int)up;
+  out[(*n)++] = 2 * N + U + (int)down;
 }
 
-/* The ring over the job's servers (ascending ids = GPU-id order). */
+/* The ring over the job's GPUs in ascending id order: one flow per pair of
+   consecutive GPUs (cyclically) on different servers. */
 int nsi_sim_job_links(ns_sim *s, nsi_simjob *j, const ns_placement *p, int **links,
                       size_t *nlinks) {
   int gps = s->o.gpus_per_server;
-  int *srv = malloc((p->ngpus ? p->ngpus : 1) * sizeof *srv);
-  if (srv == NULL)
+  size_t ng = p->ngpus ? p->ngpus : 1;
+  int *srv = malloc(ng * sizeof *srv), *g = malloc(ng * sizeof *g);
+  if (srv == NULL || g == NULL) {
+    free(srv), free(g);
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
+  }
   size_t m = nsi_distinct_groups(p->gpus, p->ngpus, gps, srv);
   int *out = NULL;
   size_t n = 0;
   if (m >= 2) {
-    out = malloc(4 * m * sizeof *out);
+    memcpy(g, p->gpus, p->ngpus * sizeof *g);
+    qsort(g, p->ngpus, sizeof *g, nsi_cmp_int);
+    out = malloc(4 * m * sizeof *out); /* m server boundaries in the ring */
     if (out == NULL) {
-      free(srv);
+      free(srv), free(g);
       return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
     }
-    for (size_t i = 0; i < m; i++)
-      flow_links(s, p, srv[i], srv[(i + 1) % m], out, &n);
+    for (size_t i = 0; i < p->ngpus; i++) {
+      int a = g[i], b = g[(i + 1) % p->ngpus];
+      if (a / gps != b / gps)
+        flow_links(s, p, a, b, out, &n);
+    }
     qsort(out, n, sizeof *out, nsi_cmp_int); /* duplicates adjacent: multiplicity */
   }
+  free(g);
   free(j->srv);
   j->srv = srv, j->nsrv = m;
   *links = out, *nlinks = n;
   return NS_OK;
 }
 
-/* Communication time alone: Eq. 5 with k = 1, or the ring's transfer. */
+/* Communication time alone: Eq. 5 with k = 1, or the ring's transfer (plus,
+   across servers in the phase model, the start-up latency alpha). */
 double nsi_sim_comm_alone_ms(const ns_sim *s, const nsi_simjob *j, int multi_server) {
   const ns_sim_opts *o = &s->o;
   int n = j->gpus;
@@ -171,7 +210,8 @@ double nsi_sim_comm_alone_ms(const ns_sim *s, const nsi_simjob *j, int multi_ser
   double frac = 2.0 * (n - 1) / n; /* ring all-reduce: 2(N-1)/N * M per GPU */
   if (!multi_server)
     return frac * (double)j->model_bytes * 8.0 / (o->intra_gbps * 1e6);
-  return frac * (double)j->model_bytes * 8.0 / (nsi_sim_nic_gbps(o) * 1e6);
+  double alpha = o->network == NS_SIM_NET_PHASE ? o->alpha_ms : 0.0; /* start-up latency */
+  return alpha + frac * (double)j->model_bytes * 8.0 / (nsi_sim_nic_gbps(o) * 1e6);
 }
 
 /* The rate of a multi-server job's flows alone: the flow rate d, capped on

@@ -8,6 +8,7 @@
  * Table V, Dally against Tiresias-style consolidation and best-fit, vClos
  * and Titan against the network-agnostic first-fit, CASSINI against its base.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -92,6 +93,29 @@ static void apply_preset(ns_sim_opts *o, int p) {
   o->backfill = !presets[p].strict;
 }
 
+/* The default contention curve e(k), k concurrent all-reduces on a link.
+   Fitted to the HKBU measurements of ring all-reduces on 10 GbE
+   (HKBU-HPML/dl-scheduling, offline/network_contention: alpha-beta.csv
+   and results.csv; ../shared/data/contention/allreduce-latency-single.csv
+   and -vs-concurrency.csv, not copied here): the single job gives
+   t(1, M) = alpha + beta M with alpha = 14.92 ms, beta = 9.92 ms per 1e6
+   bytes (least squares over 10-100 MiB); for each k the 10, 20 and 40 MiB
+   rows give e(k) by least squares of the relative error of
+   t(k, M) = alpha + k M beta / e(k). Over the 48 rows (k = 1..16) the
+   curve's mean |error| is 7.9 %, the worst 21 % (k = 4, 10 MiB: the rows
+   are not monotonic in k); the jump at k = 9 is in the data. Past k = 16
+   the curve stays at e(16). tests/unit/test_sim_contention.c re-derives
+   the error from the files when they are present. */
+static const double default_curve_e[] = {1.000, 0.794, 0.754, 0.892, 0.741, 0.724,
+                                         0.757, 0.798, 0.506, 0.576, 0.556, 0.523,
+                                         0.561, 0.568, 0.619, 0.605};
+
+static void default_curve(ns_sim_opts *o) {
+  o->curve_n = (int)(sizeof default_curve_e / sizeof *default_curve_e);
+  for (int i = 0; i < o->curve_n; i++)
+    o->curve_k[i] = i + 1, o->curve_e[i] = default_curve_e[i];
+}
+
 ns_sim_opts *ns_sim_opts_new(void) {
   ns_sim_opts *o = calloc(1, sizeof *o);
   if (o == NULL) {
@@ -114,6 +138,8 @@ ns_sim_opts *ns_sim_opts_new(void) {
   o->las_queues = 3, o->las_limit[0] = 3250e3, o->las_limit[1] = 7200e3; /* jobs.py */
   o->starvation = 0.0, o->restore_ms = 0.0;
   o->skew_bytes = 200000000ull; /* VGG-16, LSTM-PTB skewed; ResNet-50, Inception-V3 not */
+  o->nic_ports = 1; /* one NIC per server: the AdaDUAL testbed of the embedded workload */
+  default_curve(o);
   return o;
 }
 
@@ -394,5 +420,112 @@ int ns_sim_opts_set_cassini_drift(ns_sim_opts *o, double fraction) {
     return nsi_fail(NS_EINVAL, "ns_sim_opts_set_cassini_drift: fraction must be in [0, 0.5] "
                                "(got %s)", NSI_REAL_STR(fraction));
   o->cassini_drift = fraction;
+  return NS_OK;
+}
+
+/* ---- network-model issue: contention curve, latency, NICs, GPU memory --- */
+
+int ns_sim_opts_set_contention_curve(ns_sim_opts *o, const double *k, const double *e, size_t n) {
+  static const char fn[] = "ns_sim_opts_set_contention_curve";
+  NSI_TRY(nsi_check_ptr(o, fn, "o"));
+  if (n > NSI_CURVE_MAX)
+    return nsi_fail(NS_EINVAL, "%s: n must be at most %d points (got %zu)", fn, NSI_CURVE_MAX, n);
+  if (n > 0) {
+    NSI_TRY(nsi_check_ptr(k, fn, "k"));
+    NSI_TRY(nsi_check_ptr(e, fn, "e"));
+  }
+  for (size_t i = 0; i < n; i++) {
+    if (!isfinite(k[i]) || k[i] < 1 || k[i] > 1e9)
+      return nsi_fail(NS_EINVAL, "%s: k[%zu] must be a job count in [1, 1e9] (got %s)", fn, i,
+                      NSI_REAL_STR(k[i]));
+    if (i > 0 && !(k[i] > k[i - 1]))
+      return nsi_fail(NS_EINVAL, "%s: k must be strictly ascending (k[%zu] = %s after %s)", fn,
+                      i, NSI_REAL_STR(k[i]), NSI_REAL_STR(k[i - 1]));
+    if (!isfinite(e[i]) || !(e[i] > 0) || e[i] > 1)
+      return nsi_fail(NS_EINVAL, "%s: e[%zu] must be a fraction of capacity in (0, 1] (got %s)",
+                      fn, i, NSI_REAL_STR(e[i]));
+    if (k[i] < 2 && e[i] != 1)
+      return nsi_fail(NS_EINVAL, "%s: e(1) must be 1, a lone all-reduce loses nothing (got "
+                      "e[%zu] = %s at k = %s)", fn, i, NSI_REAL_STR(e[i]), NSI_REAL_STR(k[i]));
+  }
+  o->curve_n = (int)n;
+  for (size_t i = 0; i < n; i++)
+    o->curve_k[i] = k[i], o->curve_e[i] = e[i];
+  return NS_OK;
+}
+
+int ns_sim_opts_set_default_contention_curve(ns_sim_opts *o) {
+  NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_default_contention_curve", "o"));
+  default_curve(o);
+  return NS_OK;
+}
+
+/* Linear between points, (1, 1) before the first, flat past the last. */
+double nsi_sim_curve(const ns_sim_opts *o, int k) {
+  if (k <= 1 || o->curve_n == 0)
+    return 1.0;
+  double k0 = 1.0, e0 = 1.0;
+  for (int i = 0; i < o->curve_n; i++) {
+    double k1 = o->curve_k[i], e1 = o->curve_e[i];
+    if (k <= k1)
+      return k1 == k0 ? e1 : e0 + (e1 - e0) * ((double)k - k0) / (k1 - k0);
+    k0 = k1, e0 = e1;
+  }
+  return e0;
+}
+
+double ns_sim_opts_contention_factor(const ns_sim_opts *o, int k) {
+  static const char fn[] = "ns_sim_opts_contention_factor";
+  if (nsi_check_ptr(o, fn, "o") < 0 || nsi_check_int(k, 1, INT_MAX, fn, "k") < 0)
+    return NAN;
+  return nsi_sim_curve(o, k);
+}
+
+int ns_sim_opts_set_allreduce_latency(ns_sim_opts *o, double alpha_ms) {
+  static const char fn[] = "ns_sim_opts_set_allreduce_latency";
+  NSI_TRY(nsi_check_ptr(o, fn, "o"));
+  NSI_TRY(nsi_check_finite_ge0(alpha_ms, fn, "alpha_ms"));
+  if (alpha_ms > 3.6e6)
+    return nsi_fail(NS_EINVAL, "%s: alpha_ms must be at most 3.6e6 (one hour; got %s)", fn,
+                    NSI_REAL_STR(alpha_ms));
+  o->alpha_ms = alpha_ms;
+  return NS_OK;
+}
+
+int ns_sim_opts_set_nics(ns_sim_opts *o, int nics_per_server, double gbps) {
+  static const char fn[] = "ns_sim_opts_set_nics";
+  NSI_TRY(nsi_check_ptr(o, fn, "o"));
+  NSI_TRY(nsi_check_int(nics_per_server, 0, 4194304, fn, "nics_per_server"));
+  NSI_TRY(nsi_check_finite_ge0(gbps, fn, "gbps"));
+  o->nic_ports = nics_per_server, o->nic_gbps = gbps;
+  return NS_OK;
+}
+
+int nsi_sim_nic_ports(const ns_sim_opts *o) {
+  return o->nic_ports == 0 ? o->gpus_per_server : o->nic_ports;
+}
+
+int ns_sim_opts_set_gpu_memory(ns_sim_opts *o, double mb) {
+  static const char fn[] = "ns_sim_opts_set_gpu_memory";
+  NSI_TRY(nsi_check_ptr(o, fn, "o"));
+  NSI_TRY(nsi_check_finite_ge0(mb, fn, "mb"));
+  o->gpu_mem_mb = mb;
+  return NS_OK;
+}
+
+int ns_sim_opts_set_cassini_drift_rule(ns_sim_opts *o, ns_sim_drift_rule rule) {
+  static const char fn[] = "ns_sim_opts_set_cassini_drift_rule";
+  NSI_TRY(nsi_check_ptr(o, fn, "o"));
+  NSI_TRY(nsi_check_int((long long)rule, NS_SIM_DRIFT_READJUST, NS_SIM_DRIFT_WAIT, fn, "rule"));
+  o->drift_rule = (int)rule;
+  return NS_OK;
+}
+
+int ns_sim_opts_set_dally_new_jobs(ns_sim_opts *o, ns_sim_dally_new reading) {
+  static const char fn[] = "ns_sim_opts_set_dally_new_jobs";
+  NSI_TRY(nsi_check_ptr(o, fn, "o"));
+  NSI_TRY(nsi_check_int((long long)reading, NS_SIM_DALLY_NEW_ONE, NS_SIM_DALLY_NEW_PROFILE, fn,
+                        "reading"));
+  o->dally_new = (int)reading;
   return NS_OK;
 }

@@ -13,10 +13,19 @@
  * Dally (§4.3.1; readings where the paper is silent, also in sim.h DALLY):
  *  - Nw_sens = compute x iterations done / ms run, from the network model's
  *    measured() (nsi_sim_nw_sens); kept while the job waits. A job that
- *    never ran: the paper gives no initial value; we estimate the value it
- *    would measure alone at the most consolidated tier it fits (one
- *    server, one rack, else across racks), so that jobs that ran and jobs
- *    that did not are compared on the same scale.
+ *    never ran: the paper gives no initial value (0 / 0); we take the
+ *    library's reading, ns_dally_priority's 1.0 ("no slowdown endured",
+ *    src/dally/priority.c), so the simulator and a cluster manager calling
+ *    the library rank it alike: after every job that measured a slowdown,
+ *    ties by arrival. Consequence: a measured Nw_sens is at most 1, so a
+ *    job that never ran never preempts, and only a suspended job waits
+ *    with a measured value: Dally's preemption then never triggers (the
+ *    "dally" preset runs as its no-preemption variant; 0 preemptions on
+ *    the default workload). ns_sim_opts_set_dally_new_jobs(o,
+ *    NS_SIM_DALLY_NEW_PROFILE) selects the earlier reading, which keeps the
+ *    paper's preemption alive: a profile estimate of the job's lone
+ *    iteration at its most consolidated tier (Table 1's per-model,
+ *    per-tier overheads are known before a job runs, §3).
  *  - Preemption: the paper gives the priority (lower Nw_sens = more
  *    network-induced slowdown = served first, "prioritizes providing
  *    better-consolidated placements to jobs suffering from sub-optimal
@@ -40,11 +49,10 @@
  *    overhead). Bounded: NSI_DALLY_MAX_VICTIMS jobs taken per waiter,
  *    NSI_DALLY_LEASE_TRIES such offers per re-offer. Between lease expiries
  *    (arrivals, finishes, timer wake-ups) only the free GPUs are offered.
- *    A job that never ran (the paper's Nw_sens is 0 / 0 then) is ranked by
- *    the profile estimate below, not first (0): on the two Philly slices
- *    of bench/REPRODUCE.md, ranking it first (every new job takes GPUs at
- *    the next expiry) gave Dally 4.1-7.8x Tiresias's communication overhead
- *    and 2.0-2.7x its makespan, the estimate 0.28-1.30x and 0.83-0.89x.
+ *    A job that never ran is ranked at 1.0 (above), not first (0): on the
+ *    two Philly slices of bench/REPRODUCE.md, ranking it first (every new
+ *    job takes GPUs at the next expiry) gave Dally 4.1-7.8x Tiresias's
+ *    communication overhead and 2.0-2.7x its makespan.
  *  - Pass-by-pass reading (lease 0, preempt_dally): after each
  *    scheduling pass, a waiting job may take the GPUs of running jobs whose
  *    Nw_sens is above its own by more than NSI_DALLY_MARGIN (5 %:
@@ -347,12 +355,16 @@ int nsi_sim_place(ns_sim *s, int ji, int *placed) {
 
 /* ---- Dally: Nw_sens and network-sensitive preemption ------------------------ */
 
-/* A job that never ran (see the file comment): its lone iteration on the
-   most consolidated tier it fits - one server (intra-server fabric), one
-   rack (the NIC ring), else across racks (the ring at min(NIC, leaf-spine
-   link)) - against its compute alone. */
+/* A job that never ran (see the file comment): 1.0, the library's reading
+   (ns_dally_priority: no slowdown endured yet), by default. With
+   NS_SIM_DALLY_NEW_PROFILE: its lone iteration on the most consolidated
+   tier it fits - one server (intra-server fabric), one rack (the NIC ring),
+   else across racks (the ring at min(NIC, leaf-spine link)) - against its
+   compute alone (the reading before the network-model issue). */
 static double nw_sens_initial(const ns_sim *s, const nsi_simjob *j) {
   const ns_sim_opts *o = &s->o;
+  if (o->dally_new == NS_SIM_DALLY_NEW_ONE)
+    return 1.0;
   double c = j->compute_ms, t;
   if (j->gpus <= o->gpus_per_server) {
     t = nsi_sim_comm_alone_ms(s, j, 0);
@@ -715,6 +727,11 @@ static int admit_all(ns_sim *s, nsi_simjob *j, int *start) {
   return NS_OK;
 }
 
+/* An admitted multi-server all-reduce: in its start-up latency or transfer. */
+static int in_flight(const nsi_simjob *k) {
+  return (k->phase == NSI_PH_COMM || k->phase == NSI_PH_LAT) && k->nsrv >= 2;
+}
+
 static int uses_link(const nsi_simjob *k, int l) {
   return k->nlinks > 0 && bsearch(&l, k->links, k->nlinks, sizeof *k->links, nsi_cmp_int) != NULL;
 }
@@ -730,7 +747,7 @@ static int admit_srsf(ns_sim *s, nsi_simjob *j, int *start) {
     int others = 0;
     for (size_t m = 0; m < g->n; m++) {
       const nsi_simjob *k = &s->jobs[g->members[m]];
-      if (k != j && k->phase == NSI_PH_COMM && k->nsrv >= 2 && uses_link(k, j->links[i]))
+      if (k != j && in_flight(k) && uses_link(k, j->links[i]))
         others++;
     }
     *start = others < s->o.admit_n;
@@ -741,7 +758,12 @@ static int admit_srsf(ns_sim *s, nsi_simjob *j, int *start) {
 /* AdaDUAL Algorithm 2 at the start of every all-reduce: per server of the
    job, the all-reduces in flight there and, where one, its remaining bytes.
    "Wait" queues the all-reduce; it is decided again whenever an all-reduce
-   of its group ends. */
+   of its group ends. The decision uses the contention the phase model
+   charges: with Eq. 5's b (any b: only eta / b matters), two colliding
+   transfers of M take 2 b M / e(2) in the model and 2 b M + eta M in Eq. 5,
+   so eta = 2 b (1 / e(2) - 1) (0.52 b for the default curve's e(2) = 0.794,
+   threshold b / (2 (b + eta)) = 0.329; the ideal curve gives eta = 0 and
+   0.5). */
 static int admit_adadual(ns_sim *s, nsi_simjob *j, int *start) {
   const nsi_group *g = &s->grp[j->group];
   int *tasks = calloc(j->nsrv, sizeof *tasks);
@@ -752,9 +774,9 @@ static int admit_adadual(ns_sim *s, nsi_simjob *j, int *start) {
   }
   for (size_t m = 0; m < g->n; m++) {
     const nsi_simjob *k = &s->jobs[g->members[m]];
-    if (k == j || k->phase != NSI_PH_COMM || k->nsrv < 2)
+    if (k == j || !in_flight(k))
       continue;
-    double left = k->comm_work > 0 ? k->ph_left / k->comm_work : 0.0;
+    double left = k->phase == NSI_PH_LAT ? 1.0 : k->comm_work > 0 ? k->ph_left / k->comm_work : 0.0;
     uint64_t bytes = (uint64_t)(left * (double)k->model_bytes) + 1;
     for (size_t a = 0; a < j->nsrv; a++)
       for (size_t b = 0; b < k->nsrv; b++)
@@ -763,7 +785,8 @@ static int admit_adadual(ns_sim *s, nsi_simjob *j, int *start) {
           rem[a] = bytes;
         }
   }
-  int rc = ns_adadual_decide(nsi_sim_eq5_b(&s->o), nsi_sim_eq5_eta(&s->o),
+  double b = nsi_sim_eq5_b(&s->o), e2 = nsi_sim_curve(&s->o, 2);
+  int rc = ns_adadual_decide(b, 2.0 * b * (1.0 / e2 - 1.0),
                              j->model_bytes ? j->model_bytes : 1, tasks, rem, j->nsrv, start);
   free(tasks), free(rem);
   if (rc < 0)
@@ -910,9 +933,12 @@ static int cassini_place(ns_sim *s, int ji, int *placed) {
    the candidate with the iteration it runs at on its placement by its
    schedule (compute + its all-reduce alone on its links, net_phase.c). When one differs from its profile by more than the
    threshold, the re-optimised shifts are recorded for all of them, as at a
-   placement (apply_shifts), and *done = 1. *done = 0 (no such drift: the
-   shifts stand; no shared link; a loop): the phase model holds j to its own
-   schedule. */
+   placement (apply_shifts), and *done = 1. Otherwise, under the default
+   drift rule (NS_SIM_DRIFT_READJUST, CASSINI §4.2 "adjust the time-shifts",
+   §5.7) the ranked shifts are applied again from now, re-aligning j and its
+   link partners (*done = 1); under NS_SIM_DRIFT_WAIT (the earlier reading)
+   *done = 0 and the phase model holds j to its next ideal slot. No shared
+   link or a loop: *done = 0. */
 static int cassini_readjust(ns_sim *s, nsi_simjob *j, int *done) {
   *done = 0;
   size_t cap = s->nrunning + 1, m = 0, n = 0, best = 0;
@@ -935,10 +961,11 @@ static int cassini_readjust(ns_sim *s, nsi_simjob *j, int *done) {
     }
     if (rc == NS_OK)
       rc = ns_cassini_readjust(cand, s->cassini_opts, jobs, iter, m, &n);
-    if (rc == NS_OK && n > 0)
+    int again = n > 0 || s->o.drift_rule == NS_SIM_DRIFT_READJUST;
+    if (rc == NS_OK && again)
       rc = apply_shifts(s, (int)(j - s->jobs), cand);
     if (rc == NS_OK)
-      *done = n > 0;
+      *done = again;
     if (rc == NS_ELOOP || rc == NS_ERANGE)
       rc = NS_OK; /* no loop-free shifts: the schedule is kept */
   }

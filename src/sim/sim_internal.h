@@ -13,6 +13,7 @@
 
 #define NSI_SIM_MAX_CANDIDATES 10
 #define NSI_LAS_MAX_QUEUES 8
+#define NSI_CURVE_MAX 256 /* points of a contention curve */
 #define NSI_LAS_WAKE (-2) /* event job id of las.c's wake-ups */
 /* Dally preemption (policy.c): victims per waiter, offers tried per pass */
 #define NSI_DALLY_MAX_VICTIMS 16
@@ -56,13 +57,27 @@ struct ns_sim_opts {
   size_t git_nsamples;
   ns_sim_place_fn place_fn;
   void *place_user;
+  /* network-model issue (26): phase-model contention and NICs */
+  int nic_ports;        /* NIC ports per server; 0 = one per GPU; default 1 */
+  double alpha_ms;      /* an all-reduce's start-up latency across servers (phase model) */
+  int curve_n;          /* points of the contention curve (0: ideal, e = 1) */
+  double curve_k[NSI_CURVE_MAX], curve_e[NSI_CURVE_MAX];
+  double gpu_mem_mb;    /* 0: the cluster's default (16384 MB) */
+  int drift_rule;       /* ns_sim_drift_rule */
+  int dally_new;        /* ns_sim_dally_new: Nw_sens of a job that never ran */
 };
+
+/* e(k) of the options' contention curve (net_phase.c); k >= 1. */
+double nsi_sim_curve(const ns_sim_opts *o, int k);
+/* NIC ports per server of the run (o->nic_ports, 0 -> one per GPU). */
+int nsi_sim_nic_ports(const ns_sim_opts *o);
 
 /* How a multi-server job's communication meets the others' on a link. */
 enum { NSI_COLLIDE = 0, NSI_SERIAL = 1, NSI_SHIFTED = 2 };
 enum { NSI_WAITING = 0, NSI_QUEUED = 1, NSI_RUNNING = 2, NSI_DONE = 3, NSI_REJECTED = 4 };
 /* Phase of a job in the phase model (net_phase.c). */
-enum { NSI_PH_COMPUTE = 0, NSI_PH_COMM = 1, NSI_PH_WAIT = 2, NSI_PH_HOLD = 3 };
+enum { NSI_PH_COMPUTE = 0, NSI_PH_COMM = 1, NSI_PH_WAIT = 2, NSI_PH_HOLD = 3,
+       NSI_PH_LAT = 4 /* an admitted all-reduce's start-up latency (alpha), then COMM */ };
 
 /* A model profile: an embedded one (static name) or one added with
    ns_sim_add_model_profile (name owned by the simulator). */
@@ -109,7 +124,8 @@ typedef struct nsi_simjob {
   double ph_rate;       /* progress of ph_left per ms */
   double pos, per;      /* lone: ms into the current iteration at t_upd (< 0: held); iteration ms */
   double comm_work;     /* the all-reduce: ms at full rate (0: none) */
-  double lone_comm;     /* the all-reduce alone (its own flows' multiplicity) */
+  double lone_comm;     /* the all-reduce alone (its own flows' multiplicity), lat_ms included */
+  double lat_ms;        /* its start-up latency alpha (multi-server, phase model), else 0 */
   int group;            /* group id, -1 = lone */
   double hold_until;    /* the next compute phase starts no earlier (CASSINI) */
   double anchor;        /* CASSINI: a compute start of the ideal schedule (drift check) */
@@ -260,6 +276,7 @@ struct ns_sim {
   double now;
   /* network */
   int nnet_links;
+  int nports, ports_per_server; /* NIC ports (network.c), per server */
   double *cap;      /* capacity per link */
   double *load;     /* scratch per link */
   double *fuse;     /* scratch per link: frozen use */
@@ -272,6 +289,10 @@ struct ns_sim {
   int *own;         /* scratch per link and per GPU: union-find owner */
   int *lid;         /* scratch per link and per GPU: nsi_sim_fill's local ids (-1) */
   double *bg, *capeff; /* per link: mean throughput of bgon jobs; cap - bg (phase model) */
+  double *capk;        /* per link, scratch of a solve: capeff x e(k) (contention curve) */
+  double ek[65];       /* e(k) of the curve for k <= 64 */
+  int *wtmp;           /* scratch: waiting all-reduces of a group (admit_waiters) */
+  size_t cap_wtmp;
   int *bgcnt;       /* per link: bgon jobs on it */
   int *touch;       /* per link and GPU: == touch_epoch if a job started or left on it */
   int touch_epoch;

@@ -46,6 +46,42 @@ class TestCli(unittest.TestCase):
         for n in needles:
             self.assertIn(n, r.stderr)
 
+    def test_network_model_options(self):
+        # the header line says which model and NICs ran
+        r = run("--policy", "ff")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("contention curve default: HKBU 10 GbE fit", r.stdout)
+        self.assertIn("1 NIC per server (the default: the AdaDUAL testbed; --nics)", r.stdout)
+        # an ideal curve read from a file equals --contention-curve ideal
+        curve = self.write("ideal.csv", "k,e\n# no loss\n2,1\n16,1\n")
+        a = run("--policy", "ff", "--contention-curve", curve, "--json", "-")
+        b = run("--policy", "ff", "--contention-curve", "ideal", "--json", "-")
+        c = run("--policy", "ff", "--json", "-")
+        self.assertEqual(a.returncode, 0, a.stderr)
+        jct = [json.loads(x.stdout)["policies"][0]["metrics"]["avg_jct_ms"] for x in (a, b, c)]
+        self.assertEqual(jct[0], jct[1])
+        # ff lets every all-reduce collide: the default curve's loss costs time
+        # (2854.2 s ideal, 2894.3 s with the curve on the default workload)
+        self.assertGreater(jct[2], jct[1])
+        r = run("--policy", "ff", "--nics", "gpu@25", "--allreduce-latency", "14.9",
+                "--gpu-mem", "32768", "--cassini-drift-rule", "wait")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("one NIC per GPU", r.stdout)
+        self.assertIn("all-reduce latency 14.9 ms", r.stdout)
+        # errors name the option, the file and line, and quote the value
+        bad = self.write("bad.csv", "k,e\n2,0.8\n3,zero\n")
+        self.assertUsageError(run("--contention-curve", bad), "--contention-curve", "line 3",
+                              "'3,zero'")
+        up = self.write("up.csv", "2,1.5\n")
+        self.assertUsageError(run("--contention-curve", up), "--contention-curve", "e[0]", "1.5")
+        self.assertUsageError(run("--contention-curve", os.path.join(self.tmp, "none.csv")),
+                              "--contention-curve", "No such file")
+        self.assertUsageError(run("--nics", "two"), "--nics", "'two'")
+        self.assertUsageError(run("--nics", "2@-1"), "--nics", "'-1'")
+        self.assertUsageError(run("--cassini-drift-rule", "later"), "readjust, wait", "'later'")
+        self.assertUsageError(run("--policy", "ff", "--nics", "5"),  # 4 GPUs per server
+                              "--nics must be at most the GPUs per server (--gpus 4) (got 5)")
+
     def test_version_and_help(self):
         r = run("--version")
         self.assertEqual(r.stdout.strip(), "netsched-sim (libnetsched) %s" % support.header_version())

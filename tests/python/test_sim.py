@@ -40,7 +40,9 @@ def two_jobs(opts):
 @support.requires("ns_sim_new", "ns_sim_run", "ns_sim_opts_set_place_fn")
 class TestSimulator(unittest.TestCase):
     def test_two_jobs_maxmin_with_a_python_policy(self):
-        with sim.Options(place_fn=place_spread) as o, two_jobs(o) as s:
+        with sim.Options(place_fn=place_spread) as o:
+            o.set_contention_curve("ideal")  # plain max-min (test_network_model_options: the loss)
+            s = two_jobs(o)
             s.run()
             # Both collide on every NIC: 5 Gbps each -> 200 ms comm, 300 ms
             # iterations. B: 50 x 300 = 15 s; A: 50 more alone at 200 ms -> 25 s.
@@ -56,6 +58,50 @@ class TestSimulator(unittest.TestCase):
             self.assertAlmostEqual(s.metric(sim.Metric.COMM_OVERHEAD), 1.75, places=9)
             self.assertAlmostEqual(s.metric(sim.Metric.GPU_UTIL), 30000 / (4 * 25000), places=9)
             self.assertEqual(len(s), 2)
+            s.close()
+
+    @support.requires("ns_sim_opts_set_contention_curve")
+    def test_network_model_options(self):
+        # test_sim_contention.c's lock-step pair: with e(2) = 0.8 the two
+        # all-reduces get 4 Gbps each: 250 ms; B 50 x 350 = 17.5 s, A then
+        # 50 x 200 more -> 27.5 s. The same curve read from a CSV file.
+        fd, path = tempfile.mkstemp(suffix=".csv")
+        with os.fdopen(fd, "w") as f:
+            f.write("k,e\n# comment\n2,0.8\n")
+        try:
+            for curve in ([(2, 0.8)], path):
+                with sim.Options(place_fn=place_spread) as o:
+                    o.set_contention_curve(curve)
+                    self.assertAlmostEqual(o.contention_factor(2), 0.8)
+                    with two_jobs(o) as s:
+                        s.run()
+                        a, b = s.job_result(0), s.job_result(1)
+                        self.assertAlmostEqual(b.finish_ms - b.arrival_ms, 17500.0, delta=1e-6)
+                        self.assertAlmostEqual(a.finish_ms - a.arrival_ms, 27500.0, delta=1e-6)
+        finally:
+            os.unlink(path)
+        with sim.Options() as o:
+            self.assertAlmostEqual(o.contention_factor(2), 0.794)
+            o.set_contention_curve("ideal")
+            self.assertEqual(o.contention_factor(9), 1.0)
+            o.set_contention_curve("default")
+            self.assertAlmostEqual(o.contention_factor(16), 0.605)
+            o.set_allreduce_latency(14.9)
+            o.set_nics(0)
+            o.set_gpu_memory(32768)
+            o.set_cassini_drift_rule("wait")
+            o.set_dally_new_jobs("profile")
+            with self.assertRaisesRegex(netsched.InvalidArgumentError,
+                                        r"set_contention_curve.*ascending"):
+                o.set_contention_curve([(2, 0.8), (2, 0.7)])
+            with self.assertRaisesRegex(netsched.InvalidArgumentError, r"curve\[0\]"):
+                o.set_contention_curve([(2,)])
+            with self.assertRaisesRegex(netsched.InvalidArgumentError, r"no-such.csv"):
+                o.set_contention_curve("no-such.csv")
+            with self.assertRaisesRegex(netsched.InvalidArgumentError, r"set_nics.*nics_per_server"):
+                o.set_nics(-1)
+            with self.assertRaisesRegex(netsched.InvalidArgumentError, r"readjust, wait.*'later'"):
+                o.set_cassini_drift_rule("later")
 
     @support.requires("ns_lwf_place")
     def test_python_policy_matches_the_preset(self):

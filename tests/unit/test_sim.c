@@ -25,10 +25,14 @@ static int place_broken(const ns_cluster *c, const ns_job *job, ns_placement *ou
   return NS_ESOLVER;
 }
 
+/* The engine tests' expected numbers are derived for plain max-min sharing
+   (the ideal contention curve, e = 1): the contention loss is tested on its
+   own in test_sim_contention.c. */
 static ns_sim_opts *opts_custom(ns_sim_place_fn fn) {
   ns_sim_opts *o = ns_sim_opts_new();
   assert_non_null(o);
   assert_int_equal(ns_sim_opts_set_place_fn(o, fn, NULL), NS_OK);
+  assert_int_equal(ns_sim_opts_set_contention_curve(o, NULL, NULL, 0), NS_OK);
   return o;
 }
 

@@ -94,13 +94,18 @@ static void one_trial(uint64_t *r, int vclos, stats *st) {
   ns_sim_opts *o = ns_sim_opts_new();
   assert_int_equal(ns_sim_opts_set_cluster(o, leaves, spines, spl, gps, lpp, 10), NS_OK);
   assert_int_equal(ns_sim_opts_set_bandwidth(o, pick(r, 2) ? 25 : 0, 100), NS_OK);
+  /* NICs per server: one (the default), one per GPU, or two when they fit */
+  int nics = pick(r, 3);
+  if (nics == 2 && gps < 2)
+    nics = 1;
+  assert_int_equal(ns_sim_opts_set_nics(o, nics, 0), NS_OK);
   ns_sim *s = ns_sim_new(o);
   assert_non_null(s);
   s->cluster = ns_cluster_new_leaf_spine(leaves, spines, spl, gps, lpp, 10);
   assert_non_null(s->cluster);
   if (sharing)
     assert_int_equal(ns_cluster_set_gpu_sharing(s->cluster, 1), NS_OK);
-  assert_int_equal(nsi_sim_net_init(s), NS_OK); /* sets the cluster's port model */
+  if (nsi_sim_net_init(s) != NS_OK) fail_msg("%s", ns_last_error()); /* sets the cluster's port model */
   ns_vclos_opts *vo = ns_vclos_opts_new();
 
   ns_job *jobs[MAXJ + 1] = {0};
@@ -146,7 +151,7 @@ static void one_trial(uint64_t *r, int vclos, stats *st) {
     size_t nwant = 0;
     int spine_link = 0, cross = 0;
     for (size_t i = 0; i < nlinks[J]; i++) {
-      cross |= links[J][i] >= 2 * leaves * spl;
+      cross |= links[J][i] >= 2 * s->nports;
       unsigned m = 0;
       for (int k = 0; k < J; k++)
         if (has(links[k], nlinks[k], links[J][i]))
@@ -158,7 +163,7 @@ static void one_trial(uint64_t *r, int vclos, stats *st) {
         assert_true(nwant < 64);
         want[nwant++] = m;
       }
-      if (m != 0 && links[J][i] >= 2 * leaves * spl)
+      if (m != 0 && links[J][i] >= 2 * s->nports)
         spine_link = 1;
     }
     /* the library's view */
@@ -290,10 +295,22 @@ static void test_sim_cassini_readjust_hook(void **state) {
       j->compute_ms = 100, j->lone_comm = lone[c], j->anchor = 0;
     }
     int done = -1;
+    if (c > 0) /* no iteration off its profile: the rule decides */
+      s->o.drift_rule = NS_SIM_DRIFT_WAIT;
     assert_int_equal(s->hooks.readjust(s, &s->jobs[1], &done), NS_OK);
     if (c > 0) {
-      assert_int_equal(done, 0);
+      assert_int_equal(done, 0); /* WAIT: the shifts stand, j waits for its slot */
       assert_int_equal(s->jobs[0].shift_pending + s->jobs[1].shift_pending, 0);
+      /* READJUST (the default, CASSINI §4.2): the ranked shifts of the
+         profiles are applied again from now: A the reference at 0, B
+         interleaved (its all-reduce in A's compute: a shift > 0) */
+      s->o.drift_rule = NS_SIM_DRIFT_READJUST;
+      assert_int_equal(s->hooks.readjust(s, &s->jobs[1], &done), NS_OK);
+      assert_int_equal(done, 1);
+      assert_int_equal(s->jobs[0].shift_pending, 1);
+      assert_int_equal(s->jobs[1].shift_pending, 1);
+      assert_near(s->jobs[0].shift_ms, 0, 0);
+      assert_true(s->jobs[1].shift_ms > 0 && s->jobs[1].shift_ms < 150);
     } else {
       assert_int_equal(done, 1);
       assert_int_equal(s->jobs[0].shift_pending, 1);

@@ -12,6 +12,8 @@
  */
 #include "helpers/ns_test.h"
 
+#include <string.h>
+
 static double nw(const ns_sim *s, int job) {
   double v = -1;
   assert_int_equal(ns_sim_job_nw_sens(s, job, &v), NS_OK);
@@ -78,6 +80,9 @@ static ns_sim_opts *opts_abc(const char *policy, double lease_ms) {
   assert_int_equal(ns_sim_opts_set_cluster(o, 4, 1, 1, 2, 1, 10.0), NS_OK);
   assert_int_equal(ns_sim_opts_set_preemption_overhead(o, 5000.0), NS_OK);
   assert_int_equal(ns_sim_opts_set_dally_lease(o, lease_ms), NS_OK);
+  /* C's rank below comes from the profile estimate; with the default
+     reading (1.0) a new job never preempts: test_new_job_never_preempts */
+  assert_int_equal(ns_sim_opts_set_dally_new_jobs(o, NS_SIM_DALLY_NEW_PROFILE), NS_OK);
   return o;
 }
 
@@ -279,6 +284,32 @@ static void test_nw_sens_bad_input(void **state) {
   ns_sim_opts_free(o);
 }
 
+/* The default reading of a new job's Nw_sens (1.0, the library's
+   ns_dally_priority): in the communication-heavy A/B/C case C ranks after
+   A (0.4545) and B (0.9988), so nobody is suspended, pass by pass or by
+   leases: C waits for B's end at 100 x 1001.2 = 100.12 s, runs
+   100 x 340 ms = 34 s -> finishes at 134.12 s, JCT 124.12 s; A 220 s. */
+static void test_new_job_never_preempts(void **state) {
+  (void)state;
+  const double leases[2] = {0, 20 * 60e3};
+  for (int k = 0; k < 2; k++) {
+    ns_sim_opts *o = opts_abc("dally", leases[k]);
+    assert_int_equal(ns_sim_opts_set_dally_new_jobs(o, NS_SIM_DALLY_NEW_ONE), NS_OK);
+    ns_sim *s = sim_abc(o, 100.0, 200000000ull);
+    assert_int_equal(ns_sim_run(s), NS_OK);
+    assert_near(ns_test_metric(s, NS_SIM_METRIC_PREEMPTIONS), 0, 0);
+    assert_near(ns_test_jct_ms(s, 2), 124120.0, 1e-6);
+    assert_near(ns_test_jct_ms(s, 1), 100120.0, 1e-6);
+    assert_near(ns_test_jct_ms(s, 0), 220000.0, 1e-6);
+    ns_sim_free(s);
+    ns_sim_opts_free(o);
+  }
+  ns_sim_opts *o = ns_sim_opts_new();
+  assert_int_equal(ns_sim_opts_set_dally_new_jobs(o, (ns_sim_dally_new)2), NS_EINVAL);
+  assert_non_null(strstr(ns_last_error(), "reading"));
+  ns_sim_opts_free(o);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_nw_sens_measured),
@@ -286,6 +317,7 @@ int main(void) {
       cmocka_unit_test(test_nw_sens_bad_input),
       cmocka_unit_test(test_dally_preemption_option),
       cmocka_unit_test(test_lease_reoffer),
+      cmocka_unit_test(test_new_job_never_preempts),
       cmocka_unit_test(test_dally_lease_option),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -127,6 +127,8 @@ static void test_dally_waits(void **state) {
     assert_int_equal(ns_sim_opts_set_cluster(o, 4, 1, 1, 2, 1, 10.0), NS_OK);
     assert_int_equal(ns_sim_opts_set_preemption_overhead(o, 5000.0), NS_OK);
     assert_int_equal(ns_sim_opts_set_dally_lease(o, lease_ms[k]), NS_OK);
+    /* C preempts B through its profile estimate (test_sim_dally.c) */
+    assert_int_equal(ns_sim_opts_set_dally_new_jobs(o, NS_SIM_DALLY_NEW_PROFILE), NS_OK);
     ns_sim *s = ns_sim_new(o);
     assert_int_equal(ns_sim_add_job(s, "A", 0, 4, 1000, 100.0, 100000000ull, 0), 0);
     assert_int_equal(ns_sim_add_job(s, "B", 0, 4, 100, 1000.0, 1000000ull, 0), 1);

@@ -243,6 +243,35 @@ def metric_name(metric: Union[int, str, "Metric"]) -> str:
                                               "metric")).decode())
 
 
+def _read_curve(path: str, where: str) -> List[Tuple[float, float]]:
+    """Points (k, e) of a contention-curve CSV, as netsched-sim reads it."""
+    points: List[Tuple[float, float]] = []
+    try:
+        with open(path, encoding="utf-8") as f:
+            for no, line in enumerate(f, 1):
+                s = line.strip()
+                if not s or s.startswith("#"):
+                    continue
+                parts = [p.strip() for p in s.split(",")]
+                try:
+                    k, e = float(parts[0]), float(parts[1]) if len(parts) == 2 else float("nan")
+                except ValueError:
+                    if no == 1 and not points:
+                        continue  # a header line such as "k,e"
+                    k = e = float("nan")
+                if len(parts) != 2 or k != k or e != e:
+                    raise InvalidArgumentError(
+                        f"{where}: {path} line {no}: expected two numbers 'k,e' (got {s!r})")
+                points.append((k, e))
+    except OSError as exc:
+        raise InvalidArgumentError(f"{where}: {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise InvalidArgumentError(f"{where}: {path}: not a text (UTF-8) file") from None
+    if not points:
+        raise InvalidArgumentError(f"{where}: {path}: no points (use 'ideal' for no loss)")
+    return points
+
+
 class Options(Handle):
     """Simulation options (the library's defaults: policy "ff", the AdaDUAL
     paper's 16 x 4-GPU cluster ...). Keyword arguments call the setters:
@@ -399,6 +428,79 @@ class Options(Handle):
     def set_starvation(self, knob: float) -> None:
         """Starvation promotion knob of the preemptive orders (0 = never)."""
         self._set("ns_sim_opts_set_starvation", as_real(knob, "sim.Options.set_starvation", "knob"))
+
+    def set_contention_curve(self, curve: Union[str, "os.PathLike[str]",
+                                                Sequence[Tuple[float, float]]]) -> None:
+        """Phase model: a link carrying k concurrent all-reduces delivers
+        capacity x e(k). `curve` is "ideal" (e = 1, plain max-min sharing),
+        "default" (the fit to HKBU's 10 GbE measurements), a sequence of
+        (k, e) points (linear in between, flat past the last, e(1) = 1), or
+        the path of a two-column CSV of such points (as netsched-sim
+        --contention-curve: an optional header line, '#' comments)."""
+        w = "sim.Options.set_contention_curve"
+        if isinstance(curve, str) and curve == "default":
+            self._set("ns_sim_opts_set_default_contention_curve")
+            return
+        if isinstance(curve, str) and curve == "ideal":
+            points: List[Tuple[float, float]] = []
+        elif isinstance(curve, (str, os.PathLike)):
+            points = _read_curve(os.fspath(curve), w)
+        else:
+            points = []
+            for i, pt in enumerate(curve):
+                if not isinstance(pt, (tuple, list)) or len(pt) != 2:
+                    raise InvalidArgumentError(
+                        f"{w}: curve[{i}] must be a (k, e) pair (got {pt!r})")
+                points.append((as_real(pt[0], w, f"curve[{i}][0]"),
+                               as_real(pt[1], w, f"curve[{i}][1]")))
+        n = len(points)
+        ks = (c_double * max(n, 1))(*[k for k, _ in points])
+        es = (c_double * max(n, 1))(*[e for _, e in points])
+        self._set("ns_sim_opts_set_contention_curve", ks if n else None, es if n else None, n)
+
+    def contention_factor(self, k: int) -> float:
+        """e(k) of the current contention curve (k >= 1)."""
+        v = lib.ns_sim_opts_contention_factor(self._ptr, as_int(k, "sim.Options.contention_factor",
+                                                                "k"))
+        if v != v:
+            check(Status.EINVAL, "sim.Options.contention_factor")
+        return float(v)
+
+    def set_allreduce_latency(self, alpha_ms: float) -> None:
+        """Phase model: start-up latency of every all-reduce across servers
+        (not shared; default 0)."""
+        self._set("ns_sim_opts_set_allreduce_latency",
+                  as_real(alpha_ms, "sim.Options.set_allreduce_latency", "alpha_ms"))
+
+    def set_nics(self, nics_per_server: int, gbps: float = 0.0) -> None:
+        """NICs per server (1 default; 0 = one per GPU) and their Gbps (0 = the
+        link rate)."""
+        w = "sim.Options.set_nics"
+        self._set("ns_sim_opts_set_nics", as_int(nics_per_server, w, "nics_per_server"),
+                  as_real(gbps, w, "gbps"))
+
+    def set_gpu_memory(self, mb: float) -> None:
+        """Memory of every GPU in MB (0 = the default, 16384)."""
+        self._set("ns_sim_opts_set_gpu_memory", as_real(mb, "sim.Options.set_gpu_memory", "mb"))
+
+    def set_cassini_drift_rule(self, rule: str) -> None:
+        """"readjust" (default: a drifted job's shifts are applied again) or
+        "wait" (it waits for its next ideal slot)."""
+        rules = {"readjust": 0, "wait": 1}
+        if rule not in rules:
+            raise InvalidArgumentError(f"sim.Options.set_cassini_drift_rule: rule must be one of "
+                                       f"readjust, wait (got {rule!r})")
+        self._set("ns_sim_opts_set_cassini_drift_rule", rules[rule])
+
+    def set_dally_new_jobs(self, reading: str) -> None:
+        """Dally, Nw_sens of a job that never ran: "one" (default, the
+        library's 1.0: it never preempts) or "profile" (its lone iteration at
+        its most consolidated tier)."""
+        readings = {"one": 0, "profile": 1}
+        if reading not in readings:
+            raise InvalidArgumentError(f"sim.Options.set_dally_new_jobs: reading must be one of "
+                                       f"one, profile (got {reading!r})")
+        self._set("ns_sim_opts_set_dally_new_jobs", readings[reading])
 
     def set_preemption_overhead(self, restore_ms: float) -> None:
         """Checkpoint/restore time charged to a preempted job at each resume."""
