@@ -157,6 +157,14 @@ $(OBJ)/tests/hostile/%: tests/hostile/%.c $(TEST_HELPERS) $(wildcard tests/unit/
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CPPFLAGS) $(LIB_PKG_CFLAGS) $(TEST_CFLAGS) $< $(TEST_HELPERS) -o $@ \
 	  $(LDFLAGS) $(HOSTILE_LDFLAGS) $(LIB_A) $(shell $(PKG_CONFIG) --libs cmocka) $(LIB_LIBS)
+# netsched-slurm's comment rules need no Slurm: its comment, policy and
+# wait-log files (public API only) are linked into this unit suite.
+SLURM_COMMENT_SRCS := bindings/slurm/comment.c bindings/slurm/policies.c bindings/slurm/waitlog.c
+$(OBJ)/tests/unit/test_slurm_comment: tests/unit/test_slurm_comment.c $(SLURM_COMMENT_SRCS) \
+    bindings/slurm/adapter.h $(TEST_HELPERS) $(wildcard tests/unit/helpers/*.h) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CPPFLAGS) -Ibindings/slurm $(TEST_CFLAGS) -D_DEFAULT_SOURCE $< $(SLURM_COMMENT_SRCS) \
+	  $(TEST_HELPERS) -o $@ $(LDFLAGS) $(LIB_A) $(shell $(PKG_CONFIG) --libs cmocka) $(LIB_LIBS)
 # Allocation-failure injection: the library's allocations go through the
 # test's wrappers (the static library's objects are linked into the test).
 $(OBJ)/tests/hostile/test_alloc_failure: HOSTILE_LDFLAGS := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc
