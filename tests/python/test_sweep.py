@@ -593,9 +593,10 @@ class TestInProcess(unittest.TestCase):
                 self.assertTrue(os.path.exists(os.path.join(tmp, "j-cdf.png")))
 
     def test_readme_sweep_command_varies_an_axis_that_matters(self):
-        # The README's sweep example, run as printed (in-process cells):
-        # its load-scale axis must move the results of every policy.
-        with open(os.path.join(support.REPO, "README.md")) as f:
+        # The README's sweep example (in docs/python.md since the README was
+        # split, issue 29), run as printed (in-process cells): its
+        # load-scale axis must move the results of every policy.
+        with open(os.path.join(support.REPO, "docs", "python.md")) as f:
             text = f.read()
         blocks = re.findall(r"```sh\n(.*?)```", text, re.S)
         cmds = [c for b in blocks for c in b.replace("\\\n", " ").splitlines()
