@@ -328,7 +328,7 @@ class TestCliInputsAndOutputs(unittest.TestCase):
         for opt in ("--trace", "--models"):
             r = cli(opt, self.tmp.name)
             self.assertEqual(r.returncode, 1, r.stderr)
-            self.assertIn("path '%s' is a directory" % self.tmp.name, r.stderr)
+            self.assertIn("'%s' is a directory" % self.tmp.name, r.stderr)
 
     def test_failed_run_leaves_existing_outputs_untouched(self):
         out = os.path.join(self.tmp.name, "out.json")
