@@ -39,8 +39,16 @@ typedef struct acc {
 
 static int oom(void) { return nsi_fail(NS_ENOMEM, "ns_titan_place: out of memory"); }
 
-static void acc_free(acc *x) {
-  void *b[] = {x->mslot, x->lslot, x->mo, x->mi, x->lo, x->li, x->uptr, x->uold, x->ucap,
+/* The machine -> slot map is the instance's (p->mslot, all -1 between
+   greedy runs), so that a run over one leaf of 524,288 machines does not
+   allocate and fill a map of all of them: only the machines holding
+   workers of `a` have a slot when a run ends (a try that fails drops the
+   slot it opened), and those are reset here. */
+static void acc_free(acc *x, const tn_asg *a, const tn_prob *p) {
+  for (int w = 0; w < p->W; w++)
+    if (a->mach[w] >= 0)
+      x->mslot[a->mach[w]] = -1;
+  void *b[] = {x->lslot, x->mo, x->mi, x->lo, x->li, x->uptr, x->uold, x->ucap,
                x->pkey, x->pload, x->pcap};
   for (size_t i = 0; i < sizeof b / sizeof b[0]; i++)
     free(b[i]);
@@ -48,11 +56,10 @@ static void acc_free(acc *x) {
 
 static int acc_init(acc *x, const tn_prob *p) {
   memset(x, 0, sizeof *x);
-  x->mslot = malloc((size_t)p->M * sizeof *x->mslot);
+  x->mslot = p->mslot;
   x->lslot = malloc((size_t)p->L * sizeof *x->lslot);
-  if (!x->mslot || !x->lslot)
+  if (!x->lslot)
     return oom();
-  memset(x->mslot, 0xff, (size_t)p->M * sizeof *x->mslot);
   memset(x->lslot, 0xff, (size_t)p->L * sizeof *x->lslot);
   return NS_OK;
 }
@@ -382,7 +389,7 @@ int tn_greedy(tn_prob *p, const unsigned char *allow, int lo, int hi, int nonidl
     rc = oom();
   if (rc == NS_OK)
     rc = run(p, a, &x, &m, rk, leafcnt);
-  acc_free(&x);
+  acc_free(&x, a, p);
   tn_rank_free(rk);
   free(leafcnt);
   if (rc >= 0)

@@ -26,12 +26,21 @@
 
 #include "titan/titan_internal.h"
 
+/* A machine's keys that do not change during a greedy run, in one record
+   per position: a comparison reads it and the leaf's worker count, not
+   four arrays indexed by machine (a walk past the top may pop every
+   machine, each pop comparing ~2 log M pairs). */
+typedef struct rkey {
+  uint64_t tie;
+  int s, r, leaf, cls;
+} rkey;
+
 struct tn_rank {
   const tn_prob *p;
   int nonidle_first, rem;
   const int *leafcnt;
   int n;               /* machines ranked */
-  int *mach;           /* position -> machine, ascending */
+  rkey *key;           /* position -> machine and its keys, machines ascending */
   unsigned char *gone; /* position used, or yielded in this round (index) */
   /* index */
   int size;            /* tree leaves: a power of two >= n */
@@ -43,8 +52,11 @@ struct tn_rank {
   int nc, next, sorted;
 };
 
+/* The same candidate as tn_cand_of(p, machine, ...), from the record. */
 static tn_cand cand_at(const tn_rank *r, int pos) {
-  return tn_cand_of(r->p, r->mach[pos], r->nonidle_first, r->leafcnt, r->rem);
+  const rkey *k = &r->key[pos];
+  tn_cand c = {k->s, k->cls, k->r < r->rem ? k->r : r->rem, r->leafcnt[k->leaf], k->r, k->tie};
+  return c;
 }
 
 static int win(const tn_rank *r, int i, int j) {
@@ -77,7 +89,7 @@ static int lower_bound(const tn_rank *r, int s) {
   int lo = 0, hi = r->n;
   while (lo < hi) {
     int mid = lo + (hi - lo) / 2;
-    if (r->mach[mid] < s)
+    if (r->key[mid].s < s)
       lo = mid + 1;
     else
       hi = mid;
@@ -105,7 +117,7 @@ static int oom(void) { return nsi_fail(NS_ENOMEM, "ns_titan_place: out of memory
 void tn_rank_free(tn_rank *r) {
   if (r == NULL)
     return;
-  free(r->mach), free(r->gone), free(r->t), free(r->popped), free(r->has_r), free(r->cands);
+  free(r->key), free(r->gone), free(r->t), free(r->popped), free(r->has_r), free(r->cands);
   free(r);
 }
 
@@ -118,13 +130,13 @@ tn_rank *tn_rank_new(const tn_prob *p, const unsigned char *allow, int lo, int h
   }
   r->p = p, r->nonidle_first = nonidle_first, r->leafcnt = leafcnt, r->rem = rem;
   size_t span = (size_t)(hi > lo ? hi - lo : 0) + 1;
-  r->mach = malloc(span * sizeof *r->mach);
+  r->key = malloc(span * sizeof *r->key);
   r->gone = calloc(span, 1);
-  if (!r->mach || !r->gone)
+  if (!r->key || !r->gone)
     goto fail;
   for (int s = lo; s < hi; s++)
     if ((allow == NULL || allow[s]) && p->R[s] > 0)
-      r->mach[r->n++] = s;
+      r->key[r->n++] = (rkey){p->tie[s], s, p->R[s], s / p->spl, nonidle_first ? p->idle[s] : 0};
   if (p->scan) {
     if ((r->cands = malloc(((size_t)r->n + 1) * sizeof *r->cands)) == NULL)
       goto fail;
@@ -138,7 +150,7 @@ tn_rank *tn_rank_new(const tn_prob *p, const unsigned char *allow, int lo, int h
   if (!r->t || !r->popped || !r->has_r)
     goto fail;
   for (int i = 0; i < r->n; i++)
-    r->has_r[p->R[r->mach[i]]] = 1;
+    r->has_r[r->key[i].r] = 1;
   rebuild(r);
   return r;
 fail:
@@ -155,9 +167,9 @@ int tn_rank_begin(tn_rank *r) {
     return r->t[1] >= 0;
   }
   r->nc = r->next = r->sorted = 0; /* the scan: every unused machine, again */
-  for (int i = 0; i < r->n; i++)
+  for (int i = 0; i < r->n; i++) /* from the instance, not the index's records */
     if (!r->gone[i])
-      r->cands[r->nc++] = cand_at(r, i);
+      r->cands[r->nc++] = tn_cand_of(r->p, r->key[i].s, r->nonidle_first, r->leafcnt, r->rem);
   int top = 0;
   for (int i = 1; i < r->nc; i++)
     top = tn_cand_order(&r->cands[i], &r->cands[top]) < 0 ? i : top;

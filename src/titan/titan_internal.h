@@ -59,6 +59,7 @@ typedef struct tn_prob {
   /* scratch for the feasibility check */
   double *mout, *min, *lout, *lin;
   int *touched;
+  int *mslot;            /* per machine: the greedy's load slot or -1 (greedy.c) */
   int bw_limited;        /* set by tn_greedy when bandwidth shrank a feasible set */
   int scan;              /* ns_titan_opts.scan */
   tn_pair_fn pair_fn;    /* P_{s,s'} callback (opts), or NULL */
