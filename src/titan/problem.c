@@ -155,32 +155,30 @@ static int build_flows(tn_prob *p, const ns_job *job, double port_bytes) {
    array gathered from afterwards cost two more random reads each. */
 static int build_incidence(tn_prob *p, double **ib) {
   int nf = p->pstart[p->P];
-  p->fph = malloc(((size_t)nf + 1) * sizeof *p->fph);
   p->istart = calloc((size_t)p->W + 1, sizeof *p->istart);
   p->inc = malloc((2 * (size_t)nf + 1) * sizeof *p->inc);
   *ib = malloc((2 * (size_t)nf + 1) * sizeof **ib);
   int *at = malloc(((size_t)p->W + 1) * sizeof *at);
-  if (!p->fph || !p->istart || !p->inc || !*ib || !at) {
+  if (!p->istart || !p->inc || !*ib || !at) {
     free(at);
     return oom();
   }
-  for (int ph = 0; ph < p->P; ph++)
-    for (int i = p->pstart[ph]; i < p->pstart[ph + 1]; i++) {
-      p->fph[i] = ph;
-      p->istart[p->fsrc[i] + 1]++;
-      p->istart[p->fdst[i] + 1]++;
-    }
+  for (int i = 0; i < nf; i++) {
+    p->istart[p->fsrc[i] + 1]++;
+    p->istart[p->fdst[i] + 1]++;
+  }
   for (int w = 0; w < p->W; w++)
     p->istart[w + 1] += p->istart[w];
   memcpy(at, p->istart, (size_t)p->W * sizeof *at);
-  for (int i = 0; i < nf; i++) {
-    int s = p->fsrc[i], d = p->fdst[i], ph = p->fph[i], k = at[s]++;
-    p->inc[k] = (tn_inc){d, ph << 1 | 1, p->fw[i]};
-    (*ib)[k] = p->fbytes[i];
-    k = at[d]++;
-    p->inc[k] = (tn_inc){s, ph << 1 | (s == d), p->fw[i]};
-    (*ib)[k] = p->fbytes[i];
-  }
+  for (int ph = 0; ph < p->P; ph++)
+    for (int i = p->pstart[ph]; i < p->pstart[ph + 1]; i++) {
+      int s = p->fsrc[i], d = p->fdst[i], k = at[s]++;
+      p->inc[k] = (tn_inc){d, ph << 1 | 1, p->fw[i]};
+      (*ib)[k] = p->fbytes[i];
+      k = at[d]++;
+      p->inc[k] = (tn_inc){s, ph << 1 | (s == d), p->fw[i]};
+      (*ib)[k] = p->fbytes[i];
+    }
   free(at);
   return NS_OK;
 }
@@ -224,6 +222,8 @@ static int alloc_scratch(tn_prob *p) {
   if (rc == NS_OK)
     rc = build_affinity(p, ib);
   free(ib);
+  free(p->fbytes); /* only the affinity needed them: lower peak memory */
+  p->fbytes = NULL;
   NSI_TRY(rc);
   p->mout = calloc((size_t)p->M, sizeof *p->mout);
   p->min = calloc((size_t)p->M, sizeof *p->min);
@@ -270,7 +270,7 @@ int tn_prob_init(tn_prob *p, const ns_cluster *c, const ns_job *job, const ns_ti
 void tn_prob_free(tn_prob *p) {
   void *bufs[] = {p->R,      p->idle,   p->up,  p->pstart, p->fsrc, p->fdst, p->fw,
                   p->astart, p->apeer,  p->abytes, p->order, p->tie, p->mout, p->min,
-                  p->lout,   p->lin,    p->touched, p->fph, p->istart, p->fbytes, p->inc, p->mslot};
+                  p->lout,   p->lin,    p->touched, p->istart, p->fbytes, p->inc, p->mslot};
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
     free(bufs[i]);
   memset(p, 0, sizeof *p);
