@@ -51,7 +51,8 @@ typedef struct tn_prob {
   double *fbytes;        /* flow bytes, summed over the phases merged into it
                             (building only: NULL once the affinity is built) */
   int *istart;           /* per worker: W + 1 offsets into inc */
-  tn_inc *inc;           /* incident flows (sent or received): peer, phase/direction, weight */
+  tn_inc *inc;           /* incident flows (sent or received): peer, phase/direction, weight
+                            (NULL when bw_free) */
   int *astart, *apeer;   /* affinity CSR: W + 1 offsets, peers */
   double *abytes;        /* bytes exchanged with the peer over all phases (both ways) */
   int *order;            /* traffic-aware worker order (nsi_coll_order) */
@@ -61,6 +62,8 @@ typedef struct tn_prob {
   int *touched;
   int *mslot;            /* per machine: the greedy's load slot or -1 (greedy.c) */
   int bw_limited;        /* set by tn_greedy when bandwidth shrank a feasible set */
+  int bw_free;           /* no load can exceed its capacity (problem.c cannot_bind):
+                            the greedy's tries add no flows, inc is NULL */
   int scan;              /* ns_titan_opts.scan */
   tn_pair_fn pair_fn;    /* P_{s,s'} callback (opts), or NULL */
   void *pair_user;
