@@ -3,7 +3,8 @@ hazard: a huge grid is counted and refused, never built; Dask gets a bounded
 number of tasks at a time; a resume holds one entry per cell, not the
 quantile rows; NaN/inf, conflicting, repeated and cut-off rows make their
 cell run again instead of counting; overlong lines and fields, endless
-lines and binary bytes are refused with a message naming the file and line;
+lines, binary bytes and an endless --grid file are refused with a message
+naming the file (and line);
 a finished sweep is summarised from a read-only directory."""
 
 import contextlib
@@ -331,6 +332,21 @@ class TestHostileFiles(unittest.TestCase):
         with open(sweep.jct_path(self.out), "wb") as f:
             f.write(",".join(sweep.JCT_COLUMNS).encode() + b"\r\n\xff\xfe\x00garbage\r\n")
         self.refused("r.csv.jct' line 2: not UTF-8 text")
+
+    def test_endless_grid_file_is_refused(self):
+        (_, err, rc), peak = peak_bytes(lambda: quiet_main(["--grid", "/dev/zero", "--count"]))
+        self.assertEqual(rc, 2)
+        self.assertIn("--grid: '/dev/zero' is larger than 1048576 bytes: not a grid file", err)
+        self.assertLess(peak, 4e6)
+        bom = os.path.join(self.tmp.name, "g.json")
+        with open(bom, "wb") as f:
+            f.write(b'\xef\xbb\xbf{"policies": ["ff"], "seeds": [1, 2]}')
+        self.assertEqual(quiet_main(["--grid", bom, "--count"]), ("2\n", "", 0))
+        with open(bom, "wb") as f:
+            f.write(b'{"policies": ["\xff"]}')
+        _, err, rc = quiet_main(["--grid", bom, "--count"])
+        self.assertEqual(rc, 2)
+        self.assertIn("is not UTF-8 text", err)
 
     def test_a_byte_order_mark_is_accepted(self):
         with open(self.out, "rb") as f:

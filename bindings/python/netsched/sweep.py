@@ -106,6 +106,8 @@ SPINES, LINKS_PER_PAIR, LINK_GBPS = 8, 2, 10.0  # netsched-sim's defaults
 MAX_CELLS = 100_000
 #: Longest line (characters) read back from a sweep CSV; a longer one is refused.
 MAX_LINE = 65536
+#: Largest --grid file read.
+MAX_GRID_BYTES = 1 << 20
 
 _T = TypeVar("_T")
 
@@ -547,20 +549,29 @@ _GRID_KEYS = {"policies", "seeds", "clusters", "networks", "traces", "load_scale
 
 
 def read_grid_file(path: StrPath) -> dict[str, Any]:
-    """The axes of a JSON (.json) or TOML (.toml) grid file, as a dict."""
+    """The axes of a JSON (.json) or TOML (.toml) grid file, as a dict
+    (UTF-8, a BOM allowed; at most MAX_GRID_BYTES, so /dev/zero or a wrong
+    file is refused at once rather than read without end)."""
+    toml = str(path).endswith(".toml")
     try:
-        if str(path).endswith(".toml"):
+        with open(path, "rb") as f:
+            raw = f.read(MAX_GRID_BYTES + 1)
+        if len(raw) > MAX_GRID_BYTES:
+            raise GridError("--grid: %r is larger than %d bytes: not a grid file"
+                            % (path, MAX_GRID_BYTES))
+        text = raw.decode("utf-8-sig")
+        if toml:
             import tomllib
-            with open(path, "rb") as f:
-                data = tomllib.load(f)
+            data = tomllib.loads(text)
         else:
-            with open(path) as f:
-                data = json.load(f)
+            data = json.loads(text)
     except OSError as e:
         raise GridError("--grid: cannot read %r: %s" % (path, e.strerror)) from None
+    except UnicodeDecodeError:
+        raise GridError("--grid: %r is not UTF-8 text" % path) from None
     except ValueError as e:  # json.JSONDecodeError and tomllib.TOMLDecodeError
         raise GridError("--grid: %r is not valid %s: %s"
-                        % (path, "TOML" if str(path).endswith(".toml") else "JSON", e)) from None
+                        % (path, "TOML" if toml else "JSON", e)) from None
     if not isinstance(data, dict):
         raise GridError("--grid: %r must hold an object of axes" % path)
     unknown = sorted(set(data) - _GRID_KEYS)
