@@ -193,6 +193,8 @@ NS_API void ns_queue_free(ns_queue *q);
 /* Empties the queue (keeps its memory). */
 NS_API void ns_queue_clear(ns_queue *q);
 NS_API size_t ns_queue_count(const ns_queue *q);
+/* Keeps the first n jobs (n <= count; NS_EINVAL otherwise). */
+NS_API int ns_queue_truncate(ns_queue *q, size_t n);
 /* Adds a waiting job (borrowed: it must outlive the decisions that use it):
    its caller-chosen id (stable across decisions; RANDOM placement seeds with
    it; ties of the order go to the smaller id), its arrival (finite). Returns
@@ -210,6 +212,8 @@ NS_API int ns_queue_set_waiting_since(ns_queue *q, size_t i, double ms);
 
 NS_API ns_decision *ns_decision_new(void);
 NS_API void ns_decision_free(ns_decision *d);
+/* Queue size the decision covers (the statuses ns_decision_status has). */
+NS_API size_t ns_decision_job_count(const ns_decision *d);
 /* Jobs to start, in the order decided (later ones were placed with the
    earlier ones committed). */
 NS_API size_t ns_decision_start_count(const ns_decision *d);
@@ -218,6 +222,9 @@ NS_API size_t ns_decision_start_job(const ns_decision *d, size_t k);
 /* Placement of start k (NULL if out of range); borrowed until the next
    decision into d. Commit it as is (vClos placements carry their links). */
 NS_API const ns_placement *ns_decision_placement(const ns_decision *d, size_t k);
+/* Copies the placement of start k (GPUs, and a vClos placement's links and
+   virtual sizes) into out, a placement the caller owns. */
+NS_API int ns_decision_copy_placement(const ns_decision *d, size_t k, ns_placement *out);
 /* CASSINI time-shift of `job` (the started job, or a running job on its
    shared links) decided with start k: NS_OK with *shift_ms, NS_ENOTFOUND if
    the start shifts no one or not this job. */

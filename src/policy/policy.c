@@ -289,6 +289,15 @@ void ns_queue_clear(ns_queue *q) {
 
 size_t ns_queue_count(const ns_queue *q) { return q != NULL ? q->n : 0; }
 
+int ns_queue_truncate(ns_queue *q, size_t n) {
+  NSI_TRY(nsi_check_ptr(q, "ns_queue_truncate", "q"));
+  if (n > q->n)
+    return nsi_fail(NS_EINVAL, "ns_queue_truncate: n %zu is more than the %zu jobs queued", n,
+                    q->n);
+  q->n = n;
+  return NS_OK;
+}
+
 int ns_queue_add(ns_queue *q, const ns_job *job, uint64_t id, double arrival_ms) {
   NSI_TRY(nsi_check_ptr(q, "ns_queue_add", "q"));
   NSI_TRY(nsi_check_ptr(job, "ns_queue_add", "job"));
@@ -622,6 +631,8 @@ static int next_start(ns_decision *d, nsp_start **out, const char *fn) {
   return NS_OK;
 }
 
+size_t ns_decision_job_count(const ns_decision *d) { return d != NULL ? d->nq : 0; }
+
 size_t ns_decision_start_count(const ns_decision *d) { return d != NULL ? d->ns : 0; }
 
 size_t ns_decision_start_job(const ns_decision *d, size_t k) {
@@ -630,6 +641,16 @@ size_t ns_decision_start_job(const ns_decision *d, size_t k) {
 
 const ns_placement *ns_decision_placement(const ns_decision *d, size_t k) {
   return d != NULL && k < d->ns ? d->s[k].pl : NULL;
+}
+
+int ns_decision_copy_placement(const ns_decision *d, size_t k, ns_placement *out) {
+  NSI_TRY(nsi_check_ptr(d, "ns_decision_copy_placement", "d"));
+  NSI_TRY(nsi_check_ptr(out, "ns_decision_copy_placement", "out"));
+  if (k >= d->ns)
+    return nsi_fail(NS_EINVAL, "ns_decision_copy_placement: k %zu is not a start (the decision "
+                               "has %zu)", k, d->ns);
+  int rc = nsi_placement_copy(out, d->s[k].pl);
+  return rc < 0 ? nsi_fail(rc, "ns_decision_copy_placement: out of memory") : NS_OK;
 }
 
 int ns_decision_has_shifts(const ns_decision *d, size_t k) {
