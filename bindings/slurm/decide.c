@@ -426,7 +426,7 @@ int nss_decide(nss_ctx *x, const nss_snapshot *s, nss_plan *plan, char *msg, siz
   for (int i = 0; i < s->njobs; i++) {
     const nss_job *j = &s->jobs[i];
     if (j->kind == NSS_JOB_HELD) {
-      items[nheld].key = nss_order_key(x->order, j);
+      items[nheld].key = nss_order_key(x, j);
       items[nheld++].j = j;
       continue;
     }
