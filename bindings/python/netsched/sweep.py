@@ -1157,13 +1157,16 @@ def run(grid: Grid | None = None, out: StrPath | None = None, workers: int | Non
                 raise GridError("%s: %r is not a cell index (the grid has %d cells, 0..%d)"
                                 % (w["cells"], i, size, size - 1))
             picked[i] = None
-        wanted = [grid.cell(i) for i in itertools.islice(picked, max_cells + 1)]
+            if len(picked) > max_cells:
+                break  # refused below, without reading the rest
+        wanted = [grid.cell(i) for i in picked]
     else:
         wanted = grid.cells()
     if len(wanted) > max_cells:
-        raise GridError("%s: %d cells to run (%s), more than %s %d: run parts of the grid "
+        raise GridError("%s: %s cells to run (%s), more than %s %d: run parts of the grid "
                         "(%s, e.g. as a Slurm job array) or raise %s"
-                        % (w["cells"] if cells is not None else "the grid", len(wanted),
+                        % (w["cells"] if cells is not None else "the grid",
+                           "over %d" % max_cells if cells is not None else len(wanted),
                            grid.shape_text(), w["max_cells"], max_cells, w["cells"],
                            w["max_cells"]))
     use_dask = client is not None or scheduler is not None or workers > 0
