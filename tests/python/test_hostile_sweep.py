@@ -10,6 +10,7 @@ a finished sweep is summarised from a read-only directory."""
 import contextlib
 import ctypes
 import io
+import itertools
 import os
 import shutil
 import tempfile
@@ -110,6 +111,11 @@ class TestHugeGrids(unittest.TestCase):
             self.assertFalse(os.path.exists(out))
             with self.assertRaisesRegex(sweep.GridError, "more than sweep.run: max_cells 5"):
                 sweep.run(out=out, workers=0, policies="ff", seeds=list(range(6)), max_cells=5)
+            # cell indices: refused at the first one past the limit, the rest
+            # never read (an endless iterator ends)
+            with self.assertRaisesRegex(sweep.GridError, "^sweep.run: cells: over 3 cells to run"):
+                sweep.run(out=out, workers=0, policies="ff", seeds=list(range(6)), max_cells=3,
+                          cells=(i % 6 for i in itertools.count()))
 
     def test_one_cell_of_a_1e8_cell_grid_runs_alone(self):
         # A Slurm array task of a huge grid: cell I by arithmetic, not a list.
