@@ -524,7 +524,9 @@ static int place_dally(ns_policy *p, const ns_cluster *c, const nsp_entry *e, do
     return rc;
   if (!accepted)
     return NS_ENOSPACE;
-  ns_tier t = ns_placement_tier(out); /* the tuner recorded a machine or rack accept */
+  int t = (int)ns_placement_tier(out); /* the tuner recorded a machine or rack accept */
+  if (t < 0)
+    return t; /* out of memory: its message is set */
   if (t == NS_TIER_MACHINE || t == NS_TIER_RACK)
     NSI_TRY(nsp_log_wait(p, (int)t, ns_job_gpus(e->job), starvation, now, "ns_policy_place"));
   return NS_OK;
