@@ -13,25 +13,24 @@
  * (opts[], columns[], networks[]); --help, the parser and the outputs are
  * driven by them. Exit status: 0 every policy ran (a policy this build
  * lacks is reported, not an error) and every output was written; 1 a
- * policy, the workload or an output failed; 2 a usage or value error.
+ * policy failed, an input file (--trace, --models, --gittins-dist,
+ * --contention-curve) is missing, unreadable or malformed, the workload is
+ * empty, or an output failed; 2 a usage or value error on the command line;
+ * 128 + the signal when SIGINT or SIGTERM stopped it (see "signals" below).
  */
 #include <errno.h>
 #include <math.h>
 #include <netsched.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #define MAX_POLICIES 64
-#define MAX_MODELS 256
-
-typedef struct model {
-  char name[256];
-  double fwd, bwd, mem;
-  unsigned long long bytes;
-} model;
 
 /* The network model's knobs (network-model issue): what --help lists under
    --contention-curve .. --cassini-candidates. */
@@ -58,12 +57,12 @@ typedef struct cli {
   int policies[MAX_POLICIES], npolicies;
   int progress; /* -1: on a terminal */
   int share, json_jobs;
-  model *models;
-  int nmodels;
   double dally_lease_s; /* --dally-lease; < 0: the library's default */
   const char *gittins_path; /* --gittins-dist */
   double *gittins;          /* its samples, GPU-ms */
   size_t ngittins;
+  int limit;            /* --limit; < 0: every job */
+  int input_error;      /* parse_args failed on an input file's content: exit 1 */
   netcfg net;           /* --contention-curve, --allreduce-latency, --nics, --gpu-mem, ... */
 } cli;
 
@@ -75,6 +74,7 @@ typedef struct result {
   double *jct; /* sorted, s; for --plot */
   size_t njct;
   char *jobs_json; /* per-job rows for --json-jobs */
+  int csv_failed;   /* --csv could not be written */
 } result;
 
 /* ---- messages in the CLI's terms ----------------------------------------- */
@@ -175,11 +175,13 @@ static int parse_int(const char *opt, const char *s, long lo, long hi, int *out)
   return 0;
 }
 
-/* A finite number >= lo (> lo if strict). */
+/* A finite decimal number >= lo (> lo if strict): digits, sign, point and
+   exponent only - strtod alone would take " 4", "0x10" (16) and "0x1p3". */
 static int parse_num(const char *opt, const char *s, double lo, int strict, double *out) {
   char *end;
   double v = strtod(s, &end);
-  if (*s == '\0' || *end != '\0' || !isfinite(v) || v < lo || (strict && v == lo)) {
+  if (*s == '\0' || *end != '\0' || s[strspn(s, "0123456789+-.eE")] != '\0' || !isfinite(v) ||
+      v < lo || (strict && v == lo)) {
     fprintf(stderr, "netsched-sim: %s must be a number %s %g (got '%s')\n", opt, strict ? ">" : ">=",
             lo, s);
     return -1;
@@ -272,9 +274,16 @@ static const struct column {
 
 /* ---- options --------------------------------------------------------------- */
 
-static void list_policies(FILE *f) {
+static void wrap(FILE *f, const char *text, int indent, int at);
+
+/* One line per policy for --list (scripts read its first column, e.g.
+   tests/slurm); wrapped at 100 columns inside --help. */
+static void list_policies(FILE *f, int wrapped) {
   for (int i = 0; i < ns_sim_policy_count(); i++)
-    fprintf(f, "  %-14s %s\n", ns_sim_policy_name(i), ns_sim_policy_description(i));
+    if (wrapped)
+      wrap(f, ns_sim_policy_description(i), 17, fprintf(f, "  %-14s ", ns_sim_policy_name(i)));
+    else
+      fprintf(f, "  %-14s %s\n", ns_sim_policy_name(i), ns_sim_policy_description(i));
 }
 
 static void usage(FILE *f);
@@ -368,6 +377,7 @@ static int opt_gbps(cli *c, const char *o, char *v) { return parse_num(o, v, 0, 
 static int opt_nic(cli *c, const char *o, char *v) { return parse_num(o, v, 0, 0, &c->nic_gbps); }
 static int opt_intra(cli *c, const char *o, char *v) { return parse_num(o, v, 0, 1, &c->intra_gbps); }
 static int opt_trace(cli *c, const char *o, char *v) { (void)o; c->trace = v; return 0; }
+static int opt_limit(cli *c, const char *o, char *v) { return parse_int(o, v, 1, 1 << 30, &c->limit); }
 /* Seconds: 0, or at least the library's shortest lease (1 s). */
 static int opt_dally_lease(cli *c, const char *o, char *v) {
   if (parse_num(o, v, 0, 0, &c->dally_lease_s) < 0)
@@ -389,6 +399,8 @@ static int opt_jobs(cli *c, const char *o, char *v) { (void)o, (void)v; c->json_
 static int opt_progress(cli *c, const char *o, char *v) { (void)o, (void)v; c->progress = 1; return 0; }
 static int opt_no_progress(cli *c, const char *o, char *v) { (void)o, (void)v; c->progress = 0; return 0; }
 
+static int check_input(const char *opt, const char *path);
+
 /* --contention-curve FILE|ideal|default: FILE is a two-column CSV "k,e"
    (an optional header line, '#' comments and blank lines are skipped). */
 static int opt_curve(cli *c, const char *o, char *v) {
@@ -401,6 +413,9 @@ static int opt_curve(cli *c, const char *o, char *v) {
   n->curve_name = v;
   if (strcmp(v, "ideal") == 0)
     return 0;
+  c->input_error = 1; /* a failure from here on is the file's: exit 1, not 2 */
+  if (check_input(o, v) < 0)
+    return -1;
   FILE *f = fopen(v, "r");
   if (f == NULL) {
     fprintf(stderr, "netsched-sim: %s %s: %s\n", o, v, strerror(errno));
@@ -410,6 +425,8 @@ static int opt_curve(cli *c, const char *o, char *v) {
   int no = 0, rc = 0;
   while (rc == 0 && fgets(line, sizeof line, f) != NULL) {
     no++;
+    if (no == 1 && strncmp(line, "\xEF\xBB\xBF", 3) == 0) /* UTF-8 BOM: not part of line 1 */
+      memmove(line, line + 3, strlen(line + 3) + 1);
     size_t len = strlen(line);
     if (len == sizeof line - 1 && line[len - 1] != '\n') {
       fprintf(stderr, "netsched-sim: %s %s line %d: longer than %zu bytes\n", o, v, no, sizeof line - 2);
@@ -451,11 +468,15 @@ static int opt_curve(cli *c, const char *o, char *v) {
   if (rc == 0) { /* the library's rules, checked now so the message names the file */
     ns_sim_opts *t = ns_sim_opts_new();
     if (t == NULL || ns_sim_opts_set_contention_curve(t, n->curve_k, n->curve_e, (size_t)n->curve_n) < 0) {
-      fprintf(stderr, "netsched-sim: %s %s: %s\n", o, v, ns_last_error());
+      char why[600];
+      cli_terms(ns_last_error(), why, sizeof why);
+      fprintf(stderr, "netsched-sim: %s %s: %s\n", o, v, why);
       rc = -1;
     }
     ns_sim_opts_free(t);
   }
+  if (rc == 0)
+    c->input_error = 0;
   return rc;
 }
 static int opt_alpha(cli *c, const char *o, char *v) {
@@ -535,7 +556,7 @@ static void describe_net(FILE *f, const cli *c) {
 
 static int opt_list(cli *c, const char *o, char *v) {
   (void)c, (void)o, (void)v;
-  list_policies(stdout);
+  list_policies(stdout, 0);
   exit(0);
 }
 
@@ -565,6 +586,8 @@ static const struct option {
      opt_format},
     {"--models", "FILE", "model profiles for the trace's model_name values, a CSV with the "
                          "header name,forward_ms,backward_ms,model_bytes,memory_mb", opt_models},
+    {"--limit", "N", "run only the first N jobs by arrival (ties: trace order), e.g. to try a "
+                     "big trace quickly (default: every job)", opt_limit},
     {"--seed", "N", "seed of the embedded workload and of random choices (default 1)", opt_seed},
     {"--leaves", "N", "leaf switches (racks), 1..4194304 (default 4)", opt_leaves},
     {"--spines", "N", "spine switches, 0..16777216 (default 8)", opt_spines},
@@ -606,9 +629,9 @@ static const struct option {
      "GPU-seconds per line (default: the workload's own jobs, GPUs x lone run time)",
      opt_gittins},
     {"--dally-lease", "S",
-     "dally, dally-manual: Themis-style leases of S seconds, 0 or >= 1 (default 1200): at "
-     "lease expiry the GPUs are re-offered in increasing Nw_sens and a job offered before "
-     "anyone took its GPUs keeps them; 0 = preempt after every scheduling pass instead",
+     "dally, dally-manual: Themis-style leases of S seconds, 0 or >= 1 (default 1200; 0 = "
+     "preempt after every scheduling pass instead); the rule at lease expiry: DALLY in "
+     "netsched/sim.h",
      opt_dally_lease},
     {"--share", NULL, "let jobs share GPUs while their memory fits (LWF-kappa / Ada-SRSF model)",
      opt_share},
@@ -628,6 +651,28 @@ static const struct option {
 };
 #define NOPTS ((int)(sizeof opts / sizeof opts[0]))
 
+/* text at column `indent`, wrapped before column 100 (words never split;
+   the first line continues a line already `at` columns wide). */
+static void wrap(FILE *f, const char *text, int indent, int at) {
+  const int width = 100;
+  while (*text) {
+    int n = (int)strcspn(text, " ");
+    if (at > indent && at + 1 + n > width) {
+      fprintf(f, "\n%*s", indent, "");
+      at = indent;
+    } else if (at > indent) {
+      fputc(' ', f);
+      at++;
+    }
+    fprintf(f, "%.*s", n, text);
+    at += n;
+    text += n;
+    while (*text == ' ')
+      text++;
+  }
+  fputc('\n', f);
+}
+
 static void usage(FILE *f) {
   fprintf(f, "usage: netsched-sim [--policy a,b,... | --all] [--trace FILE] [options]\n"
              "       netsched-sim --list | --help | --version\n\n"
@@ -639,28 +684,43 @@ static void usage(FILE *f) {
     char head[64];
     snprintf(head, sizeof head, "%s%s%s", opts[i].name, opts[i].metavar ? " " : "",
              opts[i].metavar ? opts[i].metavar : "");
-    fprintf(f, "  %-30s %s\n", head, opts[i].help);
+    int at = fprintf(f, "  %-30s", head);
+    if (at > 32) /* a long option head: its help on the next line */
+      at = fprintf(f, "\n%33s", "") - 1;
+    else
+      at += fprintf(f, " ");
+    wrap(f, opts[i].help, 33, at);
   }
   fprintf(f, "\nColumns of the table (JSON and --summary-csv use the metric names in brackets):\n"
              "  %-12s the policy (--list)\n", "policy");
-  for (int i = 0; i < NCOLUMNS; i++)
-    fprintf(f, "  %-12s %s [%s, %s is best]\n", columns[i].head, columns[i].help,
-            ns_sim_metric_name(columns[i].metric), columns[i].lower_better ? "lowest" : "highest");
+  for (int i = 0; i < NCOLUMNS; i++) {
+    char text[512];
+    snprintf(text, sizeof text, "%s [%s, %s is best]", columns[i].help,
+             ns_sim_metric_name(columns[i].metric), columns[i].lower_better ? "lowest" : "highest");
+    wrap(f, text, 15, fprintf(f, "  %-12s ", columns[i].head));
+  }
   fprintf(f, "  %-12s wall-clock time of the simulation, s\n", "time_s");
   fprintf(f, "  Per-job columns (JCT, queueing, wait, comm%%, iteration time) are taken over\n"
              "  the finished jobs. Medians and percentiles are nearest rank: the p-th\n"
              "  percentile of n sorted values is the ceil(p/100 x n)-th smallest, a value\n"
              "  that occurred, never interpolated (the median of 4 values is the 2nd); over\n"
              "  no values a column is 0.\n\n");
-  fprintf(f, "Traces (CSV, first line the header; extra columns are ignored):\n"
+  fprintf(f, "Traces and --models (CSV, first line the header; extra columns are ignored;\n"
+             "at most 64 columns and 65536 bytes a line; plain decimal numbers):\n"
              "  tiresias  job_id,num_gpu,submit_time,iterations,model_name[,duration]  (s)\n"
              "  philly    timestamp,duration,num_gpus  (YYYY-MM-DD HH:MM:SS, s)\n"
              "  job_id names the job in every output and must be unique. A duration is the\n"
-             "  job's lone run time on a consolidated placement under the chosen network.\n\n"
-             "Exit status: 0 all ran and every output was written; 1 a policy, the workload\n"
-             "or an output failed; 2 a usage or value error.\n\n"
+             "  job's lone run time on a consolidated placement under the chosen network,\n"
+             "  exactly (a Philly job's iterations come from its drawn model's profile, its\n"
+             "  compute per iteration is then fitted to the duration).\n\n"
+             "Exit status: 0 all ran and every output was written; 1 a policy failed, an input\n"
+             "file (--trace, --models, --gittins-dist, --contention-curve) is missing, a\n"
+             "directory, unreadable or malformed, the workload has no job to run, or an output\n"
+             "could not be written; 2 a usage or value error on the command line (an unknown\n"
+             "option or policy, a value out of range); 130 / 143 stopped by SIGINT / SIGTERM\n"
+             "(the run is cancelled; no --json, --summary-csv or --plot written).\n\n"
              "Policies (\"ff\" backfills, \"fifo\" does not):\n");
-  list_policies(f);
+  list_policies(f, 1);
 }
 
 static const struct option *find_option(const char *name) {
@@ -708,14 +768,82 @@ static int parse_args(cli *c, int argc, char **argv) {
     if (o->set(c, o->name, value) < 0)
       return -1;
   }
-  if (c->json && c->summary && !strcmp(c->json, "-") && !strcmp(c->summary, "-"))
-    return usage_error("only one output can go to stdout, got --json - and", "--summary-csv -");
+  if (c->json && c->summary && !strcmp(c->json, "-") && !strcmp(c->summary, "-")) {
+    fprintf(stderr, "netsched-sim: --json - and --summary-csv - both ask for stdout; give one of "
+                    "them a file name\n");
+    return -1;
+  }
   if (c->json_jobs && !c->json)
     return usage_error("--json-jobs needs", "--json");
   return 0;
 }
 
+/* ---- inputs ------------------------------------------------------------------ */
+
+/* An input file the user named (--trace, --models) can be read: else a
+   message naming the option, the path and why (no such file, is a
+   directory, permission denied), before anything runs. */
+static int check_input(const char *opt, const char *path) {
+  struct stat st;
+  FILE *f;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+    fprintf(stderr, "netsched-sim: %s: '%s' is a directory, not a file\n", opt, path);
+    return -1;
+  }
+  if ((f = fopen(path, "r")) == NULL) {
+    fprintf(stderr, "netsched-sim: %s: cannot read '%s': %s\n", opt, path, strerror(errno));
+    return -1;
+  }
+  fclose(f);
+  return 0;
+}
+
 /* ---- model profiles (--models) --------------------------------------------- */
+
+/* --models is read by the library (ns_sim_load_models: the trace reader's
+   CSV rules and limits), once up front on a scratch simulator so that a bad
+   file stops everything before the first policy runs, then into each run's
+   simulator. */
+static int check_models(const cli *c) {
+  ns_sim_opts *o = ns_sim_opts_new();
+  ns_sim *s = o ? ns_sim_new(o) : NULL;
+  ns_sim_opts_free(o);
+  int rc = s ? ns_sim_load_models(s, c->models_path) : -1;
+  if (rc < 0)
+    fail_lib("--models");
+  ns_sim_free(s);
+  return rc < 0 ? -1 : 0;
+}
+
+/* ---- signals --------------------------------------------------------------------- */
+
+/* SIGINT / SIGTERM: the handler records the signal and cancels the run in
+   progress (ns_sim_cancel is async-signal-safe); the run returns
+   NS_ECANCELED at once, no further policy starts, no --json,
+   --summary-csv or --plot is written (their temporary files are removed,
+   existing files stay as they were) and the exit status is 128 + the
+   signal (130, 143). A signal between two runs is seen by the next run's
+   first progress call, or before it starts. */
+static volatile sig_atomic_t stop_signal;
+static _Atomic(ns_sim *) running_sim;
+
+static void on_stop_signal(int sig) {
+  stop_signal = sig;
+  ns_sim *s = atomic_load(&running_sim);
+  if (s)
+    ns_sim_cancel(s);
+}
+
+static void catch_stop_signals(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+}
+
+/* ---- Gittins distribution (--gittins-dist) ------------------------------------ */
 
 static int split_csv(char *line, char **f, int max) {
   int n = 0;
@@ -731,74 +859,40 @@ static int split_csv(char *line, char **f, int max) {
   return n;
 }
 
-static int read_models(cli *c) {
-  static const char *need[5] = {"name", "forward_ms", "backward_ms", "model_bytes", "memory_mb"};
-  FILE *f = fopen(c->models_path, "r");
-  if (f == NULL) {
-    fprintf(stderr, "netsched-sim: --models: cannot open '%s': %s\n", c->models_path, strerror(errno));
-    return -1;
-  }
-  c->models = calloc(MAX_MODELS, sizeof *c->models);
-  char line[1024], *fld[16];
-  int col[5], line_no = 1, rc = 0;
-  if (c->models == NULL || fgets(line, sizeof line, f) == NULL) {
-    fprintf(stderr, "netsched-sim: --models %s: empty (header %s,%s,%s,%s,%s)\n", c->models_path,
-            need[0], need[1], need[2], need[3], need[4]);
-    fclose(f);
-    return -1;
-  }
-  int n = split_csv(line, fld, 16);
-  for (int k = 0; k < 5 && rc == 0; k++) {
-    col[k] = -1;
-    for (int i = 0; i < n; i++)
-      if (strcmp(fld[i], need[k]) == 0)
-        col[k] = i;
-    if (col[k] < 0) {
-      fprintf(stderr, "netsched-sim: --models %s line 1: missing column %s (header needs "
-                      "name,forward_ms,backward_ms,model_bytes,memory_mb)\n", c->models_path, need[k]);
-      rc = -1;
-    }
-  }
-  while (rc == 0 && fgets(line, sizeof line, f)) {
-    line_no++;
-    if (line[strspn(line, " \t\r\n")] == '\0')
-      continue;
-    n = split_csv(line, fld, 16);
-    model *m = &c->models[c->nmodels];
-    char what[64];
-    for (int k = 0; k < 5 && rc == 0; k++) {
-      if (col[k] >= n) {
-        fprintf(stderr, "netsched-sim: --models %s line %d: missing %s\n", c->models_path, line_no,
-                need[k]);
-        rc = -1;
-        break;
-      }
-      snprintf(what, sizeof what, "--models %s line %d: %s", c->models_path, line_no, need[k]);
-      char *v = fld[col[k]];
-      if (k == 0)
-        snprintf(m->name, sizeof m->name, "%s", v);
-      else if (k == 3) {
-        double b;
-        rc = parse_num(what, v, 0, 0, &b);
-        m->bytes = (unsigned long long)b;
-      } else
-        rc = parse_num(what, v, 0, 0, k == 1 ? &m->fwd : k == 2 ? &m->bwd : &m->mem);
-    }
-    if (rc == 0 && ++c->nmodels >= MAX_MODELS) {
-      fprintf(stderr, "netsched-sim: --models %s: more than %d profiles\n", c->models_path,
-              MAX_MODELS - 1);
-      rc = -1;
-    }
-  }
-  fclose(f);
-  return rc;
-}
-
-/* ---- Gittins distribution (--gittins-dist) ------------------------------------ */
-
 /* The Tiresias simulator's parse_job_dist input: a header naming a
    "duration" column, then GPU-seconds per line (it reads int(); any
    number > 0 is taken here). Samples kept in GPU-ms. */
+/* One line of f into buf (with its newline, NUL-terminated): its length;
+   -1 at the end of the file; -2 for a line longer than size - 2 bytes, -3
+   for a NUL byte (a binary file) - the input is not read further, so an
+   endless one (/dev/zero) stops at once in bounded memory, as the
+   library's readers do (getline would grow without end). */
+#define LINE_MAX_BYTES 65536
+static long bounded_line(FILE *f, char *buf, size_t size) {
+  size_t n = 0;
+  int ch = EOF;
+  while ((ch = getc(f)) != EOF) {
+    if (ch == '\0')
+      return -3;
+    if (n + 1 >= size)
+      return -2;
+    buf[n++] = (char)ch;
+    if (ch == '\n')
+      break;
+  }
+  if (n == 0 && ch == EOF)
+    return -1;
+  buf[n] = '\0';
+  return (long)n;
+}
+
+static int bad_line(const char *opt, const char *path, long line_no, long got) {
+  fprintf(stderr, "netsched-sim: %s %s line %ld: %s\n", opt, path, line_no,
+          got == -3 ? "contains a NUL byte: a binary file, not CSV text"
+                    : "longer than 65536 bytes (the longest line a CSV input may have)");
+  return -1;
+}
+
 static int read_gittins(cli *c) {
   const char *path = c->gittins_path;
   FILE *f = fopen(path, "r");
@@ -806,15 +900,19 @@ static int read_gittins(cli *c) {
     fprintf(stderr, "netsched-sim: --gittins-dist: cannot open '%s': %s\n", path, strerror(errno));
     return -1;
   }
-  char *line = NULL, *fld[64];
-  size_t cap = 0, have = 0;
-  long line_no = 1;
+  char *line = malloc(LINE_MAX_BYTES + 2), *fld[64];
+  size_t have = 0;
+  long line_no = 1, got = line ? bounded_line(f, line, LINE_MAX_BYTES + 2) : -1;
   int col = -1, rc = 0;
-  if (getline(&line, &cap, f) < 0) {
-    fprintf(stderr, "netsched-sim: --gittins-dist %s: empty (the header needs a duration column)\n",
-            path);
+  if (got < -1) {
+    rc = bad_line("--gittins-dist", path, line_no, got);
+  } else if (got < 0) {
+    fprintf(stderr, "netsched-sim: --gittins-dist %s: %s\n", path,
+            line ? "empty (the header needs a duration column)" : "out of memory");
     rc = -1;
   } else {
+    if (strncmp(line, "\xEF\xBB\xBF", 3) == 0) /* UTF-8 BOM: not part of the header */
+      memmove(line, line + 3, strlen(line + 3) + 1);
     int n = split_csv(line, fld, 64);
     for (int i = 0; i < n && col < 0; i++)
       if (strcmp(fld[i], "duration") == 0)
@@ -825,8 +923,12 @@ static int read_gittins(cli *c) {
       rc = -1;
     }
   }
-  while (rc == 0 && getline(&line, &cap, f) >= 0) {
+  while (rc == 0 && (got = bounded_line(f, line, LINE_MAX_BYTES + 2)) != -1) {
     line_no++;
+    if (got < 0) {
+      rc = bad_line("--gittins-dist", path, line_no, got);
+      break;
+    }
     if (line[strspn(line, " \t\r\n")] == '\0')
       continue;
     int n = split_csv(line, fld, 64);
@@ -867,8 +969,19 @@ static int read_gittins(cli *c) {
 
 /* ---- running ------------------------------------------------------------------ */
 
+typedef struct progress {
+  const char *name;
+  int show;
+  ns_sim *s;
+} progress;
+
 static void progress_bar(size_t done, size_t total, void *user) {
-  const char *name = user;
+  const progress *pr = user;
+  if (stop_signal) /* a signal that came just before this run started */
+    ns_sim_cancel(pr->s);
+  if (!pr->show)
+    return;
+  const char *name = pr->name;
   int width = 40, filled = total ? (int)(width * done / total) : width;
   fprintf(stderr, "\r%-14s [", name);
   for (int i = 0; i < width; i++)
@@ -900,7 +1013,7 @@ static ns_sim_opts *make_opts(const cli *c, int policy) {
 }
 
 /* A simulator with the workload loaded, or NULL (message printed). */
-static ns_sim *prepare(const cli *c, int policy, int *loaded) {
+static ns_sim *prepare(const cli *c, int policy, int *loaded, int *total) {
   ns_sim_opts *o = make_opts(c, policy);
   if (o == NULL) {
     fail_lib(NULL);
@@ -912,19 +1025,26 @@ static ns_sim *prepare(const cli *c, int policy, int *loaded) {
     fail_lib(NULL);
     return NULL;
   }
-  for (int i = 0; i < c->nmodels; i++)
-    if (ns_sim_add_model_profile(s, c->models[i].name, c->models[i].fwd, c->models[i].bwd,
-                                 c->models[i].bytes, c->models[i].mem) < 0) {
-      fail_lib("--models");
-      ns_sim_free(s);
-      return NULL;
-    }
+  if (c->models_path && ns_sim_load_models(s, c->models_path) < 0) {
+    fail_lib("--models");
+    ns_sim_free(s);
+    return NULL;
+  }
   *loaded = c->trace ? ns_sim_load_trace(s, c->trace, (ns_sim_trace_format)c->format)
                      : ns_sim_load_default_workload(s);
   if (*loaded < 0) {
     fail_lib(c->trace ? "--trace" : NULL);
     ns_sim_free(s);
     return NULL;
+  }
+  *total = *loaded;
+  if (c->limit >= 0 && *loaded > c->limit) {
+    if (ns_sim_keep_first(s, c->limit) < 0) {
+      fail_lib("--limit");
+      ns_sim_free(s);
+      return NULL;
+    }
+    *loaded = c->limit;
   }
   return s;
 }
@@ -1031,10 +1151,12 @@ static double now_s(void) {
    output failed (the run's own failure is in r->rc). */
 static int run_one(const cli *c, int policy, ns_sim *s, result *r) {
   int out_rc = 0;
-  if (c->progress)
-    ns_sim_set_progress(s, progress_bar, (void *)ns_sim_policy_name(policy));
+  progress pr = {ns_sim_policy_name(policy), c->progress, s};
+  ns_sim_set_progress(s, progress_bar, &pr);
   double t0 = now_s();
-  r->rc = ns_sim_run(s);
+  atomic_store(&running_sim, s);
+  r->rc = stop_signal ? NS_ECANCELED : ns_sim_run(s);
+  atomic_store(&running_sim, NULL);
   r->secs = now_s() - t0;
   if (r->rc < 0)
     cli_terms(ns_last_error(), r->err, sizeof r->err);
@@ -1049,7 +1171,7 @@ static int run_one(const cli *c, int policy, ns_sim *s, result *r) {
     csv_path(c, policy, path, sizeof path);
     if (ns_sim_write_jobs_csv(s, path) < 0) {
       fail_lib("--csv");
-      out_rc = -1;
+      out_rc = -1, r->csv_failed = 1;
     }
   }
   return out_rc;
@@ -1100,55 +1222,116 @@ static void print_best(FILE *f, const cli *c, const result *res) {
     ok += res[i].rc == NS_OK;
   if (ok < 2)
     return;
-  fprintf(f, "best per column (%s; ties: every tied policy):\n",
-          "lowest, util% highest");
+  int shown = 0, same[NCOLUMNS], nsame = 0;
   for (int k = 0; k < NCOLUMNS; k++) {
     int n = 0, first = -1;
     for (int i = 0; i < c->npolicies; i++)
       if (is_best(c, res, k, i))
         n++, first = first < 0 ? i : first;
+    if (n == ok) { /* every policy ties: nothing to choose by */
+      same[nsame++] = k;
+      continue;
+    }
+    if (shown++ == 0)
+      fprintf(f, "best per column (lowest, util%% highest; ties: every tied policy):\n");
     fprintf(f, "  %-11s %10.*f  ", columns[k].head, columns[k].digits,
             res[first].m[columns[k].metric] * columns[k].scale);
-    if (n == ok)
-      fprintf(f, "all %d tie\n", n);
-    else {
-      if (n > 1)
-        fprintf(f, "tie of %d: ", n);
-      for (int i = 0, w = 0; i < c->npolicies; i++)
-        if (is_best(c, res, k, i))
-          fprintf(f, "%s%s", w++ ? ", " : "", ns_sim_policy_name(c->policies[i]));
-      fputc('\n', f);
-    }
+    if (n > 1)
+      fprintf(f, "tie of %d: ", n);
+    for (int i = 0, w = 0; i < c->npolicies; i++)
+      if (is_best(c, res, k, i))
+        fprintf(f, "%s%s", w++ ? ", " : "", ns_sim_policy_name(c->policies[i]));
+    fputc('\n', f);
+  }
+  if (nsame > 0) {
+    fprintf(f, "%s %d tie on:", shown ? "  all" : "every column ties: all", ok);
+    for (int i = 0; i < nsame; i++)
+      fprintf(f, " %s", columns[same[i]].head);
+    fputc('\n', f);
   }
   fflush(f);
 }
 
-/* FILE for an output path ("-" = stdout); NULL with a message. */
-static FILE *open_out(const char *opt, const char *path) {
+/* Outputs are written whole or not at all: to a temporary file next to
+   the destination, renamed over it only once it was written without error
+   (and no stop signal came), so a failed or interrupted run never
+   truncates an existing file. "-" is stdout; an existing file that is not
+   a regular one (/dev/stdout, a FIFO) is written directly. */
+typedef struct outfile {
+  FILE *f;
+  const char *path;
+  char tmp[1100];
+} outfile;
+
+/* Before any run: can `path` be written (without touching it)? */
+static int check_out(const char *opt, const char *path) {
+  struct stat st;
   if (strcmp(path, "-") == 0)
-    return stdout;
-  FILE *f = fopen(path, "w");
-  if (f == NULL)
-    fprintf(stderr, "netsched-sim: %s: cannot write '%s': %s\n", opt, path, strerror(errno));
-  return f;
+    return 0;
+  if (stat(path, &st) == 0) {
+    if (S_ISDIR(st.st_mode)) {
+      fprintf(stderr, "netsched-sim: %s: '%s' is a directory\n", opt, path);
+      return -1;
+    }
+    if (access(path, W_OK) == 0)
+      return 0;
+  } else {
+    char dir[1100];
+    const char *slash = strrchr(path, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + 1 : 1, slash ? path : ".");
+    if (access(dir, W_OK | X_OK) == 0)
+      return 0;
+  }
+  fprintf(stderr, "netsched-sim: %s: cannot write '%s': %s\n", opt, path, strerror(errno));
+  return -1;
 }
 
-static int close_out(const char *opt, const char *path, FILE *f) {
-  int bad = ferror(f) != 0;
-  if (f == stdout)
-    bad |= fflush(f) != 0;
-  else
-    bad |= fclose(f) != 0;
+static FILE *out_begin(outfile *o, const char *opt, const char *path) {
+  struct stat st;
+  o->path = path, o->tmp[0] = '\0';
+  if (strcmp(path, "-") == 0)
+    return o->f = stdout;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+    o->f = fopen(path, "w");
+  else {
+    snprintf(o->tmp, sizeof o->tmp, "%s.tmp-%ld", path, (long)getpid());
+    o->f = fopen(o->tmp, "wx");
+  }
+  if (o->f == NULL)
+    fprintf(stderr, "netsched-sim: %s: cannot write '%s': %s\n", opt, o->tmp[0] ? o->tmp : path,
+            strerror(errno));
+  return o->f;
+}
+
+static int out_end(outfile *o, const char *opt) {
+  int bad = ferror(o->f) != 0;
+  bad |= o->f == stdout ? fflush(o->f) != 0 : fclose(o->f) != 0;
+  if (o->tmp[0]) {
+    if (bad || stop_signal || rename(o->tmp, o->path) != 0)
+      bad |= !stop_signal, unlink(o->tmp);
+  }
   if (bad)
-    fprintf(stderr, "netsched-sim: %s: writing '%s' failed\n", opt, path);
+    fprintf(stderr, "netsched-sim: %s: writing '%s' failed; it was left as it was\n", opt,
+            o->path);
   return bad ? -1 : 0;
+}
+
+/* Writes one output through a temporary file; 0 or -1 (reported). */
+static int write_out(const char *opt, const char *path, void (*write)(const cli *, const result *,
+                                                                      int, int, FILE *),
+                     const cli *c, const result *res, int loaded, int skipped) {
+  outfile o;
+  if (out_begin(&o, opt, path) == NULL)
+    return -1;
+  write(c, res, loaded, skipped, o.f);
+  return out_end(&o, opt);
 }
 
 static const char *status_of(const result *r) {
   return r->rc == NS_OK ? "ok" : r->rc == NS_EUNSUPPORTED ? "unavailable" : "failed";
 }
 
-static int write_json(const cli *c, const result *res, int loaded, int skipped, FILE *f) {
+static void write_json(const cli *c, const result *res, int loaded, int skipped, FILE *f) {
   fprintf(f, "{\"netsched_sim\": \"%s\",\n \"workload\": {\"trace\": ", ns_version());
   if (c->trace)
     json_str(f, c->trace);
@@ -1193,10 +1376,10 @@ static int write_json(const cli *c, const result *res, int loaded, int skipped, 
     fputc(']', f);
   }
   fputs("}}\n", f);
-  return 0;
 }
 
-static int write_summary(const cli *c, const result *res, FILE *f) {
+static void write_summary(const cli *c, const result *res, int loaded, int skipped, FILE *f) {
+  (void)loaded, (void)skipped;
   fputs("policy,status", f);
   for (int m = 0; m < NS_SIM_METRIC_COUNT; m++)
     fprintf(f, ",%s", ns_sim_metric_name(m));
@@ -1218,7 +1401,6 @@ static int write_summary(const cli *c, const result *res, FILE *f) {
         fprintf(f, "%s%s", w++ ? ";" : "", ns_sim_metric_name(columns[k].metric));
     fputc('\n', f);
   }
-  return 0;
 }
 
 /* ---- plot ------------------------------------------------------------------------- */
@@ -1257,12 +1439,14 @@ static int check_plot(const char *path) {
    policies with identical schedules (their lines on top of each other)
    stay distinguishable. */
 static int plot(const cli *c, const result *res) {
+  char tmp[1100]; /* gnuplot writes here; renamed over --plot once it succeeded */
+  snprintf(tmp, sizeof tmp, "%s.tmp-%ld", c->plot, (long)getpid());
   FILE *g = popen("gnuplot", "w");
   if (g == NULL) {
     fprintf(stderr, "netsched-sim: --plot: cannot start gnuplot: %s\n", strerror(errno));
     return -1;
   }
-  fprintf(g, "set terminal %s\nset output '%s'\nset logscale x\n", plot_terminal(c->plot), c->plot);
+  fprintf(g, "set terminal %s\nset output '%s'\nset logscale x\n", plot_terminal(c->plot), tmp);
   fprintf(g, "set xlabel 'JCT (s)'\nset ylabel 'CDF'\nset key bottom right\nset grid\nplot ");
   int first = 1, k = 0;
   for (int i = 0; i < c->npolicies; i++)
@@ -1281,9 +1465,11 @@ static int plot(const cli *c, const result *res) {
               (double)(j + 1) / (double)res[i].njct);
     fprintf(g, "e\n");
   }
-  if (pclose(g) != 0) {
-    fprintf(stderr, "netsched-sim: --plot: gnuplot failed writing '%s'; see its messages above\n",
-            c->plot);
+  if (pclose(g) != 0 || stop_signal || rename(tmp, c->plot) != 0) {
+    unlink(tmp);
+    if (!stop_signal)
+      fprintf(stderr, "netsched-sim: --plot: gnuplot failed writing '%s'; see its messages "
+                      "above\n", c->plot);
     return -1;
   }
   fprintf(stderr, "netsched-sim: JCT CDF written to %s\n", c->plot);
@@ -1293,39 +1479,35 @@ static int plot(const cli *c, const result *res) {
 /* ---- main ------------------------------------------------------------------------------- */
 
 
-/* Outputs opened before any run: a bad path fails at once. */
+/* Outputs checked before any run (a bad path fails at once) but written
+   only at the end, each through a temporary file (outfile above). */
 typedef struct outputs {
-  FILE *json, *summary, *table;
+  FILE *table;
 } outputs;
 
 static int open_outputs(const cli *c, outputs *o) {
-  o->json = o->summary = NULL;
   o->table = (c->json && !strcmp(c->json, "-")) || (c->summary && !strcmp(c->summary, "-"))
                  ? NULL /* stdout is for the machine-readable output */
                  : stdout;
-  if (c->json && (o->json = open_out("--json", c->json)) == NULL)
+  if (c->json && check_out("--json", c->json) < 0)
     return -1;
-  if (c->summary && (o->summary = open_out("--summary-csv", c->summary)) == NULL)
+  if (c->summary && check_out("--summary-csv", c->summary) < 0)
     return -1;
-  if (c->csv) { /* the directory must be writable: probe it */
-    char probe[1100];
-    csv_path(c, c->policies[0], probe, sizeof probe);
-    FILE *f = fopen(probe, "a");
-    if (f == NULL) {
-      fprintf(stderr, "netsched-sim: --csv: cannot write '%s': %s\n", probe, strerror(errno));
+  for (int i = 0; c->csv && i < c->npolicies; i++) {
+    char path[1100];
+    csv_path(c, c->policies[i], path, sizeof path);
+    if (check_out("--csv", path) < 0)
       return -1;
-    }
-    fclose(f);
   }
   return 0;
 }
 
 int main(int argc, char **argv) {
   cli c = {4, 8, 4, 4, 2, 10.0, 0.0, 100.0, NS_SIM_NET_PHASE, 1, NULL, NULL, NULL, NULL, NULL, NULL,
-           NS_SIM_TRACE_AUTO, {0}, 0, -1, 0, 0, NULL, 0, -1.0, NULL, NULL, 0, {0}};
+           NS_SIM_TRACE_AUTO, {0}, 0, -1, 0, 0, -1.0, NULL, NULL, 0, -1, 0, {0}};
   c.net.nics = -1, c.net.nics_gbps = -1.0;
   if (parse_args(&c, argc, argv) < 0)
-    return 2;
+    return c.input_error ? 1 : 2;
   if (c.net.nics > c.gpus) {
     fprintf(stderr, "netsched-sim: --nics must be at most the GPUs per server (--gpus %d) (got %d)\n",
             c.gpus, c.net.nics);
@@ -1344,29 +1526,51 @@ int main(int argc, char **argv) {
   int prc = c.plot ? check_plot(c.plot) : 0;
   if (prc)
     return prc;
-  if (c.models_path && read_models(&c) < 0)
-    return 2;
+  /* an input file that is missing, unreadable or malformed: 1 (as a
+     malformed trace), never 2 (the command line's own errors) */
+  if ((c.trace && check_input("--trace", c.trace) < 0) ||
+      (c.models_path && check_input("--models", c.models_path) < 0) ||
+      (c.gittins_path && check_input("--gittins-dist", c.gittins_path) < 0))
+    return 1;
+  if (c.models_path && check_models(&c) < 0)
+    return 1;
   if (c.gittins_path && read_gittins(&c) < 0) {
-    free(c.models), free(c.gittins);
-    return 2;
+    free(c.gittins);
+    return 1;
   }
   outputs out;
-  if (open_outputs(&c, &out) < 0)
+  result *res = NULL;
+  if (open_outputs(&c, &out) < 0 || (res = calloc((size_t)c.npolicies, sizeof *res)) == NULL) {
+    free(c.gittins); /* every exit frees what was read (LSan-clean) */
     return 1;
-  result *res = calloc((size_t)c.npolicies, sizeof *res);
-  if (res == NULL)
-    return 1;
-  int hard = 0, out_fail = 0, skipped = 0, loaded = -1;
-  for (int i = 0; i < c.npolicies; i++) {
-    int n = 0;
-    ns_sim *s = prepare(&c, c.policies[i], &n);
+  }
+  int hard = 0, out_fail = 0, skipped = 0, loaded = -1, finished = 0;
+  catch_stop_signals();
+  for (int i = 0; i < c.npolicies && !stop_signal; i++) {
+    int n = 0, all = 0;
+    ns_sim *s = prepare(&c, c.policies[i], &n, &all);
     if (s == NULL) { /* the workload itself failed: the same for every policy */
+      hard = 1;
+      break;
+    }
+    if (n == 0) { /* nothing to run: an error before the table starts */
+      int sk = ns_sim_skipped_count(s);
+      if (sk > 0)
+        fprintf(stderr, "netsched-sim: --trace %s: nothing to run: every job (%d) is larger than "
+                        "the cluster (--leaves %d x --servers %d x --gpus %d)\n",
+                c.trace ? c.trace : "", sk, c.leaves, c.servers, c.gpus);
+      else
+        fprintf(stderr, "netsched-sim: --trace %s: nothing to run: the file has no job rows\n",
+                c.trace ? c.trace : "");
+      ns_sim_free(s);
       hard = 1;
       break;
     }
     if (loaded < 0 && out.table) {
       skipped = ns_sim_skipped_count(s);
       fprintf(out.table, "workload: %s, %d jobs", c.trace ? c.trace : "embedded default (seeded)", n);
+      if (all > n)
+        fprintf(out.table, " (the first by arrival of %d: --limit)", all);
       if (skipped > 0)
         fprintf(out.table, ", %d skipped (larger than the cluster)", skipped);
       if (c.ngittins > 0)
@@ -1383,33 +1587,44 @@ int main(int argc, char **argv) {
     loaded = n;
     out_fail |= run_one(&c, c.policies[i], s, &res[i]) < 0;
     ns_sim_free(s);
+    if (res[i].rc == NS_ECANCELED || stop_signal)
+      break; /* no row for a run that was stopped */
+    finished++;
     if (out.table)
       print_row(out.table, c.policies[i], &res[i]);
     hard |= res[i].rc < 0 && res[i].rc != NS_EUNSUPPORTED;
   }
-  if (loaded >= 0) {
+  if (loaded >= 0 && !stop_signal) {
     if (out.table)
       print_best(out.table, &c, res);
-    if (out.json) {
-      write_json(&c, res, loaded, skipped, out.json);
-      out_fail |= close_out("--json", c.json, out.json) < 0;
-      out.json = NULL;
-    }
-    if (out.summary) {
-      write_summary(&c, res, out.summary);
-      out_fail |= close_out("--summary-csv", c.summary, out.summary) < 0;
-      out.summary = NULL;
-    }
+    if (c.json)
+      out_fail |= write_out("--json", c.json, write_json, &c, res, loaded, skipped) < 0;
+    if (c.summary)
+      out_fail |= write_out("--summary-csv", c.summary, write_summary, &c, res, loaded, skipped) < 0;
     if (c.plot)
       out_fail |= plot(&c, res) < 0;
+    if (c.csv) { /* say which files --csv wrote (one per policy when several) */
+      int w = 0;
+      for (int i = 0; i < c.npolicies; i++)
+        if (res[i].rc == NS_OK && !res[i].csv_failed) {
+          char path[1024];
+          csv_path(&c, c.policies[i], path, sizeof path);
+          fprintf(stderr, "%s%s", w++ ? ", " : "netsched-sim: --csv: per-job rows written to ",
+                  path);
+        }
+      if (w)
+        fputc('\n', stderr);
+    }
   }
-  if (out.json && out.json != stdout)
-    fclose(out.json);
-  if (out.summary && out.summary != stdout)
-    fclose(out.summary);
   for (int i = 0; i < c.npolicies; i++)
     free(res[i].jct), free(res[i].jobs_json);
   free(res);
-  free(c.models), free(c.gittins);
+  free(c.gittins);
+  if (stop_signal) {
+    fprintf(stderr, "\nnetsched-sim: stopped by %s after %d of %d policies; --json, "
+                    "--summary-csv and --plot not written (--csv only for the finished ones)\n",
+            stop_signal == SIGINT ? "SIGINT" : "SIGTERM", finished, c.npolicies);
+    return 128 + stop_signal;
+  }
   return hard || out_fail ? 1 : 0;
 }

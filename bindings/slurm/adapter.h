@@ -4,8 +4,9 @@
  * one decision per opted-in job.
  *
  *   slurm_io.c  libslurm only: snapshot in, decisions out (release, comment)
+ *   comment.c   a job's comment: the user's part, hints, our wait section
  *   decide.c    libnetsched only: snapshot -> cluster -> policy -> decisions
- *   policies.c  the table of presets (the simulator's names), orders, models
+ *   policies.c  the presets (the library's ns_policy objects), orders, models
  *   state.c     the --state file (Dally's delay tuner between cycles)
  *   main.c      options, --once / --interval, lock, signals
  *
@@ -25,6 +26,11 @@
 /* What the adapter appends to a waiting job's comment, after the marker part. */
 #define NSS_WAIT_TAG " waits: "
 #define NSS_MAX_REASON 200
+/* Slurm's limit on a comment (slurmctld refuses longer ones on submit and
+   update: "strlen(comment) too big", Slurm 22.05), and the longest comment
+   the adapter reads at all (a job_submit plugin may set longer ones). */
+#define NSS_SLURM_COMMENT_MAX 1024
+#define NSS_COMMENT_READ_MAX 65536
 
 typedef struct nss_node {
   char *name;
@@ -53,11 +59,17 @@ typedef struct nss_job {
   int model;          /* index into the model table, -1 if none given */
   uint64_t iters;     /* iterations hint (0 if none) */
   int requeue;        /* released by us onto a node that became unusable */
-  char hint_error[160]; /* non-empty: the comment's hints are malformed (the job waits) */
+  char hint_error[NSS_MAX_REASON + 1]; /* non-empty: why the comment is refused (the job waits) */
   /* RUNNING / INFLIGHT: where. gpu_idx[k] = -1 when the index is unknown. */
   int nplaced;
-  int *node_of;       /* node index per held GPU */
+  int *node_of;       /* node index per held GPU (slurm_split: per listed node) */
   int *gpu_idx;       /* GPU index inside that node, or -1 */
+  /* 1: a --gpus=T job released onto node_of[0..nplaced) (one entry per
+     listed node) that Slurm has not started: its T GPUs are spread the way
+     Slurm's cons_tres does when it starts it (measured, tests/slurm
+     case_inflight_split): one GPU on every listed node, then the rest
+     filling the nodes' free GPUs in node-table order. */
+  int slurm_split;
 } nss_job;
 
 typedef struct nss_snapshot {
@@ -69,11 +81,37 @@ typedef struct nss_snapshot {
   nss_job *jobs;
   int njobs;
   double now_ms;
+  /* > 0: this many nodes have not registered since the controller started
+     (state UNKNOWN, e.g. seconds after a restart) and the controller is
+     younger than its SlurmdTimeout (at most NSS_SETTLE_MAX_S): the view is
+     incomplete, so the cycle decides nothing (main.c). Past that, UNKNOWN
+     nodes are simply unusable. */
+  int unsettled;
+  char unsettled_why[160];
 } nss_snapshot;
+#define NSS_SETTLE_MAX_S 300
 
 void nss_snapshot_free(nss_snapshot *s);
-/* Fills job->hints/model/iters from job->comment. 0, or -1 with msg set. */
+
+/* ---- the comment (comment.c) -------------------------------------------- */
+
+/* Fills job->hints (the user's part of the comment: all of it but our wait
+   section), model and iters from job->comment. 0; -1 with msg set when the
+   hints are malformed or the comment is longer than NSS_COMMENT_READ_MAX
+   (the job waits with msg as its reason); -2 out of memory. */
 int nss_parse_hints(nss_job *job, char *msg, size_t msglen);
+/* Length of the user's part: up to the last NSS_WAIT_TAG, else all. */
+size_t nss_comment_user_len(const char *comment);
+/* The comment to write: the user's part of `comment` unchanged (the marker
+   if it is empty), then, unless placed, NSS_WAIT_TAG and the reason
+   shortened to Slurm's limit (or left out). malloc'd; NULL if no memory. */
+char *nss_comment_compose(const char *comment, int placed, const char *reason);
+/* src[0..len) for a message: at most 40 characters, control characters as
+   \xNN, so it stays on one line. */
+void nss_quote(char *dst, size_t n, const char *src, size_t len);
+/* A reason for the output and the comment: control characters as blanks,
+   no NSS_WAIT_TAG inside. */
+void nss_clean_reason(char *dst, size_t n, const char *src);
 
 /* ---- policies (policies.c) --------------------------------------------- */
 
@@ -92,32 +130,38 @@ int nss_policy_strict(const nss_policy *p);
 const nss_order *nss_order_find(const char *name);
 const char *nss_order_name(const nss_order *o);
 const char *nss_order_names(void); /* "fifo|srsf|..." for messages */
-/* Sort key of a held job (smaller first; ties: submit time, then id). */
-double nss_order_key(const nss_order *o, const nss_job *j);
+typedef struct nss_ctx nss_ctx;
+/* Sort key of a held job, the policy object's (smaller first; ties: submit
+   time, then id). */
+double nss_order_key(nss_ctx *x, const nss_job *j);
+/* Ideal run time of a held job from its hints (SRSF / SJF), NAN if unknown. */
+double nss_job_ideal_ms(const nss_job *j);
 /* Model profiles (the simulator's four, sim.h). -1 if unknown. */
 int nss_model_find(const char *name);
 const char *nss_model_names(void);
 void nss_model_apply(int model, uint64_t iters, double gbps, ns_job *job);
 
 /* Everything a placement call may need, kept across cycles. */
-typedef struct nss_ctx {
+struct nss_ctx {
   const nss_policy *policy;
   const nss_order *order;
   int spines, links_per_pair;
   double link_gbps, nic_gbps;
   uint64_t seed;
-  ns_titan_opts *titan;
-  ns_vclos_opts *vclos;
-  ns_cassini_opts *cassini;
-  int last_candidates, last_best; /* CASSINI's last ranking, for --verbose */
-  ns_delay_tuner *tuner; /* Dally; persisted by state.c */
+  ns_policy *pol;        /* the library's policy object: the decisions */
+  ns_queue *q;           /* scratch: the held job it is asked about */
+  ns_decision *d;        /* scratch: its answer */
+  ns_delay_tuner *tuner; /* Dally: the policy's own tuner (borrowed); persisted by state.c */
   double now_ms;         /* this cycle's clock (wall ms, never before the tuner's) */
   /* Every wait the tuner recorded (for the state file): */
   struct nss_rec { int tier, gpus; double waited_ms, now_ms; } *recs;
   size_t nrecs, caprecs;
-} nss_ctx;
+};
 
 int nss_ctx_init(nss_ctx *x, const nss_policy *p, char *msg, size_t msglen);
+/* A fresh policy object for x's preset, --order and --seed (NULL: see
+   ns_last_error()). */
+ns_policy *nss_policy_new(const nss_ctx *x);
 void nss_ctx_free(nss_ctx *x);
 /* Asks the policy for `job` on `c` into `out`. Returns the library status;
    for Dally a decline is NS_ENOSPACE with its reason in msg. */

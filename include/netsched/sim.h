@@ -6,6 +6,8 @@
  * (policy entry point -> ns_cluster_commit ... ns_cluster_release) plus a
  * clock and a network model. It compares every policy of the library on the
  * same workload: an embedded default, jobs added one by one, or a trace file.
+ * This header is the reference for its rules; docs/simulator.md is the
+ * user's guide (what they mean for a comparison) and points back here.
  *
  * Usage:
  *   ns_sim_opts *o = ns_sim_opts_new();
@@ -277,12 +279,15 @@
  * (as few servers as possible) under the chosen network model, i.e.
  * iterations x (compute + the all-reduce alone there: intra-server fabric
  * within one server, the NIC ring across servers, Eq. 5 with k = 1 under
- * CONTENTION, 0 under IDEAL). Tiresias rows keep their iteration count and
- * get compute per iteration = duration / iterations - that all-reduce
- * (floored at 1 us when the duration is shorter than the communication
- * alone); Philly rows keep their model profile's compute and get
- * iterations = max(1, round(duration / (compute + that all-reduce))). So
- * with IDEAL a job runs exactly its trace duration when it is not queued.
+ * CONTENTION, 0 under IDEAL). Tiresias rows keep their iteration count;
+ * Philly rows get iterations = max(1, round(duration / (profile compute +
+ * that all-reduce))) from their drawn model. Both then get compute per
+ * iteration = duration / iterations - that all-reduce (floored at 1 us when
+ * the duration is shorter than the communication alone), so a Philly job's
+ * compute differs from its profile's by less than half an iteration spread
+ * over all of them. So a job alone on a consolidated placement runs exactly
+ * its trace duration (to rounding, ~1e-12 relative), under IDEAL whatever
+ * its placement, unless the 1 us floor applied.
  * Tiresias rows without the column keep the profile's compute.
  *
  * RE-ENTRY AND THREADS: while ns_sim_run runs, every ns_sim_* call on that
@@ -685,6 +690,25 @@ NS_API int ns_sim_load_default_workload(ns_sim *s);
    embedded profiles' prefixes. NS_OK, or NS_EINVAL naming the argument. */
 NS_API int ns_sim_add_model_profile(ns_sim *s, const char *name, double forward_ms,
                                     double backward_ms, uint64_t model_bytes, double mem_mb);
+/* Reads model profiles from a CSV file whose header names the columns
+   name,forward_ms,backward_ms,model_bytes,memory_mb (in any order; other
+   columns are ignored) - the file netsched-sim --models and Python's
+   Simulator.load_models read, through this one reader: the trace reader's
+   CSV rules and limits (INPUT FILES below). Each row is
+   ns_sim_add_model_profile(name, forward_ms, backward_ms, model_bytes,
+   memory_mb): numbers are plain decimals (no hex, inf or nan), model_bytes a
+   whole number in [0, 2^53], the others in [0, 1e15], names 1..255 bytes and
+   unique within the file. All or nothing: a bad row fails with NS_EINVAL
+   naming the file, line and column and quoting the value, and no profile
+   changes. A profile of an existing name is replaced; the file's profiles
+   become the last ones of ns_sim_added_profile_name, in file order. Returns
+   the number of rows read (>= 1: a header alone is NS_EINVAL). */
+NS_API int ns_sim_load_models(ns_sim *s, const char *path);
+/* Profiles added so far (ns_sim_add_model_profile, ns_sim_load_models) and
+   the name of the i-th ("" out of range; valid until the next call that
+   changes s). */
+NS_API int ns_sim_added_profile_count(const ns_sim *s);
+NS_API const char *ns_sim_added_profile_name(const ns_sim *s, int i);
 /* Reads a trace (libcsv). Tiresias: header job_id,num_gpu,submit_time,
    iterations,model_name[,duration,interval] (seconds); model names are the
    profiles added by ns_sim_add_model_profile, else map to embedded ones by
@@ -699,7 +723,13 @@ NS_API int ns_sim_add_model_profile(ns_sim *s, const char *name, double forward_
    iterations from the duration (TRACE DURATIONS above). All or nothing:
    a malformed row fails with NS_EINVAL naming the file and line, and no job
    is added. Rows larger than the cluster are skipped and counted. Returns
-   the number of jobs added. */
+   the number of jobs added.
+   INPUT FILES (traces, model profiles): CSV (RFC 4180 quoting), UTF-8; a
+   UTF-8 byte-order mark is skipped, a UTF-16 one refused; at most 64
+   columns (the ones not named above are ignored) and 65536 bytes per line,
+   no NUL byte - an endless or binary input fails at its first such line,
+   in bounded memory; numbers are plain decimals ("0x10", "inf", " 4" are
+   refused). Line numbers in messages are the file's lines (header = 1). */
 NS_API int ns_sim_load_trace(ns_sim *s, const char *path, ns_sim_trace_format format);
 /* Scales the offered load of the jobs loaded so far: every gap between
    arrivals is multiplied by `factor` (finite, > 0). The earliest arrival a0
@@ -709,6 +739,14 @@ NS_API int ns_sim_load_trace(ns_sim *s, const char *path, ns_sim_trace_format fo
    accessors return NS_ESTATE until the next ns_sim_run). NS_EINVAL (s,
    factor) leaves every job as it was. */
 NS_API int ns_sim_scale_arrivals(ns_sim *s, double factor);
+/* Keeps the n jobs loaded so far that arrive first (ties: the one added
+   first) and drops the others, e.g. to try a big trace quickly
+   (netsched-sim --limit). n >= the job count changes nothing. Jobs keep
+   the order they were added in; skipped jobs (ns_sim_skipped_count) are
+   not counted. Discards the last run's results when it drops a job (the
+   accessors return NS_ESTATE until the next ns_sim_run). NS_EINVAL (s,
+   n < 0), NS_ENOMEM; a failure leaves every job as it was. */
+NS_API int ns_sim_keep_first(ns_sim *s, int n);
 
 /* Progress callback, called with done/total jobs at most ~200 times per run. */
 typedef void (*ns_sim_progress_fn)(size_t done, size_t total, void *user);
@@ -811,7 +849,11 @@ NS_API int ns_sim_job_wait_iter(const ns_sim *s, int job, double *wait_ms, doubl
    start_ms,finish_ms,jct_ms,queue_ms,servers,comm_overhead,model,preemptions,
    wait_ms,iter_ms; queue_ms is the delay to the first start, wait_ms every
    wait; times empty if the job did not finish). NS_ESTATE before a run;
-   NS_EINVAL if the file cannot be written (names the path). */
+   NS_EINVAL if the file cannot be written (names the path; "is a
+   directory"). Written whole or not at all: to a temporary file next to
+   path, renamed over it only once every row was written, so a failure
+   leaves an existing file as it was (an existing non-regular file such as
+   /dev/stdout is written directly). */
 NS_API int ns_sim_write_jobs_csv(const ns_sim *s, const char *path);
 
 #ifdef __cplusplus

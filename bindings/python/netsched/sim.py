@@ -12,6 +12,7 @@ utilisation, fragmentation and communication overhead.
 from __future__ import annotations
 
 import ctypes
+import difflib
 import enum
 import errno
 import functools
@@ -292,9 +293,9 @@ class Options(Handle):
                 else:
                     setter(value)
 
-    def _set(self, fn: str, *args: Any) -> None:
+    def _set(self, fn: str, *args: Any, names: dict[str, str] | None = None) -> None:
         check(getattr(lib, fn)(self._ptr, *args),
-              "sim.Options." + fn[len("ns_sim_opts_"):])
+              "sim.Options." + fn[len("ns_sim_opts_"):], names)
 
     def _set_choice(self, fn: str, arg: str, value: str, names: Sequence[str]) -> None:
         """fn(o, i) for value == names[i]; InvalidArgumentError naming arg otherwise."""
@@ -306,9 +307,17 @@ class Options(Handle):
     def set_policy(self, policy: Union[int, str]) -> None:
         """A preset by id (int) or name (str, e.g. "lwf-1"; sim.policies()
         lists them)."""
+        w = "sim.Options.set_policy"
         if isinstance(policy, str):
-            self._set("ns_sim_opts_set_policy_name",
-                      as_str(policy, "sim.Options.set_policy", "policy"))
+            known = list(policies())
+            if policy not in known:  # the user's method and argument, a suggestion
+                close = difflib.get_close_matches(policy, known, 1)
+                raise InvalidArgumentError(
+                    "%s: policy %r is not a policy%s (valid: %s)"
+                    % (w, policy, "; did you mean %r?" % close[0] if close else "",
+                       ", ".join(known)))
+            check(lib.ns_sim_opts_set_policy_name(self._ptr, as_str(policy, w, "policy")), w,
+                  {"name": "policy"})
         else:
             self._set("ns_sim_opts_set_policy", as_int(policy, "sim.Options.set_policy",
                                                        "policy"))
@@ -410,7 +419,7 @@ class Options(Handle):
     def set_skew_threshold(self, nbytes: int) -> None:
         """Tiresias: models of at least nbytes are consolidated."""
         self._set("ns_sim_opts_set_skew_threshold",
-                  as_u64(nbytes, "sim.Options.set_skew_threshold", "bytes"))
+                  as_u64(nbytes, "sim.Options.set_skew_threshold", "nbytes"), names={"bytes": "nbytes"})
 
     def set_gpu_sharing(self, shared: bool) -> None:
         """True: jobs share GPUs while memory fits, taking turns."""
@@ -740,31 +749,21 @@ class Simulator(Handle):
     @_serialised
     def load_models(self, path: PathLike) -> List[str]:
         """add_model_profile for every row of a CSV file with the header
-        name,forward_ms,backward_ms,model_bytes,memory_mb (netsched-sim
-        --models reads the same file); returns the names added. A missing
-        column or a bad value raises ValueError naming the line."""
-        import csv
+        name,forward_ms,backward_ms,model_bytes,memory_mb (other columns
+        ignored); returns the names read, in file order. The library reads
+        it (ns_sim_load_models), as netsched-sim --models does: the same
+        quoting, limits and checks (plain decimals, model_bytes a whole
+        number <= 2^53, unique names). All or nothing: a bad row raises
+        InvalidArgumentError naming the file and line, and no profile
+        changes; a missing or unreadable file FileNotFoundError /
+        PermissionError."""
         w = "sim.Simulator.load_models"
         path = _fspath(path, w, "path")
         _readable(path)
-        need = ("name", "forward_ms", "backward_ms", "model_bytes", "memory_mb")
-        names = []
-        with open(path, newline="") as f:
-            rows = csv.DictReader(f)
-            missing = [c for c in need if c not in (rows.fieldnames or ())]
-            if missing:
-                raise InvalidArgumentError("%s: %s line 1: missing column %s (header needs %s)"
-                                           % (w, path, missing[0], ",".join(need)))
-            for row in rows:
-                try:
-                    nbytes = int(row["model_bytes"])
-                    args = (float(row["forward_ms"]), float(row["backward_ms"]), nbytes,
-                            float(row["memory_mb"]))
-                    self.add_model_profile(row["name"], *args)
-                except (TypeError, ValueError) as e:
-                    raise InvalidArgumentError("%s: %s line %d: %s" % (w, path, rows.line_num, e))
-                names.append(row["name"])
-        return names
+        n = check(lib.ns_sim_load_models(self._ptr, as_str(path, w, "path")), w)
+        total = check(lib.ns_sim_added_profile_count(self._ptr), w)
+        return [lib.ns_sim_added_profile_name(self._ptr, i).decode("utf-8", "replace")
+                for i in range(total - n, total)]
 
     @_serialised
     def load_trace(self, path: PathLike,
@@ -778,7 +777,8 @@ class Simulator(Handle):
         path = _fspath(path, w, "path")
         f = as_enum(fmt, TraceFormat, w, "fmt")
         _readable(path)
-        return check(lib.ns_sim_load_trace(self._ptr, as_str(path, w, "path"), f), w)
+        return check(lib.ns_sim_load_trace(self._ptr, as_str(path, w, "path"), f), w,
+                     {"format": "fmt"})
 
     @_serialised
     def scale_arrivals(self, factor: float) -> None:
@@ -788,6 +788,14 @@ class Simulator(Handle):
         results are discarded."""
         w = "sim.Simulator.scale_arrivals"
         check(lib.ns_sim_scale_arrivals(self._ptr, as_real(factor, w, "factor")), w)
+
+    @_serialised
+    def keep_first(self, n: int) -> None:
+        """Keeps the n loaded jobs that arrive first (ties: the one added
+        first) and drops the others, e.g. to try a big trace quickly; n >=
+        the job count changes nothing (ns_sim_keep_first)."""
+        w = "sim.Simulator.keep_first"
+        check(lib.ns_sim_keep_first(self._ptr, as_int(n, w, "n")), w)
 
     @_serialised
     def set_progress(self, fn: Optional[Callable[[int, int], None]]) -> None:
@@ -844,8 +852,8 @@ class Simulator(Handle):
             raise err
         if self._progress_error is not None:
             raise self._progress_error
-        if rc < 0:
-            raise error_for(rc, message, w)
+        if rc < 0:  # "s has no jobs": s is the simulator the user holds
+            raise error_for(rc, message, w, {"s": "the simulator"})
 
     @_serialised
     def metric(self, metric: Union[Metric, str, int]) -> float:
