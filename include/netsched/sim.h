@@ -145,7 +145,10 @@
  *        profile by more than the threshold the new shifts are applied as
  *        at a placement; otherwise the ranked shifts are applied again
  *        from now, re-aligning the job and its link partners (the paper
- *        re-adjusts; default) or, with NS_SIM_DRIFT_WAIT
+ *        re-adjusts; default; a job's n-th re-adjustment is followed by a
+ *        gap of 10 x 2^n of its ideal iterations without one, during which
+ *        it runs on: re-ranking at every drifted all-reduce made cassini-ff
+ *        13x slower on Philly, bench/RESULTS.md) or, with NS_SIM_DRIFT_WAIT
  *        (ns_sim_opts_set_cassini_drift_rule), the shifts stand and the job
  *        waits for its next ideal slot (the earlier rule). With
  *        max_candidates 1 (ns_sim_opts_set_cassini, --cassini-candidates 1)
