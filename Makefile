@@ -157,6 +157,14 @@ $(OBJ)/tests/hostile/%: tests/hostile/%.c $(TEST_HELPERS) $(wildcard tests/unit/
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CPPFLAGS) $(LIB_PKG_CFLAGS) $(TEST_CFLAGS) $< $(TEST_HELPERS) -o $@ \
 	  $(LDFLAGS) $(HOSTILE_LDFLAGS) $(LIB_A) $(shell $(PKG_CONFIG) --libs cmocka) $(LIB_LIBS)
+# netsched-slurm's comment rules need no Slurm: its comment, policy and
+# wait-log files (public API only) are linked into this unit suite.
+SLURM_COMMENT_SRCS := bindings/slurm/comment.c bindings/slurm/policies.c bindings/slurm/waitlog.c
+$(OBJ)/tests/unit/test_slurm_comment: tests/unit/test_slurm_comment.c $(SLURM_COMMENT_SRCS) \
+    bindings/slurm/adapter.h $(TEST_HELPERS) $(wildcard tests/unit/helpers/*.h) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CPPFLAGS) -Ibindings/slurm $(TEST_CFLAGS) -D_DEFAULT_SOURCE $< $(SLURM_COMMENT_SRCS) \
+	  $(TEST_HELPERS) -o $@ $(LDFLAGS) $(LIB_A) $(shell $(PKG_CONFIG) --libs cmocka) $(LIB_LIBS)
 # Allocation-failure injection: the library's allocations go through the
 # test's wrappers (the static library's objects are linked into the test).
 $(OBJ)/tests/hostile/test_alloc_failure: HOSTILE_LDFLAGS := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc
@@ -313,7 +321,8 @@ uninstall:
 	      $(DESTDIR)$(PKGCONFIGDIR)/netsched.pc $(DESTDIR)$(INCLUDEDIR)/netsched.h
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/netsched $(DESTDIR)$(CMAKEDIR)
 	rm -f $(DESTDIR)$(BINDIR)/netsched-sim $(DESTDIR)$(BINDIR)/netsched-slurm $(DESTDIR)$(BASHCOMPDIR)/netsched-sim \
-	      $(DESTDIR)$(MANDIR)/man1/netsched-sim.1 $(DESTDIR)$(MANDIR)/man3/libnetsched.3 \
+	      $(DESTDIR)$(MANDIR)/man1/netsched-sim.1 $(DESTDIR)$(MANDIR)/man1/netsched-slurm.1 \
+	      $(DESTDIR)$(MANDIR)/man3/libnetsched.3 \
 	      $(DESTDIR)$(DATAROOTDIR)/netsched/netsched.cdef
 	-rmdir $(DESTDIR)$(DATAROOTDIR)/netsched 2>/dev/null
 
@@ -447,7 +456,7 @@ fuzz: fuzz-build lib
 .PHONY: slurm check-slurm install-slurm bench-slurm
 SLURM_H := $(wildcard /usr/include/slurm/slurm.h)
 SLURM_SRCS := $(sort $(wildcard bindings/slurm/*.c))
-SLURM_DECIDE_SRCS := bindings/slurm/decide.c bindings/slurm/policies.c bindings/slurm/state.c \
+SLURM_DECIDE_SRCS := bindings/slurm/decide.c bindings/slurm/policies.c bindings/slurm/state.c bindings/slurm/comment.c \
                      bindings/slurm/waitlog.c
 SLURM_BIN := $(OBJ)/bindings/slurm/netsched-slurm
 SLURM_CFLAGS := -Iinclude $(TEST_CFLAGS) -D_DEFAULT_SOURCE
@@ -467,11 +476,13 @@ check: $(SLURM_BIN)
 check-slurm: $(SLURM_BIN)
 	$(SLURM_CHECK)
 
-install-slurm: $(SLURM_SRCS) $(LIB_SO) $(OUT)/libnetsched.so
+install-slurm: $(SLURM_SRCS) $(LIB_SO) $(OUT)/libnetsched.so share/man/netsched-slurm.1
 	install -d $(DESTDIR)$(BINDIR) $(OBJ)/install
 	$(CC) $(SLURM_CFLAGS) $(SLURM_SRCS) -o $(OBJ)/install/netsched-slurm $(LDFLAGS) -L$(OUT) \
 	  -lnetsched -Wl,-rpath,$(LIBDIR) -lslurm -lm
 	install -m 755 $(OBJ)/install/netsched-slurm $(DESTDIR)$(BINDIR)/netsched-slurm
+	install -d $(DESTDIR)$(MANDIR)/man1
+	install -m 644 share/man/netsched-slurm.1 $(DESTDIR)$(MANDIR)/man1/netsched-slurm.1
 
 # The decision part alone (no Slurm): 1,000 held jobs on a 256-node snapshot.
 $(OBJ)/bench/bench_slurm_decide: bench/slurm/bench_slurm_decide.c $(SLURM_DECIDE_SRCS) \

@@ -13,7 +13,11 @@
  * (opts[], columns[], networks[]); --help, the parser and the outputs are
  * driven by them. Exit status: 0 every policy ran (a policy this build
  * lacks is reported, not an error) and every output was written; 1 a
- * policy, the workload or an output failed; 2 a usage or value error.
+ * policy failed, an input file (--trace, --models, --gittins-dist,
+ * --contention-curve) is
+ * missing, unreadable or malformed, the workload is empty, or an output
+ * failed; 2 a usage or
+ * value error on the command line.
  */
 #include <errno.h>
 #include <math.h>
@@ -21,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -64,6 +69,8 @@ typedef struct cli {
   const char *gittins_path; /* --gittins-dist */
   double *gittins;          /* its samples, GPU-ms */
   size_t ngittins;
+  int limit;            /* --limit; < 0: every job */
+  int input_error;      /* parse_args failed on an input file's content: exit 1 */
   netcfg net;           /* --contention-curve, --allreduce-latency, --nics, --gpu-mem, ... */
 } cli;
 
@@ -75,6 +82,7 @@ typedef struct result {
   double *jct; /* sorted, s; for --plot */
   size_t njct;
   char *jobs_json; /* per-job rows for --json-jobs */
+  int csv_failed;   /* --csv could not be written */
 } result;
 
 /* ---- messages in the CLI's terms ----------------------------------------- */
@@ -272,9 +280,16 @@ static const struct column {
 
 /* ---- options --------------------------------------------------------------- */
 
-static void list_policies(FILE *f) {
+static void wrap(FILE *f, const char *text, int indent, int at);
+
+/* One line per policy for --list (scripts read its first column, e.g.
+   tests/slurm); wrapped at 100 columns inside --help. */
+static void list_policies(FILE *f, int wrapped) {
   for (int i = 0; i < ns_sim_policy_count(); i++)
-    fprintf(f, "  %-14s %s\n", ns_sim_policy_name(i), ns_sim_policy_description(i));
+    if (wrapped)
+      wrap(f, ns_sim_policy_description(i), 17, fprintf(f, "  %-14s ", ns_sim_policy_name(i)));
+    else
+      fprintf(f, "  %-14s %s\n", ns_sim_policy_name(i), ns_sim_policy_description(i));
 }
 
 static void usage(FILE *f);
@@ -368,6 +383,7 @@ static int opt_gbps(cli *c, const char *o, char *v) { return parse_num(o, v, 0, 
 static int opt_nic(cli *c, const char *o, char *v) { return parse_num(o, v, 0, 0, &c->nic_gbps); }
 static int opt_intra(cli *c, const char *o, char *v) { return parse_num(o, v, 0, 1, &c->intra_gbps); }
 static int opt_trace(cli *c, const char *o, char *v) { (void)o; c->trace = v; return 0; }
+static int opt_limit(cli *c, const char *o, char *v) { return parse_int(o, v, 1, 1 << 30, &c->limit); }
 /* Seconds: 0, or at least the library's shortest lease (1 s). */
 static int opt_dally_lease(cli *c, const char *o, char *v) {
   if (parse_num(o, v, 0, 0, &c->dally_lease_s) < 0)
@@ -389,6 +405,8 @@ static int opt_jobs(cli *c, const char *o, char *v) { (void)o, (void)v; c->json_
 static int opt_progress(cli *c, const char *o, char *v) { (void)o, (void)v; c->progress = 1; return 0; }
 static int opt_no_progress(cli *c, const char *o, char *v) { (void)o, (void)v; c->progress = 0; return 0; }
 
+static int check_input(const char *opt, const char *path);
+
 /* --contention-curve FILE|ideal|default: FILE is a two-column CSV "k,e"
    (an optional header line, '#' comments and blank lines are skipped). */
 static int opt_curve(cli *c, const char *o, char *v) {
@@ -401,6 +419,9 @@ static int opt_curve(cli *c, const char *o, char *v) {
   n->curve_name = v;
   if (strcmp(v, "ideal") == 0)
     return 0;
+  c->input_error = 1; /* a failure from here on is the file's: exit 1, not 2 */
+  if (check_input(o, v) < 0)
+    return -1;
   FILE *f = fopen(v, "r");
   if (f == NULL) {
     fprintf(stderr, "netsched-sim: %s %s: %s\n", o, v, strerror(errno));
@@ -451,11 +472,15 @@ static int opt_curve(cli *c, const char *o, char *v) {
   if (rc == 0) { /* the library's rules, checked now so the message names the file */
     ns_sim_opts *t = ns_sim_opts_new();
     if (t == NULL || ns_sim_opts_set_contention_curve(t, n->curve_k, n->curve_e, (size_t)n->curve_n) < 0) {
-      fprintf(stderr, "netsched-sim: %s %s: %s\n", o, v, ns_last_error());
+      char why[600];
+      cli_terms(ns_last_error(), why, sizeof why);
+      fprintf(stderr, "netsched-sim: %s %s: %s\n", o, v, why);
       rc = -1;
     }
     ns_sim_opts_free(t);
   }
+  if (rc == 0)
+    c->input_error = 0;
   return rc;
 }
 static int opt_alpha(cli *c, const char *o, char *v) {
@@ -535,7 +560,7 @@ static void describe_net(FILE *f, const cli *c) {
 
 static int opt_list(cli *c, const char *o, char *v) {
   (void)c, (void)o, (void)v;
-  list_policies(stdout);
+  list_policies(stdout, 0);
   exit(0);
 }
 
@@ -565,6 +590,8 @@ static const struct option {
      opt_format},
     {"--models", "FILE", "model profiles for the trace's model_name values, a CSV with the "
                          "header name,forward_ms,backward_ms,model_bytes,memory_mb", opt_models},
+    {"--limit", "N", "run only the first N jobs by arrival (ties: trace order), e.g. to try a "
+                     "big trace quickly (default: every job)", opt_limit},
     {"--seed", "N", "seed of the embedded workload and of random choices (default 1)", opt_seed},
     {"--leaves", "N", "leaf switches (racks), 1..4194304 (default 4)", opt_leaves},
     {"--spines", "N", "spine switches, 0..16777216 (default 8)", opt_spines},
@@ -628,6 +655,28 @@ static const struct option {
 };
 #define NOPTS ((int)(sizeof opts / sizeof opts[0]))
 
+/* text at column `indent`, wrapped before column 100 (words never split;
+   the first line continues a line already `at` columns wide). */
+static void wrap(FILE *f, const char *text, int indent, int at) {
+  const int width = 100;
+  while (*text) {
+    int n = (int)strcspn(text, " ");
+    if (at > indent && at + 1 + n > width) {
+      fprintf(f, "\n%*s", indent, "");
+      at = indent;
+    } else if (at > indent) {
+      fputc(' ', f);
+      at++;
+    }
+    fprintf(f, "%.*s", n, text);
+    at += n;
+    text += n;
+    while (*text == ' ')
+      text++;
+  }
+  fputc('\n', f);
+}
+
 static void usage(FILE *f) {
   fprintf(f, "usage: netsched-sim [--policy a,b,... | --all] [--trace FILE] [options]\n"
              "       netsched-sim --list | --help | --version\n\n"
@@ -639,13 +688,21 @@ static void usage(FILE *f) {
     char head[64];
     snprintf(head, sizeof head, "%s%s%s", opts[i].name, opts[i].metavar ? " " : "",
              opts[i].metavar ? opts[i].metavar : "");
-    fprintf(f, "  %-30s %s\n", head, opts[i].help);
+    int at = fprintf(f, "  %-30s", head);
+    if (at > 32) /* a long option head: its help on the next line */
+      at = fprintf(f, "\n%33s", "") - 1;
+    else
+      at += fprintf(f, " ");
+    wrap(f, opts[i].help, 33, at);
   }
   fprintf(f, "\nColumns of the table (JSON and --summary-csv use the metric names in brackets):\n"
              "  %-12s the policy (--list)\n", "policy");
-  for (int i = 0; i < NCOLUMNS; i++)
-    fprintf(f, "  %-12s %s [%s, %s is best]\n", columns[i].head, columns[i].help,
-            ns_sim_metric_name(columns[i].metric), columns[i].lower_better ? "lowest" : "highest");
+  for (int i = 0; i < NCOLUMNS; i++) {
+    char text[512];
+    snprintf(text, sizeof text, "%s [%s, %s is best]", columns[i].help,
+             ns_sim_metric_name(columns[i].metric), columns[i].lower_better ? "lowest" : "highest");
+    wrap(f, text, 15, fprintf(f, "  %-12s ", columns[i].head));
+  }
   fprintf(f, "  %-12s wall-clock time of the simulation, s\n", "time_s");
   fprintf(f, "  Per-job columns (JCT, queueing, wait, comm%%, iteration time) are taken over\n"
              "  the finished jobs. Medians and percentiles are nearest rank: the p-th\n"
@@ -656,11 +713,16 @@ static void usage(FILE *f) {
              "  tiresias  job_id,num_gpu,submit_time,iterations,model_name[,duration]  (s)\n"
              "  philly    timestamp,duration,num_gpus  (YYYY-MM-DD HH:MM:SS, s)\n"
              "  job_id names the job in every output and must be unique. A duration is the\n"
-             "  job's lone run time on a consolidated placement under the chosen network.\n\n"
-             "Exit status: 0 all ran and every output was written; 1 a policy, the workload\n"
-             "or an output failed; 2 a usage or value error.\n\n"
+             "  job's lone run time on a consolidated placement under the chosen network,\n"
+             "  exactly (a Philly job's iterations come from its drawn model's profile, its\n"
+             "  compute per iteration is then fitted to the duration).\n\n"
+             "Exit status: 0 all ran and every output was written; 1 a policy failed, an input\n"
+             "file (--trace, --models, --gittins-dist, --contention-curve) is missing, a\n"
+             "directory, unreadable or malformed, the workload has no job to run, or an output\n"
+             "could not be written; 2 a usage or value error on the command line (an unknown\n"
+             "option or policy, a value out of range).\n\n"
              "Policies (\"ff\" backfills, \"fifo\" does not):\n");
-  list_policies(f);
+  list_policies(f, 1);
 }
 
 static const struct option *find_option(const char *name) {
@@ -708,10 +770,33 @@ static int parse_args(cli *c, int argc, char **argv) {
     if (o->set(c, o->name, value) < 0)
       return -1;
   }
-  if (c->json && c->summary && !strcmp(c->json, "-") && !strcmp(c->summary, "-"))
-    return usage_error("only one output can go to stdout, got --json - and", "--summary-csv -");
+  if (c->json && c->summary && !strcmp(c->json, "-") && !strcmp(c->summary, "-")) {
+    fprintf(stderr, "netsched-sim: --json - and --summary-csv - both ask for stdout; give one of "
+                    "them a file name\n");
+    return -1;
+  }
   if (c->json_jobs && !c->json)
     return usage_error("--json-jobs needs", "--json");
+  return 0;
+}
+
+/* ---- inputs ------------------------------------------------------------------ */
+
+/* An input file the user named (--trace, --models) can be read: else a
+   message naming the option, the path and why (no such file, is a
+   directory, permission denied), before anything runs. */
+static int check_input(const char *opt, const char *path) {
+  struct stat st;
+  FILE *f;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+    fprintf(stderr, "netsched-sim: %s: '%s' is a directory, not a file\n", opt, path);
+    return -1;
+  }
+  if ((f = fopen(path, "r")) == NULL) {
+    fprintf(stderr, "netsched-sim: %s: cannot read '%s': %s\n", opt, path, strerror(errno));
+    return -1;
+  }
+  fclose(f);
   return 0;
 }
 
@@ -900,7 +985,7 @@ static ns_sim_opts *make_opts(const cli *c, int policy) {
 }
 
 /* A simulator with the workload loaded, or NULL (message printed). */
-static ns_sim *prepare(const cli *c, int policy, int *loaded) {
+static ns_sim *prepare(const cli *c, int policy, int *loaded, int *total) {
   ns_sim_opts *o = make_opts(c, policy);
   if (o == NULL) {
     fail_lib(NULL);
@@ -925,6 +1010,15 @@ static ns_sim *prepare(const cli *c, int policy, int *loaded) {
     fail_lib(c->trace ? "--trace" : NULL);
     ns_sim_free(s);
     return NULL;
+  }
+  *total = *loaded;
+  if (c->limit >= 0 && *loaded > c->limit) {
+    if (ns_sim_keep_first(s, c->limit) < 0) {
+      fail_lib("--limit");
+      ns_sim_free(s);
+      return NULL;
+    }
+    *loaded = c->limit;
   }
   return s;
 }
@@ -1049,7 +1143,7 @@ static int run_one(const cli *c, int policy, ns_sim *s, result *r) {
     csv_path(c, policy, path, sizeof path);
     if (ns_sim_write_jobs_csv(s, path) < 0) {
       fail_lib("--csv");
-      out_rc = -1;
+      out_rc = -1, r->csv_failed = 1;
     }
   }
   return out_rc;
@@ -1100,25 +1194,32 @@ static void print_best(FILE *f, const cli *c, const result *res) {
     ok += res[i].rc == NS_OK;
   if (ok < 2)
     return;
-  fprintf(f, "best per column (%s; ties: every tied policy):\n",
-          "lowest, util% highest");
+  int shown = 0, same[NCOLUMNS], nsame = 0;
   for (int k = 0; k < NCOLUMNS; k++) {
     int n = 0, first = -1;
     for (int i = 0; i < c->npolicies; i++)
       if (is_best(c, res, k, i))
         n++, first = first < 0 ? i : first;
+    if (n == ok) { /* every policy ties: nothing to choose by */
+      same[nsame++] = k;
+      continue;
+    }
+    if (shown++ == 0)
+      fprintf(f, "best per column (lowest, util%% highest; ties: every tied policy):\n");
     fprintf(f, "  %-11s %10.*f  ", columns[k].head, columns[k].digits,
             res[first].m[columns[k].metric] * columns[k].scale);
-    if (n == ok)
-      fprintf(f, "all %d tie\n", n);
-    else {
-      if (n > 1)
-        fprintf(f, "tie of %d: ", n);
-      for (int i = 0, w = 0; i < c->npolicies; i++)
-        if (is_best(c, res, k, i))
-          fprintf(f, "%s%s", w++ ? ", " : "", ns_sim_policy_name(c->policies[i]));
-      fputc('\n', f);
-    }
+    if (n > 1)
+      fprintf(f, "tie of %d: ", n);
+    for (int i = 0, w = 0; i < c->npolicies; i++)
+      if (is_best(c, res, k, i))
+        fprintf(f, "%s%s", w++ ? ", " : "", ns_sim_policy_name(c->policies[i]));
+    fputc('\n', f);
+  }
+  if (nsame > 0) {
+    fprintf(f, "%s %d tie on:", shown ? "  all" : "every column ties: all", ok);
+    for (int i = 0; i < nsame; i++)
+      fprintf(f, " %s", columns[same[i]].head);
+    fputc('\n', f);
   }
   fflush(f);
 }
@@ -1322,10 +1423,10 @@ static int open_outputs(const cli *c, outputs *o) {
 
 int main(int argc, char **argv) {
   cli c = {4, 8, 4, 4, 2, 10.0, 0.0, 100.0, NS_SIM_NET_PHASE, 1, NULL, NULL, NULL, NULL, NULL, NULL,
-           NS_SIM_TRACE_AUTO, {0}, 0, -1, 0, 0, NULL, 0, -1.0, NULL, NULL, 0, {0}};
+           NS_SIM_TRACE_AUTO, {0}, 0, -1, 0, 0, NULL, 0, -1.0, NULL, NULL, 0, -1, 0, {0}};
   c.net.nics = -1, c.net.nics_gbps = -1.0;
   if (parse_args(&c, argc, argv) < 0)
-    return 2;
+    return c.input_error ? 1 : 2;
   if (c.net.nics > c.gpus) {
     fprintf(stderr, "netsched-sim: --nics must be at most the GPUs per server (--gpus %d) (got %d)\n",
             c.gpus, c.net.nics);
@@ -1344,11 +1445,19 @@ int main(int argc, char **argv) {
   int prc = c.plot ? check_plot(c.plot) : 0;
   if (prc)
     return prc;
-  if (c.models_path && read_models(&c) < 0)
-    return 2;
+  /* an input file that is missing, unreadable or malformed: 1 (as a
+     malformed trace), never 2 (the command line's own errors) */
+  if ((c.trace && check_input("--trace", c.trace) < 0) ||
+      (c.models_path && check_input("--models", c.models_path) < 0) ||
+      (c.gittins_path && check_input("--gittins-dist", c.gittins_path) < 0))
+    return 1;
+  if (c.models_path && read_models(&c) < 0) {
+    free(c.models);
+    return 1;
+  }
   if (c.gittins_path && read_gittins(&c) < 0) {
     free(c.models), free(c.gittins);
-    return 2;
+    return 1;
   }
   outputs out;
   if (open_outputs(&c, &out) < 0)
@@ -1358,15 +1467,30 @@ int main(int argc, char **argv) {
     return 1;
   int hard = 0, out_fail = 0, skipped = 0, loaded = -1;
   for (int i = 0; i < c.npolicies; i++) {
-    int n = 0;
-    ns_sim *s = prepare(&c, c.policies[i], &n);
+    int n = 0, all = 0;
+    ns_sim *s = prepare(&c, c.policies[i], &n, &all);
     if (s == NULL) { /* the workload itself failed: the same for every policy */
+      hard = 1;
+      break;
+    }
+    if (n == 0) { /* nothing to run: an error before the table starts */
+      int sk = ns_sim_skipped_count(s);
+      if (sk > 0)
+        fprintf(stderr, "netsched-sim: --trace %s: nothing to run: every job (%d) is larger than "
+                        "the cluster (--leaves %d x --servers %d x --gpus %d)\n",
+                c.trace ? c.trace : "", sk, c.leaves, c.servers, c.gpus);
+      else
+        fprintf(stderr, "netsched-sim: --trace %s: nothing to run: the file has no job rows\n",
+                c.trace ? c.trace : "");
+      ns_sim_free(s);
       hard = 1;
       break;
     }
     if (loaded < 0 && out.table) {
       skipped = ns_sim_skipped_count(s);
       fprintf(out.table, "workload: %s, %d jobs", c.trace ? c.trace : "embedded default (seeded)", n);
+      if (all > n)
+        fprintf(out.table, " (the first by arrival of %d: --limit)", all);
       if (skipped > 0)
         fprintf(out.table, ", %d skipped (larger than the cluster)", skipped);
       if (c.ngittins > 0)
@@ -1402,6 +1526,18 @@ int main(int argc, char **argv) {
     }
     if (c.plot)
       out_fail |= plot(&c, res) < 0;
+    if (c.csv) { /* say which files --csv wrote (one per policy when several) */
+      int w = 0;
+      for (int i = 0; i < c.npolicies; i++)
+        if (res[i].rc == NS_OK && !res[i].csv_failed) {
+          char path[1024];
+          csv_path(&c, c.policies[i], path, sizeof path);
+          fprintf(stderr, "%s%s", w++ ? ", " : "netsched-sim: --csv: per-job rows written to ",
+                  path);
+        }
+      if (w)
+        fputc('\n', stderr);
+    }
   }
   if (out.json && out.json != stdout)
     fclose(out.json);

@@ -64,6 +64,17 @@ if nmake install PREFIX="$prefix"; then
   if command -v man >/dev/null; then
     check bash -c "MANPATH='$prefix/share/man' man -P cat netsched-sim 2>/dev/null | grep -q -- '--policy'"
   fi
+  # netsched-slurm (built where libslurm's header is): its man page lands and
+  # describes every option of its --help
+  if [ -x "$prefix/bin/netsched-slurm" ]; then
+    check env -u LD_LIBRARY_PATH "$prefix/bin/netsched-slurm" --version
+    check test -s "$prefix/share/man/man1/netsched-slurm.1"
+    for o in $("$prefix/bin/netsched-slurm" --help | grep -o -- '--[a-z][a-z0-9-]*' | sort -u); do
+      check grep -q -- "$(printf '%s' "$o" | sed 's/-/\\\\-/g')" "$prefix/share/man/man1/netsched-slurm.1"
+    done
+  elif [ -e /usr/include/slurm/slurm.h ]; then
+    echo "FAILED: netsched-slurm not installed although slurm/slurm.h is present"; fail=$((fail + 1))
+  fi
   # bash completion: options, policy names (from --list), enumerated values (from --help)
   comp() {  # comp WORD... -> the completions of the last word
     env -u LD_LIBRARY_PATH PATH="$prefix/bin:$PATH" bash -c '

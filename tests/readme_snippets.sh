@@ -64,7 +64,6 @@ done
 # they are reported as SKIP, and one that passes fails the walk (so the
 # entry is removed as soon as the fix lands).
 PENDING=(
-  "python3 -m netsched.sweep --grid grid.toml --workers 0 --merge|issue 29 item 3: --merge takes the cells' parts/N-jct.csv files"
 )
 examples=${3:-build/examples}
 repo=$(pwd)

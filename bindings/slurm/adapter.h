@@ -4,6 +4,7 @@
  * one decision per opted-in job.
  *
  *   slurm_io.c  libslurm only: snapshot in, decisions out (release, comment)
+ *   comment.c   a job's comment: the user's part, hints, our wait section
  *   decide.c    libnetsched only: snapshot -> cluster -> policy -> decisions
  *   policies.c  the table of presets (the simulator's names), orders, models
  *   state.c     the --state file (Dally's delay tuner between cycles)
@@ -25,6 +26,11 @@
 /* What the adapter appends to a waiting job's comment, after the marker part. */
 #define NSS_WAIT_TAG " waits: "
 #define NSS_MAX_REASON 200
+/* Slurm's limit on a comment (slurmctld refuses longer ones on submit and
+   update: "strlen(comment) too big", Slurm 22.05), and the longest comment
+   the adapter reads at all (a job_submit plugin may set longer ones). */
+#define NSS_SLURM_COMMENT_MAX 1024
+#define NSS_COMMENT_READ_MAX 65536
 
 typedef struct nss_node {
   char *name;
@@ -53,11 +59,17 @@ typedef struct nss_job {
   int model;          /* index into the model table, -1 if none given */
   uint64_t iters;     /* iterations hint (0 if none) */
   int requeue;        /* released by us onto a node that became unusable */
-  char hint_error[160]; /* non-empty: the comment's hints are malformed (the job waits) */
+  char hint_error[NSS_MAX_REASON + 1]; /* non-empty: why the comment is refused (the job waits) */
   /* RUNNING / INFLIGHT: where. gpu_idx[k] = -1 when the index is unknown. */
   int nplaced;
-  int *node_of;       /* node index per held GPU */
+  int *node_of;       /* node index per held GPU (slurm_split: per listed node) */
   int *gpu_idx;       /* GPU index inside that node, or -1 */
+  /* 1: a --gpus=T job released onto node_of[0..nplaced) (one entry per
+     listed node) that Slurm has not started: its T GPUs are spread the way
+     Slurm's cons_tres does when it starts it (measured, tests/slurm
+     case_inflight_split): one GPU on every listed node, then the rest
+     filling the nodes' free GPUs in node-table order. */
+  int slurm_split;
 } nss_job;
 
 typedef struct nss_snapshot {
@@ -69,11 +81,37 @@ typedef struct nss_snapshot {
   nss_job *jobs;
   int njobs;
   double now_ms;
+  /* > 0: this many nodes have not registered since the controller started
+     (state UNKNOWN, e.g. seconds after a restart) and the controller is
+     younger than its SlurmdTimeout (at most NSS_SETTLE_MAX_S): the view is
+     incomplete, so the cycle decides nothing (main.c). Past that, UNKNOWN
+     nodes are simply unusable. */
+  int unsettled;
+  char unsettled_why[160];
 } nss_snapshot;
+#define NSS_SETTLE_MAX_S 300
 
 void nss_snapshot_free(nss_snapshot *s);
-/* Fills job->hints/model/iters from job->comment. 0, or -1 with msg set. */
+
+/* ---- the comment (comment.c) -------------------------------------------- */
+
+/* Fills job->hints (the user's part of the comment: all of it but our wait
+   section), model and iters from job->comment. 0; -1 with msg set when the
+   hints are malformed or the comment is longer than NSS_COMMENT_READ_MAX
+   (the job waits with msg as its reason); -2 out of memory. */
 int nss_parse_hints(nss_job *job, char *msg, size_t msglen);
+/* Length of the user's part: up to the last NSS_WAIT_TAG, else all. */
+size_t nss_comment_user_len(const char *comment);
+/* The comment to write: the user's part of `comment` unchanged (the marker
+   if it is empty), then, unless placed, NSS_WAIT_TAG and the reason
+   shortened to Slurm's limit (or left out). malloc'd; NULL if no memory. */
+char *nss_comment_compose(const char *comment, int placed, const char *reason);
+/* src[0..len) for a message: at most 40 characters, control characters as
+   \xNN, so it stays on one line. */
+void nss_quote(char *dst, size_t n, const char *src, size_t len);
+/* A reason for the output and the comment: control characters as blanks,
+   no NSS_WAIT_TAG inside. */
+void nss_clean_reason(char *dst, size_t n, const char *src);
 
 /* ---- policies (policies.c) --------------------------------------------- */
 

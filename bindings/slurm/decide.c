@@ -11,7 +11,8 @@
  *  - Running jobs are committed on their nodes at the GPU indices Slurm
  *    reports (gres detail), or the node's lowest free GPUs when unknown;
  *    jobs we released that have not started yet are committed on their
- *    required nodes. Their LWF workload comes from model hints, else from
+ *    required nodes after them, a --gpus=T job split as Slurm will split
+ *    it (slurm_split). Their LWF workload comes from model hints, else from
  *    their time limit.
  *  - A held job asks for its total GPUs. Slurm fixes how many GPUs it takes
  *    on each node: for --gpus-per-node=G jobs exactly G on each of -N nodes,
@@ -39,13 +40,6 @@ typedef struct geom {
   int *node_at;   /* per server: node index or -1 */
   int nservers;
 } geom;
-
-static void clean_reason(char *dst, size_t n, const char *src) {
-  size_t i = 0;
-  for (; src != NULL && src[i] != '\0' && i + 1 < n; i++)
-    dst[i] = (src[i] == '\n' || src[i] == '\r' || src[i] == '\t') ? ' ' : src[i];
-  dst[i] = '\0';
-}
 
 static int occupy_server_free(ns_cluster *c, int server, int gps, int from) {
   int g[256], n = 0;
@@ -125,6 +119,32 @@ static ns_job *make_job(const nss_ctx *x, const nss_job *j, int gpus) {
   return job;
 }
 
+static int cmp_int(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+/* A released --gpus=T job Slurm has not started (nss_job.slurm_split): the
+   GPUs per listed node as Slurm will give them, from the free GPUs now:
+   one on each node, then the rest filling the nodes in node-table order.
+   nodes[] (sorted here) and want[] have j->nplaced entries. */
+static void slurm_split(const geom *G, const nss_job *j, int *nodes, int *want) {
+  int n = j->nplaced, left = j->gpus;
+  memcpy(nodes, j->node_of, (size_t)n * sizeof *nodes);
+  qsort(nodes, (size_t)n, sizeof *nodes, cmp_int);
+  for (int k = 0; k < n; k++) {
+    want[k] = left > 0 && ns_cluster_free_gpus_on_server(G->c, G->server_of[nodes[k]]) > 0;
+    left -= want[k];
+  }
+  for (int k = 0; k < n && left > 0; k++) {
+    int more = ns_cluster_free_gpus_on_server(G->c, G->server_of[nodes[k]]) - want[k];
+    if (more > left)
+      more = left;
+    if (more > 0)
+      want[k] += more, left -= more;
+  }
+}
+
 /* Commits a running / in-flight job where it is. Returns GPUs it could not
    be given (a node that changed under it), or -1 on a library failure. */
 static int commit_existing(const nss_ctx *x, const geom *G, const nss_job *j, ns_job **out,
@@ -135,7 +155,24 @@ static int commit_existing(const nss_ctx *x, const geom *G, const nss_job *j, ns
   ns_placement_clear(p);
   ns_placement_bind(p, G->c);
   int missing = 0, n = 0;
-  for (int k = 0; k < j->nplaced; k++) {
+  if (j->slurm_split) {
+    int *nodes = malloc((size_t)j->nplaced * 2 * sizeof *nodes);
+    if (nodes == NULL)
+      return -1;
+    int *want = nodes + j->nplaced, given = 0;
+    slurm_split(G, j, nodes, want);
+    for (int k = 0; k < j->nplaced; k++) {
+      int v = G->server_of[nodes[k]];
+      for (int g = 0, got = 0; g < G->gps && got < want[k]; g++)
+        if (ns_cluster_gpu_is_free(G->c, v * G->gps + g) == 1) {
+          ns_placement_add_gpu(p, v * G->gps + g);
+          got++, n++, given++;
+        }
+    }
+    free(nodes);
+    missing = j->gpus - given;
+  }
+  for (int k = 0; !j->slurm_split && k < j->nplaced; k++) {
     int v = G->server_of[j->node_of[k]], gpu = -1;
     int want = j->gpu_idx[k];
     int taken = 0;
@@ -294,7 +331,7 @@ static int offer(nss_ctx *x, const geom *G, const nss_snapshot *s, const nss_job
   char why[NSS_MAX_REASON + 1] = "";
   d->id = j->id;
   if (j->hint_error[0] != '\0') {
-    snprintf(d->reason, sizeof d->reason, "bad hint in comment: %s", j->hint_error);
+    nss_clean_reason(d->reason, sizeof d->reason, j->hint_error);
     return 1;
   }
   if (j->gpus <= 0) {
@@ -324,7 +361,7 @@ static int offer(nss_ctx *x, const geom *G, const nss_snapshot *s, const nss_job
   }
   int rc = nss_policy_place(x, G->c, job, j, p, why, sizeof why);
   if (rc < 0 && why[0] == '\0')
-    clean_reason(why, sizeof why, ns_last_error());
+    nss_clean_reason(why, sizeof why, ns_last_error());
   int nserv = 0;
   if (rc == NS_OK && j->per_node > 0 && !nss_policy_uses_tuner(x->policy)) {
     char *list = NULL;
@@ -339,26 +376,26 @@ static int offer(nss_ctx *x, const geom *G, const nss_snapshot *s, const nss_job
     ns_cluster_vacate(G->c, hidden, nh);
   free(hidden);
   if (rc == NS_ENOSPACE) {
-    clean_reason(d->reason, sizeof d->reason, why[0] ? why : "no room now");
+    nss_clean_reason(d->reason, sizeof d->reason, why[0] ? why : "no room now");
   } else if (rc == NS_EINVAL) {
     char tmp[2 * NSS_MAX_REASON + 64];
     snprintf(tmp, sizeof tmp, "never fits this cluster: %s", why);
-    clean_reason(d->reason, sizeof d->reason, tmp);
+    nss_clean_reason(d->reason, sizeof d->reason, tmp);
   } else if (rc < 0) {
     char tmp[2 * NSS_MAX_REASON + 64];
     snprintf(tmp, sizeof tmp, "policy %s failed (%s): %s", nss_policy_name(x->policy),
              ns_strerror(rc), why);
-    clean_reason(d->reason, sizeof d->reason, tmp);
+    nss_clean_reason(d->reason, sizeof d->reason, tmp);
   } else {
     char *list = NULL;
     rc = 1;
     if (describe(G, s, p, &list, counts, &nserv) < 0) {
       snprintf(d->reason, sizeof d->reason, "out of memory");
     } else if (shape_mismatch(G, j, counts, nserv, why, sizeof why)) {
-      clean_reason(d->reason, sizeof d->reason, why);
+      nss_clean_reason(d->reason, sizeof d->reason, why);
       free(list);
     } else if (ns_cluster_commit(G->c, job, p) < 0) {
-      clean_reason(d->reason, sizeof d->reason, ns_last_error());
+      nss_clean_reason(d->reason, sizeof d->reason, ns_last_error());
       free(list);
     } else {
       d->placed = 1;
@@ -399,7 +436,7 @@ static void memo_reason(const memo *m, uint32_t id, char *dst, size_t n) {
     snprintf(tmp, sizeof tmp, "%s", m->reason);
   else
     snprintf(tmp, sizeof tmp, "%.*s%s%s", (int)(at - m->reason), m->reason, to, at + strlen(from));
-  clean_reason(dst, n, tmp);
+  nss_clean_reason(dst, n, tmp);
 }
 
 
@@ -423,20 +460,25 @@ int nss_decide(nss_ctx *x, const nss_snapshot *s, nss_plan *plan, char *msg, siz
     goto out;
   }
   int missing = 0, nheld = 0;
-  for (int i = 0; i < s->njobs; i++) {
-    const nss_job *j = &s->jobs[i];
-    if (j->kind == NSS_JOB_HELD) {
-      items[nheld].key = nss_order_key(x->order, j);
-      items[nheld++].j = j;
-      continue;
+  for (int i = 0; i < s->njobs; i++)
+    if (s->jobs[i].kind == NSS_JOB_HELD) {
+      items[nheld].key = nss_order_key(x->order, &s->jobs[i]);
+      items[nheld++].j = &s->jobs[i];
     }
-    int m = commit_existing(x, &G, j, &jobs[i], p);
-    if (m < 0) {
-      snprintf(msg, msglen, "cannot account for job %u: %s", j->id, ns_last_error());
-      goto out;
+  /* Running jobs first: a released job not started yet gets what they
+     leave free when Slurm starts it. */
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < s->njobs; i++) {
+      const nss_job *j = &s->jobs[i];
+      if (j->kind != (pass == 0 ? NSS_JOB_RUNNING : NSS_JOB_INFLIGHT))
+        continue;
+      int m = commit_existing(x, &G, j, &jobs[i], p);
+      if (m < 0) {
+        snprintf(msg, msglen, "cannot account for job %u: %s", j->id, ns_last_error());
+        goto out;
+      }
+      missing += m;
     }
-    missing += m;
-  }
   if (missing > 0)
     snprintf(plan->note, sizeof plan->note,
              "%d GPUs of running jobs did not fit their nodes' free GPUs (node changed?)",
@@ -528,61 +570,4 @@ void nss_snapshot_free(nss_snapshot *s) {
   free(s->leaves);
   free(s->jobs);
   memset(s, 0, sizeof *s);
-}
-
-/* "netsched[:model=resnet50,iters=1000][ waits: ...]" -> hints, model, iters. */
-int nss_parse_hints(nss_job *job, char *msg, size_t msglen) {
-  job->model = -1;
-  job->iters = 0;
-  free(job->hints);
-  job->hints = NULL;
-  const char *c = job->comment ? job->comment : "";
-  const char *end = strstr(c, NSS_WAIT_TAG);
-  size_t len = end ? (size_t)(end - c) : strlen(c);
-  job->hints = malloc(len + 1);
-  if (job->hints == NULL) {
-    snprintf(msg, msglen, "out of memory");
-    return -1;
-  }
-  memcpy(job->hints, c, len);
-  job->hints[len] = '\0';
-  if (strncmp(job->hints, NSS_MARKER, strlen(NSS_MARKER)) != 0)
-    return 0;
-  const char *h = job->hints + strlen(NSS_MARKER);
-  if (*h != ':')
-    return 0;
-  h++;
-  while (*h != '\0') {
-    size_t n = strcspn(h, ",");
-    char kv[128];
-    snprintf(kv, sizeof kv, "%.*s", (int)(n < sizeof kv - 1 ? n : sizeof kv - 1), h);
-    char *eq = strchr(kv, '=');
-    if (eq == NULL) {
-      snprintf(msg, msglen, "hint '%s' is not key=value", kv);
-      return -1;
-    }
-    *eq = '\0';
-    if (strcmp(kv, "model") == 0) {
-      job->model = nss_model_find(eq + 1);
-      if (job->model < 0) {
-        snprintf(msg, msglen, "unknown model '%s' (known: %s)", eq + 1, nss_model_names());
-        return -1;
-      }
-    } else if (strcmp(kv, "iters") == 0) {
-      char *e = NULL;
-      unsigned long long v = strtoull(eq + 1, &e, 10);
-      if (e == eq + 1 || *e != '\0' || v == 0 || eq[1] == '-') {
-        snprintf(msg, msglen, "iters '%s' is not a positive integer", eq + 1);
-        return -1;
-      }
-      job->iters = v;
-    } else {
-      snprintf(msg, msglen, "unknown hint '%s' (known: model, iters)", kv);
-      return -1;
-    }
-    h += n;
-    if (*h == ',')
-      h++;
-  }
-  return 0;
 }

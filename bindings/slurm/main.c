@@ -1,12 +1,18 @@
 /*
  * bindings/slurm/main.c - netsched-slurm: an external scheduler that places
  * opted-in, held Slurm jobs with a libnetsched policy (README "Using it with
- * Slurm"). Options, --once / --interval, the instance lock, signals.
+ * Slurm", netsched-slurm(1)). Options, --once / --interval, the instance
+ * lock, signals, the bounded wait for the configuration and the controller.
  *
- * Exit status: 0 done (or stopped by SIGTERM/SIGINT); 1 bad usage; 2 the
- * controller could not be reached (--once); 3 another instance holds the
- * lock; 4 the cycle failed otherwise.
+ * Exit status (netsched-sim's convention for 0 and 2):
+ *   0 done (or stopped by SIGTERM/SIGINT)
+ *   1 a cycle failed otherwise (the policy or the library)
+ *   2 a usage or value error (unknown option, bad value)
+ *   3 another instance holds the lock
+ *   4 the Slurm configuration could not be read, or (--once) the controller
+ *     could not be reached, within --timeout seconds
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -15,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -22,6 +29,16 @@
 #include <slurm/slurm_version.h>
 
 #include "adapter.h"
+
+enum { EXIT_DONE = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_LOCKED = 3, EXIT_UNREACHABLE = 4 };
+#define DEFAULT_TIMEOUT_S 5
+
+/* libslurm's parsed slurm.conf: the global Slurm's own commands use
+   (exported by libslurm.so, declared in Slurm's read_config.h, not in
+   slurm.h). Its msg_timeout is how many 1-s attempts libslurm makes to
+   connect to the controller, and how long it waits for a reply: the adapter
+   sets it to --timeout so no call blocks for Slurm's default ~10 s. */
+extern slurm_conf_t slurm_conf;
 
 static volatile sig_atomic_t stop_requested = 0;
 static void on_signal(int sig) {
@@ -31,22 +48,18 @@ static void on_signal(int sig) {
 
 typedef struct opts {
   const char *policy, *order, *partition, *state, *lock;
-  int once, dry_run, verbose;
+  int once, dry_run, verbose, timeout_s, action; /* action: 'h'elp, 'v'ersion, 'l'ist */
   double interval_s;
   nss_ctx ctx;
 } opts;
 
-static void usage(FILE *f) {
-  fprintf(f,
-          "usage: netsched-slurm [--once | --interval SECONDS] [--policy NAME] [--order NAME]\n"
-          "                      [--dry-run] [--partition NAME] [--state FILE] [--lock FILE]\n"
-          "                      [--link-gbps G] [--nic-gbps G] [--links-per-pair N] [--spines N]\n"
-          "                      [--seed N] [--verbose] | --list | --help | --version\n"
-          "Places held Slurm jobs that opt in (sbatch -H --comment=netsched[:model=M,iters=N],\n"
-          "or held in --partition) with a libnetsched policy; prints one line per job:\n"
-          "  <jobid> placed <nodelist>   or   <jobid> waits: <reason>\n"
-          "Reads $SLURM_CONF like scontrol. See README \"Using it with Slurm\".\n");
-}
+/* ---- options --------------------------------------------------------------- */
+
+typedef int (*opt_set)(opts *o, const char *opt, const char *v);
+typedef struct opt_def {
+  const char *name, *metavar, *help;
+  opt_set set;
+} opt_def;
 
 static int bad(const char *opt, const char *val, const char *why) {
   fprintf(stderr, "netsched-slurm: %s '%s': %s\n", opt, val ? val : "", why);
@@ -56,8 +69,9 @@ static int bad(const char *opt, const char *val, const char *why) {
 static int parse_double(const char *opt, const char *v, double lo, double hi, double *out) {
   char *end = NULL;
   errno = 0;
-  double d = v ? strtod(v, &end) : NAN;
-  if (v == NULL || end == v || *end != '\0' || errno != 0 || !isfinite(d) || d < lo || d > hi) {
+  double d = strtod(v, &end);
+  if (end == v || *end != '\0' || errno != 0 || !isfinite(d) || d < lo || d > hi ||
+      isspace((unsigned char)v[0])) {
     char why[96];
     snprintf(why, sizeof why, "expected a number in [%g, %g]", lo, hi);
     return bad(opt, v, why);
@@ -76,84 +90,236 @@ static int parse_int(const char *opt, const char *v, int lo, int hi, int *out) {
   return 0;
 }
 
+/* Levenshtein distance of two short strings (99 if either is long). */
+static int distance(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b);
+  if (la > 63 || lb > 63)
+    return 99;
+  int d[64][64];
+  for (size_t i = 0; i <= la; i++)
+    d[i][0] = (int)i;
+  for (size_t j = 0; j <= lb; j++)
+    d[0][j] = (int)j;
+  for (size_t i = 1; i <= la; i++)
+    for (size_t j = 1; j <= lb; j++) {
+      int sub = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+      int del = d[i - 1][j] + 1, ins = d[i][j - 1] + 1;
+      d[i][j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+    }
+  return d[la][lb];
+}
+
+/* The closest of names(i) for i in [0, n) to s, within a third of its
+   length (at least 2 edits), or NULL. */
+static const char *closest(const char *s, const char *(*name)(int), int n) {
+  const char *best = NULL;
+  int bd = (int)strlen(s) / 3 + 1;
+  if (bd < 2)
+    bd = 2;
+  for (int i = 0; i < n; i++) {
+    int d = distance(s, name(i));
+    if (d <= bd && (best == NULL || d < distance(s, best)))
+      best = name(i);
+  }
+  return best;
+}
+
+static const char *policy_at(int i) { return nss_policy_name(nss_policy_at(i)); }
+/* The order names of nss_order_names() ("fifo|srsf|..."), split once. */
+static char order_names[8][32];
+static int norder_names;
+static const char *order_at(int i) { return order_names[i]; }
+static int order_count(void) {
+  if (norder_names == 0)
+    for (const char *p = nss_order_names(); *p != '\0' && norder_names < 8; norder_names++) {
+      size_t n = strcspn(p, "|");
+      snprintf(order_names[norder_names], sizeof order_names[0], "%.*s", (int)n, p);
+      p += n + (p[n] == '|');
+    }
+  return norder_names;
+}
+
+/* "unknown X; did you mean 'Y'? (known: ...)" */
+static int unknown_value(const char *opt, const char *v, const char *what, const char *(*name)(int),
+                         int n, const char *known) {
+  char why[600];
+  const char *hint = closest(v, name, n);
+  int k = snprintf(why, sizeof why, "unknown %s", what);
+  if (hint != NULL)
+    k += snprintf(why + k, sizeof why - (size_t)k, "; did you mean '%s'?", hint);
+  snprintf(why + k, sizeof why - (size_t)k, " (%s)", known);
+  return bad(opt, v, why);
+}
+
+static int set_once(opts *o, const char *a, const char *v) { (void)a, (void)v; o->once = 1; return 0; }
+static int set_dry(opts *o, const char *a, const char *v) { (void)a, (void)v; o->dry_run = 1; return 0; }
+static int set_verbose(opts *o, const char *a, const char *v) { (void)a, (void)v; o->verbose = 1; return 0; }
+static int set_help(opts *o, const char *a, const char *v) { (void)a, (void)v; o->action = 'h'; return 0; }
+static int set_version(opts *o, const char *a, const char *v) { (void)a, (void)v; o->action = 'v'; return 0; }
+static int set_list(opts *o, const char *a, const char *v) { (void)a, (void)v; o->action = 'l'; return 0; }
+static int set_interval(opts *o, const char *a, const char *v) {
+  return parse_double(a, v, 0.1, 86400, &o->interval_s);
+}
+static int set_policy(opts *o, const char *a, const char *v) {
+  if (nss_policy_find(v) == NULL) {
+    char known[512];
+    int n = snprintf(known, sizeof known, "known:");
+    for (int k = 0; k < nss_policy_count() && n > 0 && n < (int)sizeof known; k++)
+      n += snprintf(known + n, sizeof known - (size_t)n, " %s", policy_at(k));
+    return unknown_value(a, v, "policy", policy_at, nss_policy_count(), known);
+  }
+  o->policy = v;
+  return 0;
+}
+static int set_order(opts *o, const char *a, const char *v) {
+  if ((o->ctx.order = nss_order_find(v)) == NULL)
+    return unknown_value(a, v, "order", order_at, order_count(), "known: fifo, srsf, sjf, nw-sens");
+  o->order = v;
+  return 0;
+}
+static int set_partition(opts *o, const char *a, const char *v) {
+  if (*v == '\0')
+    return bad(a, v, "empty partition name");
+  o->partition = v;
+  return 0;
+}
+static int set_path(const char *a, const char *v, const char **out) {
+  if (*v == '\0')
+    return bad(a, v, "empty path");
+  *out = v;
+  return 0;
+}
+static int set_state(opts *o, const char *a, const char *v) { return set_path(a, v, &o->state); }
+static int set_lock(opts *o, const char *a, const char *v) { return set_path(a, v, &o->lock); }
+static int set_timeout(opts *o, const char *a, const char *v) {
+  return parse_int(a, v, 1, 3600, &o->timeout_s);
+}
+static int set_link(opts *o, const char *a, const char *v) {
+  return parse_double(a, v, 1e-3, 1e6, &o->ctx.link_gbps);
+}
+static int set_nic(opts *o, const char *a, const char *v) {
+  return parse_double(a, v, 1e-3, 1e6, &o->ctx.nic_gbps);
+}
+static int set_lpp(opts *o, const char *a, const char *v) {
+  return parse_int(a, v, 1, 4096, &o->ctx.links_per_pair);
+}
+static int set_spines(opts *o, const char *a, const char *v) {
+  return parse_int(a, v, 1, 4096, &o->ctx.spines);
+}
+static int set_seed(opts *o, const char *a, const char *v) {
+  int s = 0;
+  if (parse_int(a, v, 0, 2147483647, &s) < 0)
+    return -1;
+  o->ctx.seed = (uint64_t)s;
+  return 0;
+}
+
+/* Every option, in --help's order; the man page describes each (tests/install.sh). */
+static const opt_def options[] = {
+    {"--once", NULL, "run one cycle, then exit", set_once},
+    {"--interval", "SECONDS", "run a cycle every SECONDS (0.1-86400) until SIGTERM or SIGINT", set_interval},
+    {"--policy", "NAME", "placement policy, by netsched-sim's preset names (--list) (default ff)", set_policy},
+    {"--order", "NAME", "order of the held jobs: fifo, srsf, sjf or nw-sens (default: the policy's)", set_order},
+    {"--dry-run", NULL, "print the decisions, change nothing in Slurm, take no lock", set_dry},
+    {"--partition", "NAME", "held jobs of partition NAME opt in without a comment (default: none)", set_partition},
+    {"--state", "FILE", "keep what the policy remembers (Dally's delay tuner) in FILE across restarts (default: none)", set_state},
+    {"--lock", "FILE", "one instance per lock file (default $TMPDIR/netsched-slurm.lock, /tmp without TMPDIR)", set_lock},
+    {"--timeout", "SECONDS", "give up reading slurm.conf or reaching slurmctld after SECONDS, 1-3600 (default 5)", set_timeout},
+    {"--link-gbps", "G", "bandwidth of a leaf-spine link, Gbps (default 10)", set_link},
+    {"--nic-gbps", "G", "server NIC bandwidth, the rate of the jobs' all-reduce, Gbps (default: --link-gbps)", set_nic},
+    {"--links-per-pair", "N", "parallel links between a leaf and a spine, 1-4096 (default 4)", set_lpp},
+    {"--spines", "N", "spine switches, 1-4096 (default: the switches above the leaves in the topology)", set_spines},
+    {"--seed", "N", "seed of the random choices of rand and titan, 0-2147483647 (default 1)", set_seed},
+    {"--verbose", NULL, "print the nodes and jobs as read to stderr", set_verbose},
+    {"--list", NULL, "print the policies with a description, then exit", set_list},
+    {"--version", NULL, "print the version, then exit", set_version},
+    {"--help", NULL, "print this help, then exit (also -h)", set_help},
+};
+#define NOPTIONS ((int)(sizeof options / sizeof options[0]))
+
+static const char *option_at(int i) { return options[i].name; }
+
+static const char *const SYNOPSIS =
+    "usage: netsched-slurm --once | --interval SECONDS [--policy NAME] [options]\n"
+    "       netsched-slurm --list | --help | --version\n";
+
+static void usage(FILE *f) {
+  fputs(SYNOPSIS, f);
+  fputs("\nPlaces the held Slurm jobs that opt in (sbatch -H --comment=netsched[:model=M,iters=N],\n"
+        "or held in --partition) with a libnetsched policy and releases each onto its nodes;\n"
+        "every other job is left to Slurm. One line per opted-in job on stdout:\n"
+        "  <jobid> placed <nodelist>      (node list set, job released)\n"
+        "  <jobid> waits: <reason>        (reason also written after the marker in its comment)\n"
+        "Reads $SLURM_CONF like scontrol.\n\nOptions (each also as --option=value):\n", f);
+  for (int i = 0; i < NOPTIONS; i++) {
+    char head[40];
+    snprintf(head, sizeof head, "%s%s%s", options[i].name, options[i].metavar ? " " : "",
+             options[i].metavar ? options[i].metavar : "");
+    fprintf(f, "  %-24s %s\n", head, options[i].help);
+  }
+  fputs("\nExit status: 0 done (also when stopped by SIGTERM/SIGINT); 1 a cycle failed;\n"
+        "2 a usage or value error; 3 another instance holds the lock; 4 slurm.conf could\n"
+        "not be read, or (--once) slurmctld not reached, within --timeout seconds.\n"
+        "See netsched-slurm(1) and README \"Using it with Slurm\".\n", f);
+}
+
+/* A usage error: one line naming the argument, a hint (the option closest
+   to hint_for, if given), the synopsis. */
+static int usage_error(const char *what, const char *arg, const char *hint_for) {
+  const char *hint = hint_for ? closest(hint_for, option_at, NOPTIONS) : NULL;
+  fprintf(stderr, "netsched-slurm: %s '%s'%s%s%s\n", what, arg, hint ? "; did you mean '" : "",
+          hint ? hint : "", hint ? "'?" : "");
+  fprintf(stderr, "%s(netsched-slurm --help describes every option)\n", SYNOPSIS);
+  return -1;
+}
+
+static const opt_def *find_option(const char *name) {
+  if (strcmp(name, "-h") == 0)
+    name = "--help";
+  for (int i = 0; i < NOPTIONS; i++)
+    if (strcmp(name, options[i].name) == 0)
+      return &options[i];
+  return NULL;
+}
+
+/* 0, or -1 after a message (usage error). o->action set for --help etc. */
 static int parse(int argc, char **argv, opts *o) {
   memset(o, 0, sizeof *o);
   o->policy = "ff";
+  o->timeout_s = DEFAULT_TIMEOUT_S;
   o->ctx.link_gbps = 10, o->ctx.nic_gbps = 0, o->ctx.links_per_pair = 4, o->ctx.seed = 1;
   for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-    int takes = 1, rc = 0;
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      usage(stdout);
-      exit(0);
-    } else if (strcmp(a, "--version") == 0) {
-      long sv = SLURM_VERSION_NUMBER;
-      printf("netsched-slurm %s (libnetsched %s, built for Slurm %ld.%02ld.%ld)\n",
-             NS_VERSION_STRING, ns_version(), SLURM_VERSION_MAJOR(sv), SLURM_VERSION_MINOR(sv),
-             SLURM_VERSION_MICRO(sv));
-      exit(0);
-    } else if (strcmp(a, "--list") == 0) {
-      for (int k = 0; k < nss_policy_count(); k++)
-        printf("%-14s %s\n", nss_policy_name(nss_policy_at(k)), nss_policy_desc(nss_policy_at(k)));
-      exit(0);
-    } else if (strcmp(a, "--once") == 0) {
-      o->once = 1, takes = 0;
-    } else if (strcmp(a, "--dry-run") == 0) {
-      o->dry_run = 1, takes = 0;
-    } else if (strcmp(a, "--verbose") == 0) {
-      o->verbose = 1, takes = 0;
-    } else if (v == NULL && a[0] == '-' && a[1] == '-') {
-      return bad(a, "", "needs a value");
-    } else if (strcmp(a, "--policy") == 0) {
-      o->policy = v;
-    } else if (strcmp(a, "--order") == 0) {
-      o->order = v;
-    } else if (strcmp(a, "--partition") == 0) {
-      o->partition = v;
-      if (*v == '\0')
-        return bad(a, v, "empty partition name");
-    } else if (strcmp(a, "--state") == 0) {
-      o->state = v;
-    } else if (strcmp(a, "--lock") == 0) {
-      o->lock = v;
-    } else if (strcmp(a, "--interval") == 0) {
-      rc = parse_double(a, v, 0.1, 86400, &o->interval_s);
-    } else if (strcmp(a, "--link-gbps") == 0) {
-      rc = parse_double(a, v, 1e-3, 1e6, &o->ctx.link_gbps);
-    } else if (strcmp(a, "--nic-gbps") == 0) {
-      rc = parse_double(a, v, 1e-3, 1e6, &o->ctx.nic_gbps);
-    } else if (strcmp(a, "--links-per-pair") == 0) {
-      rc = parse_int(a, v, 1, 4096, &o->ctx.links_per_pair);
-    } else if (strcmp(a, "--spines") == 0) {
-      rc = parse_int(a, v, 1, 4096, &o->ctx.spines);
-    } else if (strcmp(a, "--seed") == 0) {
-      int s = 0;
-      rc = parse_int(a, v, 0, 2147483647, &s);
-      o->ctx.seed = (uint64_t)s;
+    const char *arg = argv[i], *value = NULL, *eq = strchr(arg, '=');
+    char name[64];
+    if (strncmp(arg, "--", 2) == 0 && eq != NULL && (size_t)(eq - arg) < sizeof name) {
+      snprintf(name, sizeof name, "%.*s", (int)(eq - arg), arg); /* --option=value */
+      value = eq + 1;
     } else {
-      usage(stderr);
-      return bad("argument", a, "unknown option");
+      snprintf(name, sizeof name, "%s", arg);
     }
-    if (rc < 0)
+    const opt_def *d = find_option(name);
+    if (d == NULL)
+      return usage_error(arg[0] == '-' ? "unknown option" : "unexpected argument", arg,
+                         arg[0] == '-' ? name : NULL);
+    if (d->metavar != NULL && value == NULL) {
+      if (i + 1 >= argc)
+        return usage_error("missing value for", name, NULL);
+      value = argv[++i];
+    } else if (d->metavar == NULL && value != NULL) {
+      return usage_error("takes no value:", arg, NULL);
+    }
+    if (d->set(o, d->name, value) < 0)
       return -1;
-    i += takes;
+    if (o->action)
+      return 0; /* --help, --version, --list: act now, whatever follows */
   }
-  if (o->once == (o->interval_s > 0))
-    return bad("mode", o->once ? "--once --interval" : "", "give exactly one of --once and --interval SECONDS");
+  if (o->once == (o->interval_s > 0)) {
+    fprintf(stderr, "netsched-slurm: give exactly one of --once and --interval SECONDS%s\n",
+            o->once ? " (got both)" : "");
+    fprintf(stderr, "%s(netsched-slurm --help describes every option)\n", SYNOPSIS);
+    return -1;
+  }
   const nss_policy *p = nss_policy_find(o->policy);
-  if (p == NULL) {
-    char why[512];
-    int n = snprintf(why, sizeof why, "unknown policy; known:");
-    for (int k = 0; k < nss_policy_count() && n < (int)sizeof why; k++)
-      n += snprintf(why + n, sizeof why - (size_t)n, " %s", nss_policy_name(nss_policy_at(k)));
-    return bad("--policy", o->policy, why);
-  }
-  if (o->order != NULL && (o->ctx.order = nss_order_find(o->order)) == NULL) {
-    char why[128];
-    snprintf(why, sizeof why, "unknown order; known: %s", nss_order_names());
-    return bad("--order", o->order, why);
-  }
   if (o->ctx.nic_gbps == 0)
     o->ctx.nic_gbps = o->ctx.link_gbps;
   char msg[512];
@@ -162,6 +328,93 @@ static int parse(int argc, char **argv, opts *o) {
     return -1;
   }
   return 0;
+}
+
+static int act(const opts *o) {
+  if (o->action == 'h') {
+    usage(stdout);
+  } else if (o->action == 'v') {
+    long sv = SLURM_VERSION_NUMBER;
+    printf("netsched-slurm %s (libnetsched %s, built for Slurm %ld.%02ld.%ld)\n",
+           NS_VERSION_STRING, ns_version(), SLURM_VERSION_MAJOR(sv), SLURM_VERSION_MINOR(sv),
+           SLURM_VERSION_MICRO(sv));
+  } else {
+    for (int k = 0; k < nss_policy_count(); k++)
+      printf("%-14s %s\n", nss_policy_name(nss_policy_at(k)), nss_policy_desc(nss_policy_at(k)));
+  }
+  return fflush(stdout) == 0 ? EXIT_DONE : EXIT_FAILED;
+}
+
+/* ---- Slurm's configuration, bounded ------------------------------------- */
+
+static const char *conf_name(void) {
+  const char *c = getenv("SLURM_CONF");
+  return c != NULL && *c != '\0' ? c : "the default slurm.conf";
+}
+
+/* slurm_init() exits the process (libslurm's fatal(), status 1) when it
+   cannot read the configuration, after retrying a missing file for up to
+   60 s. Try it first in a child bounded by timeout_s (alarm), with its
+   stderr captured: 0 if it worked, else -1 after a message. */
+static int probe_config(int timeout_s) {
+  int fd[2];
+  if (pipe(fd) < 0) {
+    fprintf(stderr, "netsched-slurm: cannot check the Slurm configuration: %s\n", strerror(errno));
+    return -1;
+  }
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid < 0) {
+    fprintf(stderr, "netsched-slurm: cannot check the Slurm configuration: %s\n", strerror(errno));
+    close(fd[0]), close(fd[1]);
+    return -1;
+  }
+  if (pid == 0) {
+    close(fd[0]);
+    dup2(fd[1], STDERR_FILENO);
+    dup2(fd[1], STDOUT_FILENO);
+    alarm((unsigned)timeout_s);
+    slurm_init(NULL);
+    _exit(0);
+  }
+  close(fd[1]);
+  char out[1024];
+  size_t n = 0;
+  ssize_t r;
+  char sink[256];
+  while ((r = read(fd[0], n < sizeof out - 1 ? out + n : sink,
+                   n < sizeof out - 1 ? sizeof out - 1 - n : sizeof sink)) != 0) {
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r < 0)
+      break;
+    if (n < sizeof out - 1)
+      n += (size_t)r;
+  }
+  close(fd[0]);
+  out[n] = '\0';
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+    ;
+  if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+    return 0;
+  /* libslurm's last line says why ("fatal: Unable to process configuration file") */
+  while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == '\r'))
+    out[--n] = '\0';
+  const char *last = strrchr(out, '\n');
+  last = last ? last + 1 : out;
+  if (strncmp(last, "netsched-slurm: ", 16) == 0) /* libslurm's log prefix */
+    last += 16;
+  for (char *c = out; *c; c++)
+    if ((unsigned char)*c < 0x20 && *c != '\n')
+      *c = ' ';
+  if (WIFSIGNALED(st) && WTERMSIG(st) == SIGALRM)
+    fprintf(stderr, "netsched-slurm: the Slurm configuration (%s) could not be read within "
+                    "--timeout %d s%s%s\n", conf_name(), timeout_s, *last ? ": " : "", last);
+  else
+    fprintf(stderr, "netsched-slurm: the Slurm configuration (%s) could not be read%s%s\n",
+            conf_name(), *last ? ": " : "", last);
+  return -1;
 }
 
 static double wall_ms(void) {
@@ -185,7 +438,7 @@ static void nap(double s) {
   }
 }
 
-/* One cycle. 0 ok, 2 controller unreachable, 4 other failure. */
+/* One cycle: EXIT_DONE, EXIT_UNREACHABLE (controller) or EXIT_FAILED. */
 static int cycle(opts *o) {
   nss_select sel = {o->partition};
   nss_snapshot s;
@@ -193,7 +446,7 @@ static int cycle(opts *o) {
   char msg[1024];
   if (nss_slurm_snapshot(&sel, &s, msg, sizeof msg) < 0) {
     fprintf(stderr, "netsched-slurm: %s\n", msg);
-    return 2;
+    return EXIT_UNREACHABLE;
   }
   if (o->verbose) {
     for (int i = 0; i < s.nnodes; i++)
@@ -205,6 +458,11 @@ static int cycle(opts *o) {
               s.jobs[i].kind == NSS_JOB_HELD ? "held" : s.jobs[i].kind == NSS_JOB_RUNNING ? "running" : "in flight",
               s.jobs[i].gpus, s.jobs[i].nplaced);
   }
+  if (s.unsettled > 0) { /* e.g. just after a controller restart: decide nothing */
+    fprintf(stderr, "netsched-slurm: %s; nothing decided this cycle\n", s.unsettled_why);
+    nss_snapshot_free(&s);
+    return 0;
+  }
   double now = wall_ms();
   if (now > o->ctx.now_ms)
     o->ctx.now_ms = now;
@@ -212,7 +470,7 @@ static int cycle(opts *o) {
   if (nss_decide(&o->ctx, &s, &plan, msg, sizeof msg) < 0) {
     fprintf(stderr, "netsched-slurm: %s\n", msg);
     nss_snapshot_free(&s);
-    return 4;
+    return EXIT_FAILED;
   }
   /* Test hook (tests/slurm): widen the window between reading and acting
      so a test can cancel a job or down a node inside it. */
@@ -253,7 +511,7 @@ static int take_lock(const opts *o, int *fd) {
   *fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (*fd < 0) {
     fprintf(stderr, "netsched-slurm: --lock '%s': %s\n", path, strerror(errno));
-    return 3;
+    return EXIT_LOCKED;
   }
   if (flock(*fd, LOCK_EX | LOCK_NB) < 0) {
     char pid[32] = "";
@@ -263,7 +521,7 @@ static int take_lock(const opts *o, int *fd) {
     fprintf(stderr, "netsched-slurm: another instance (pid %s) holds the lock '%s'; not starting\n",
             pid[0] ? pid : "?", path);
     close(*fd);
-    return 3;
+    return EXIT_LOCKED;
   }
   char pid[32];
   int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
@@ -275,7 +533,9 @@ static int take_lock(const opts *o, int *fd) {
 int main(int argc, char **argv) {
   opts o;
   if (parse(argc, argv, &o) < 0)
-    return 1;
+    return EXIT_USAGE;
+  if (o.action)
+    return act(&o);
   int lockfd = -1, rc = 0;
   if (!o.dry_run && (rc = take_lock(&o, &lockfd)) != 0) {
     nss_ctx_free(&o.ctx);
@@ -284,6 +544,12 @@ int main(int argc, char **argv) {
   char msg[1024];
   if (o.state != NULL && nss_state_load(&o.ctx, o.state, msg, sizeof msg) < 0)
     fprintf(stderr, "netsched-slurm: %s\n", msg);
+  if (probe_config(o.timeout_s) < 0) {
+    nss_ctx_free(&o.ctx);
+    if (lockfd >= 0)
+      close(lockfd);
+    return EXIT_UNREACHABLE;
+  }
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_signal;
@@ -291,16 +557,17 @@ int main(int argc, char **argv) {
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGINT, &sa, NULL);
   slurm_init(NULL);
+  slurm_conf.msg_timeout = (uint16_t)o.timeout_s; /* bounds libslurm's retries (see above) */
   if (o.once) {
     rc = cycle(&o);
-    if (rc == 2)
-      fprintf(stderr, "netsched-slurm: the Slurm controller could not be reached (SLURM_CONF=%s)\n",
-              getenv("SLURM_CONF") ? getenv("SLURM_CONF") : "default");
+    if (rc == EXIT_UNREACHABLE)
+      fprintf(stderr, "netsched-slurm: the Slurm controller could not be reached within --timeout "
+                      "%d s (SLURM_CONF=%s)\n", o.timeout_s, conf_name());
   } else {
     double backoff = 1;
     while (!stop_requested) {
       rc = cycle(&o);
-      if (rc == 2) { /* controller down or restarting: retry with backoff */
+      if (rc == EXIT_UNREACHABLE) { /* controller down or restarting: retry with backoff */
         fprintf(stderr, "netsched-slurm: retrying in %.0f s\n", backoff);
         nap(backoff);
         backoff = backoff * 2 > 60 ? 60 : backoff * 2;
@@ -309,7 +576,7 @@ int main(int argc, char **argv) {
       backoff = 1;
       nap(o.interval_s);
     }
-    rc = 0;
+    rc = EXIT_DONE;
   }
   slurm_fini();
   nss_ctx_free(&o.ctx);

@@ -247,9 +247,11 @@ static void add_host(const char *name, void *user) {
   int idx[256], n = 0;
   if (c->info->gres_detail_str != NULL && (uint32_t)c->k < c->info->gres_detail_cnt)
     n = gpu_indices(c->info->gres_detail_str[c->k], idx, 256);
-  if (n == 0) {
+  if (n == 0 && c->j->slurm_split) {
+    idx[n++] = -1; /* one entry per listed node: decide.c spreads the GPUs */
+  } else if (n == 0) {
     int cnt = c->per_node;
-    if (cnt == 0 && c->nodes_total > 0) /* --gpus=T: an even split, remainder first */
+    if (cnt == 0 && c->nodes_total > 0) /* running --gpus=T without detail: an even split */
       cnt = c->j->gpus / c->nodes_total + (c->k < c->j->gpus % c->nodes_total);
     for (int q = 0; q < cnt && q < 256; q++)
       idx[n++] = -1;
@@ -330,7 +332,7 @@ static int load_jobs(const nss_select *sel, nss_snapshot *s, char *msg, size_t m
                       ? (double)info->time_limit * 60e3
                       : 0;
     j->comment = dup_or_null(info->comment);
-    if (nss_parse_hints(j, j->hint_error, sizeof j->hint_error) < 0 && j->hints == NULL) {
+    if (nss_parse_hints(j, j->hint_error, sizeof j->hint_error) == -2) {
       slurm_free_job_info_msg(ji);
       snprintf(msg, msglen, "out of memory");
       return -1;
@@ -352,6 +354,7 @@ static int load_jobs(const nss_select *sel, nss_snapshot *s, char *msg, size_t m
       j->kind = u.bad ? NSS_JOB_HELD : NSS_JOB_INFLIGHT;
       j->requeue = u.bad;
       where = u.bad ? NULL : info->req_nodes;
+      j->slurm_split = where != NULL && per_node == 0;
     } else {
       free(j->comment), free(j->hints);
       continue; /* opted in but released without nodes: Slurm's now */
@@ -366,10 +369,43 @@ static int load_jobs(const nss_select *sel, nss_snapshot *s, char *msg, size_t m
   return 0;
 }
 
+/* Nodes in state UNKNOWN have not registered with this controller yet.
+   Right after a (re)start that is every node for a few seconds; a node
+   whose slurmd is gone stays UNKNOWN until SlurmdTimeout marks it DOWN.
+   Within that window (capped at NSS_SETTLE_MAX_S) the snapshot is
+   unsettled: s->unsettled > 0 with the reason. */
+static int check_settled(nss_snapshot *s, char *msg, size_t msglen) {
+  int unknown = 0, first = -1;
+  for (int i = 0; i < s->nnodes; i++)
+    if ((s->nodes[i].state & NODE_STATE_BASE) == NODE_STATE_UNKNOWN && unknown++ == 0)
+      first = i;
+  if (unknown == 0)
+    return 0;
+  slurm_conf_t *conf = NULL;
+  if (slurm_load_ctl_conf((time_t)0, &conf) != SLURM_SUCCESS || conf == NULL) {
+    snprintf(msg, msglen, "cannot read the controller's configuration: %s",
+             slurm_strerror(slurm_get_errno()));
+    return -1;
+  }
+  double up = difftime(time(NULL), conf->boot_time);
+  double grace = conf->slurmd_timeout > 0 && conf->slurmd_timeout < NSS_SETTLE_MAX_S
+                     ? conf->slurmd_timeout
+                     : NSS_SETTLE_MAX_S;
+  slurm_free_ctl_conf(conf);
+  if (up < grace) {
+    s->unsettled = unknown;
+    snprintf(s->unsettled_why, sizeof s->unsettled_why,
+             "%d of %d nodes (%s%s) have not registered since the controller started %.0f s ago",
+             unknown, s->nnodes, s->nodes[first].name, unknown > 1 ? ", ..." : "", up);
+  }
+  return 0;
+}
+
 int nss_slurm_snapshot(const nss_select *sel, nss_snapshot *s, char *msg, size_t msglen) {
   memset(s, 0, sizeof *s);
   int spines = 0;
-  if (load_nodes(s, msg, msglen) < 0 || load_reservations(s, msg, msglen) < 0 ||
+  if (load_nodes(s, msg, msglen) < 0 || check_settled(s, msg, msglen) < 0 ||
+      load_reservations(s, msg, msglen) < 0 ||
       load_topology(s, &spines, msg, msglen) < 0 || load_jobs(sel, s, msg, msglen) < 0) {
     nss_snapshot_free(s);
     return -1;
@@ -427,21 +463,26 @@ int nss_slurm_apply(const nss_job *job, const nss_decision *dec, char *msg, size
     slurm_free_job_info_msg(resp);
     return -1;
   }
+  /* The user's part is taken from the comment as it is now (an edit since
+     the snapshot is kept); only our section after it changes. */
   char *cur = dup_or_null(now->comment);
   slurm_free_job_info_msg(resp);
-  const char *hints = job->hints && job->hints[0] ? job->hints : NSS_MARKER;
-  char comment[NSS_MAX_REASON + 300];
-  if (dec->placed)
-    snprintf(comment, sizeof comment, "%s", hints);
-  else
-    snprintf(comment, sizeof comment, "%s%s%s", hints, NSS_WAIT_TAG, dec->reason);
   int rc = 0;
-  if (cur == NULL ? !dec->placed : strcmp(cur, comment) != 0) {
-    job_desc_msg_t d;
-    slurm_init_job_desc_msg(&d);
-    d.job_id = job->id;
-    d.comment = comment;
-    rc = update(&d, "writing the comment", msg, msglen);
+  if (cur != NULL && strlen(cur) > NSS_COMMENT_READ_MAX) {
+    rc = 0; /* too long to read: never rewritten (the job waits, saying so) */
+  } else if (cur != NULL || !dec->placed) {
+    char *comment = nss_comment_compose(cur, dec->placed, dec->reason);
+    if (comment == NULL) {
+      snprintf(msg, msglen, "job %u: out of memory", job->id);
+      rc = -1;
+    } else if (cur == NULL || strcmp(cur, comment) != 0) {
+      job_desc_msg_t d;
+      slurm_init_job_desc_msg(&d);
+      d.job_id = job->id;
+      d.comment = comment;
+      rc = update(&d, "writing the comment", msg, msglen);
+    }
+    free(comment);
   }
   free(cur);
   if (rc < 0 || !dec->placed)

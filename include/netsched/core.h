@@ -48,8 +48,10 @@ typedef enum ns_status {
    (LWF-kappa, FF, LS, RAND, Titan, best-fit, Tiresias-style, Dally,
    vClos/OCS-vClos), with a message naming the job and both numbers: no
    amount of waiting helps, so it is a bad argument for this cluster, not
-   NS_ENOSPACE ("wait"). vClos also returns NS_EINVAL when no l x s virtual
-   Clos fits the fabric even empty. */
+   NS_ENOSPACE ("wait"). vClos also returns NS_EINVAL when no stage fits
+   the fabric even empty (no l x s virtual Clos, more than one leaf holds,
+   and with OCS no single spine); a job that only one leaf could hold
+   waits (NS_ENOSPACE). */
 
 /* Real-valued arguments (times in ms, rates in Gbps, memory in MB, costs
    per byte) of every setter, constructor and policy entry point must be

@@ -277,12 +277,15 @@
  * (as few servers as possible) under the chosen network model, i.e.
  * iterations x (compute + the all-reduce alone there: intra-server fabric
  * within one server, the NIC ring across servers, Eq. 5 with k = 1 under
- * CONTENTION, 0 under IDEAL). Tiresias rows keep their iteration count and
- * get compute per iteration = duration / iterations - that all-reduce
- * (floored at 1 us when the duration is shorter than the communication
- * alone); Philly rows keep their model profile's compute and get
- * iterations = max(1, round(duration / (compute + that all-reduce))). So
- * with IDEAL a job runs exactly its trace duration when it is not queued.
+ * CONTENTION, 0 under IDEAL). Tiresias rows keep their iteration count;
+ * Philly rows get iterations = max(1, round(duration / (profile compute +
+ * that all-reduce))) from their drawn model. Both then get compute per
+ * iteration = duration / iterations - that all-reduce (floored at 1 us when
+ * the duration is shorter than the communication alone), so a Philly job's
+ * compute differs from its profile's by less than half an iteration spread
+ * over all of them. So a job alone on a consolidated placement runs exactly
+ * its trace duration (to rounding, ~1e-12 relative), under IDEAL whatever
+ * its placement, unless the 1 us floor applied.
  * Tiresias rows without the column keep the profile's compute.
  *
  * RE-ENTRY AND THREADS: while ns_sim_run runs, every ns_sim_* call on that
@@ -709,6 +712,14 @@ NS_API int ns_sim_load_trace(ns_sim *s, const char *path, ns_sim_trace_format fo
    accessors return NS_ESTATE until the next ns_sim_run). NS_EINVAL (s,
    factor) leaves every job as it was. */
 NS_API int ns_sim_scale_arrivals(ns_sim *s, double factor);
+/* Keeps the n jobs loaded so far that arrive first (ties: the one added
+   first) and drops the others, e.g. to try a big trace quickly
+   (netsched-sim --limit). n >= the job count changes nothing. Jobs keep
+   the order they were added in; skipped jobs (ns_sim_skipped_count) are
+   not counted. Discards the last run's results when it drops a job (the
+   accessors return NS_ESTATE until the next ns_sim_run). NS_EINVAL (s,
+   n < 0), NS_ENOMEM; a failure leaves every job as it was. */
+NS_API int ns_sim_keep_first(ns_sim *s, int n);
 
 /* Progress callback, called with done/total jobs at most ~200 times per run. */
 typedef void (*ns_sim_progress_fn)(size_t done, size_t total, void *user);

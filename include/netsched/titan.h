@@ -81,11 +81,13 @@ NS_API int ns_titan_opts_set_phase_budget_ms(ns_titan_opts *o, double ms);
    communicating worker pairs, e.g. all-to-all beyond ~2900 workers);
    NS_ENOMEM. */
 /* Cost: O(F) memory for the job's F flows (halving-doubling: W log2 W);
-   time O(rounds x M + F) for M machines and rounds <= W (each round merges
-   a feasible run onto one machine), times a log factor where bandwidth
-   binds (binary search of the run) and up to L more greedy runs (one per
-   leaf) in that case. A 65,536-worker halving-doubling job on 131,072 GPUs
-   (8,192 machines): ~0.7-1.4 s and 168 MB (bench/RESULTS.md). */
+   time O(G + F + M + rounds x log M) for G GPUs, M machines and rounds <= W
+   (each round merges a feasible run onto one machine; candidate machines
+   come from an index, not a scan), times a log factor where bandwidth
+   binds (binary search of the run, and a walk down the ranking) and up to
+   L more greedy runs (one per leaf) in that case. A 65,536-worker
+   halving-doubling job on 2^22 GPUs (524,288 machines): ~1 s and ~190 MB
+   on a loaded 2-core machine (bench/RESULTS.md). */
 NS_API int ns_titan_place(const ns_cluster *c, const ns_job *job, const ns_titan_opts *o,
                           ns_placement *out);
 /* The per-phase pair traffic C^t_{n,n'} of a collective, for inspection/tests:

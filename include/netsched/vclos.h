@@ -55,8 +55,11 @@
  * NS_EUNSUPPORTED at once, naming the size.
  * Status of ns_vclos_place: NS_OK; NS_ENOSPACE (no placement now: wait);
  * NS_EINVAL (bad argument, job larger than the fabric -- the
- * status every policy uses for that, see core.h -- or no l x s shape fits
- * this fabric even empty); NS_EUNSUPPORTED (a multi-leaf job on a
+ * status every policy uses for that, see core.h -- or no stage could hold
+ * it on this fabric even empty: no l x s shape, more than one leaf's
+ * servers, and with OCS no single spine; a job with no l x s shape that
+ * one leaf could hold, e.g. with fewer spines than GPUs per server, gets
+ * NS_ENOSPACE and waits for a leaf); NS_EUNSUPPORTED (a multi-leaf job on a
  * cluster without spines, or an OCS-vClos Stage 3 ILP beyond
  * NS_VCLOS_OCS_ILP_MAX_VARS); NS_ESOLVER (CBC failed or hit its time limit;
  * the message carries CBC's status); NS_ERANGE (the exact search exceeded

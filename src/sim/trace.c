@@ -274,14 +274,15 @@ static int row_work(const nsi_reader *r, const nsi_row *row, double *compute, ui
     return nsi_fail(NS_EUNSUPPORTED, "the contention model's ns_comm_time_ms is unavailable: %s",
                     ns_last_error());
   double duration_ms = row->duration_s * 1000.0;
-  if (r->fmt == NS_SIM_TRACE_PHILLY) { /* keep the profile's compute */
+  if (r->fmt == NS_SIM_TRACE_PHILLY) { /* the count from the profile's compute */
     double it = duration_ms / (*compute + comm);
     *iters = it < 1 ? 1 : (uint64_t)llround(it);
-  } else { /* Tiresias: keep the iterations */
-    *compute = duration_ms / (double)*iters - comm;
-    if (!(*compute >= NSI_SIM_MIN_COMPUTE_MS))
-      *compute = NSI_SIM_MIN_COMPUTE_MS;
-  }
+  } /* Tiresias: keep the iterations */
+  /* then compute per iteration so that iterations x (compute + comm) is the
+     duration: a lone consolidated job runs exactly its duration (sim.h) */
+  *compute = duration_ms / (double)*iters - comm;
+  if (!(*compute >= NSI_SIM_MIN_COMPUTE_MS))
+    *compute = NSI_SIM_MIN_COMPUTE_MS;
   return NS_OK;
 }
 

@@ -344,3 +344,51 @@ static int scale_arrivals(ns_sim *s, double factor) {
 int ns_sim_scale_arrivals(ns_sim *s, double factor) {
   NSI_SIM_CALL(s, "ns_sim_scale_arrivals", NSI_SIM_WRITE, scale_arrivals(s, factor));
 }
+
+typedef struct keep_key {
+  double t;
+  size_t i;
+} keep_key;
+
+static int by_arrival_then_index(const void *a, const void *b) {
+  const keep_key *x = a, *y = b;
+  if (x->t != y->t)
+    return x->t < y->t ? -1 : 1;
+  return (x->i > y->i) - (x->i < y->i);
+}
+
+/* Keeps the n jobs that arrive first (ties: the one added first), in the
+   order they were added; frees the others. Nothing changes on failure. */
+static int keep_first(ns_sim *s, int n) {
+  static const char fn[] = "ns_sim_keep_first";
+  if (n < 0)
+    return nsi_fail(NS_EINVAL, "%s: n must be >= 0 (got %d)", fn, n);
+  if ((size_t)n >= s->njobs)
+    return NS_OK; /* nothing to drop; the last run's results stay */
+  keep_key *key = malloc(s->njobs * sizeof *key);
+  unsigned char *keep = calloc(s->njobs, 1);
+  if (key == NULL || keep == NULL) {
+    free(key), free(keep);
+    return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
+  }
+  for (size_t i = 0; i < s->njobs; i++)
+    key[i].t = s->jobs[i].arrival_ms, key[i].i = i;
+  qsort(key, s->njobs, sizeof *key, by_arrival_then_index);
+  for (size_t i = 0; i < (size_t)n; i++)
+    keep[key[i].i] = 1;
+  size_t w = 0;
+  for (size_t i = 0; i < s->njobs; i++) {
+    if (keep[i])
+      s->jobs[w++] = s->jobs[i];
+    else
+      free(s->jobs[i].name);
+  }
+  s->njobs = w;
+  s->ran = 0;
+  free(key), free(keep);
+  return NS_OK;
+}
+
+int ns_sim_keep_first(ns_sim *s, int n) {
+  NSI_SIM_CALL(s, "ns_sim_keep_first", NSI_SIM_WRITE, keep_first(s, n));
+}

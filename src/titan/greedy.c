@@ -39,8 +39,16 @@ typedef struct acc {
 
 static int oom(void) { return nsi_fail(NS_ENOMEM, "ns_titan_place: out of memory"); }
 
-static void acc_free(acc *x) {
-  void *b[] = {x->mslot, x->lslot, x->mo, x->mi, x->lo, x->li, x->uptr, x->uold, x->ucap,
+/* The machine -> slot map is the instance's (p->mslot, all -1 between
+   greedy runs), so that a run over one leaf of 524,288 machines does not
+   allocate and fill a map of all of them: only the machines holding
+   workers of `a` have a slot when a run ends (a try that fails drops the
+   slot it opened), and those are reset here. */
+static void acc_free(acc *x, const tn_asg *a, const tn_prob *p) {
+  for (int w = 0; w < p->W; w++)
+    if (a->mach[w] >= 0)
+      x->mslot[a->mach[w]] = -1;
+  void *b[] = {x->lslot, x->mo, x->mi, x->lo, x->li, x->uptr, x->uold, x->ucap,
                x->pkey, x->pload, x->pcap};
   for (size_t i = 0; i < sizeof b / sizeof b[0]; i++)
     free(b[i]);
@@ -48,11 +56,10 @@ static void acc_free(acc *x) {
 
 static int acc_init(acc *x, const tn_prob *p) {
   memset(x, 0, sizeof *x);
-  x->mslot = malloc((size_t)p->M * sizeof *x->mslot);
+  x->mslot = p->mslot;
   x->lslot = malloc((size_t)p->L * sizeof *x->lslot);
-  if (!x->mslot || !x->lslot)
+  if (!x->lslot)
     return oom();
-  memset(x->mslot, 0xff, (size_t)p->M * sizeof *x->mslot);
   memset(x->lslot, 0xff, (size_t)p->L * sizeof *x->lslot);
   return NS_OK;
 }
@@ -237,9 +244,11 @@ static int try_run(tn_prob *p, tn_asg *a, acc *x, int s, int pos, int g, int com
 }
 
 /* The largest feasible run (<= ub) machine s can take: feasibility is
-   monotone in the run length (flows only add), so binary search. */
-static int feasible_run(tn_prob *p, tn_asg *a, acc *x, int s, int pos, int ub) {
-  int rc = try_run(p, a, x, s, pos, ub, 0);
+   monotone in the run length (flows only add), so binary search. With
+   `keep`, a run of ub that fits stays placed (the round's winner: trying
+   it again to commit would double the greedy's main cost). */
+static int feasible_run(tn_prob *p, tn_asg *a, acc *x, int s, int pos, int ub, int keep) {
+  int rc = try_run(p, a, x, s, pos, ub, keep);
   if (rc != 0)
     return rc < 0 ? rc : ub;
   int lo = 0, hi = ub - 1;
@@ -256,31 +265,6 @@ static int feasible_run(tn_prob *p, tn_asg *a, acc *x, int s, int pos, int ub) {
   return lo;
 }
 
-typedef struct cand {
-  int s, cls, ub, loc, r;
-  uint64_t tie;
-} cand;
-
-/* Rank: class (non-idle first in Alg. 3 step 1), then the gain's upper
-   bound, then locality (workers of the job already under the machine's
-   leaf: fewer cross-leaf flows), then best fit (smallest R_s: keeps large
-   holes for later jobs), then the seeded tie-break, then the id. */
-static inline int cand_order(const cand *a, const cand *b) {
-  if (a->cls != b->cls)
-    return a->cls - b->cls;
-  if (a->ub != b->ub)
-    return b->ub - a->ub;
-  if (a->loc != b->loc)
-    return b->loc - a->loc;
-  if (a->r != b->r)
-    return a->r - b->r;
-  if (a->tie != b->tie)
-    return a->tie < b->tie ? -1 : 1;
-  return a->s - b->s;
-}
-
-static int cand_cmp(const void *x, const void *y) { return cand_order(x, y); }
-
 /* Equivalent machines within one round. Two unused machines with the same
    R_s and class face the same constraints if they share a leaf; under
    leaves without workers yet they differ only in the leaf's uplink share,
@@ -293,7 +277,7 @@ typedef struct memo {
 } memo;
 
 /* 1 if an evaluated candidate dominates c (and *g gets its run length). */
-static int memo_find(const memo *m, const tn_prob *p, const cand *c, int fresh, int *g) {
+static int memo_find(const memo *m, const tn_prob *p, const tn_cand *c, int fresh, int *g) {
   int l = c->s / p->spl;
   for (int i = 0; i < m->n; i++) {
     if (m->cls[i] != c->cls || m->r[i] != c->r)
@@ -306,7 +290,7 @@ static int memo_find(const memo *m, const tn_prob *p, const cand *c, int fresh, 
   return 0;
 }
 
-static void memo_add(memo *m, const tn_prob *p, const cand *c, int fresh, int g) {
+static void memo_add(memo *m, const tn_prob *p, const tn_cand *c, int fresh, int g) {
   if (m->n == m->cap)
     return; /* full: later candidates are simply evaluated */
   m->leaf[m->n] = fresh ? -1 : c->s / p->spl;
@@ -317,8 +301,8 @@ static void memo_add(memo *m, const tn_prob *p, const cand *c, int fresh, int g)
 }
 
 /* Evaluates candidate i: its feasible run, recorded in the memo. */
-static int evaluate(tn_prob *p, tn_asg *a, acc *x, memo *m, const cand *c, int pos) {
-  int g = feasible_run(p, a, x, c->s, pos, c->ub);
+static int evaluate(tn_prob *p, tn_asg *a, acc *x, memo *m, const tn_cand *c, int pos, int keep) {
+  int g = feasible_run(p, a, x, c->s, pos, c->ub, keep);
   if (g >= 0) {
     p->bw_limited |= g < c->ub;
     memo_add(m, p, c, c->loc == 0, g);
@@ -329,100 +313,84 @@ static int evaluate(tn_prob *p, tn_asg *a, acc *x, memo *m, const cand *c, int p
 /* One round of Alg. 2 (lines 6-15): the machine with the largest feasible
    run. Candidates are evaluated lazily in rank order (Minoux's accelerated
    greedy): one whose run reaches its upper bound cannot be beaten by a
-   later one. The top-ranked candidate is found by a scan; only when
-   bandwidth shortens its run are the candidates sorted and walked.
-   Returns the index in cands or -1; *err gets a failure. */
-static int best_round(tn_prob *p, tn_asg *a, acc *x, memo *m, cand *cands, int nc, int pos,
-                      int *gain, int *err) {
+   later one. The top-ranked candidate comes first; only when bandwidth
+   shortens its run does the walk go on down the ranking (rank.c).
+   Returns the machine or -1; *err gets a failure; *placed is set when the
+   top candidate's run is already placed. */
+static int best_round(tn_prob *p, tn_asg *a, acc *x, memo *m, tn_rank *rk, int pos, int *gain,
+                      int *err, int *placed) {
   m->n = 0;
   *gain = 0;
-  if (nc == 0)
+  tn_cand top, c;
+  if (!tn_rank_begin(rk) || !tn_rank_next(rk, &top))
     return -1;
-  int top = 0;
-  for (int i = 1; i < nc; i++)
-    top = cand_order(&cands[i], &cands[top]) < 0 ? i : top;
-  int g = evaluate(p, a, x, m, &cands[top], pos);
-  if (g < 0 || g == cands[top].ub) {
+  int g = evaluate(p, a, x, m, &top, pos, 1);
+  if (g < 0 || g == top.ub) {
     *err = g < 0 ? g : 0;
+    *placed = g > 0;
     *gain = g;
-    return g < 0 ? -1 : top;
+    return g < 0 ? -1 : top.s;
   }
-  qsort(cands, (size_t)nc, sizeof *cands, cand_cmp); /* top is now cands[0] */
-  int best = g > 0 ? 0 : -1, bestg = g;
-  for (int i = 1; i < nc; i++) {
-    const cand *c = &cands[i];
-    if (best >= 0 && !(c->cls < cands[best].cls || (c->cls == cands[best].cls && c->ub > bestg)))
+  tn_cand best = top;
+  int have = g > 0, bestg = g;
+  while (tn_rank_next(rk, &c)) {
+    if (have && !(c.cls < best.cls || (c.cls == best.cls && c.ub > bestg)))
       break;
-    if (memo_find(m, p, c, c->loc == 0, &g))
+    if (memo_find(m, p, &c, c.loc == 0, &g))
       continue; /* dominated by one already evaluated */
-    if ((g = evaluate(p, a, x, m, c, pos)) < 0) {
+    if ((g = evaluate(p, a, x, m, &c, pos, 0)) < 0) {
       *err = g;
       return -1;
     }
-    if (g > 0 && (best < 0 || c->cls < cands[best].cls || g > bestg)) {
-      best = i;
+    if (g > 0 && (!have || c.cls < best.cls || g > bestg)) {
+      best = c;
+      have = 1;
       bestg = g;
     }
-    if (g == c->ub)
+    if (g == c.ub)
       break;
   }
   *gain = bestg;
-  return best;
+  return have ? best.s : -1;
 }
 
-static int fill_cands(const tn_prob *p, const tn_asg *a, const unsigned char *allow,
-                      int nonidle_first, const int *leafcnt, int rem, cand *cands) {
-  int nc = 0;
-  for (int s = 0; s < p->M; s++) {
-    if (!allow[s] || p->R[s] == 0 || a->cnt[s] > 0)
-      continue;
-    cand *c = &cands[nc++];
-    c->s = s;
-    c->cls = nonidle_first ? p->idle[s] : 0;
-    c->ub = p->R[s] < rem ? p->R[s] : rem;
-    c->loc = leafcnt[s / p->spl];
-    c->r = p->R[s];
-    c->tie = p->tie[s];
-  }
-  return nc;
-}
-
-static int run(tn_prob *p, const unsigned char *allow, int nonidle_first, tn_asg *a, acc *x,
-               memo *m, cand *cands, int *leafcnt) {
+static int run(tn_prob *p, tn_asg *a, acc *x, memo *m, tn_rank *rk, int *leafcnt) {
   int pos = 0;
   while (pos < p->W) { /* Alg. 2 line 5: until every worker is merged */
-    int nc = fill_cands(p, a, allow, nonidle_first, leafcnt, p->W - pos, cands), g, err = 0;
-    int b = best_round(p, a, x, m, cands, nc, pos, &g, &err);
+    int g, err = 0, placed = 0;
+    int s = best_round(p, a, x, m, rk, pos, &g, &err, &placed);
     if (err < 0)
       return err;
-    if (b < 0)
+    if (s < 0)
       return 0;
-    int rc = try_run(p, a, x, cands[b].s, pos, g, 1);
+    int rc = placed ? 1 : try_run(p, a, x, s, pos, g, 1);
     if (rc <= 0)
       return rc < 0 ? rc : nsi_fail(NS_ESTATE, "ns_titan_place: internal check disagreed");
-    leafcnt[cands[b].s / p->spl] += g;
+    leafcnt[s / p->spl] += g;
     pos += g;
+    tn_rank_used(rk, s, p->W - pos);
   }
   return 1;
 }
 
 #define TN_MEMO 256
 
-int tn_greedy(tn_prob *p, const unsigned char *allow, int nonidle_first, tn_asg *a) {
+int tn_greedy(tn_prob *p, const unsigned char *allow, int lo, int hi, int nonidle_first,
+              tn_asg *a) {
   tn_asg_reset(a, p);
-  cand *cands = malloc((size_t)p->M * sizeof *cands);
   int *leafcnt = calloc((size_t)p->L, sizeof *leafcnt);
+  tn_rank *rk = leafcnt ? tn_rank_new(p, allow, lo, hi, nonidle_first, leafcnt, p->W) : NULL;
   int mi[4][TN_MEMO];
   double mup[TN_MEMO];
   memo m = {0, p->pair_fn ? 0 : TN_MEMO, mi[0], mi[1], mi[2], mi[3], mup};
   acc x;
   int rc = acc_init(&x, p);
-  if (rc == NS_OK && (!cands || !leafcnt))
+  if (rc == NS_OK && !rk)
     rc = oom();
   if (rc == NS_OK)
-    rc = run(p, allow, nonidle_first, a, &x, &m, cands, leafcnt);
-  acc_free(&x);
-  free(cands);
+    rc = run(p, a, &x, &m, rk, leafcnt);
+  acc_free(&x, a, p);
+  tn_rank_free(rk);
   free(leafcnt);
   if (rc >= 0)
     tn_asg_score(a, p);

@@ -57,14 +57,20 @@ typedef struct flowbuf {
   size_t n, cap_src, cap_dst, cap_w, cap_bytes;
 } flowbuf;
 
+/* Room for `more` flows (one phase's at most), reserved once per phase
+   rather than four calls per flow. */
+static int fb_reserve(flowbuf *f, size_t more) {
+  size_t need = f->n + more;
+  NSI_TRY(nsi_reserve(&f->src, &f->cap_src, need, sizeof *f->src));
+  NSI_TRY(nsi_reserve(&f->dst, &f->cap_dst, need, sizeof *f->dst));
+  NSI_TRY(nsi_reserve(&f->w, &f->cap_w, need, sizeof *f->w));
+  return nsi_reserve(&f->bytes, &f->cap_bytes, need, sizeof *f->bytes);
+}
+
 static int fb_push(flowbuf *f, int s, int d, double bytes) {
   if (f->n >= TN_MAX_FLOWS)
     return nsi_fail(NS_EUNSUPPORTED, "ns_titan_place: job has more than %d distinct flows",
                     TN_MAX_FLOWS);
-  NSI_TRY(nsi_reserve(&f->src, &f->cap_src, f->n + 1, sizeof *f->src));
-  NSI_TRY(nsi_reserve(&f->dst, &f->cap_dst, f->n + 1, sizeof *f->dst));
-  NSI_TRY(nsi_reserve(&f->w, &f->cap_w, f->n + 1, sizeof *f->w));
-  NSI_TRY(nsi_reserve(&f->bytes, &f->cap_bytes, f->n + 1, sizeof *f->bytes));
   f->src[f->n] = s;
   f->dst[f->n] = d;
   f->w[f->n] = bytes;
@@ -88,6 +94,7 @@ static int add_phase(tn_prob *p, flowbuf *f, int **psp, size_t *cap_ps, ns_colle
                      uint64_t bytes, int t, double port_bytes) {
   size_t start = f->n;
   double bmax = 0;
+  NSI_TRY(fb_reserve(f, (size_t)p->W * NSI_COLL_MAX_SENDS));
   for (int n = 0; n < p->W; n++) {
     nsi_flow fl[NSI_COLL_MAX_SENDS];
     int nf = nsi_coll_sends(coll, p->W, bytes, t, n, fl);
@@ -141,15 +148,20 @@ static int build_flows(tn_prob *p, const ns_job *job, double port_bytes) {
 }
 
 /* Per-worker incident flows (CSR) and each flow's phase, for the greedy's
-   incremental bandwidth check. */
-static int build_incidence(tn_prob *p) {
+   incremental bandwidth check; `ib` gets each incident flow's bytes (for
+   the affinity). One scatter pass straight into the records, flows in
+   index order within each worker (the order the greedy adds them in):
+   65,536 halving-doubling workers have 4M incident flows, and an index
+   array gathered from afterwards cost two more random reads each. */
+static int build_incidence(tn_prob *p, double **ib) {
   int nf = p->pstart[p->P];
   p->fph = malloc(((size_t)nf + 1) * sizeof *p->fph);
   p->istart = calloc((size_t)p->W + 1, sizeof *p->istart);
-  p->iflow = malloc((2 * (size_t)nf + 1) * sizeof *p->iflow);
-  int *fill = calloc((size_t)p->W, sizeof *fill);
-  if (!p->fph || !p->istart || !p->iflow || !fill) {
-    free(fill);
+  p->inc = malloc((2 * (size_t)nf + 1) * sizeof *p->inc);
+  *ib = malloc((2 * (size_t)nf + 1) * sizeof **ib);
+  int *at = malloc(((size_t)p->W + 1) * sizeof *at);
+  if (!p->fph || !p->istart || !p->inc || !*ib || !at) {
+    free(at);
     return oom();
   }
   for (int ph = 0; ph < p->P; ph++)
@@ -160,26 +172,23 @@ static int build_incidence(tn_prob *p) {
     }
   for (int w = 0; w < p->W; w++)
     p->istart[w + 1] += p->istart[w];
+  memcpy(at, p->istart, (size_t)p->W * sizeof *at);
   for (int i = 0; i < nf; i++) {
-    p->iflow[p->istart[p->fsrc[i]] + fill[p->fsrc[i]]++] = i;
-    p->iflow[p->istart[p->fdst[i]] + fill[p->fdst[i]]++] = i;
+    int s = p->fsrc[i], d = p->fdst[i], ph = p->fph[i], k = at[s]++;
+    p->inc[k] = (tn_inc){d, ph << 1 | 1, p->fw[i]};
+    (*ib)[k] = p->fbytes[i];
+    k = at[d]++;
+    p->inc[k] = (tn_inc){s, ph << 1 | (s == d), p->fw[i]};
+    (*ib)[k] = p->fbytes[i];
   }
-  free(fill);
-  p->inc = malloc((2 * (size_t)nf + 1) * sizeof *p->inc);
-  if (p->inc == NULL)
-    return oom();
-  for (int w = 0; w < p->W; w++)
-    for (int k = p->istart[w]; k < p->istart[w + 1]; k++) {
-      int f = p->iflow[k], out = p->fsrc[f] == w;
-      p->inc[k] = (tn_inc){out ? p->fdst[f] : p->fsrc[f], p->fph[f] << 1 | out, p->fw[f]};
-    }
+  free(at);
   return NS_OK;
 }
 
 /* Affinity CSR: per worker, each peer once with the bytes the pair
-   exchanges over all phases in both directions (from the incident flows,
-   deduplicated with a dense scratch row). */
-static int build_affinity(tn_prob *p) {
+   exchanges over all phases in both directions (from the incident flows
+   and their bytes ib, deduplicated with a dense scratch row). */
+static int build_affinity(tn_prob *p, const double *ib) {
   int nf = p->pstart[p->P];
   p->astart = calloc((size_t)p->W + 1, sizeof *p->astart);
   p->apeer = malloc((2 * (size_t)nf + 1) * sizeof *p->apeer);
@@ -195,13 +204,13 @@ static int build_affinity(tn_prob *p) {
   for (int w = 0; w < p->W; w++) {
     int first = n;
     for (int k = p->istart[w]; k < p->istart[w + 1]; k++) {
-      int f = p->iflow[k], o = p->fsrc[f] == w ? p->fdst[f] : p->fsrc[f];
+      int o = p->inc[k].peer;
       if (at[o] < first) {
         at[o] = n;
         p->apeer[n] = o;
         p->abytes[n++] = 0;
       }
-      p->abytes[at[o]] += p->fbytes[f];
+      p->abytes[at[o]] += ib[k];
     }
     p->astart[w + 1] = n;
   }
@@ -210,8 +219,12 @@ static int build_affinity(tn_prob *p) {
 }
 
 static int alloc_scratch(tn_prob *p) {
-  NSI_TRY(build_incidence(p));
-  NSI_TRY(build_affinity(p));
+  double *ib = NULL;
+  int rc = build_incidence(p, &ib);
+  if (rc == NS_OK)
+    rc = build_affinity(p, ib);
+  free(ib);
+  NSI_TRY(rc);
   p->mout = calloc((size_t)p->M, sizeof *p->mout);
   p->min = calloc((size_t)p->M, sizeof *p->min);
   p->lout = calloc((size_t)p->L, sizeof *p->lout);
@@ -219,8 +232,10 @@ static int alloc_scratch(tn_prob *p) {
   p->order = malloc((size_t)p->W * sizeof *p->order);
   size_t nt = (size_t)p->pstart[p->P] * 2 + 1;
   p->touched = malloc(nt * sizeof *p->touched);
-  if (!p->mout || !p->min || !p->lout || !p->lin || !p->order || !p->touched)
+  p->mslot = malloc((size_t)p->M * sizeof *p->mslot);
+  if (!p->mout || !p->min || !p->lout || !p->lin || !p->order || !p->touched || !p->mslot)
     return oom();
+  memset(p->mslot, 0xff, (size_t)p->M * sizeof *p->mslot);
   return NS_OK;
 }
 
@@ -233,6 +248,7 @@ int tn_prob_init(tn_prob *p, const ns_cluster *c, const ns_job *job, const ns_ti
   p->spl = c->servers_per_leaf;
   p->pair_fn = o->pair_fn;
   p->pair_user = o->pair_user;
+  p->scan = o->scan;
   p->link_gbps = c->link_gbps;
   /* Gbps x ms = 1e9 / 8 bytes/s x 1e-3 s = 1.25e5 bytes */
   double port_bytes = o->budget_ms > 0 ? c->link_gbps * o->budget_ms * 1.25e5 : 0;
@@ -254,7 +270,7 @@ int tn_prob_init(tn_prob *p, const ns_cluster *c, const ns_job *job, const ns_ti
 void tn_prob_free(tn_prob *p) {
   void *bufs[] = {p->R,      p->idle,   p->up,  p->pstart, p->fsrc, p->fdst, p->fw,
                   p->astart, p->apeer,  p->abytes, p->order, p->tie, p->mout, p->min,
-                  p->lout,   p->lin,    p->touched, p->fph, p->istart, p->iflow, p->fbytes, p->inc};
+                  p->lout,   p->lin,    p->touched, p->fph, p->istart, p->fbytes, p->inc, p->mslot};
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
     free(bufs[i]);
   memset(p, 0, sizeof *p);
@@ -269,7 +285,10 @@ int tn_asg_init(tn_asg *a, const tn_prob *p) {
     tn_asg_free(a);
     return oom();
   }
-  tn_asg_reset(a, p);
+  for (int w = 0; w < p->W; w++)
+    a->mach[w] = -1;
+  a->used = a->idle_used = 0;
+  a->cross = 0;
   return NS_OK;
 }
 
@@ -280,17 +299,26 @@ void tn_asg_free(tn_asg *a) {
   a->cnt = NULL;
 }
 
+/* The assignment operations cost O(W), not O(M): cnt[s] is always the
+   number of workers w with mach[w] == s, so the machines in use are found
+   through mach (per_leaf runs the greedy once per leaf: 4,096 times on
+   the 2^22-GPU fabric). */
 void tn_asg_reset(tn_asg *a, const tn_prob *p) {
-  for (int w = 0; w < p->W; w++)
+  for (int w = 0; w < p->W; w++) {
+    if (a->mach[w] >= 0)
+      a->cnt[a->mach[w]] = 0;
     a->mach[w] = -1;
-  memset(a->cnt, 0, (size_t)p->M * sizeof *a->cnt);
+  }
   a->used = a->idle_used = 0;
   a->cross = 0;
 }
 
 int tn_asg_copy(tn_asg *dst, const tn_asg *src, const tn_prob *p) {
+  tn_asg_reset(dst, p);
   memcpy(dst->mach, src->mach, (size_t)p->W * sizeof *dst->mach);
-  memcpy(dst->cnt, src->cnt, (size_t)p->M * sizeof *dst->cnt);
+  for (int w = 0; w < p->W; w++)
+    if (src->mach[w] >= 0)
+      dst->cnt[src->mach[w]] = src->cnt[src->mach[w]];
   dst->used = src->used;
   dst->idle_used = src->idle_used;
   dst->cross = src->cross;
@@ -299,10 +327,17 @@ int tn_asg_copy(tn_asg *dst, const tn_asg *src, const tn_prob *p) {
 
 void tn_asg_score(tn_asg *a, const tn_prob *p) {
   a->used = a->idle_used = 0;
-  for (int s = 0; s < p->M; s++) {
-    a->used += a->cnt[s] > 0;
-    a->idle_used += a->cnt[s] > 0 && p->idle[s];
+  for (int w = 0; w < p->W; w++) { /* each used machine once: its count negated */
+    int s = a->mach[w];
+    if (s >= 0 && a->cnt[s] > 0) {
+      a->used++;
+      a->idle_used += p->idle[s];
+      a->cnt[s] = -a->cnt[s];
+    }
   }
+  for (int w = 0; w < p->W; w++)
+    if (a->mach[w] >= 0 && a->cnt[a->mach[w]] < 0)
+      a->cnt[a->mach[w]] = -a->cnt[a->mach[w]];
   double cross = 0;
   for (int w = 0; w < p->W; w++)
     for (int i = p->astart[w]; i < p->astart[w + 1]; i++)

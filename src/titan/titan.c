@@ -107,50 +107,63 @@ int ns_titan_opts_set_phase_budget_ms(ns_titan_opts *o, double ms) {
    each leaf that has room (Alg. 3 step 1 on that leaf's machines) and keep
    the best; `found` says whether `best` already holds a placement.
    1 if one exists afterwards. */
-static int per_leaf(tn_prob *p, unsigned char *allow, tn_asg *best, tn_asg *tmp, int found) {
+static int per_leaf(tn_prob *p, tn_asg *best, tn_asg *tmp, int found) {
+  int *room = calloc((size_t)p->L, sizeof *room);
+  if (room == NULL)
+    return nsi_fail(NS_ENOMEM, "ns_titan_place: out of memory");
+  for (int s = 0; s < p->M; s++)
+    room[s / p->spl] += p->R[s];
   for (int l = 0; l < p->L; l++) {
-    int room = 0;
-    for (int s = 0; s < p->M; s++) {
-      allow[s] = s / p->spl == l;
-      room += allow[s] ? p->R[s] : 0;
-    }
-    if (room < p->W)
+    if (room[l] < p->W)
       continue;
-    int rc = tn_greedy(p, allow, 1, tmp);
-    if (rc < 0)
+    int rc = tn_greedy(p, NULL, l * p->spl, (l + 1) * p->spl, 1, tmp);
+    if (rc < 0) {
+      free(room);
       return rc;
+    }
     if (rc > 0 && (!found || tn_asg_cmp(tmp, best) < 0)) {
       tn_asg_copy(best, tmp, p);
       found = 1;
     }
   }
+  free(room);
   return found;
 }
 
-/* Alg. 3 steps 1-2 and the refinement; `best` receives the placement. */
+/* Alg. 3 steps 1-2 and the refinement; `best` receives the placement.
+   Step 2 is skipped when it provably repeats step 1: every candidate
+   machine idle (so both steps rank alike: one class) and bandwidth never
+   shortened a run (so every round of step 1 took its top-ranked machine,
+   which is also the top of step 2's subset, with the same run). Then
+   step 2 would return step 1's placement, which is kept anyway. The
+   reference scan (opts.scan, tests) always runs it. */
 static int solve(tn_prob *p, tn_asg *best) {
   unsigned char *allow = malloc((size_t)p->M);
   tn_asg step2 = {0};
   int rc = allow ? tn_asg_init(&step2, p) : nsi_fail(NS_ENOMEM, "ns_titan_place: out of memory");
   if (rc != NS_OK)
     goto done;
-  memset(allow, 1, (size_t)p->M);
-  rc = tn_greedy(p, allow, 1, best); /* step 1: S_f first, then S_n */
+  rc = tn_greedy(p, NULL, 0, p->M, 1, best); /* step 1: S_f first, then S_n */
   if (rc == 0)
-    rc = tn_greedy(p, allow, 0, best);
+    rc = tn_greedy(p, NULL, 0, p->M, 0, best);
   if (rc >= 0 && (rc == 0 || p->bw_limited))
-    rc = per_leaf(p, allow, best, &step2, rc);
+    rc = per_leaf(p, best, &step2, rc);
   if (rc <= 0) {
     rc = rc < 0 ? rc
                 : nsi_fail(NS_ENOSPACE, "ns_titan_place: no placement of the job's %d workers "
                                         "satisfies the per-phase bandwidth constraint", p->W);
     goto done;
   }
-  for (int s = 0; s < p->M; s++) /* step 2: S_f u Phi_n */
+  int any_nonidle = 0;
+  for (int s = 0; s < p->M; s++) { /* step 2: S_f u Phi_n */
     allow[s] = !p->idle[s] || best->cnt[s] > 0;
-  rc = tn_greedy(p, allow, 0, &step2);
-  if (rc > 0 && tn_asg_cmp(&step2, best) < 0)
-    tn_asg_copy(best, &step2, p);
+    any_nonidle |= !p->idle[s] && p->R[s] > 0;
+  }
+  if (any_nonidle || p->bw_limited || p->scan) { /* else step 2 would repeat step 1 */
+    rc = tn_greedy(p, allow, 0, p->M, 0, &step2);
+    if (rc > 0 && tn_asg_cmp(&step2, best) < 0)
+      tn_asg_copy(best, &step2, p);
+  }
   rc = rc < 0 ? rc : tn_refine(p, best);
 done:
   tn_asg_free(&step2);

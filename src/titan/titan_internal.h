@@ -21,11 +21,12 @@ struct ns_titan_opts {
   tn_pair_fn pair_fn; /* P_{s,s'} in Gbps, or NULL: from the cluster */
   void *pair_user;
   double budget_ms;   /* per-phase time budget; 0 = the phase's largest flow at line rate */
+  int scan;           /* test hook: rank candidates by the reference scan (rank.c) */
 };
 
 /* One incident flow of a worker, laid out for the greedy's hot loop: the
    peer, the merged phase and direction, the weight - contiguous per worker,
-   so a try reads one cache line per flow instead of five scattered arrays
+   so a try reads one cache line per flow instead of four scattered arrays
    (fsrc, fdst, fph, fw: 65,536 halving-doubling workers have 2M flows). */
 typedef struct tn_inc {
   int peer;
@@ -49,8 +50,8 @@ typedef struct tn_prob {
   double *fw;            /* flow weight in port units (C^t / B_t without a budget) */
   double *fbytes;        /* flow bytes, summed over the phases merged into it */
   int *fph;              /* merged phase of each flow */
-  int *istart, *iflow;   /* per worker: W + 1 offsets, incident flows (sent or received) */
-  tn_inc *inc;           /* the same incident flows, as (peer, phase/direction, weight) */
+  int *istart;           /* per worker: W + 1 offsets into inc */
+  tn_inc *inc;           /* incident flows (sent or received): peer, phase/direction, weight */
   int *astart, *apeer;   /* affinity CSR: W + 1 offsets, peers */
   double *abytes;        /* bytes exchanged with the peer over all phases (both ways) */
   int *order;            /* traffic-aware worker order (nsi_coll_order) */
@@ -58,7 +59,9 @@ typedef struct tn_prob {
   /* scratch for the feasibility check */
   double *mout, *min, *lout, *lin;
   int *touched;
+  int *mslot;            /* per machine: the greedy's load slot or -1 (greedy.c) */
   int bw_limited;        /* set by tn_greedy when bandwidth shrank a feasible set */
+  int scan;              /* ns_titan_opts.scan */
   tn_pair_fn pair_fn;    /* P_{s,s'} callback (opts), or NULL */
   void *pair_user;
   double link_gbps;      /* one port's rate: the unit of fw */
@@ -98,10 +101,70 @@ int tn_asg_cmp(const tn_asg *a, const tn_asg *b);
    constraint (Eq. 1 third line / Eq. 5), else 0. */
 int tn_feasible(tn_prob *p, const tn_asg *a);
 
-/* Alg. 2 with Alg. 1's feasible sets over the machines with allow[s] != 0.
-   nonidle_first: rank non-idle machines before idle ones (Alg. 3 step 1).
-   Returns 1 if every worker was placed, 0 if not, <0 on error. */
-int tn_greedy(tn_prob *p, const unsigned char *allow, int nonidle_first, tn_asg *a);
+/* A candidate machine of one greedy round, with the keys it is ranked by. */
+typedef struct tn_cand {
+  int s, cls, ub, loc, r;
+  uint64_t tie;
+} tn_cand;
+
+/* Machine s as a candidate when `rem` workers are left and leafcnt[l] of
+   them sit under leaf l. */
+static inline tn_cand tn_cand_of(const tn_prob *p, int s, int nonidle_first, const int *leafcnt,
+                                 int rem) {
+  tn_cand c = {s, nonidle_first ? p->idle[s] : 0, p->R[s] < rem ? p->R[s] : rem,
+               leafcnt[s / p->spl], p->R[s], p->tie[s]};
+  return c;
+}
+
+/* Rank (<0: a before b): class (non-idle first in Alg. 3 step 1), then the
+   gain's upper bound, then locality (workers of the job already under the
+   machine's leaf: fewer cross-leaf flows), then best fit (smallest R_s:
+   keeps large holes for later jobs), then the seeded tie-break, then the
+   id. A total order: the machine id is unique. */
+static inline int tn_cand_order(const tn_cand *a, const tn_cand *b) {
+  if (a->cls != b->cls)
+    return a->cls - b->cls;
+  if (a->ub != b->ub)
+    return b->ub - a->ub;
+  if (a->loc != b->loc)
+    return b->loc - a->loc;
+  if (a->r != b->r)
+    return a->r - b->r;
+  if (a->tie != b->tie)
+    return a->tie < b->tie ? -1 : 1;
+  return a->s - b->s;
+}
+
+/* The unused machines of one greedy run in rank order (rank.c): an index
+   (a tournament tree over the allowed machines, updated as machines are
+   used, leaves gain workers and fewer workers remain: O(log M) per change
+   instead of a scan of every machine per round), or with p->scan the
+   reference scan it replaces (every round ranks every machine again).
+   Both yield the same sequence (tests/unit/test_titan_index.c). */
+typedef struct tn_rank tn_rank;
+
+/* Machines s in [lo, hi) with allow[s] (allow NULL: all) and R_s > 0,
+   none used yet; leafcnt (all 0 now) is read at every comparison, so the
+   caller updates it and then calls tn_rank_used. NULL + NS_ENOMEM
+   recorded on failure. */
+tn_rank *tn_rank_new(const tn_prob *p, const unsigned char *allow, int lo, int hi,
+                     int nonidle_first, const int *leafcnt, int rem);
+void tn_rank_free(tn_rank *r);
+/* Starts a round: the next tn_rank_next calls yield the unused machines
+   best first. 0 if no unused machine is left; <0 on error. */
+int tn_rank_begin(tn_rank *r);
+/* The next machine of this round in rank order into *c; 0 when none is left. */
+int tn_rank_next(tn_rank *r, tn_cand *c);
+/* Ends the round: machine s (or -1: none) now holds workers; its leaf's
+   count (leafcnt) has already been raised, and `rem` workers are left. */
+void tn_rank_used(tn_rank *r, int s, int rem);
+
+/* Alg. 2 with Alg. 1's feasible sets over the machines s in [lo, hi) with
+   allow[s] != 0 (allow NULL: all of them). nonidle_first: rank non-idle
+   machines before idle ones (Alg. 3 step 1). Returns 1 if every worker
+   was placed, 0 if not, <0 on error. */
+int tn_greedy(tn_prob *p, const unsigned char *allow, int lo, int hi, int nonidle_first,
+              tn_asg *a);
 
 /* Traffic refinement (ours): exact DP over contiguous blocks of the worker
    order on a bounded machine pool built around `best`; replaces `best` if

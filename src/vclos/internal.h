@@ -60,6 +60,9 @@ typedef enum vc_size_rule {
   VC_SIZE_POW2          /* s = T * 2^j; l doubled from l0 only */
 } vc_size_rule;
 int vc_first_l(int n, int spines);
+/* 1 if Stage 1 could hold an n-GPU job on c's empty fabric (ceil(n/T) idle
+   servers of one leaf). */
+int vc_fits_one_leaf(const ns_cluster *c, int n);
 int vc_spines_for(int n, int l, int T, vc_size_rule rule);
 /* 1 if the l x s shape is admissible for an N-GPU job on cluster c. */
 int vc_shape_ok(int l, int s, int n, const ns_cluster *c);

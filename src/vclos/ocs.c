@@ -185,6 +185,38 @@ static int stage2_ocs(const ns_cluster *c, const vc_ocs_state *st, int n_gpus, n
   return rc;
 }
 
+/* 1 if Stage 2's greedy would hold n_gpus under some spine of c's empty
+   fabric (every server idle, every port free): the same walk as
+   single_spine on counts only. -1 if out of memory. */
+static int stage2_fits_empty(const ns_cluster *c, const vc_ocs_state *st, int n_gpus) {
+  int *fl = calloc((size_t)st->L * (size_t)st->O, sizeof *fl);
+  int *fs = calloc((size_t)st->O, sizeof *fs), *ocs_of = malloc((size_t)st->T * sizeof *ocs_of);
+  int fits = fl && fs && ocs_of ? 0 : -1;
+  for (int m = 0; m < st->S && fits == 0; m++) {
+    long long ports = 0;
+    for (int o = 0; o < st->O; o++)
+      ports += fs[o] = nsi_ocs_spine_ports(c, m, o);
+    if (ports < n_gpus)
+      continue;
+    memset(fl, 0, (size_t)st->L * (size_t)st->O * sizeof *fl);
+    for (int n = 0; n < st->L; n++)
+      for (int port = 0; port < st->U; port++)
+        fl[(size_t)n * st->O + nsi_ocs_of_leaf_port(c, n, port)]++;
+    int left = n_gpus;
+    for (int n = 0; n < st->L && left > 0; n++)
+      for (int sv = 0; sv < c->servers_per_leaf && left > 0; sv++) {
+        int g = left < st->T ? left : st->T;
+        if (take_circuits(st, fl + (size_t)n * st->O, fs, g, ocs_of))
+          left -= g;
+      }
+    fits = left == 0;
+  }
+  free(fl);
+  free(fs);
+  free(ocs_of);
+  return fits;
+}
+
 /* ---- Stage 3: the OCS-vClos ILP --------------------------------------------- */
 
 typedef struct vc_ocs_ilp {
@@ -382,10 +414,15 @@ static int stage3_ocs(const ns_cluster *c, const vc_ocs_state *st, const ns_job 
     ns_placement_clear(p);
     rc = ocs_ilp(c, st, o, l, s, p, fn);
   }
-  if (rc == NS_ENOSPACE && shapes == 0)
-    return nsi_fail(NS_EINVAL, "%s: job '%s' (%d GPUs) fits no l x s virtual Clos of this fabric "
-                               "(%d leaves x %d spines, %d servers of %d GPUs per leaf)", fn,
-                    job->name, n, st->L, st->S, c->servers_per_leaf, st->T);
+  if (rc == NS_ENOSPACE && shapes == 0) { /* never fits, unless Stage 1 or 2 would when empty */
+    int later = vc_fits_one_leaf(c, n) ? 1 : stage2_fits_empty(c, st, n);
+    if (later < 0)
+      return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
+    if (!later)
+      return nsi_fail(NS_EINVAL, "%s: job '%s' (%d GPUs) fits no l x s virtual Clos of this "
+                                 "fabric (%d leaves x %d spines, %d servers of %d GPUs per leaf)",
+                      fn, job->name, n, st->L, st->S, c->servers_per_leaf, st->T);
+  }
   if (rc == NS_ENOSPACE)
     return nsi_fail(NS_ENOSPACE, "%s: no leaf, single spine or OCS-vClos has room for %d GPUs "
                                  "now", fn, n);

@@ -16,6 +16,10 @@ int vc_first_l(int n, int spines) {
   return l > 1 ? l : 1;
 }
 
+int vc_fits_one_leaf(const ns_cluster *c, int n) {
+  return ((long long)n + c->gpus_per_server - 1) / c->gpus_per_server <= c->servers_per_leaf;
+}
+
 int vc_spines_for(int n, int l, int T, vc_size_rule rule) {
   if (rule != VC_SIZE_POW2) { /* smallest multiple of T with l * s >= n */
     long long per_leaf = ((long long)n + l - 1) / l;

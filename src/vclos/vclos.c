@@ -32,8 +32,11 @@
  *   - a shape is tried only if s <= S (one virtual spine per spine) and
  *     s / T <= servers per leaf. The first l whose ILP/search is feasible
  *     wins (Alg. 3 line 5), even if a later l would cost less.
- *   - if no shape fits even an empty fabric the job can never run:
- *     NS_EINVAL rather than NS_ENOSPACE.
+ *   - NS_EINVAL ("never fits") only when no stage could hold the job on
+ *     the empty fabric: no Stage-2 shape, more than one leaf's servers
+ *     (and, with an OCS layer, no single spine with N circuits). A job
+ *     with no Stage-2 shape that one leaf could hold (fewer spines than
+ *     GPUs per server) gets NS_ENOSPACE: it waits for a leaf (issue 28).
  *   - Eq. 2-5 with binary l_n, s_m: at most one virtual leaf per leaf and
  *     one virtual spine per spine, one link per (leaf, spine) pair (A.2
  *     "at most one virtual leaf/virtual spine ... for one training task");
@@ -177,10 +180,14 @@ static int stage2(const ns_cluster *c, const ns_job *job, const ns_vclos_opts *o
     if (rc == NS_OK)
       rc = build_vclos(c, &ch, l, s, rule == VC_SIZE_PAPER_POW2_L, p);
   }
-  if (rc == NS_ENOSPACE && shapes == 0)
+  if (rc == NS_ENOSPACE && shapes == 0 && !vc_fits_one_leaf(c, n))
     rc = nsi_fail(NS_EINVAL, "%s: job '%s' (%d GPUs) fits no l x s virtual Clos of this fabric "
                              "(%d leaves x %d spines, %d servers of %d GPUs per leaf)", fn,
                   job->name, n, c->leaves, c->spines, c->servers_per_leaf, T);
+  else if (rc == NS_ENOSPACE && shapes == 0) /* Stage 1 holds it once a leaf has room */
+    rc = nsi_fail(NS_ENOSPACE, "%s: no leaf has %d idle servers now (no l x s virtual Clos of "
+                               "this fabric fits %d GPUs: %d spines, %d GPUs per server)", fn,
+                  (n + T - 1) / T, n, c->spines, T);
   else if (rc == NS_ENOSPACE)
     rc = nsi_fail(NS_ENOSPACE, "%s: no leaf has %d idle servers and no virtual Clos for %d GPUs "
                                "is free now", fn, (n + T - 1) / T, n);

@@ -100,6 +100,7 @@ static void attack(hostile *h) {
                 ns_sim_load_trace(s, "tests/fixtures/tiresias-small.csv", NS_SIM_TRACE_TIRESIAS));
   expect_estate(h, "ns_sim_set_progress", ns_sim_set_progress(s, noop_progress, NULL));
   expect_estate(h, "ns_sim_scale_arrivals", ns_sim_scale_arrivals(s, 2.0));
+  expect_estate(h, "ns_sim_keep_first", ns_sim_keep_first(s, 1));
   expect_estate(h, "ns_sim_add_model_profile",
                 ns_sim_add_model_profile(s, "m", 1.0, 2.0, 1000, 10.0));
   expect_estate(h, "ns_sim_metric", ns_sim_metric(s, NS_SIM_METRIC_AVG_JCT_MS, &v));

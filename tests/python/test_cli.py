@@ -9,6 +9,7 @@ import csv
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -26,6 +27,12 @@ def run(*args, **kw):
                           cwd=kw.get("cwd"))
 
 
+def unwrapped(text):
+    """--help with its wrapped help texts joined back into one line each
+    (continuation lines are indented 13 or more columns)."""
+    return re.sub(r"\n {13,}", " ", text)
+
+
 @unittest.skipUnless(SIM and os.path.exists(SIM), "NETSCHED_SIM not set (make check sets it)")
 class TestCli(unittest.TestCase):
     def setUp(self):
@@ -39,6 +46,13 @@ class TestCli(unittest.TestCase):
         with open(path, "w") as f:
             f.write(text)
         return path
+
+    def assertInputError(self, r, *needles):
+        """An input file the user named is missing or malformed: exit 1."""
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertEqual(r.stdout, "")
+        for n in needles:
+            self.assertIn(n, r.stderr)
 
     def assertUsageError(self, r, *needles):
         self.assertEqual(r.returncode, 2, r.stderr)
@@ -68,13 +82,16 @@ class TestCli(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("one NIC per GPU", r.stdout)
         self.assertIn("all-reduce latency 14.9 ms", r.stdout)
-        # errors name the option, the file and line, and quote the value
+        # errors name the option, the file and line, and quote the value; a
+        # bad or missing file is an input error (exit 1), as a bad trace
         bad = self.write("bad.csv", "k,e\n2,0.8\n3,zero\n")
-        self.assertUsageError(run("--contention-curve", bad), "--contention-curve", "line 3",
+        self.assertInputError(run("--contention-curve", bad), "--contention-curve", "line 3",
                               "'3,zero'")
         up = self.write("up.csv", "2,1.5\n")
-        self.assertUsageError(run("--contention-curve", up), "--contention-curve", "e[0]", "1.5")
-        self.assertUsageError(run("--contention-curve", os.path.join(self.tmp, "none.csv")),
+        r = run("--contention-curve", up)
+        self.assertInputError(r, "--contention-curve", "e[0]", "1.5")
+        self.assertNotIn("ns_sim", r.stderr)
+        self.assertInputError(run("--contention-curve", os.path.join(self.tmp, "none.csv")),
                               "--contention-curve", "No such file")
         self.assertUsageError(run("--nics", "two"), "--nics", "'two'")
         self.assertUsageError(run("--nics", "2@-1"), "--nics", "'-1'")
@@ -87,6 +104,7 @@ class TestCli(unittest.TestCase):
         self.assertEqual(r.stdout.strip(), "netsched-sim (libnetsched) %s" % support.header_version())
         r = run("--help")
         self.assertEqual(r.returncode, 0)
+        r.stdout = unwrapped(r.stdout)
         # every column of the table is explained, with its JSON metric name
         for col, metric in (("avgJCT_s", "avg_jct_ms"), ("comm%", "comm_overhead"),
                             ("shared", "links_shared"), ("frag%", "fragmentation"),
@@ -223,7 +241,8 @@ class TestCli(unittest.TestCase):
         self.assertEqual(jcts("--gittins-dist", dist), {"A": 30000, "B": 15000})
         r = run(*args[:-4], "--gittins-dist", dist)  # the table names the distribution
         self.assertIn("Gittins distribution %s (2 samples)" % dist, r.stdout.splitlines()[0])
-        # bad files: exit 2, the option, the file, the line and the value
+        # bad files: exit 1 (an input, like a bad trace), the option, the
+        # file, the line and the value
         bad = {"duration,x\n100,1\n-5,1\n": ("line 3", "'-5'"),
                "gpu_time\n100\n": ("line 1", "no duration column"),
                "duration\n": ("no samples",),
@@ -232,13 +251,15 @@ class TestCli(unittest.TestCase):
                "job,duration\n1\n": ("line 2", "''")}
         for text, needles in bad.items():
             path = self.write("bad.csv", text)
-            self.assertUsageError(run(*args, "--gittins-dist", path), "--gittins-dist", path,
+            self.assertInputError(run(*args, "--gittins-dist", path), "--gittins-dist", path,
                                   *needles)
-        self.assertUsageError(run(*args, "--gittins-dist", os.path.join(self.tmp, "none.csv")),
-                              "--gittins-dist", "cannot open", "none.csv")
+        self.assertInputError(run(*args, "--gittins-dist", os.path.join(self.tmp, "none.csv")),
+                              "--gittins-dist", "cannot read", "none.csv",
+                              "No such file or directory")
 
     def test_help_defines_queueing_and_percentiles(self):
         r = run("--help")
+        r.stdout = unwrapped(r.stdout)
         self.assertRegex(r.stdout, r"avgQ_s +mean queueing delay = first start - arrival \(waits "
                                    r"after a preemption are not in it")
         self.assertRegex(r.stdout, r"avgW_s +mean time in the wait queue")
@@ -267,8 +288,14 @@ class TestCli(unittest.TestCase):
         lines = r.stdout.splitlines()
         self.assertEqual([l.split()[0] for l in lines[2:4]], ["ff", "ls"])
         # both finish every job: a tie (ff and ls no longer tie on JCT: list
-        # scheduling reads the work remaining on each GPU, issue 14)
-        self.assertRegex(r.stdout, r"unfin +0  all 2 tie")
+        # scheduling reads the work remaining on each GPU, issue 14). A
+        # column where every policy ties gets no row of its own (issue 29):
+        # it is named once, on the block's last line.
+        best = lines[lines.index(next(l for l in lines if l.startswith("best per column"))):]
+        self.assertFalse([l for l in best if l.split()[0] in ("unfin", "preempt")], best)
+        self.assertRegex(best[-1], r"^  all 2 tie on: .*\bunfin\b.*\bpreempt\b")
+        for row in best[1:-1]:  # every other row names a winner
+            self.assertRegex(row, r"\b(ff|ls)$")
 
     def test_trace_errors(self):
         dup = self.write("dup.csv", "job_id,num_gpu,submit_time,iterations,model_name\n"
@@ -299,6 +326,118 @@ class TestCli(unittest.TestCase):
             self.assertEqual(r.stdout, "")  # refused before running anything
         r = run("--plot", os.path.join(self.tmp, "x.jpg"))
         self.assertUsageError(r, "use a .png, .svg or .pdf")
+
+    def test_csv_says_which_files_it_wrote(self):
+        out = os.path.join(self.tmp, "jobs.csv")
+        r = run("--policy", "ff,ls", "--csv", out, "--no-progress")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        ff, ls = (os.path.join(self.tmp, "jobs-%s.csv" % p) for p in ("ff", "ls"))
+        self.assertIn("netsched-sim: --csv: per-job rows written to %s, %s\n" % (ff, ls), r.stderr)
+        self.assertFalse(os.path.exists(out))  # several policies: one file each, not FILE
+        for path in (ff, ls):
+            with open(path) as f:
+                self.assertEqual(len(list(csv.DictReader(f))), 160)
+        r = run("--policy", "ff", "--csv", out, "--no-progress")
+        self.assertIn("per-job rows written to %s\n" % out, r.stderr)
+
+    def test_inputs_missing_unreadable_or_malformed_exit_1(self):
+        # exit 1 for any input file the user named, 2 for the command line
+        missing = os.path.join(self.tmp, "nope.csv")
+        for opt in ("--trace", "--models", "--gittins-dist", "--contention-curve"):
+            r = run(opt, missing)
+            self.assertEqual(r.returncode, 1, (opt, r.stderr))
+            self.assertIn("netsched-sim: %s: cannot read '%s': No such file or directory"
+                          % (opt, missing), r.stderr)
+            r = run(opt, self.tmp)
+            self.assertEqual(r.returncode, 1, (opt, r.stderr))
+            self.assertIn("netsched-sim: %s: '%s' is a directory" % (opt, self.tmp), r.stderr)
+            self.assertEqual(r.stdout, "")
+        bad = self.write("m.csv", "name,forward_ms\nx,1\n")
+        r = run("--models", bad)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("missing column backward_ms", r.stderr)
+        if os.geteuid() != 0:  # root reads any file
+            locked = self.write("locked.csv", "job_id,num_gpu,submit_time,iterations,model_name\n")
+            os.chmod(locked, 0)
+            r = run("--trace", locked)
+            self.assertEqual(r.returncode, 1, r.stderr)
+            self.assertIn("cannot read '%s': Permission denied" % locked, r.stderr)
+        self.assertUsageError(run("--gpus", "0"))  # a value on the command line: 2
+        r = run("--help")
+        self.assertIn("1 a policy failed, an input file (--trace, --models, --gittins-dist, "
+                      "--contention-curve) is missing, a directory, unreadable or malformed",
+                      " ".join(r.stdout.split()))
+        with open(os.path.join(support.REPO, "share", "man", "netsched-sim.1")) as f:
+            man = f.read()
+        self.assertIn("is missing, a directory, unreadable or malformed", " ".join(man.split()))
+
+    def test_json_and_summary_both_on_stdout(self):
+        r = run("--json", "-", "--summary-csv", "-")
+        self.assertUsageError(r, "--json - and --summary-csv - both ask for stdout")
+        self.assertNotIn("did you mean", r.stderr)
+
+    def test_limit_keeps_the_first_jobs_by_arrival(self):
+        # the 7 earliest submit_time values of the sample trace (ties: file order)
+        with open(SAMPLE) as f:
+            rows = list(csv.DictReader(f))
+        order = sorted(range(len(rows)), key=lambda i: (float(rows[i]["submit_time"]), i))
+        first = {rows[i]["job_id"] for i in order[:7]}
+        args = ("--trace", SAMPLE, "--models", MODELS, "--leaves", "4", "--servers", "8",
+                "--gpus", "8", "--no-progress")
+        r = run(*args, "--limit", "7", "--json", "-", "--json-jobs")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        doc = json.loads(r.stdout)
+        self.assertEqual(doc["workload"]["jobs"], 7)
+        self.assertEqual({j["job_id"] for j in doc["policies"][0]["jobs"]}, first)
+        r = run(*args, "--limit", "7")
+        self.assertIn(", 7 jobs (the first by arrival of %d: --limit)" % len(rows), r.stdout)
+        r = run(*args, "--limit", str(len(rows) + 5))  # more than the trace: every job
+        self.assertIn(", %d jobs;" % len(rows), r.stdout)
+        self.assertUsageError(run("--limit", "0"), "--limit must be an integer in [1, ")
+
+    def test_help_fits_100_columns(self):
+        r = run("--help")
+        wide = [l for l in r.stdout.splitlines() if len(l) > 100 or l.endswith(" ")]
+        self.assertEqual(wide, [])
+        # --list stays one line per policy: scripts read its first column
+        names = [l.split()[0] for l in run("--list").stdout.splitlines()]
+        doc = json.loads(run("--all", "--limit", "1", "--json", "-", "--no-progress").stdout)
+        self.assertEqual(names, [p["policy"] for p in doc["policies"]])
+        self.assertGreater(len(names), 10)
+        # wrapped, not cut: the longest help text is all there
+        self.assertIn("keeps them; 0 = preempt after every scheduling pass instead",
+                      " ".join(run("--help").stdout.split()))
+
+    def test_nothing_to_run_is_an_error_before_the_table(self):
+        empty = self.write("empty.csv", "job_id,num_gpu,submit_time,iterations,model_name\n")
+        r = run("--trace", empty)
+        self.assertEqual((r.returncode, r.stdout), (1, ""))
+        self.assertIn("--trace %s: nothing to run: the file has no job rows" % empty, r.stderr)
+        big = self.write("big.csv", "job_id,num_gpu,submit_time,iterations,model_name\n"
+                                    "a,65,0,10,vgg16\nb,99,5,10,vgg16\n")
+        r = run("--trace", big)
+        self.assertEqual((r.returncode, r.stdout), (1, ""))
+        self.assertIn("nothing to run: every job (2) is larger than the cluster (--leaves 4 x "
+                      "--servers 4 x --gpus 4)", r.stderr)
+        self.assertNotIn(" s has", r.stderr)
+
+    def test_philly_durations_are_exact(self):
+        # Issue 29: a Philly row's iterations come from its drawn model, its
+        # compute per iteration is fitted to the duration, so a job alone
+        # runs its duration: 3964 s, not 3964.031 s (whole iterations). The
+        # jobs arrive a day apart: each runs alone. 1 GPU (no all-reduce) and
+        # 4 GPUs on one 4-GPU server (consolidated), under every network.
+        trace = self.write("p.csv", "timestamp,duration,num_gpus\n"
+                                    "2017-10-03 10:00:00,3964,1\n"
+                                    "2017-10-04 10:00:00,1234.5,4\n"
+                                    "2017-10-05 10:00:00,0.25,2\n")
+        for net in ("ideal", "phase", "maxmin", "contention"):
+            r = run("--trace", trace, "--network", net, "--json", "-", "--json-jobs",
+                    "--no-progress")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            jobs = json.loads(r.stdout)["policies"][0]["jobs"]
+            for job, want in zip(jobs, (3964000.0, 1234500.0, 250.0)):
+                self.assertAlmostEqual(job["jct_ms"], want, delta=want * 1e-12, msg=(net, job))
 
     @unittest.skipUnless(shutil.which("gnuplot"), "gnuplot not installed (Debian gnuplot-nox)")
     def test_plot_format_from_extension(self):

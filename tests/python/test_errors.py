@@ -86,7 +86,7 @@ class TestLibraryMessages(unittest.TestCase):
                 with self.subTest(bad=bad):
                     with self.assertRaises(netsched.InvalidArgumentError) as cm:
                         j.gpu_memory_mb = bad
-                    self.assertIn("Job.gpu_memory_mb: mb", str(cm.exception))
+                    self.assertIn("Job.gpu_memory_mb: gpu_memory_mb", str(cm.exception))
             self.assertEqual(j.gpu_memory_mb, 0.0)
 
     def test_status_specific_classes(self):

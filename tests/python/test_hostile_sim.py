@@ -64,6 +64,7 @@ def every_call(s):
         "job_name": lambda: s.job_name(0),
         "job_model": lambda: s.job_model(0),
         "scale_arrivals": lambda: s.scale_arrivals(2.0),
+        "keep_first": lambda: s.keep_first(1),
         "add_model_profile": lambda: s.add_model_profile("m", 1.0, 2.0, 1000, 10.0),
         "job_gpus": lambda: s.job_gpus(0),
         "job_result": lambda: s.job_result(0),

@@ -1,17 +1,26 @@
 """netsched.sweep: a 2-worker local Dask cluster gives the CLI's numbers cell
 by cell; a sweep whose worker dies mid-cell is retried, or resumed from its
-CSV; bad grids are refused before anything runs; the summary's statistics
-and the Slurm-array recipe (--count, --cell, --merge)."""
+CSV; bad grids are refused before anything runs, naming the flag or the
+Python parameter (with a did-you-mean); the summary's statistics, units and
+best marks; the plots' error bars and titles; --quiet; --format auto; the
+Slurm-array recipe (--count, --cell, --merge parts/*.csv) and the README's
+sweep command. Hostile files and huge grids: test_hostile_sweep.py."""
 
 import contextlib
 import csv
+import glob
 import io
 import math
 import os
+import re
+import shlex
+import shutil
 import statistics
 import subprocess
+import sys
 import tempfile
 import unittest
+from unittest import mock
 
 import netsched
 from netsched import sim, sweep
@@ -83,6 +92,21 @@ def cli_cell(policy, seed, tmp):
 
 def csv_cells(path):
     return {k: v for k, v in sweep.read_results(path).items()}
+
+
+def unit(name):
+    """The unit suffix of a column or summary label: _s, _ms, % or None."""
+    m = re.search(r"(_s|_ms|%)$", name)
+    return m.group(1) if m else None
+
+
+def quiet_main(argv):
+    """sweep.main with stdout and stderr captured (neither is a terminal):
+    (stdout, stderr, exit status)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = sweep.main(argv)
+    return out.getvalue(), err.getvalue(), rc
 
 
 @needs_dask
@@ -163,15 +187,30 @@ class TestDaskSweep(unittest.TestCase):
             rc = sweep.main(["--policies", "ff,lwf-1", "--seeds", "1,2,3", "--networks",
                              "maxmin", "--out", out, "--scheduler", cluster.scheduler_address]
                             + (["--plot", png] if matplotlib else []))
+            # --quiet on Dask: no progress, summary or plot paths anywhere
+            # (stderr here is not a terminal: the bar would print lines).
+            quiet_out, quiet_err = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(quiet_out), contextlib.redirect_stderr(quiet_err):
+                quiet_rc = sweep.main(["--policies", "ff,lwf-1", "--seeds", "1,2,3",
+                                       "--networks", "maxmin", "--out", self.path("quiet.csv"),
+                                       "--scheduler", cluster.scheduler_address, "--quiet"]
+                                      + (["--plot", self.path("q.svg")] if matplotlib else []))
         self.assertEqual(rc, 0)
         self.assertEqual(csv_cells(out), self.ref)
         text = stdout.getvalue()
-        for name in sweep.metric_names():
-            self.assertIn(name, text)
+        for name in sweep.metric_names():  # in the summary's units: avg_jct_s, gpu_util%
+            self.assertIn(sweep.display(name).label + " ", text)
         if matplotlib:
             for p in (png, sweep.cdf_plot_path(png)):
                 with open(p) as f:
                     self.assertIn("<svg", f.read(400))
+        self.assertEqual((quiet_rc, quiet_out.getvalue()), (0, ""))
+        # Nothing of ours on stderr. (Under heavy load Dask's own asyncio may
+        # log an unretrieved TimeoutError of a closing connection there: not
+        # progress, and not the sweep's to silence.)
+        self.assertNotIn("cells", quiet_err.getvalue())
+        self.assertNotIn("netsched.sweep", quiet_err.getvalue())
+        self.assertEqual(csv_cells(self.path("quiet.csv")), self.ref)
 
 
 class TestGridValidation(unittest.TestCase):
@@ -189,7 +228,18 @@ class TestGridValidation(unittest.TestCase):
             self.assertFalse(os.path.exists(out), "a refused grid must not write")
 
     def test_unknown_policy(self):
-        self.refuse(["--policies", "ff,lwf1"], "--policies", "'lwf1'", "lwf-1")
+        self.refuse(["--policies", "ff,lwf1"], "--policies: unknown policy 'lwf1'; "
+                    "did you mean 'lwf-1'?")
+
+    def test_did_you_mean(self):
+        self.refuse(["--policies", "ff", "--networks", "maxmn"],
+                    "--networks: unknown network model 'maxmn'; did you mean 'maxmin'?")
+        self.refuse(["--policies", "ff", "--format", "phily"],
+                    "--format: unknown trace format 'phily'; did you mean 'philly'?")
+        self.refuse(["--policies", "ff", "--summary-metrics", "avg_jct"],
+                    "--summary-metrics: unknown metric 'avg_jct'; did you mean")
+        # nothing close: no guess, the known names
+        self.refuse(["--policies", "zzzzzz"], "'zzzzzz' (known: ff, ")
 
     def test_empty_axes(self):
         self.refuse(["--policies", ""], "--policies: empty axis")
@@ -211,6 +261,9 @@ class TestGridValidation(unittest.TestCase):
         self.refuse(["--policies", "ff", "--trace", "/nonexistent/t.csv"],
                     "--trace", "/nonexistent/t.csv")
         self.refuse(["--policies", "ff", "--plot", "x.gif"], "--plot", "'gif'")
+        self.refuse(["--policies", "ff", "--models", "/nonexistent/m.csv"],
+                    "--models: cannot load model profiles '/nonexistent/m.csv'",
+                    "No such file")
         self.refuse(["--policies", "ff", "--cell", "2"], "--cell", "2", "1 cells")
         with tempfile.TemporaryDirectory() as tmp:
             err = io.StringIO()
@@ -230,7 +283,8 @@ class TestGridValidation(unittest.TestCase):
                         'load_scales = [0.5, 2.0]\n')
             a = sweep.grid_from_args(sweep._parser().parse_args(["--grid", js]))
             b = sweep.grid_from_args(sweep._parser().parse_args(["--grid", toml]))
-            self.assertEqual(a.cells(), b.cells())  # 4x4x4 = 4x4x4x8 (8 spines by default)
+            self.assertEqual(list(a.cells()), list(b.cells()))  # 4x4x4 = 4x4x4x8 (8 spines)
+            self.assertEqual(a.cells(), b.cells())
             self.assertEqual(len(a.cells()), 2 * 2 * 1 * 1 * 1 * 2)
             c = sweep.grid_from_args(sweep._parser().parse_args(["--grid", js, "--seeds", "7"]))
             self.assertEqual({cell.seed for cell in c.cells()}, {7})  # a flag wins
@@ -240,6 +294,47 @@ class TestGridValidation(unittest.TestCase):
             with open(js, "w") as f:
                 f.write('{"policies": ["ff", "nope"]}')
             self.refuse(["--grid", js], "g.json: policies", "'nope'")
+
+    def test_python_messages_name_the_parameter(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            out = os.path.join(tmp, "r.csv")
+            cases = [
+                (dict(policies=["lwf1"]),
+                 "sweep.run: policies: unknown policy 'lwf1'; did you mean 'lwf-1'?"),
+                (dict(policies="ff", load_scales=[0]), "sweep.run: load_scales: bad load scale 0"),
+                (dict(policies="ff", networks="fluid"), "sweep.run: networks: unknown network"),
+                (dict(policies="ff", format="tiresia"),
+                 "sweep.run: format: unknown trace format 'tiresia'; did you mean 'tiresias'?"),
+                (dict(policies="ff", traces=[os.path.join(tmp, "no.csv")]),
+                 "sweep.run: traces: cannot load trace"),
+                (dict(policies="ff", workers=-1), "sweep.run: workers: bad value -1"),
+                (dict(policies="ff", cells=[5]), "sweep.run: cells: 5 is not a cell index"),
+                (dict(policies="ff", max_cells=-1), "sweep.run: max_cells: bad value -1"),
+                (dict(policies="ff", out=None), "sweep.run: out: a CSV path is required"),
+                (dict(policies="ff", merge=[os.path.join(tmp, "no.csv")]),
+                 "sweep.run: merge: no such file")]
+            for kw, want in cases:
+                with self.subTest(kw=kw):
+                    args = dict(out=out, workers=0, progress=False)
+                    args.update(kw)
+                    with self.assertRaises(sweep.GridError) as cm:
+                        sweep.run(**args)
+                    self.assertTrue(str(cm.exception).startswith(want), str(cm.exception))
+                    self.assertNotIn("--", str(cm.exception))
+            with self.assertRaisesRegex(sweep.GridError, r"^sweep\.Grid: seeds: bad seed -1"):
+                sweep.Grid(policies="ff", seeds=[-1])
+            with self.assertRaisesRegex(sweep.GridError, r"^sweep\.plot: path: .*'gif'"):
+                sweep.plot({}, {}, os.path.join(tmp, "x.gif"))
+            self.assertFalse(os.path.exists(out))
+
+    def test_missing_matplotlib_names_the_interpreter_and_package(self):
+        with mock.patch.dict(sys.modules, {"matplotlib": None}):  # import fails
+            with self.assertRaises(sweep.GridError) as cm:
+                sweep.check_plot_path("jct.png", "--plot")
+        text = str(cm.exception)
+        self.assertTrue(text.startswith("--plot needs matplotlib"), text)
+        self.assertIn(sys.executable, text)
+        self.assertIn("apt-get install python3-matplotlib", text)
 
     def test_names_come_from_the_library(self):
         self.assertEqual(sweep.policies(), list(sim.policies()))
@@ -274,29 +369,64 @@ class TestStatistics(unittest.TestCase):
 
     def test_best_policy_marks(self):
         S = sweep.Stat
-        stats = {"a": S(10.0, 1, 3), "b": S(8.0, 1, 3), "c": S(8.0, 1, 3)}
-        self.assertEqual(sweep.best_policies(stats, "avg_jct_ms"), {"b", "c"})  # tie
-        self.assertEqual(sweep.best_policies(stats, "gpu_util"), {"a"})  # higher is better
-        self.assertEqual(sweep.best_policies(stats, "skipped"), set())
-        self.assertEqual(sweep.best_policies(stats, "not_a_metric"), set())
+        best = sweep.best_policies
+        # b [7.5, 8.5] and a [9.5, 10.5] are apart: b is best (lowest) ...
+        apart = {"a": S(10.0, 0.5, 3), "b": S(8.0, 0.5, 3)}
+        self.assertEqual(best(apart, "avg_jct_ms"), {"b"})
+        self.assertEqual(best(apart, "gpu_util"), {"a"})  # ... a where higher is better
+        # b [7, 9] and a [9, 11] touch at 9: no mark
+        self.assertEqual(best({"a": S(10.0, 1, 3), "b": S(8.0, 1, 3)}, "avg_jct_ms"), set())
+        # a tie: no mark (the old rule marked both)
+        self.assertEqual(best({"a": S(10.0, 1, 3), "b": S(8.0, 1, 3), "c": S(8.0, 1, 3)},
+                              "avg_jct_ms"), set())
+        # exact values (CI 0, a deterministic trace) that differ: marked
+        self.assertEqual(best({"a": S(10.0, 0.0, 2), "b": S(8.0, 0.0, 2)}, "avg_jct_ms"), {"b"})
+        # b is clear of the runner-up a but c's wide interval [7, 17] covers it
+        self.assertEqual(best({"a": S(10.0, 0.5, 3), "b": S(8.0, 0.5, 3), "c": S(12.0, 5, 3)},
+                              "avg_jct_ms"), set())
+        # one seed: no interval, no mark; one policy: nothing to beat
+        self.assertEqual(best({"a": S(10.0, math.nan, 1), "b": S(8.0, math.nan, 1)},
+                              "avg_jct_ms"), set())
+        self.assertEqual(best({"b": S(8.0, 0.5, 3)}, "avg_jct_ms"), set())
+        self.assertEqual(best(apart, "skipped"), set())
+        self.assertEqual(best(apart, "not_a_metric"), set())
 
     def test_summary_text(self):
         names = sweep.metric_names()
         results = {}
-        for policy, base in (("ff", 100.0), ("lwf-1", 50.0)):
+        for policy, jct_ms, util in (("ff", 100e3, 0.10), ("lwf-1", 50e3, 0.20)):
             for seed, d in ((1, -1.0), (2, 0.0), (3, 1.0)):
                 cell = sweep.Cell(policy, seed, "default", "default", "default", 1.0)
-                results[cell] = {n: base + d for n in names}
-        text = sweep.format_summary(results, ["avg_jct_ms", "gpu_util"])
+                results[cell] = {n: 0.0 for n in names}
+                results[cell].update(avg_jct_ms=jct_ms + 1000 * d, gpu_util=util + 0.01 * d,
+                                     jobs_done=[10, 11, 11][seed - 1])
+        text = sweep.format_summary(results, ["avg_jct_ms", "gpu_util", "jobs_done"])
         lines = text.splitlines()
         self.assertIn("(3 seeds)", lines[0])
-        row = [line for line in lines if "avg_jct_ms" in line][0]
-        self.assertEqual(row.split()[:3], ["avg_jct_ms", "ff", "100"])
-        self.assertFalse(row.endswith("*"))
-        lwf = lines[lines.index(row) + 1].split()
-        self.assertEqual(lwf[:2], ["lwf-1", "50"])  # lowest mean JCT: marked
-        self.assertEqual(lwf[-1], "*")
-        self.assertAlmostEqual(float(lwf[2]), 4.303 / math.sqrt(3), places=3)
+        rows = {line.split()[0]: i for i, line in enumerate(lines) if line.startswith("  ")}
+        # avg_jct_ms 99000, 100000, 101000 ms -> 100.0 s; sd 1 s, so the CI is
+        # t(0.975, 2) / sqrt(3) = 4.303 / 1.732 = 2.484 -> 2.5 s (0.1 s, as
+        # netsched-sim); lwf-1's [47.5, 52.5] is clear of ff's [97.5, 102.5]
+        ff, lwf = lines[rows["avg_jct_s"]].split(), lines[rows["avg_jct_s"] + 1].split()
+        self.assertEqual(ff, ["avg_jct_s", "ff", "100.0", "2.5"])
+        self.assertEqual(lwf, ["lwf-1", "50.0", "2.5", "*"])
+        # gpu_util 0.09..0.11 -> 10.0 % +- 2.5; 20.0 % for lwf-1, highest: marked
+        ff, lwf = lines[rows["gpu_util%"]].split(), lines[rows["gpu_util%"] + 1].split()
+        self.assertEqual(ff, ["gpu_util%", "ff", "10.0", "2.5"])
+        self.assertEqual(lwf, ["lwf-1", "20.0", "2.5", "*"])
+        # counts 10, 11, 11: mean 10.7 (one decimal once it is not whole);
+        # both policies the same: a tie, no mark
+        ff = lines[rows["jobs_done"]].split()
+        self.assertEqual(ff[:3], ["jobs_done", "ff", "10.7"])
+        self.assertNotIn("*", lines[rows["jobs_done"] + 1])
+        self.assertIn("marked only where its 95 % interval overlaps no other policy's", text)
+        self.assertNotIn("e+", text)  # no e-notation
+        # one seed: no intervals, nothing marked
+        one = {c: m for c, m in results.items() if c.seed == 1}
+        text = sweep.format_summary(one, ["avg_jct_ms"])
+        self.assertIn("(1 seed: no 95 % intervals, nothing marked)", text)
+        self.assertNotIn("  *", text)
+        self.assertEqual(sweep.summary_metric("avg_jct_s"), "avg_jct_ms")
 
     def test_quantiles_are_order_statistics(self):
         v = [float(i) for i in range(1, 11)]  # 1..10
@@ -350,36 +480,144 @@ class TestInProcess(unittest.TestCase):
             self.assertAlmostEqual(y, a0 + (x - a0) / 2, delta=1e-6)
 
     def test_slurm_array_recipe(self):
+        # The README's recipe as printed: parts/$SLURM_ARRAY_TASK_ID.csv, then
+        # --merge parts/*.csv. The glob must take the parts only: the
+        # quantile files are parts/N.csv.jct.
         with tempfile.TemporaryDirectory() as tmp:
             grid = ["--policies", "ff,lwf-1", "--seeds", "1,2", "--networks", "maxmin"]
-            quiet = {"stdout": io.StringIO(), "stderr": io.StringIO()}
-
-            def main(argv):
-                with contextlib.redirect_stdout(quiet["stdout"]), \
-                        contextlib.redirect_stderr(quiet["stderr"]):
-                    return sweep.main(argv)
-            quiet["stdout"] = io.StringIO()
-            self.assertEqual(main(grid + ["--count"]), 0)
-            n = int(quiet["stdout"].getvalue())
-            self.assertEqual(n, 4)
-            parts = []
-            for i in range(n):  # one array task each: $SLURM_ARRAY_TASK_ID = i
-                parts.append(os.path.join(tmp, "part-%d.csv" % i))
-                self.assertEqual(main(grid + ["--cell", str(i), "--out", parts[-1], "--quiet"]),
-                                 0)
-                self.assertEqual(len(csv_cells(parts[-1])), 1)
-            merged = os.path.join(tmp, "all.csv")
-            ran = []
-            got = sweep.run(out=merged, workers=0, progress=False, merge=parts,
-                            on_cell=lambda c, m: ran.append(c), policies=["ff", "lwf-1"],
-                            seeds=[1, 2], networks=["maxmin"])
-            self.assertEqual(ran, [])  # everything came from the parts
-            direct = sweep.run(out=os.path.join(tmp, "direct.csv"), workers=0, progress=False,
-                               policies=["ff", "lwf-1"], seeds=[1, 2], networks=["maxmin"])
-            self.assertEqual(got, direct)
+            n, _, _ = quiet_main(grid + ["--count"])
+            self.assertEqual(n, "4\n")
+            os.mkdir(os.path.join(tmp, "parts"))
+            for i in range(4):  # one array task each: $SLURM_ARRAY_TASK_ID = i
+                part = os.path.join(tmp, "parts", "%d.csv" % i)
+                self.assertEqual(quiet_main(grid + ["--cell", str(i), "--out", part,
+                                                    "--quiet"]), ("", "", 0))
+                self.assertEqual(len(csv_cells(part)), 1)
+            parts = sorted(glob.glob(os.path.join(tmp, "parts", "*.csv")))
+            self.assertEqual([os.path.basename(p) for p in parts],
+                             ["0.csv", "1.csv", "2.csv", "3.csv"])
+            merged = os.path.join(tmp, "results.csv")
+            # Nothing may run again: every cell comes from the parts.
+            with mock.patch.object(sweep, "run_cell", side_effect=AssertionError("ran")):
+                _, err, rc = quiet_main(grid + ["--workers", "0", "--merge", *parts,
+                                                "--out", merged, "--quiet"])
+            self.assertEqual((rc, err), (0, ""))
+            direct = os.path.join(tmp, "direct.csv")
+            want = sweep.run(out=direct, workers=0, progress=False, policies=["ff", "lwf-1"],
+                             seeds=[1, 2], networks=["maxmin"])
+            self.assertEqual(csv_cells(merged), want)
             self.assertEqual(sweep.read_jct_quantiles(sweep.jct_path(merged)),
-                             sweep.read_jct_quantiles(sweep.jct_path(
-                                 os.path.join(tmp, "direct.csv"))))
+                             sweep.read_jct_quantiles(sweep.jct_path(direct)))
+            # --merge parts/* takes the quantile files too (and an old-style
+            # parts/N-jct.csv would match parts/*.csv): skipped, with a note.
+            shutil.copy(sweep.jct_path(parts[0]), os.path.join(tmp, "parts", "0-jct.csv"))
+            again = os.path.join(tmp, "again.csv")
+            everything = sorted(glob.glob(os.path.join(tmp, "parts", "*")))
+            self.assertEqual(len(everything), 9)
+            with mock.patch.object(sweep, "run_cell", side_effect=AssertionError("ran")):
+                _, err, rc = quiet_main(grid + ["--workers", "0", "--merge", *everything,
+                                                "--out", again, "--quiet"])
+            self.assertEqual(rc, 0, err)
+            self.assertEqual(err.count("skipping"), 5, err)
+            self.assertIn("0-jct.csv': a JCT-quantile file", err)
+            self.assertEqual(csv_cells(again), want)
+
+    def test_format_auto_reads_either_format(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            philly = os.path.join(tmp, "philly.csv")
+            with open(philly, "w") as f:  # the Philly header: detected, no --format
+                f.write("timestamp,duration,num_gpus,gpu_time,cluster\n"
+                        "2017-10-09 07:01:55,66.0,1,66.0,c1\n"
+                        "2017-10-09 07:02:10,300.0,4,1200.0,c1\n"
+                        "2017-10-09 07:03:00,120.0,2,240.0,c1\n")
+            tiresias = os.path.join(tmp, "tiresias.csv")
+            with open(tiresias, "w") as f:
+                f.write("job_id,num_gpu,submit_time,iterations,model_name\n"
+                        "a,1,0,100,vgg16\nb,2,5,100,resnet50\n")
+            got = sweep.run(out=os.path.join(tmp, "r.csv"), workers=0, progress=False,
+                            policies=["ff"], traces=[philly, tiresias])
+            jobs = {c.trace: m["jobs_done"] + m["unfinished"] for c, m in got.items()}
+            self.assertEqual(jobs, {philly: 3, tiresias: 2})
+            _, err, rc = quiet_main(["--policies", "ff", "--trace", philly, "--format",
+                                     "tiresias", "--out", os.path.join(tmp, "t.csv")])
+            self.assertEqual(rc, 2)
+            self.assertIn("--trace: cannot load tiresias trace '%s'" % philly, err)
+
+    @unittest.skipUnless(os.access(CLI, os.X_OK), "netsched-sim not built (make)")
+    def test_summary_prints_what_the_cli_prints(self):
+        # One seed of one policy: the summary's mean is the run's value, in
+        # the CLI table's unit and precision (same number, same rounding), for
+        # every column the CLI's --help maps to a metric ("[avg_jct_ms,
+        # lowest is best]"), and the same direction of "best".
+        helptext = subprocess.run([CLI, "--help"], capture_output=True, text=True,
+                                  check=True).stdout
+        helptext = re.sub(r"\n {15}(?=\S)", " ", helptext)  # unwrap the 100-column lines
+        columns = {m.group(1): (m.group(2), m.group(3)) for m in re.finditer(
+            r"^  (\S+) .*\[(\w+), (lowest|highest) is best\]$", helptext, re.M)}
+        with tempfile.TemporaryDirectory() as tmp:
+            got = sweep.run(out=os.path.join(tmp, "r.csv"), workers=0, progress=False,
+                            policies=["lwf-1"], networks=["maxmin"])
+            text = sweep.format_summary(got)
+            table = subprocess.run([CLI, "--policy", "lwf-1", "--network", "maxmin"],
+                                   capture_output=True, text=True, check=True).stdout
+        lines = table.splitlines()
+        head = [ln for ln in lines if ln.startswith("policy ")][0].split()
+        row = [ln for ln in lines if ln.startswith("lwf-1 ")][0].split()
+        cli = dict(zip(head, row))
+        self.assertEqual(set(columns), set(head) - {"policy", "time_s"})  # every column read
+        mine = {}
+        for line in text.splitlines():
+            f = line.split()
+            if line.startswith("  ") and len(f) >= 4 and f[1] == "lwf-1":
+                mine[f[0]] = f[2]
+        for col, (metric, direction) in columns.items():
+            with self.subTest(column=col, metric=metric):
+                label = sweep.display(metric).label
+                self.assertEqual(unit(label), unit(col))
+                self.assertEqual(mine[label], cli[col], "%s vs the CLI's %s" % (label, col))
+                self.assertEqual(metric in sweep.HIGHER_IS_BETTER, direction == "highest")
+                self.assertNotIn(metric, sweep.NOT_RANKED)
+
+    def test_quiet_silences_progress_when_stderr_is_not_a_terminal(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            grid = ["--policies", "ff,lwf-1", "--workers", "0"]
+            # Without --quiet a non-terminal stderr gets a progress line per ~10 %.
+            out, err, rc = quiet_main(grid + ["--out", os.path.join(tmp, "a.csv")])
+            self.assertEqual(rc, 0)
+            self.assertIn("2/2 cells", err)
+            self.assertIn("avg_jct_s", out)
+            plot = ["--plot", os.path.join(tmp, "j.png")] if matplotlib else []
+            self.assertEqual(quiet_main(grid + ["--out", os.path.join(tmp, "b.csv"), "--quiet"]
+                                        + plot), ("", "", 0))
+            if matplotlib:
+                self.assertTrue(os.path.exists(os.path.join(tmp, "j-cdf.png")))
+
+    def test_readme_sweep_command_varies_an_axis_that_matters(self):
+        # The README's sweep example, run as printed (in-process cells):
+        # its load-scale axis must move the results of every policy.
+        with open(os.path.join(support.REPO, "README.md")) as f:
+            text = f.read()
+        blocks = re.findall(r"```sh\n(.*?)```", text, re.S)
+        cmds = [c for b in blocks for c in b.replace("\\\n", " ").splitlines()
+                if c.startswith("python3 -m netsched.sweep") and "--load-scale" in c]
+        self.assertEqual(len(cmds), 1, cmds)
+        argv = shlex.split(cmds[0])[3:]
+        with tempfile.TemporaryDirectory() as tmp:
+            os.symlink(os.path.join(support.REPO, "data"), os.path.join(tmp, "data"))
+            env = dict(os.environ, PYTHONPATH=os.path.join(support.REPO, "bindings", "python"))
+            done = subprocess.run([sys.executable, "-m", "netsched.sweep", *argv,
+                                   "--workers", "0"], cwd=tmp, env=env, capture_output=True,
+                                  text=True)
+            self.assertEqual(done.returncode, 0, done.stderr)
+            out = argv[argv.index("--out") + 1]
+            got = sweep.read_results(os.path.join(tmp, out))
+        self.assertIn("avg_jct_s", done.stdout)
+        scales = sorted({c.load_scale for c in got})
+        self.assertGreaterEqual(len(scales), 2)
+        for policy in {c.policy for c in got}:
+            jct = {c.load_scale: m["avg_jct_ms"] for c, m in got.items() if c.policy == policy}
+            # the lightest load finishes jobs sooner, by at least a fifth
+            self.assertLess(jct[scales[0]], 0.8 * jct[scales[-1]], policy)
 
     def test_trace_axis(self):
         trace = support.data_path("traces", "tiresias-60-jobs.csv")
@@ -408,6 +646,61 @@ class TestInProcess(unittest.TestCase):
                 for p in (bars, cdf):
                     with open(p, "rb") as f:
                         self.assertEqual(f.read(len(head)), head, p)
+
+    @unittest.skipIf(matplotlib is None, "matplotlib is not installed (python3-matplotlib)")
+    @unittest.skipIf(scipy is None, "scipy is not installed (python3-scipy)")
+    def test_error_bars_stop_at_zero(self):
+        import matplotlib.pyplot as plt
+        # JCTs 1, 1 and 100 s: mean 34 s, CI 4.303 * 57.2 / sqrt(3) = 142 s,
+        # far more than the mean: the bar's lower error must stop at 0.
+        results = {sweep.Cell("ff", s, "default", "default", "default", 1.0):
+                   {"avg_jct_ms": v} for s, v in ((1, 1e3), (2, 1e3), (3, 100e3))}
+        fig = sweep._bar_figure(results, ["ff"])
+        try:
+            from matplotlib.container import ErrorbarContainer
+            errorbar, = [c for c in fig.axes[0].containers if isinstance(c, ErrorbarContainer)]
+            segments = errorbar.lines[2][0].get_segments()
+            (lo, hi), = [(min(p[1] for p in seg), max(p[1] for p in seg)) for seg in segments]
+            st = sweep.ci95([1.0, 1.0, 100.0])
+            self.assertGreater(st.ci, st.mean)
+            self.assertEqual(lo, 0.0)
+            self.assertAlmostEqual(hi, st.mean + st.ci, places=9)
+            self.assertEqual(fig.axes[0].get_ylim()[0], 0.0)
+        finally:
+            plt.close(fig)
+
+    @unittest.skipIf(matplotlib is None, "matplotlib is not installed (python3-matplotlib)")
+    def test_titles_are_not_clipped(self):
+        import matplotlib.pyplot as plt
+        # One cluster shape, three panels, a long trace name: the shape that
+        # clipped titles (panels 2 inches wide).
+        trace = "/data/philly-cluster-11cb48-october-2017-first-week-export.csv"
+        results, jcts = {}, {}
+        for p in ("ff", "lwf-1", "dally"):
+            for x in (0.5, 1.0, 2.0):
+                cell = sweep.Cell(p, 1, "4x4x4x8", "maxmin", trace, x)
+                results[cell] = {"avg_jct_ms": 1e6 * x}
+                jcts[cell] = [1e3 * (1 + q) for q in sweep.QUANTILES]
+        figs = (sweep._bar_figure(results, ["ff", "lwf-1", "dally"]),
+                sweep._cdf_figure(sweep.cdf_curves(jcts), ["ff", "lwf-1", "dally"]))
+        try:
+            for fig in figs:
+                fig.canvas.draw()
+                r = fig.canvas.get_renderer()
+                box = fig.bbox
+                titles = [ax.title.get_window_extent(r) for ax in fig.axes if ax.get_visible()]
+                self.assertEqual(len(titles), 3)
+                for t in titles:
+                    self.assertTrue(t.x0 >= box.x0 and t.x1 <= box.x1 and t.y1 <= box.y1,
+                                    (t, box))
+                for a, b in zip(titles, titles[1:]):
+                    self.assertLess(a.x1, b.x0, "titles overlap")
+                for ax in fig.axes:  # the whole name is there, wrapped
+                    if ax.get_visible():
+                        self.assertIn("week-export.csv", ax.get_title().replace("\n", ""))
+        finally:
+            for fig in figs:
+                plt.close(fig)
 
 
 if __name__ == "__main__":

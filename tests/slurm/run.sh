@@ -462,19 +462,22 @@ case_lock_and_signals() {
   expect_rc 0
 }
 
-# The controller: unreachable -> exit 2 (--once); a restart under the
-# daemon -> retries with backoff, then places again.
+# The controller: unreachable -> exit 4 (--once) within --timeout; a
+# restart under the daemon -> it says so and retries with backoff within its
+# --timeout (libslurm alone retries ~10 s per call), then places again.
 case_controller_restart() {
-  local pid a
-  "$BIN" --lock "$SD/lock" --interval 0.5 >"$SD/d.out" 2>"$SD/d.err" &
+  local pid a t0
+  "$BIN" --lock "$SD/lock" --interval 0.5 --timeout 2 >"$SD/d.out" 2>"$SD/d.err" &
   pid=$!
   sleep 1
   ctld_stop
-  ns --once --lock "$SD/lock2"
-  expect_rc 2
-  grep -q "controller could not be reached" <<<"$ERR" || fail "message: $ERR"
-  for i in $(seq 1 300); do grep -q "retrying in" "$SD/d.err" && break; sleep 0.1; done
-  grep -q "retrying in" "$SD/d.err" || fail "daemon did not report the outage: $(cat "$SD/d.err")"
+  t0=$SECONDS
+  ns --once --lock "$SD/lock2" --timeout 2
+  expect_rc 4
+  [ $((SECONDS - t0)) -le 3 ] || fail "--once --timeout 2 took $((SECONDS - t0)) s"
+  grep -q "controller could not be reached within --timeout 2 s" <<<"$ERR" || fail "message: $ERR"
+  for i in $(seq 1 50); do grep -q "retrying in" "$SD/d.err" && break; sleep 0.1; done
+  grep -q "retrying in" "$SD/d.err" || fail "daemon did not report the outage within 5 s: $(cat "$SD/d.err")"
   ctld_start || fail "slurmctld did not restart"
   wait_idle 16 >/dev/null || true
   a=$(submit -H --comment=netsched --gpus=4)
@@ -526,19 +529,67 @@ case_dally_state() {
   [ -z "$(ls "$SD" | grep '\.tmp\.')" ] || fail "temporary state files left: $(ls "$SD")"
 }
 
-# Bad usage: a message naming the option and quoting the value; exit 1.
+# Bad usage (netsched-sim's conventions): one message naming the option and
+# quoting the value, "did you mean" for a near miss, exit 2; --help lists
+# every option with its default; --version.
 case_usage() {
   ns --once --policy nope
-  expect_rc 1
-  grep -q "^netsched-slurm: --policy 'nope': unknown policy; known: ff " <<<"$ERR" || fail "$ERR"
+  expect_rc 2
+  grep -q "^netsched-slurm: --policy 'nope': unknown policy (known: ff ls " <<<"$ERR" || fail "$ERR"
+  ns --once --policy vclso
+  expect_rc 2
+  grep -q "^netsched-slurm: --policy 'vclso': unknown policy; did you mean 'vclos'?" <<<"$ERR" || fail "$ERR"
   ns --interval -3
-  expect_rc 1
+  expect_rc 2
   grep -q "^netsched-slurm: --interval '-3': expected a number" <<<"$ERR" || fail "$ERR"
-  ns --once --order zz
-  grep -q "^netsched-slurm: --order 'zz': unknown order; known: fifo|srsf|sjf|nw-sens" <<<"$ERR" || fail "$ERR"
+  ns --once --order srfs
+  expect_rc 2
+  grep -q "^netsched-slurm: --order 'srfs': unknown order; did you mean 'srsf'? (known: fifo, srsf, sjf, nw-sens)" <<<"$ERR" || fail "$ERR"
   ns
-  expect_rc 1
+  expect_rc 2
   grep -q "give exactly one of --once and --interval" <<<"$ERR" || fail "$ERR"
+  # An unknown option is named as such (it used to read as a missing value).
+  ns --once --bogus ''
+  expect_rc 2
+  [ "$(head -1 <<<"$ERR")" = "netsched-slurm: unknown option '--bogus'" ] || fail "$ERR"
+  ns --once --polcy=vclos
+  expect_rc 2
+  grep -q "^netsched-slurm: unknown option '--polcy=vclos'; did you mean '--policy'?" <<<"$ERR" || fail "$ERR"
+  ns --once --policy
+  expect_rc 2
+  grep -q "^netsched-slurm: missing value for '--policy'$" <<<"$ERR" || fail "$ERR"
+  ns --once --dry-run=1
+  expect_rc 2
+  ns --once --timeout 0
+  expect_rc 2
+  grep -q "^netsched-slurm: --timeout '0': expected a number in \[1, 3600\]" <<<"$ERR" || fail "$ERR"
+  ns --once stray
+  expect_rc 2
+  grep -q "^netsched-slurm: unexpected argument 'stray'" <<<"$ERR" || fail "$ERR"
+  # --help: every option on a line of its own with a description, each
+  # option that takes a value with its default; exit 0 on stdout.
+  ns --help
+  expect_rc 0
+  local o
+  for o in --once --interval --policy --order --dry-run --partition --state --lock --timeout \
+    --link-gbps --nic-gbps --links-per-pair --spines --seed --verbose --list --version --help; do
+    grep -qE -- "^  $o( [A-Z]+)? +[a-z]" <<<"$OUT" || fail "--help does not describe $o"
+  done
+  for o in --interval --policy --order --partition --state --lock --timeout --link-gbps \
+    --nic-gbps --links-per-pair --spines --seed; do
+    grep -E -- "^  $o " <<<"$OUT" | grep -qE "\(default|until SIGTERM" || fail "--help: no default for $o"
+  done
+  grep -q "^Exit status: 0 done" <<<"$OUT" || fail "--help has no exit status"
+  ns --version
+  expect_rc 0
+  grep -qE "^netsched-slurm [0-9]+\.[0-9]+\.[0-9]+ \(libnetsched [0-9.]+, built for Slurm [0-9]+\.[0-9]+\.[0-9]+\)$" <<<"$OUT" || fail "--version: $OUT"
+  # No configuration: the documented status (4) and a message within
+  # --timeout, not libslurm's fatal() (exit 1) after its 60 s of retries.
+  local t0=$SECONDS
+  SLURM_CONF="$SD/missing.conf" ns --once --timeout 2
+  expect_rc 4
+  [ $((SECONDS - t0)) -le 4 ] || fail "a missing slurm.conf took $((SECONDS - t0)) s to report"
+  grep -q "^netsched-slurm: the Slurm configuration ($SD/missing.conf) could not be read within --timeout 2 s" <<<"$ERR" || fail "$ERR"
   local a
   a=$(submit -H --comment=netsched:model=gpt9 --gpus=1)
   ns --once
@@ -563,11 +614,189 @@ case_per_node() {
   expect_line "$c waits: the policy splits its 4 GPUs over 1 nodes unevenly; Slurm's -N 2 --gpus-per-node=2 cannot express that (submit with --gpus=4 to let the policy choose the split)"
 }
 
+# Issue 28, defect 1: a released --gpus=T job that has not started is
+# modelled the way Slurm splits it (one GPU on each listed node, then the
+# nodes' free GPUs in order), not as an even split. Slurm's own job holds 1
+# GPU of n0; big (8) is placed by first-fit on n0 (3 free), n1, n2 and kept
+# from starting by its begin time, so the next cycle sees it in flight:
+# Slurm will give it n0:3, n1:4, n2:1, so small (1) goes to n2 (first-fit's
+# lowest free GPU, 9). The even split (3, 3, 2) left a GPU free on n1 and
+# sent small there, where it waited behind big with 52 GPUs idle.
+case_inflight_split() {
+  local r big small i
+  r=$(submit -w n0 --gres=gpu:1)
+  for i in $(seq 1 100); do [ "$(job_state "$r")" = R ] && break; sleep 0.1; done
+  big=$(submit -H --begin=now+600 --comment=netsched --gpus=8)
+  ns --once --policy ff
+  expect_line "$big placed n0,n1,n2"
+  [ "$(squeue -h -j "$big" -o '%t %Q')" != "PD 0" ] && [ "$(job_state "$big")" = PD ] ||
+    fail "big is not released and pending: $(squeue -h -j "$big" -o '%t %r %Q')"
+  small=$(submit -H --comment=netsched --gpus=1)
+  ns --once --policy ff
+  expect_line "$small placed n2"
+  expect_runs "$small" n2
+  # Slurm starts big on its nodes with exactly the split the cycle assumed.
+  scontrol update JobId="$big" StartTime=now
+  expect_runs "$big" n0,n1,n2
+  [ "$(gres_split "$big")" = "n0:3,n1:4,n2:1" ] || fail "Slurm split $big as $(gres_split "$big")"
+}
+
+# Issue 28, defect 2: right after a controller restart the nodes are in
+# state UNKNOWN until their slurmd registers again. The adapter decides
+# nothing then (it used to count them as gone: re-place the released job
+# elsewhere and tell the held one "no server has 4 free GPUs"). f was
+# released onto n0, which Slurm's own job fills; h is held.
+case_restart_unknown() {
+  local fill f h i
+  fill=$(submit -w n0 --gres=gpu:4)
+  for i in $(seq 1 100); do [ "$(job_state "$fill")" = R ] && break; sleep 0.1; done
+  f=$(submit -H --comment=netsched --gpus=4)
+  scontrol update JobId="$f" NodeList=n0
+  scontrol release "$f"
+  h=$(submit -H --comment=netsched --gpus=4)
+  ctld_stop
+  ctld_start || { fail "slurmctld did not restart"; return; }
+  ns --once
+  local unknown
+  unknown=$(sinfo -h -N -t unk -o %N | sort -u | wc -l)
+  expect_rc 0
+  [ -z "$OUT" ] || fail "decisions while nodes were UNKNOWN: $(tr '\n' '|' <<<"$OUT")"
+  grep -qE "^netsched-slurm: [0-9]+ of 16 nodes \(n[0-9]+, \.\.\.\) have not registered since the controller started [0-9]+ s ago; nothing decided this cycle$" <<<"$ERR" ||
+    fail "stderr (UNKNOWN nodes after the run: $unknown): $ERR"
+  [ "$(scontrol show job "$f" | grep -o 'ReqNodeList=[^ ]*')" = "ReqNodeList=n0" ] ||
+    fail "f was moved: $(scontrol show job "$f" | grep -o 'ReqNodeList=[^ ]*')"
+  [ "$(squeue -h -j "$f" -o %Q)" != 0 ] || fail "f was held again"
+  expect_held "$h"
+  [ "$(job_comment "$h")" = netsched ] || fail "h got a reason: $(job_comment "$h")"
+  # Once the nodes are back, f stays in flight on n0 and h is placed on n1.
+  for i in $(seq 1 200); do [ -z "$(sinfo -h -N -t unk -o %N)" ] && break; sleep 0.1; done
+  ns --once
+  expect_rc 0
+  [ "$OUT" = "$h placed n1" ] || fail "after the nodes registered: $(tr '\n' '|' <<<"$OUT")"
+  expect_runs "$h" n1
+  [ "$(scontrol show job "$f" | grep -o 'ReqNodeList=[^ ]*')" = "ReqNodeList=n0" ] || fail "f moved later"
+}
+
+# Issue 28, defect 3: vClos on a fabric with fewer spines than GPUs per
+# server (--spines 1 < 4) has no virtual Clos, so an 8-GPU job needs one
+# leaf with 2 idle nodes. With 3 nodes of every leaf busy it waits (it used
+# to be "never fits this cluster"); a 20-GPU job (more than a leaf's 16)
+# never fits. Leaf 2 freed: the 8-GPU job goes there (n8, n9).
+case_few_spines() {
+  local l fills=() a b i
+  for l in 0 1 2 3; do fills+=("$(submit -N 3 --gpus-per-node=4 -w "n[$((4 * l))-$((4 * l + 2))]")"); done
+  for i in $(seq 1 100); do [ -z "$(squeue -h -t pd -o %i)" ] && break; sleep 0.1; done
+  a=$(submit -H --comment=netsched --gpus=8)
+  b=$(submit -H --comment=netsched --gpus=20)
+  ns --once --policy vclos --spines 1
+  expect_line "$a waits: ns_vclos_place: no leaf has 2 idle servers now (no l x s virtual Clos of this fabric fits 8 GPUs: 1 spines, 4 GPUs per server)"
+  grep -q "^$b waits: never fits this cluster: ns_vclos_place: job 'slurm-$b' (20 GPUs) fits no l x s virtual Clos" <<<"$OUT" || fail "b: $OUT"
+  scancel "${fills[2]}"
+  for i in $(seq 1 100); do [ -z "$(job_state "${fills[2]}")" ] && break; sleep 0.1; done
+  ns --once --policy vclos --spines 1
+  expect_line "$a placed n8,n9"
+  expect_runs "$a" n8,n9
+  expect_held "$b"
+}
+
+# Issue 31: the user's comment is kept byte for byte; only the section from
+# the last " waits: " on is the adapter's, shortened to Slurm's 1024-byte
+# limit (never the user's text); numeric hints are parsed strictly; a
+# control character in a comment cannot break the one-line-per-job output.
+case_comments() {
+  local filler long u1000 u1020 a b c d e f g i
+  filler=$(submit -w n15 --gres=gpu:1) # 63 GPUs free: a (64) waits
+  for i in $(seq 1 100); do [ "$(job_state "$filler")" = R ] && break; sleep 0.1; done
+  long="netsched my notes $(printf 'x%.0s' $(seq 1 700)) END"      # 728 bytes
+  u1000="netsched $(printf 'y%.0s' $(seq 1 991))"                   # 1000 bytes
+  u1020="netsched $(printf 'z%.0s' $(seq 1 1011))"                  # 1020 bytes
+  a=$(submit -H --comment="$long" --gpus=64)
+  b=$(submit -H --comment="$u1000" --gpus=64)
+  c=$(submit -H --comment="$u1020" --gpus=64)
+  d=$(submit -H --comment="netsched:iters=99999999999999999999999" --gpus=1)
+  e=$(submit -H --comment="netsched:iters= -5" --gpus=1)
+  f=$(submit -H --comment="netsched:model=vgg16,iters=0x10" --gpus=1)
+  g=$(submit -H --comment="$(printf 'netsched:model=vgg\n16,iters=1\033[2J')" --gpus=1)
+  ns --once
+  expect_rc 0
+  [ "$(wc -l <<<"$OUT")" -eq 7 ] || fail "not one line per job: $(tr '\n' '|' <<<"$OUT")"
+  local why
+  why=$(sed -n "s/^$a waits: //p" <<<"$OUT")
+  [ -n "$why" ] || fail "no wait line for a"
+  [ "$(job_comment "$a")" = "$long waits: $why" ] || fail "a's comment: $(job_comment "$a" | tail -c 120)"
+  # 1000 + 8 bytes leave 16 for the reason: 13 of it and "..."
+  [ "$(job_comment "$b")" = "$u1000 waits: ${why:0:13}..." ] || fail "b's comment: $(job_comment "$b" | tail -c 40)"
+  [ "$(job_comment "$c")" = "$u1020" ] || fail "c's comment changed: $(job_comment "$c" | tail -c 40)"
+  grep -q "^$c waits: ns_place_first_fit: " <<<"$OUT" || fail "c: $OUT"
+  expect_line "$d waits: bad hint in comment: hint iters '99999999999999999999999' is not a whole number in [1, 2^53] (decimal digits only)"
+  expect_line "$e waits: bad hint in comment: hint iters ' -5' is not a whole number in [1, 2^53] (decimal digits only)"
+  expect_line "$f waits: bad hint in comment: hint iters '0x10' is not a whole number in [1, 2^53] (decimal digits only)"
+  expect_line "$g waits: bad hint in comment: unknown model 'vgg\\x0a16' (known: vgg16|resnet50|inception3|lstm-ptb)"
+  # Again: the section is replaced, never stacked.
+  ns --once
+  [ "$(job_comment "$a")" = "$long waits: $why" ] || fail "a's comment after a second cycle: $(job_comment "$a" | tail -c 120)"
+  # Room appears: a is placed and its comment is the user's 728 bytes again.
+  scancel "$filler" "$b" "$c"
+  for i in $(seq 1 100); do [ -z "$(job_state "$filler")" ] && break; sleep 0.1; done
+  ns --once
+  expect_line "$a placed n0,n1,n2,n3,n4,n5,n6,n7,n8,n9,n10,n11,n12,n13,n14,n15"
+  [ "$(job_comment "$a")" = "$long" ] || fail "a's comment once placed: $(job_comment "$a" | tail -c 120)"
+}
+
+# Issue 28: a stream of 30 jobs (1-16 GPUs, --gpus=N, one every 1.5 s, each
+# running 2-6 s) under the daemon with --interval 1 --policy vclos, the
+# controller restarted after the 15th. Every job runs, each is placed once,
+# on exactly the nodes Slurm runs it on: one node for <= 4 GPUs, else
+# ceil(N/4) nodes of one leaf (there is no virtual Clos with 1 spine).
+case_stream() {
+  local sizes=(1 2 4 8 1 3 16 2 1 8 4 2 6 1 8 2 1 16 4 3 8 1 2 12 1 8 4 2 5 1)
+  local pid k ids=() id i t0=$SECONDS
+  "$BIN" --lock "$SD/lock" --interval 1 --policy vclos >"$SD/s.out" 2>"$SD/s.err" &
+  pid=$!
+  for k in "${!sizes[@]}"; do
+    if [ "$k" -eq 15 ]; then
+      ctld_stop
+      ctld_start || { fail "slurmctld did not restart"; break; }
+    fi
+    id=$(sbatch --parsable -o /dev/null -H --comment=netsched --gpus="${sizes[$k]}" \
+      --wrap "echo \$SLURM_JOB_NODELIST > $SD/out/ran.\$SLURM_JOB_ID; sleep $((2 + k % 5))" | cut -d';' -f1)
+    [ -n "$id" ] || fail "submission $k failed"
+    ids+=("$id")
+    sleep 1.5
+  done
+  for i in $(seq 1 900); do
+    [ -z "$(squeue -h -o %i 2>/dev/null)" ] && [ "$(ls "$SD/out" | grep -c '^ran\.')" -ge 30 ] && break
+    sleep 0.1
+  done
+  kill -TERM "$pid"
+  wait "$pid" || fail "daemon exit $?"
+  local ran
+  ran=$(ls "$SD/out" | grep -c '^ran\.')
+  [ "$ran" -eq 30 ] || fail "$ran of 30 jobs ran (left: $(squeue -h -o '%i %t %r' | tr '\n' '|'))"
+  local multi=0 n placed nodes leaves want
+  for k in "${!ids[@]}"; do
+    id=${ids[$k]} n=${sizes[$k]}
+    placed=$(grep -c "^$id placed " "$SD/s.out")
+    [ "$placed" -eq 1 ] || { fail "job $id placed $placed times"; continue; }
+    nodes=$(sed -n "s/^$id placed //p" "$SD/s.out")
+    [ -s "$SD/out/ran.$id" ] || continue
+    [ "$(scontrol show hostnames "$(cat "$SD/out/ran.$id")" | paste -sd,)" = "$nodes" ] ||
+      fail "job $id placed on $nodes, ran on $(cat "$SD/out/ran.$id")"
+    want=$(((n + 3) / 4))
+    [ "$(tr , '\n' <<<"$nodes" | wc -l)" -eq "$want" ] || fail "job $id ($n GPUs) on $nodes"
+    leaves=$(tr , '\n' <<<"$nodes" | sed 's/^n//' | awk '{print int($1 / 4)}' | sort -u | wc -l)
+    [ "$leaves" -eq 1 ] || fail "job $id ($n GPUs) spans $leaves leaves: $nodes"
+    [ "$n" -ge 8 ] && multi=$((multi + 1))
+  done
+  echo "  stream: 30 jobs ($multi of 8+ GPUs) done in $((SECONDS - t0)) s, restart included"
+}
+
 CASES=("$@")
 [ ${#CASES[@]} -gt 0 ] || CASES=(case_usage case_ff_once case_per_node case_lwf1 case_vclos case_waits case_order case_partition
   case_cassini case_unusable_nodes case_faults_midcycle case_job_finishes_midcycle
   case_lock_and_signals case_dally_state
-  case_controller_restart case_all_presets)
+  case_controller_restart case_all_presets
+  case_inflight_split case_restart_unknown case_few_spines case_comments case_stream)
 
 t0=$SECONDS
 slurm_up || { echo "tests/slurm: FAILED - the test cluster did not start"; exit 1; }

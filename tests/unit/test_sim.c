@@ -751,6 +751,39 @@ static void test_queueing_and_fragmentation(void **state) {
   ns_sim_opts_free(o);
 }
 
+/* vClos on a fabric with fewer spines than GPUs per server (issue 28): 4
+   leaves x 1 spine x 4 servers x 4 GPUs has no virtual Clos at all, so an
+   8-GPU job runs only on one leaf with 2 idle servers. 16 four-GPU jobs at
+   t = 0 fill the servers in order (Stage 0 best fit, ties to the lowest
+   server); 100 ms iterations, no model bytes, ideal network: the first job
+   of each leaf runs 1 s, the one on server 9 (leaf 2) 5 s, the rest 10 s.
+   "big" (8 GPUs, 5 iterations) arrives at 2 s when every leaf has one idle
+   server: it waits (it used to be dropped as never fitting: unfinished 1)
+   and starts at 5 s on leaf 2's servers 8 and 9, finishing at 5.5 s. */
+static void test_vclos_few_spines_waits(void **state) {
+  (void)state;
+  ns_sim_opts *o = ns_sim_opts_new();
+  assert_int_equal(ns_sim_opts_set_policy_name(o, "vclos"), NS_OK);
+  assert_int_equal(ns_sim_opts_set_network(o, NS_SIM_NET_IDEAL), NS_OK);
+  assert_int_equal(ns_sim_opts_set_cluster(o, 4, 1, 4, 4, 1, 10.0), NS_OK);
+  ns_sim *s = ns_sim_new(o);
+  for (int k = 0; k < 16; k++) {
+    uint64_t iters = k % 4 == 0 ? 10 : k == 9 ? 50 : 100;
+    assert_int_equal(ns_sim_add_job(s, "one", 0, 4, iters, 100.0, 0, 0), k);
+  }
+  assert_int_equal(ns_sim_add_job(s, "big", 2000, 8, 5, 100.0, 0, 0), 16);
+  assert_int_equal(ns_sim_run(s), NS_OK);
+  assert_near(ns_test_metric(s, NS_SIM_METRIC_UNFINISHED), 0.0, 0);
+  double a, st, f;
+  int servers = 0;
+  assert_int_equal(ns_sim_job_result(s, 16, &a, &st, &f, &servers), NS_OK);
+  assert_near(st, 5000.0, 1e-9);
+  assert_near(f, 5500.0, 1e-9);
+  assert_int_equal(servers, 2);
+  ns_sim_free(s);
+  ns_sim_opts_free(o);
+}
+
 /* ---- conservation and determinism on the default workload ----------------- */
 
 static ns_sim *default_run(uint64_t seed) {
@@ -1227,6 +1260,7 @@ int main(void) {
       cmocka_unit_test(test_phase_deferred_neighbours),
       cmocka_unit_test(test_phase_cassini_readjust),
       cmocka_unit_test(test_queueing_and_fragmentation),
+      cmocka_unit_test(test_vclos_few_spines_waits),
       cmocka_unit_test(test_default_workload_shape),
       cmocka_unit_test(test_conservation),
       cmocka_unit_test(test_determinism),

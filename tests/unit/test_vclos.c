@@ -318,6 +318,75 @@ static void test_stage2_waits(void **state) {
   ns_cluster_free(c);
 }
 
+/* Fewer spines than GPUs per server (issue 28): 4 leaves x 1 spine x 4
+   servers x 4 GPUs has no Stage-2 shape at all (s is a multiple of T = 4 >
+   S = 1), so an 8-GPU job runs only on one leaf with 2 idle servers. With
+   every leaf down to one idle server it must wait (NS_ENOSPACE, the Stage-1
+   reason), not be refused for good; once a leaf has 2 idle servers it is
+   placed there. A 20-GPU job (more than one leaf's 16) never fits:
+   NS_EINVAL. With an OCS layer the same, and Stage 2's single spine counts:
+   links_per_pair 8 gives the spine 32 circuits, so 8 GPUs over two leaves'
+   lone idle servers fit now; with 1 link the spine has 4 and a 1-server
+   leaf fabric (P = 1) can never hold 8 GPUs: NS_EINVAL. */
+static void test_few_spines_wait_not_never(void **state) {
+  (void)state;
+  ns_cluster *c = ns_cluster_new_leaf_spine(4, 1, 4, 4, 1, 100);
+  ns_job *one[16];
+  ns_placement *p = ns_placement_new();
+  for (int sv = 0; sv < 16; sv++) { /* one 4-GPU job per server */
+    one[sv] = ns_job_new("one", 4);
+    ns_placement_clear(p);
+    for (int g = 0; g < 4; g++)
+      assert_int_equal(ns_placement_add_gpu(p, sv * 4 + g), NS_OK);
+    assert_int_equal(ns_cluster_commit(c, one[sv], p), NS_OK);
+  }
+  for (int leaf = 0; leaf < 4; leaf++) /* the first job of every leaf ends */
+    assert_int_equal(ns_cluster_release(c, one[leaf * 4]), NS_OK);
+  ns_vclos_opts *o = ns_vclos_opts_new();
+  ns_job *j8 = ns_job_new("j8", 8), *j20 = ns_job_new("j20", 20);
+  ns_placement_clear(p);
+  for (int milp = 0; milp <= 1; milp++) {
+    ns_vclos_opts_set_solver(o, milp);
+    assert_fails_with(ns_vclos_place(c, j8, o, p), NS_ENOSPACE, "no leaf has 2 idle servers");
+    assert_int_equal(ns_placement_gpu_count(p), 0);
+  }
+  assert_fails_with(ns_vclos_place(c, j20, o, p), NS_EINVAL, "fits no");
+  assert_int_equal(ns_cluster_release(c, one[9]), NS_OK); /* leaf 2: servers 8, 9 idle */
+  int stage = -1;
+  assert_int_equal(ns_vclos_place_ex(c, j8, o, p, &stage), NS_OK);
+  assert_int_equal(stage, 1);
+  assert_int_equal((int)ns_placement_gpu_count(p), 8);
+  for (int k = 0; k < 8; k++) /* GPUs 32..39: servers 8 and 9 */
+    assert_int_equal(ns_placement_gpu(p, (size_t)k), 32 + k);
+  for (int sv = 0; sv < 16; sv++)
+    ns_job_free(one[sv]);
+  ns_cluster_free(c);
+  /* OCS: 4 leaves x 1 spine x 1 server x 4 GPUs, one OCS. */
+  for (int links = 1; links <= 8; links += 7) {
+    c = ns_cluster_new_leaf_spine(4, 1, 1, 4, links, 100);
+    assert_int_equal(ns_cluster_enable_ocs(c, 1), NS_OK);
+    occupy_range(c, 0, 1); /* leaves 0 and 1 busy: one idle server left */
+    occupy_range(c, 4, 1);
+    occupy_range(c, 8, 1);
+    ns_placement_clear(p);
+    if (links == 1) {
+      assert_fails_with(ns_vclos_place(c, j8, o, p), NS_EINVAL, "fits no");
+    } else {
+      assert_fails_with(ns_vclos_place(c, j8, o, p), NS_ENOSPACE, "now");
+      int g = 8;
+      assert_int_equal(ns_cluster_vacate(c, &g, 1), NS_OK); /* leaves 2, 3 idle */
+      assert_int_equal(ns_vclos_place_ex(c, j8, o, p, &stage), NS_OK);
+      assert_int_equal(stage, 2);
+      assert_int_equal((int)ns_placement_gpu_count(p), 8);
+    }
+    ns_cluster_free(c);
+  }
+  ns_placement_free(p);
+  ns_vclos_opts_free(o);
+  ns_job_free(j8);
+  ns_job_free(j20);
+}
+
 /* ---- exact search vs ILP vs brute force on random fabric states ------------- */
 
 static void random_fabric(vc_fabric *f, uint64_t *rng, int L, int S, int T, int P) {
@@ -1179,6 +1248,7 @@ int main(void) {
       cmocka_unit_test(test_stage2_exact),
       cmocka_unit_test(test_stage2_ilp),
       cmocka_unit_test(test_stage2_waits),
+      cmocka_unit_test(test_few_spines_wait_not_never),
       cmocka_unit_test(test_search_vs_ilp_small),
       cmocka_unit_test(test_search_vs_ilp_medium),
       cmocka_unit_test(test_random_commits_exact),

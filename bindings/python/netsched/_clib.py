@@ -338,6 +338,7 @@ _TABLE: dict[str, tuple[Any, list[Any]]] = {
     "ns_sim_load_default_workload": (c_int, [SIM]),
     "ns_sim_load_trace": (c_int, [SIM, c_char_p, c_int]),
     "ns_sim_scale_arrivals": (c_int, [SIM, c_double]),
+    "ns_sim_keep_first": (c_int, [SIM, c_int]),
     "ns_sim_set_progress": (c_int, [SIM, SIM_PROGRESS_FN, c_void_p]),
     "ns_sim_run": (c_int, [SIM]),
     "ns_sim_cancel": (c_int, [SIM]),

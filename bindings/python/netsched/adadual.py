@@ -45,7 +45,7 @@ def comm_time_ms(a_ms: float, b_ms_per_byte: float, eta_ms_per_byte: float, k: i
     return check_nan(lib.ns_comm_time_ms(as_real(a_ms, w, "a_ms"),
                                          as_real(b_ms_per_byte, w, "b_ms_per_byte"),
                                          as_real(eta_ms_per_byte, w, "eta_ms_per_byte"),
-                                         as_int(k, w, "k"), as_u64(nbytes, w, "bytes")))
+                                         as_int(k, w, "k"), as_u64(nbytes, w, "nbytes")))
 
 
 def _array(ctype: type[_C], values: Iterable[_V], conv: Callable[[_V, str, str], Any],

@@ -119,7 +119,8 @@ class Job(Handle):
     @iteration_ms.setter
     def iteration_ms(self, ms: float) -> None:
         self._mutable("Job.iteration_ms")
-        check(lib.ns_job_set_iteration_ms(self._ptr, as_real(ms, "Job.iteration_ms", "ms")))
+        check(lib.ns_job_set_iteration_ms(self._ptr, as_real(ms, "Job.iteration_ms", "iteration_ms")),
+              "Job.iteration_ms", {"ms": "iteration_ms"})
 
     def add_phase(self, duration_ms: float, gbps: float) -> None:
         """Appends a communication phase (phases tile one iteration from t=0)."""
@@ -200,7 +201,8 @@ class Job(Handle):
     @model_bytes.setter
     def model_bytes(self, n: int) -> None:
         self._mutable("Job.model_bytes")
-        check(lib.ns_job_set_model_bytes(self._ptr, as_u64(n, "Job.model_bytes", "bytes")))
+        check(lib.ns_job_set_model_bytes(self._ptr, as_u64(n, "Job.model_bytes", "model_bytes")),
+              "Job.model_bytes", {"bytes": "model_bytes"})
 
     @property
     def collective(self) -> Collective | int:
@@ -210,7 +212,9 @@ class Job(Handle):
     @collective.setter
     def collective(self, c: CollectiveLike) -> None:
         self._mutable("Job.collective")
-        check(lib.ns_job_set_collective(self._ptr, as_enum(c, Collective, "Job.collective", "c")))
+        check(lib.ns_job_set_collective(self._ptr,
+                                        as_enum(c, Collective, "Job.collective", "collective")),
+              "Job.collective", {"c": "collective"})
 
     @property
     def iterations(self) -> tuple[int, int]:
@@ -238,7 +242,9 @@ class Job(Handle):
     @gpu_memory_mb.setter
     def gpu_memory_mb(self, mb: float) -> None:
         self._mutable("Job.gpu_memory_mb")
-        check(lib.ns_job_set_gpu_memory_mb(self._ptr, as_real(mb, "Job.gpu_memory_mb", "mb")))
+        check(lib.ns_job_set_gpu_memory_mb(self._ptr,
+                                           as_real(mb, "Job.gpu_memory_mb", "gpu_memory_mb")),
+              "Job.gpu_memory_mb", {"mb": "gpu_memory_mb"})
 
 
 # ---------------------------------------------------------------- links
@@ -497,8 +503,8 @@ class Cluster(Handle):
         for j in jobs:
             j._unlend(self)
 
-    def _i(self, fn: str, *args: object) -> int:
-        return check(getattr(lib, fn)(self._ptr, *args))
+    def _i(self, fn: str, *args: object, names: dict[str, str] | None = None) -> int:
+        return check(getattr(lib, fn)(self._ptr, *args), None, names)
 
     # geometry
     @property
@@ -570,7 +576,9 @@ class Cluster(Handle):
     @gpu_memory_mb.setter
     def gpu_memory_mb(self, mb: float) -> None:
         self._mutable("Cluster.gpu_memory_mb")
-        self._i("ns_cluster_set_gpu_memory_mb", as_real(mb, "Cluster.gpu_memory_mb", "mb"))
+        self._i("ns_cluster_set_gpu_memory_mb",
+                as_real(mb, "Cluster.gpu_memory_mb", "gpu_memory_mb"),
+                names={"mb": "gpu_memory_mb"})
 
     @property
     def gpu_sharing(self) -> bool:
@@ -580,7 +588,8 @@ class Cluster(Handle):
     @gpu_sharing.setter
     def gpu_sharing(self, shared: bool) -> None:
         self._mutable("Cluster.gpu_sharing")
-        self._i("ns_cluster_set_gpu_sharing", as_flag(shared, "Cluster.gpu_sharing", "shared"))
+        self._i("ns_cluster_set_gpu_sharing",
+                as_flag(shared, "Cluster.gpu_sharing", "gpu_sharing"), names={"shared": "gpu_sharing"})
 
     def set_nic_ports(self, ports_per_server: int, port_gbps: float) -> None:
         """Sets the NIC port model (core.h "Port model"): each server has

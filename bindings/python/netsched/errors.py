@@ -131,12 +131,21 @@ def last_error() -> str:
 _C_PREFIX = re.compile(r"^(ns_[a-z0-9_]+: )+")
 
 
-def python_terms(message: str, where: str | None) -> str:
+def python_terms(message: str, where: str | None,
+                 names: dict[str, str] | None = None) -> str:
     """message with its leading C function names ("ns_sim_load_trace: ...")
-    replaced by the Python one (where, e.g. "Simulator.load_trace")."""
+    replaced by the Python one (where, e.g. "Simulator.load_trace"), and
+    the C parameter the library's message starts with ("format must be
+    ...") by the Python argument it came from (names: C name -> Python
+    name, e.g. {"format": "fmt"})."""
     if where and _C_PREFIX.match(message):
         prefix = where + ": "
-        return _C_PREFIX.sub(lambda _m: prefix, message, count=1)
+        message = _C_PREFIX.sub(lambda _m: prefix, message, count=1)
+        if names:
+            rest = message[len(prefix):]
+            first = re.match(r"[A-Za-z_][A-Za-z0-9_]*", rest)
+            if first and first.group(0) in names:
+                message = prefix + names[first.group(0)] + rest[first.end():]
     return message
 
 
@@ -166,27 +175,30 @@ def _python_caller(frame: types.FrameType | None) -> str | None:
     return None
 
 
-def error_for(status: int, message: str | None = None,
-              where: str | None = None) -> NetschedError:
+def error_for(status: int, message: str | None = None, where: str | None = None,
+              names: dict[str, str] | None = None) -> NetschedError:
     """The exception instance for a negative status (message defaults to
     ns_last_error(); where, when given, replaces the C function name that
-    starts the message)."""
+    starts the message, and names the C parameter it names; python_terms)."""
     if message is None:
         message = last_error() or strerror(status)
     if where is None:
         where = _python_caller(sys._getframe(1))
-    message = python_terms(message, where)
+    message = python_terms(message, where, names)
     cls = _BY_STATUS.get(status)
     if cls is None:
         return NetschedError(message, status)
     return cls(message)
 
 
-def check(rc: int, where: str | None = None) -> int:
+def check(rc: int, where: str | None = None, names: dict[str, str] | None = None) -> int:
     """Return rc if >= 0, else raise the exception of its status (its
-    message naming the Python function `where` instead of the C one)."""
+    message naming the Python function `where` instead of the C one, and
+    the Python argument instead of the C parameter: names, python_terms)."""
     if rc < 0:
-        raise error_for(rc, where=where)
+        if where is None:
+            where = _python_caller(sys._getframe(1))
+        raise error_for(rc, where=where, names=names)
     return rc
 
 

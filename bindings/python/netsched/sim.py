@@ -12,6 +12,7 @@ utilisation, fragmentation and communication overhead.
 from __future__ import annotations
 
 import ctypes
+import difflib
 import enum
 import errno
 import functools
@@ -292,16 +293,24 @@ class Options(Handle):
                 else:
                     setter(value)
 
-    def _set(self, fn: str, *args: Any) -> None:
+    def _set(self, fn: str, *args: Any, names: dict[str, str] | None = None) -> None:
         check(getattr(lib, fn)(self._ptr, *args),
-              "sim.Options." + fn[len("ns_sim_opts_"):])
+              "sim.Options." + fn[len("ns_sim_opts_"):], names)
 
     def set_policy(self, policy: Union[int, str]) -> None:
         """A preset by id (int) or name (str, e.g. "lwf-1"; sim.policies()
         lists them)."""
+        w = "sim.Options.set_policy"
         if isinstance(policy, str):
-            self._set("ns_sim_opts_set_policy_name",
-                      as_str(policy, "sim.Options.set_policy", "policy"))
+            known = list(policies())
+            if policy not in known:  # the user's method and argument, a suggestion
+                close = difflib.get_close_matches(policy, known, 1)
+                raise InvalidArgumentError(
+                    "%s: policy %r is not a policy%s (valid: %s)"
+                    % (w, policy, "; did you mean %r?" % close[0] if close else "",
+                       ", ".join(known)))
+            check(lib.ns_sim_opts_set_policy_name(self._ptr, as_str(policy, w, "policy")), w,
+                  {"name": "policy"})
         else:
             self._set("ns_sim_opts_set_policy", as_int(policy, "sim.Options.set_policy",
                                                        "policy"))
@@ -403,7 +412,7 @@ class Options(Handle):
     def set_skew_threshold(self, nbytes: int) -> None:
         """Tiresias: models of at least nbytes are consolidated."""
         self._set("ns_sim_opts_set_skew_threshold",
-                  as_u64(nbytes, "sim.Options.set_skew_threshold", "bytes"))
+                  as_u64(nbytes, "sim.Options.set_skew_threshold", "nbytes"), names={"bytes": "nbytes"})
 
     def set_gpu_sharing(self, shared: bool) -> None:
         """True: jobs share GPUs while memory fits, taking turns."""
@@ -779,7 +788,8 @@ class Simulator(Handle):
         path = _fspath(path, w, "path")
         f = as_enum(fmt, TraceFormat, w, "fmt")
         _readable(path)
-        return check(lib.ns_sim_load_trace(self._ptr, as_str(path, w, "path"), f), w)
+        return check(lib.ns_sim_load_trace(self._ptr, as_str(path, w, "path"), f), w,
+                     {"format": "fmt"})
 
     @_serialised
     def scale_arrivals(self, factor: float) -> None:
@@ -789,6 +799,14 @@ class Simulator(Handle):
         results are discarded."""
         w = "sim.Simulator.scale_arrivals"
         check(lib.ns_sim_scale_arrivals(self._ptr, as_real(factor, w, "factor")), w)
+
+    @_serialised
+    def keep_first(self, n: int) -> None:
+        """Keeps the n loaded jobs that arrive first (ties: the one added
+        first) and drops the others, e.g. to try a big trace quickly; n >=
+        the job count changes nothing (ns_sim_keep_first)."""
+        w = "sim.Simulator.keep_first"
+        check(lib.ns_sim_keep_first(self._ptr, as_int(n, w, "n")), w)
 
     @_serialised
     def set_progress(self, fn: Optional[Callable[[int, int], None]]) -> None:
@@ -845,8 +863,8 @@ class Simulator(Handle):
             raise err
         if self._progress_error is not None:
             raise self._progress_error
-        if rc < 0:
-            raise error_for(rc, message, w)
+        if rc < 0:  # "s has no jobs": s is the simulator the user holds
+            raise error_for(rc, message, w, {"s": "the simulator"})
 
     @_serialised
     def metric(self, metric: Union[Metric, str, int]) -> float:

@@ -90,10 +90,11 @@ def collective_traffic(collective: CollectiveLike, workers: int, nbytes: int, ph
     """Bytes worker `src` sends worker `dst` in `phase` (C^t_{n,n'})."""
     w = "titan.collective_traffic"
     out = c_uint64()
-    check(lib.ns_collective_traffic(as_enum(collective, Collective, w, "c"),
-                                    as_int(workers, w, "workers"), as_u64(nbytes, w, "bytes"),
-                                    as_int(phase, w, "phase"), as_int(src, w, "from"),
-                                    as_int(dst, w, "to"), ctypes.byref(out)))
+    check(lib.ns_collective_traffic(as_enum(collective, Collective, w, "collective"),
+                                    as_int(workers, w, "workers"), as_u64(nbytes, w, "nbytes"),
+                                    as_int(phase, w, "phase"), as_int(src, w, "src"),
+                                    as_int(dst, w, "dst"), ctypes.byref(out)),
+          w, {"c": "collective", "bytes": "nbytes", "from": "src", "to": "dst"})
     return int(out.value)
 
 
@@ -111,8 +112,9 @@ def cross_machine_bytes(job: Job, placement: Placement) -> int:
 def collective_phase_count(collective: CollectiveLike, workers: int) -> int:
     """Number of phases of `collective` on `workers` workers."""
     w = "titan.collective_phase_count"
-    return check(lib.ns_collective_phase_count(as_enum(collective, Collective, w, "c"),
-                                               as_int(workers, w, "workers")))
+    return check(lib.ns_collective_phase_count(as_enum(collective, Collective, w, "collective"),
+                                               as_int(workers, w, "workers")),
+                 w, {"c": "collective"})
 
 
 __all__ = ["Options", "place", "collective_traffic", "cross_machine_bytes",
