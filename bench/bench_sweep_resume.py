@@ -6,7 +6,9 @@ layout as netsched.sweep writes it) into a temporary directory, then runs
 `python3 -m netsched.sweep` on the same grid with --workers 0 --quiet in a
 child process: nothing is left to run, so the child only reads (and, if it
 must, rewrites) the files. Reports the child's wall time and peak RSS
-(ru_maxrss), median and p99 over the runs. After `make`:
+(ru_maxrss), median and p99 over the runs. NETSCHED_BENCH_PYTHONPATH
+names another bindings/python to measure (an older checkout's, for a
+before/after pair; the same library). After `make`:
     /usr/bin/python3 bench/bench_sweep_resume.py [cells] [runs]
 """
 
@@ -19,7 +21,8 @@ import tempfile
 import time
 
 REPO = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-sys.path.insert(0, os.path.join(REPO, "bindings", "python"))
+PKG = os.environ.get("NETSCHED_BENCH_PYTHONPATH") or os.path.join(REPO, "bindings", "python")
+sys.path.insert(0, PKG)
 os.environ.setdefault("NETSCHED_LIBRARY", os.path.join(REPO, "lib", "libnetsched.so.0"))
 
 from netsched import sweep  # noqa: E402
@@ -42,7 +45,7 @@ def write_sweep(out, cells):
 
 
 def resume(out, seeds):
-    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "bindings", "python"))
+    env = dict(os.environ, PYTHONPATH=PKG)
     t = time.monotonic()
     subprocess.run([sys.executable, "-m", "netsched.sweep", "--policies", "ff,lwf-1",
                     "--seeds", ",".join(map(str, range(1, seeds + 1))),

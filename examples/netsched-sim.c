@@ -14,14 +14,15 @@
  * driven by them. Exit status: 0 every policy ran (a policy this build
  * lacks is reported, not an error) and every output was written; 1 a
  * policy failed, an input file (--trace, --models, --gittins-dist,
- * --contention-curve) is
- * missing, unreadable or malformed, the workload is empty, or an output
- * failed; 2 a usage or
- * value error on the command line.
+ * --contention-curve) is missing, unreadable or malformed, the workload is
+ * empty, or an output failed; 2 a usage or value error on the command line;
+ * 128 + the signal when SIGINT or SIGTERM stopped it (see "signals" below).
  */
 #include <errno.h>
 #include <math.h>
 #include <netsched.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,13 +31,6 @@
 #include <unistd.h>
 
 #define MAX_POLICIES 64
-#define MAX_MODELS 256
-
-typedef struct model {
-  char name[256];
-  double fwd, bwd, mem;
-  unsigned long long bytes;
-} model;
 
 /* The network model's knobs (network-model issue): what --help lists under
    --contention-curve .. --cassini-candidates. */
@@ -63,8 +57,6 @@ typedef struct cli {
   int policies[MAX_POLICIES], npolicies;
   int progress; /* -1: on a terminal */
   int share, json_jobs;
-  model *models;
-  int nmodels;
   double dally_lease_s; /* --dally-lease; < 0: the library's default */
   const char *gittins_path; /* --gittins-dist */
   double *gittins;          /* its samples, GPU-ms */
@@ -709,7 +701,8 @@ static void usage(FILE *f) {
              "  percentile of n sorted values is the ceil(p/100 x n)-th smallest, a value\n"
              "  that occurred, never interpolated (the median of 4 values is the 2nd); over\n"
              "  no values a column is 0.\n\n");
-  fprintf(f, "Traces (CSV, first line the header; extra columns are ignored):\n"
+  fprintf(f, "Traces and --models (CSV, first line the header; extra columns are ignored;\n"
+             "at most 64 columns and 65536 bytes a line; plain decimal numbers):\n"
              "  tiresias  job_id,num_gpu,submit_time,iterations,model_name[,duration]  (s)\n"
              "  philly    timestamp,duration,num_gpus  (YYYY-MM-DD HH:MM:SS, s)\n"
              "  job_id names the job in every output and must be unique. A duration is the\n"
@@ -720,7 +713,8 @@ static void usage(FILE *f) {
              "file (--trace, --models, --gittins-dist, --contention-curve) is missing, a\n"
              "directory, unreadable or malformed, the workload has no job to run, or an output\n"
              "could not be written; 2 a usage or value error on the command line (an unknown\n"
-             "option or policy, a value out of range).\n\n"
+             "option or policy, a value out of range); 130 / 143 stopped by SIGINT / SIGTERM\n"
+             "(the run is cancelled; no --json, --summary-csv or --plot written).\n\n"
              "Policies (\"ff\" backfills, \"fifo\" does not):\n");
   list_policies(f, 1);
 }
@@ -802,6 +796,51 @@ static int check_input(const char *opt, const char *path) {
 
 /* ---- model profiles (--models) --------------------------------------------- */
 
+/* --models is read by the library (ns_sim_load_models: the trace reader's
+   CSV rules and limits), once up front on a scratch simulator so that a bad
+   file stops everything before the first policy runs, then into each run's
+   simulator. */
+static int check_models(const cli *c) {
+  ns_sim_opts *o = ns_sim_opts_new();
+  ns_sim *s = o ? ns_sim_new(o) : NULL;
+  ns_sim_opts_free(o);
+  int rc = s ? ns_sim_load_models(s, c->models_path) : -1;
+  if (rc < 0)
+    fail_lib("--models");
+  ns_sim_free(s);
+  return rc < 0 ? -1 : 0;
+}
+
+/* ---- signals --------------------------------------------------------------------- */
+
+/* SIGINT / SIGTERM: the handler records the signal and cancels the run in
+   progress (ns_sim_cancel is async-signal-safe); the run returns
+   NS_ECANCELED at once, no further policy starts, no --json,
+   --summary-csv or --plot is written (their temporary files are removed,
+   existing files stay as they were) and the exit status is 128 + the
+   signal (130, 143). A signal between two runs is seen by the next run's
+   first progress call, or before it starts. */
+static volatile sig_atomic_t stop_signal;
+static _Atomic(ns_sim *) running_sim;
+
+static void on_stop_signal(int sig) {
+  stop_signal = sig;
+  ns_sim *s = atomic_load(&running_sim);
+  if (s)
+    ns_sim_cancel(s);
+}
+
+static void catch_stop_signals(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+}
+
+/* ---- Gittins distribution (--gittins-dist) ------------------------------------ */
+
 static int split_csv(char *line, char **f, int max) {
   int n = 0;
   line[strcspn(line, "\r\n")] = '\0';
@@ -815,71 +854,6 @@ static int split_csv(char *line, char **f, int max) {
   }
   return n;
 }
-
-static int read_models(cli *c) {
-  static const char *need[5] = {"name", "forward_ms", "backward_ms", "model_bytes", "memory_mb"};
-  FILE *f = fopen(c->models_path, "r");
-  if (f == NULL) {
-    fprintf(stderr, "netsched-sim: --models: cannot open '%s': %s\n", c->models_path, strerror(errno));
-    return -1;
-  }
-  c->models = calloc(MAX_MODELS, sizeof *c->models);
-  char line[1024], *fld[16];
-  int col[5], line_no = 1, rc = 0;
-  if (c->models == NULL || fgets(line, sizeof line, f) == NULL) {
-    fprintf(stderr, "netsched-sim: --models %s: empty (header %s,%s,%s,%s,%s)\n", c->models_path,
-            need[0], need[1], need[2], need[3], need[4]);
-    fclose(f);
-    return -1;
-  }
-  int n = split_csv(line, fld, 16);
-  for (int k = 0; k < 5 && rc == 0; k++) {
-    col[k] = -1;
-    for (int i = 0; i < n; i++)
-      if (strcmp(fld[i], need[k]) == 0)
-        col[k] = i;
-    if (col[k] < 0) {
-      fprintf(stderr, "netsched-sim: --models %s line 1: missing column %s (header needs "
-                      "name,forward_ms,backward_ms,model_bytes,memory_mb)\n", c->models_path, need[k]);
-      rc = -1;
-    }
-  }
-  while (rc == 0 && fgets(line, sizeof line, f)) {
-    line_no++;
-    if (line[strspn(line, " \t\r\n")] == '\0')
-      continue;
-    n = split_csv(line, fld, 16);
-    model *m = &c->models[c->nmodels];
-    char what[64];
-    for (int k = 0; k < 5 && rc == 0; k++) {
-      if (col[k] >= n) {
-        fprintf(stderr, "netsched-sim: --models %s line %d: missing %s\n", c->models_path, line_no,
-                need[k]);
-        rc = -1;
-        break;
-      }
-      snprintf(what, sizeof what, "--models %s line %d: %s", c->models_path, line_no, need[k]);
-      char *v = fld[col[k]];
-      if (k == 0)
-        snprintf(m->name, sizeof m->name, "%s", v);
-      else if (k == 3) {
-        double b;
-        rc = parse_num(what, v, 0, 0, &b);
-        m->bytes = (unsigned long long)b;
-      } else
-        rc = parse_num(what, v, 0, 0, k == 1 ? &m->fwd : k == 2 ? &m->bwd : &m->mem);
-    }
-    if (rc == 0 && ++c->nmodels >= MAX_MODELS) {
-      fprintf(stderr, "netsched-sim: --models %s: more than %d profiles\n", c->models_path,
-              MAX_MODELS - 1);
-      rc = -1;
-    }
-  }
-  fclose(f);
-  return rc;
-}
-
-/* ---- Gittins distribution (--gittins-dist) ------------------------------------ */
 
 /* The Tiresias simulator's parse_job_dist input: a header naming a
    "duration" column, then GPU-seconds per line (it reads int(); any
@@ -952,8 +926,19 @@ static int read_gittins(cli *c) {
 
 /* ---- running ------------------------------------------------------------------ */
 
+typedef struct progress {
+  const char *name;
+  int show;
+  ns_sim *s;
+} progress;
+
 static void progress_bar(size_t done, size_t total, void *user) {
-  const char *name = user;
+  const progress *pr = user;
+  if (stop_signal) /* a signal that came just before this run started */
+    ns_sim_cancel(pr->s);
+  if (!pr->show)
+    return;
+  const char *name = pr->name;
   int width = 40, filled = total ? (int)(width * done / total) : width;
   fprintf(stderr, "\r%-14s [", name);
   for (int i = 0; i < width; i++)
@@ -997,13 +982,11 @@ static ns_sim *prepare(const cli *c, int policy, int *loaded, int *total) {
     fail_lib(NULL);
     return NULL;
   }
-  for (int i = 0; i < c->nmodels; i++)
-    if (ns_sim_add_model_profile(s, c->models[i].name, c->models[i].fwd, c->models[i].bwd,
-                                 c->models[i].bytes, c->models[i].mem) < 0) {
-      fail_lib("--models");
-      ns_sim_free(s);
-      return NULL;
-    }
+  if (c->models_path && ns_sim_load_models(s, c->models_path) < 0) {
+    fail_lib("--models");
+    ns_sim_free(s);
+    return NULL;
+  }
   *loaded = c->trace ? ns_sim_load_trace(s, c->trace, (ns_sim_trace_format)c->format)
                      : ns_sim_load_default_workload(s);
   if (*loaded < 0) {
@@ -1125,10 +1108,12 @@ static double now_s(void) {
    output failed (the run's own failure is in r->rc). */
 static int run_one(const cli *c, int policy, ns_sim *s, result *r) {
   int out_rc = 0;
-  if (c->progress)
-    ns_sim_set_progress(s, progress_bar, (void *)ns_sim_policy_name(policy));
+  progress pr = {ns_sim_policy_name(policy), c->progress, s};
+  ns_sim_set_progress(s, progress_bar, &pr);
   double t0 = now_s();
-  r->rc = ns_sim_run(s);
+  atomic_store(&running_sim, s);
+  r->rc = stop_signal ? NS_ECANCELED : ns_sim_run(s);
+  atomic_store(&running_sim, NULL);
   r->secs = now_s() - t0;
   if (r->rc < 0)
     cli_terms(ns_last_error(), r->err, sizeof r->err);
@@ -1224,32 +1209,86 @@ static void print_best(FILE *f, const cli *c, const result *res) {
   fflush(f);
 }
 
-/* FILE for an output path ("-" = stdout); NULL with a message. */
-static FILE *open_out(const char *opt, const char *path) {
+/* Outputs are written whole or not at all: to a temporary file next to
+   the destination, renamed over it only once it was written without error
+   (and no stop signal came), so a failed or interrupted run never
+   truncates an existing file. "-" is stdout; an existing file that is not
+   a regular one (/dev/stdout, a FIFO) is written directly. */
+typedef struct outfile {
+  FILE *f;
+  const char *path;
+  char tmp[1100];
+} outfile;
+
+/* Before any run: can `path` be written (without touching it)? */
+static int check_out(const char *opt, const char *path) {
+  struct stat st;
   if (strcmp(path, "-") == 0)
-    return stdout;
-  FILE *f = fopen(path, "w");
-  if (f == NULL)
-    fprintf(stderr, "netsched-sim: %s: cannot write '%s': %s\n", opt, path, strerror(errno));
-  return f;
+    return 0;
+  if (stat(path, &st) == 0) {
+    if (S_ISDIR(st.st_mode)) {
+      fprintf(stderr, "netsched-sim: %s: '%s' is a directory\n", opt, path);
+      return -1;
+    }
+    if (access(path, W_OK) == 0)
+      return 0;
+  } else {
+    char dir[1100];
+    const char *slash = strrchr(path, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + 1 : 1, slash ? path : ".");
+    if (access(dir, W_OK | X_OK) == 0)
+      return 0;
+  }
+  fprintf(stderr, "netsched-sim: %s: cannot write '%s': %s\n", opt, path, strerror(errno));
+  return -1;
 }
 
-static int close_out(const char *opt, const char *path, FILE *f) {
-  int bad = ferror(f) != 0;
-  if (f == stdout)
-    bad |= fflush(f) != 0;
-  else
-    bad |= fclose(f) != 0;
+static FILE *out_begin(outfile *o, const char *opt, const char *path) {
+  struct stat st;
+  o->path = path, o->tmp[0] = '\0';
+  if (strcmp(path, "-") == 0)
+    return o->f = stdout;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+    o->f = fopen(path, "w");
+  else {
+    snprintf(o->tmp, sizeof o->tmp, "%s.tmp-%ld", path, (long)getpid());
+    o->f = fopen(o->tmp, "wx");
+  }
+  if (o->f == NULL)
+    fprintf(stderr, "netsched-sim: %s: cannot write '%s': %s\n", opt, o->tmp[0] ? o->tmp : path,
+            strerror(errno));
+  return o->f;
+}
+
+static int out_end(outfile *o, const char *opt) {
+  int bad = ferror(o->f) != 0;
+  bad |= o->f == stdout ? fflush(o->f) != 0 : fclose(o->f) != 0;
+  if (o->tmp[0]) {
+    if (bad || stop_signal || rename(o->tmp, o->path) != 0)
+      bad |= !stop_signal, unlink(o->tmp);
+  }
   if (bad)
-    fprintf(stderr, "netsched-sim: %s: writing '%s' failed\n", opt, path);
+    fprintf(stderr, "netsched-sim: %s: writing '%s' failed; it was left as it was\n", opt,
+            o->path);
   return bad ? -1 : 0;
+}
+
+/* Writes one output through a temporary file; 0 or -1 (reported). */
+static int write_out(const char *opt, const char *path, void (*write)(const cli *, const result *,
+                                                                      int, int, FILE *),
+                     const cli *c, const result *res, int loaded, int skipped) {
+  outfile o;
+  if (out_begin(&o, opt, path) == NULL)
+    return -1;
+  write(c, res, loaded, skipped, o.f);
+  return out_end(&o, opt);
 }
 
 static const char *status_of(const result *r) {
   return r->rc == NS_OK ? "ok" : r->rc == NS_EUNSUPPORTED ? "unavailable" : "failed";
 }
 
-static int write_json(const cli *c, const result *res, int loaded, int skipped, FILE *f) {
+static void write_json(const cli *c, const result *res, int loaded, int skipped, FILE *f) {
   fprintf(f, "{\"netsched_sim\": \"%s\",\n \"workload\": {\"trace\": ", ns_version());
   if (c->trace)
     json_str(f, c->trace);
@@ -1294,10 +1333,10 @@ static int write_json(const cli *c, const result *res, int loaded, int skipped, 
     fputc(']', f);
   }
   fputs("}}\n", f);
-  return 0;
 }
 
-static int write_summary(const cli *c, const result *res, FILE *f) {
+static void write_summary(const cli *c, const result *res, int loaded, int skipped, FILE *f) {
+  (void)loaded, (void)skipped;
   fputs("policy,status", f);
   for (int m = 0; m < NS_SIM_METRIC_COUNT; m++)
     fprintf(f, ",%s", ns_sim_metric_name(m));
@@ -1319,7 +1358,6 @@ static int write_summary(const cli *c, const result *res, FILE *f) {
         fprintf(f, "%s%s", w++ ? ";" : "", ns_sim_metric_name(columns[k].metric));
     fputc('\n', f);
   }
-  return 0;
 }
 
 /* ---- plot ------------------------------------------------------------------------- */
@@ -1358,12 +1396,14 @@ static int check_plot(const char *path) {
    policies with identical schedules (their lines on top of each other)
    stay distinguishable. */
 static int plot(const cli *c, const result *res) {
+  char tmp[1100]; /* gnuplot writes here; renamed over --plot once it succeeded */
+  snprintf(tmp, sizeof tmp, "%s.tmp-%ld", c->plot, (long)getpid());
   FILE *g = popen("gnuplot", "w");
   if (g == NULL) {
     fprintf(stderr, "netsched-sim: --plot: cannot start gnuplot: %s\n", strerror(errno));
     return -1;
   }
-  fprintf(g, "set terminal %s\nset output '%s'\nset logscale x\n", plot_terminal(c->plot), c->plot);
+  fprintf(g, "set terminal %s\nset output '%s'\nset logscale x\n", plot_terminal(c->plot), tmp);
   fprintf(g, "set xlabel 'JCT (s)'\nset ylabel 'CDF'\nset key bottom right\nset grid\nplot ");
   int first = 1, k = 0;
   for (int i = 0; i < c->npolicies; i++)
@@ -1382,9 +1422,11 @@ static int plot(const cli *c, const result *res) {
               (double)(j + 1) / (double)res[i].njct);
     fprintf(g, "e\n");
   }
-  if (pclose(g) != 0) {
-    fprintf(stderr, "netsched-sim: --plot: gnuplot failed writing '%s'; see its messages above\n",
-            c->plot);
+  if (pclose(g) != 0 || stop_signal || rename(tmp, c->plot) != 0) {
+    unlink(tmp);
+    if (!stop_signal)
+      fprintf(stderr, "netsched-sim: --plot: gnuplot failed writing '%s'; see its messages "
+                      "above\n", c->plot);
     return -1;
   }
   fprintf(stderr, "netsched-sim: JCT CDF written to %s\n", c->plot);
@@ -1394,36 +1436,32 @@ static int plot(const cli *c, const result *res) {
 /* ---- main ------------------------------------------------------------------------------- */
 
 
-/* Outputs opened before any run: a bad path fails at once. */
+/* Outputs checked before any run (a bad path fails at once) but written
+   only at the end, each through a temporary file (outfile above). */
 typedef struct outputs {
-  FILE *json, *summary, *table;
+  FILE *table;
 } outputs;
 
 static int open_outputs(const cli *c, outputs *o) {
-  o->json = o->summary = NULL;
   o->table = (c->json && !strcmp(c->json, "-")) || (c->summary && !strcmp(c->summary, "-"))
                  ? NULL /* stdout is for the machine-readable output */
                  : stdout;
-  if (c->json && (o->json = open_out("--json", c->json)) == NULL)
+  if (c->json && check_out("--json", c->json) < 0)
     return -1;
-  if (c->summary && (o->summary = open_out("--summary-csv", c->summary)) == NULL)
+  if (c->summary && check_out("--summary-csv", c->summary) < 0)
     return -1;
-  if (c->csv) { /* the directory must be writable: probe it */
-    char probe[1100];
-    csv_path(c, c->policies[0], probe, sizeof probe);
-    FILE *f = fopen(probe, "a");
-    if (f == NULL) {
-      fprintf(stderr, "netsched-sim: --csv: cannot write '%s': %s\n", probe, strerror(errno));
+  for (int i = 0; c->csv && i < c->npolicies; i++) {
+    char path[1100];
+    csv_path(c, c->policies[i], path, sizeof path);
+    if (check_out("--csv", path) < 0)
       return -1;
-    }
-    fclose(f);
   }
   return 0;
 }
 
 int main(int argc, char **argv) {
   cli c = {4, 8, 4, 4, 2, 10.0, 0.0, 100.0, NS_SIM_NET_PHASE, 1, NULL, NULL, NULL, NULL, NULL, NULL,
-           NS_SIM_TRACE_AUTO, {0}, 0, -1, 0, 0, NULL, 0, -1.0, NULL, NULL, 0, -1, 0, {0}};
+           NS_SIM_TRACE_AUTO, {0}, 0, -1, 0, 0, -1.0, NULL, NULL, 0, -1, 0, {0}};
   c.net.nics = -1, c.net.nics_gbps = -1.0;
   if (parse_args(&c, argc, argv) < 0)
     return c.input_error ? 1 : 2;
@@ -1451,22 +1489,21 @@ int main(int argc, char **argv) {
       (c.models_path && check_input("--models", c.models_path) < 0) ||
       (c.gittins_path && check_input("--gittins-dist", c.gittins_path) < 0))
     return 1;
-  if (c.models_path && read_models(&c) < 0) {
-    free(c.models);
+  if (c.models_path && check_models(&c) < 0)
     return 1;
-  }
   if (c.gittins_path && read_gittins(&c) < 0) {
-    free(c.models), free(c.gittins);
+    free(c.gittins);
     return 1;
   }
   outputs out;
-  if (open_outputs(&c, &out) < 0)
+  result *res = NULL;
+  if (open_outputs(&c, &out) < 0 || (res = calloc((size_t)c.npolicies, sizeof *res)) == NULL) {
+    free(c.gittins); /* every exit frees what was read (LSan-clean) */
     return 1;
-  result *res = calloc((size_t)c.npolicies, sizeof *res);
-  if (res == NULL)
-    return 1;
-  int hard = 0, out_fail = 0, skipped = 0, loaded = -1;
-  for (int i = 0; i < c.npolicies; i++) {
+  }
+  int hard = 0, out_fail = 0, skipped = 0, loaded = -1, finished = 0;
+  catch_stop_signals();
+  for (int i = 0; i < c.npolicies && !stop_signal; i++) {
     int n = 0, all = 0;
     ns_sim *s = prepare(&c, c.policies[i], &n, &all);
     if (s == NULL) { /* the workload itself failed: the same for every policy */
@@ -1507,23 +1544,20 @@ int main(int argc, char **argv) {
     loaded = n;
     out_fail |= run_one(&c, c.policies[i], s, &res[i]) < 0;
     ns_sim_free(s);
+    if (res[i].rc == NS_ECANCELED || stop_signal)
+      break; /* no row for a run that was stopped */
+    finished++;
     if (out.table)
       print_row(out.table, c.policies[i], &res[i]);
     hard |= res[i].rc < 0 && res[i].rc != NS_EUNSUPPORTED;
   }
-  if (loaded >= 0) {
+  if (loaded >= 0 && !stop_signal) {
     if (out.table)
       print_best(out.table, &c, res);
-    if (out.json) {
-      write_json(&c, res, loaded, skipped, out.json);
-      out_fail |= close_out("--json", c.json, out.json) < 0;
-      out.json = NULL;
-    }
-    if (out.summary) {
-      write_summary(&c, res, out.summary);
-      out_fail |= close_out("--summary-csv", c.summary, out.summary) < 0;
-      out.summary = NULL;
-    }
+    if (c.json)
+      out_fail |= write_out("--json", c.json, write_json, &c, res, loaded, skipped) < 0;
+    if (c.summary)
+      out_fail |= write_out("--summary-csv", c.summary, write_summary, &c, res, loaded, skipped) < 0;
     if (c.plot)
       out_fail |= plot(&c, res) < 0;
     if (c.csv) { /* say which files --csv wrote (one per policy when several) */
@@ -1539,13 +1573,15 @@ int main(int argc, char **argv) {
         fputc('\n', stderr);
     }
   }
-  if (out.json && out.json != stdout)
-    fclose(out.json);
-  if (out.summary && out.summary != stdout)
-    fclose(out.summary);
   for (int i = 0; i < c.npolicies; i++)
     free(res[i].jct), free(res[i].jobs_json);
   free(res);
-  free(c.models), free(c.gittins);
+  free(c.gittins);
+  if (stop_signal) {
+    fprintf(stderr, "\nnetsched-sim: stopped by %s after %d of %d policies; --json, "
+                    "--summary-csv and --plot not written (--csv only for the finished ones)\n",
+            stop_signal == SIGINT ? "SIGINT" : "SIGTERM", finished, c.npolicies);
+    return 128 + stop_signal;
+  }
   return hard || out_fail ? 1 : 0;
 }

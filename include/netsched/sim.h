@@ -688,6 +688,25 @@ NS_API int ns_sim_load_default_workload(ns_sim *s);
    embedded profiles' prefixes. NS_OK, or NS_EINVAL naming the argument. */
 NS_API int ns_sim_add_model_profile(ns_sim *s, const char *name, double forward_ms,
                                     double backward_ms, uint64_t model_bytes, double mem_mb);
+/* Reads model profiles from a CSV file whose header names the columns
+   name,forward_ms,backward_ms,model_bytes,memory_mb (in any order; other
+   columns are ignored) - the file netsched-sim --models and Python's
+   Simulator.load_models read, through this one reader: the trace reader's
+   CSV rules and limits (INPUT FILES below). Each row is
+   ns_sim_add_model_profile(name, forward_ms, backward_ms, model_bytes,
+   memory_mb): numbers are plain decimals (no hex, inf or nan), model_bytes a
+   whole number in [0, 2^53], the others in [0, 1e15], names 1..255 bytes and
+   unique within the file. All or nothing: a bad row fails with NS_EINVAL
+   naming the file, line and column and quoting the value, and no profile
+   changes. A profile of an existing name is replaced; the file's profiles
+   become the last ones of ns_sim_added_profile_name, in file order. Returns
+   the number of rows read (>= 1: a header alone is NS_EINVAL). */
+NS_API int ns_sim_load_models(ns_sim *s, const char *path);
+/* Profiles added so far (ns_sim_add_model_profile, ns_sim_load_models) and
+   the name of the i-th ("" out of range; valid until the next call that
+   changes s). */
+NS_API int ns_sim_added_profile_count(const ns_sim *s);
+NS_API const char *ns_sim_added_profile_name(const ns_sim *s, int i);
 /* Reads a trace (libcsv). Tiresias: header job_id,num_gpu,submit_time,
    iterations,model_name[,duration,interval] (seconds); model names are the
    profiles added by ns_sim_add_model_profile, else map to embedded ones by
@@ -702,7 +721,13 @@ NS_API int ns_sim_add_model_profile(ns_sim *s, const char *name, double forward_
    iterations from the duration (TRACE DURATIONS above). All or nothing:
    a malformed row fails with NS_EINVAL naming the file and line, and no job
    is added. Rows larger than the cluster are skipped and counted. Returns
-   the number of jobs added. */
+   the number of jobs added.
+   INPUT FILES (traces, model profiles): CSV (RFC 4180 quoting), UTF-8; a
+   UTF-8 byte-order mark is skipped, a UTF-16 one refused; at most 64
+   columns (the ones not named above are ignored) and 65536 bytes per line,
+   no NUL byte - an endless or binary input fails at its first such line,
+   in bounded memory; numbers are plain decimals ("0x10", "inf", " 4" are
+   refused). Line numbers in messages are the file's lines (header = 1). */
 NS_API int ns_sim_load_trace(ns_sim *s, const char *path, ns_sim_trace_format format);
 /* Scales the offered load of the jobs loaded so far: every gap between
    arrivals is multiplied by `factor` (finite, > 0). The earliest arrival a0

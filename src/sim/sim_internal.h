@@ -389,6 +389,38 @@ void nsi_las_decide(ns_sim *s);
 void nsi_las_settle(ns_sim *s);
 double nsi_las_next(const ns_sim *s);
 
+/* csvfile.c: the CSV reader every input file goes through (its header
+   comment lists the limits). */
+#define NSI_CSV_MAX_FIELDS 64
+#define NSI_CSV_MAX_LINE 65536
+typedef struct nsi_csv {
+  const char *fn, *path; /* for messages: "fn: path '...' line N: ..." */
+  long line;             /* physical line (1-based) the current record ends on */
+  long records;          /* records so far, this one included (1 = the header) */
+  char *field[NSI_CSV_MAX_FIELDS];
+  size_t nfield;         /* fields of this record */
+  size_t ncols;          /* (reader) fields counted, kept or not */
+  size_t pending;        /* (reader) bytes of the record being read */
+  int rc;                /* first error */
+  int (*row)(struct nsi_csv *c, void *user);
+  void *user;
+} nsi_csv;
+/* Calls row(c, user) for every record of `path`, the header included,
+   with c->field[0 .. c->nfield); a negative return stops the read with
+   that status (its message recorded by the callback, e.g. nsi_csv_bad).
+   NS_OK, or NS_EINVAL naming fn, path and line (cannot be opened, is a
+   directory, binary, UTF-16, a line too long or too wide, empty), or
+   NS_ENOMEM. */
+int nsi_csv_read(const char *fn, const char *path, int (*row)(nsi_csv *c, void *user),
+                 void *user);
+/* Records NS_EINVAL "fn: path 'P' line N: what (got 'val')" once (the first
+   error wins; no "(got ...)" for a NULL val) and returns the reader's status. */
+int nsi_csv_bad(nsi_csv *c, const char *what, const char *val);
+/* A decimal number filling the whole field ([+-]digits[.digits][e[+-]d]):
+   0 with *out set, or -1 for anything else - hex (0x10), inf, nan,
+   spaces, an empty field, a magnitude past the double range. */
+int nsi_csv_decimal(const char *v, double *out);
+
 /* metrics.c */
 int nsi_sim_compute_metrics(ns_sim *s); /* NS_OK / NS_ENOMEM */
 

@@ -3,8 +3,8 @@
  * formats of shared/data/traces (see sim.h). All or nothing: rows are
  * parsed and validated into a staging array first; the first malformed row
  * fails the load with the file name and line number, and nothing is added.
- * Line numbers count records (header = line 1); the traces have no
- * multi-line quoted fields.
+ * The file is read by csvfile.c (limits, byte-order marks, line numbers);
+ * numbers must be plain decimals (nsi_csv_decimal: 0x10 is refused).
  */
 #include <csv.h>
 #include <errno.h>
@@ -14,8 +14,6 @@
 #include <string.h>
 
 #include "sim/sim_internal.h"
-
-#define NSI_MAX_FIELDS 16
 
 typedef struct nsi_row {
   char *id;         /* job_id column, or NULL */
@@ -31,11 +29,11 @@ typedef struct nsi_row {
 
 typedef struct nsi_reader {
   ns_sim *s;
+  nsi_csv *csv; /* the record being read: fields, line */
   const char *path;
   ns_sim_trace_format fmt;
-  long line;
-  char *field[NSI_MAX_FIELDS];
-  size_t nfield;
+  char **field;  /* = csv->field */
+  size_t nfield; /* = csv->nfield */
   int col[6]; /* format columns -> field index (col[4]: Tiresias duration, col[5]: job_id; optional) */
   int rc;     /* first error */
   nsi_row *rows;
@@ -46,38 +44,16 @@ typedef struct nsi_reader {
 static const char fn[] = "ns_sim_load_trace";
 
 static int bad(nsi_reader *r, const char *what, const char *val) {
-  if (r->rc == NS_OK)
-    r->rc = nsi_fail(NS_EINVAL, "%s: path '%.160s' line %ld: %s (got '%.80s')", fn, r->path, r->line,
-                     what, val ? val : "");
+  r->rc = nsi_csv_bad(r->csv, what, val);
   return r->rc;
-}
-
-static void on_field(void *data, size_t len, void *vr) {
-  nsi_reader *r = vr;
-  if (r->rc != NS_OK)
-    return;
-  if (r->nfield >= NSI_MAX_FIELDS) {
-    bad(r, "too many columns", "");
-    return;
-  }
-  char *f = malloc(len + 1);
-  if (f == NULL) {
-    r->rc = nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
-    return;
-  }
-  memcpy(f, data, len);
-  f[len] = '\0';
-  r->field[r->nfield++] = f;
 }
 
 /* A non-negative decimal of at most `max`; the message quotes the field as
    written in the file (never a converted value). */
 static int parse_real(nsi_reader *r, int idx, const char *what, double max, double *out) {
   const char *v = r->field[idx];
-  char *end;
-  errno = 0;
-  double d = strtod(v, &end);
-  if (end == v || *end != '\0' || errno != 0 || !isfinite(d) || d < 0 || d > max)
+  double d = 0;
+  if (nsi_csv_decimal(v, &d) < 0 || d < 0 || d > max)
     return bad(r, what, v);
   *out = d;
   return NS_OK;
@@ -201,7 +177,8 @@ static int row_philly(nsi_reader *r, nsi_row *row) {
   NSI_TRY(parse_timestamp(r, r->col[0], &ts));
   NSI_TRY(parse_double(r, r->col[1], "duration must be seconds in [0, 1e12]", &dur));
   NSI_TRY(parse_count(r, r->col[2], "num_gpus must be an integer >= 1", 1 << 20, &g));
-  uint64_t st = r->s->o.seed ^ ((uint64_t)r->line * 0x9e3779b97f4a7c15ull);
+  /* the draw is keyed by the record number (header = 1), as it always was */
+  uint64_t st = r->s->o.seed ^ ((uint64_t)r->csv->records * 0x9e3779b97f4a7c15ull);
   nsi_sim_model_builtin((int)(nsi_splitmix64(&st) % 4ull), &row->model);
   row->gpus = (int)g, row->arrival_ms = ts, row->duration_s = dur, row->has_duration = 1;
   if (ts < r->t0)
@@ -209,55 +186,36 @@ static int row_philly(nsi_reader *r, nsi_row *row) {
   return NS_OK;
 }
 
-static void on_row(int c, void *vr) {
-  (void)c;
+static int on_record(nsi_csv *c, void *vr) {
   nsi_reader *r = vr;
-  r->line++;
-  if (r->rc == NS_OK && r->line == 1)
-    header(r);
-  else if (r->rc == NS_OK) {
-    int need = r->fmt == NS_SIM_TRACE_TIRESIAS ? 4 : 3;
-    int maxcol = 0;
-    for (int k = 0; k < need; k++)
-      maxcol = r->col[k] > maxcol ? r->col[k] : maxcol;
-    maxcol = r->col[5] > maxcol ? r->col[5] : maxcol;
-    nsi_row row = {0};
-    if ((size_t)maxcol >= r->nfield)
-      bad(r, "too few columns", r->nfield ? r->field[0] : "");
-    else if ((r->fmt == NS_SIM_TRACE_TIRESIAS ? row_tiresias(r, &row) : row_philly(r, &row)) == NS_OK) {
-      /* keep the strings the row refers to: take them from the field array */
-      if (row.model_name)
-        r->field[r->col[3]] = NULL;
-      if (r->col[5] >= 0)
-        row.id = r->field[r->col[5]], r->field[r->col[5]] = NULL;
-      if (nsi_reserve(&r->rows, &r->cap_rows, r->nrows + 1, sizeof *r->rows) < 0)
-        r->rc = NS_ENOMEM, free(row.id), free(row.model_name);
-      else
-        row.line = r->line, r->rows[r->nrows++] = row;
-    }
+  r->csv = c, r->field = c->field, r->nfield = c->nfield;
+  if (c->records == 1)
+    return header(r);
+  int need = r->fmt == NS_SIM_TRACE_TIRESIAS ? 4 : 3;
+  int maxcol = 0;
+  for (int k = 0; k < need; k++)
+    maxcol = r->col[k] > maxcol ? r->col[k] : maxcol;
+  maxcol = r->col[5] > maxcol ? r->col[5] : maxcol;
+  nsi_row row = {0};
+  if ((size_t)maxcol >= r->nfield) {
+    char what[96], got[200];
+    snprintf(what, sizeof what, "%zu column%s, the header's columns need at least %d",
+             r->nfield, r->nfield == 1 ? "" : "s", maxcol + 1);
+    header_text(r, got, sizeof got);
+    return bad(r, what, got);
   }
-  for (size_t i = 0; i < r->nfield; i++)
-    free(r->field[i]);
-  r->nfield = 0;
-}
-
-static int parse_file(nsi_reader *r, FILE *f) {
-  struct csv_parser p;
-  if (csv_init(&p, CSV_APPEND_NULL) != 0)
-    return nsi_fail(NS_ENOMEM, "%s: csv_init failed", fn);
-  char buf[65536];
-  size_t n;
-  while (r->rc == NS_OK && (n = fread(buf, 1, sizeof buf, f)) > 0)
-    if (csv_parse(&p, buf, n, on_field, on_row, r) != n && r->rc == NS_OK)
-      bad(r, csv_strerror(csv_error(&p)), "");
-  if (r->rc == NS_OK && ferror(f))
-    r->rc = nsi_fail(NS_EINVAL, "%s: path '%.200s' read error", fn, r->path);
-  csv_fini(&p, on_field, on_row, r);
-  csv_free(&p);
-  for (size_t i = 0; i < r->nfield; i++)
-    free(r->field[i]);
-  r->nfield = 0;
-  return r->rc;
+  NSI_TRY(r->fmt == NS_SIM_TRACE_TIRESIAS ? row_tiresias(r, &row) : row_philly(r, &row));
+  /* keep the strings the row refers to: take them from the field array */
+  if (row.model_name)
+    r->field[r->col[3]] = NULL;
+  if (r->col[5] >= 0)
+    row.id = r->field[r->col[5]], r->field[r->col[5]] = NULL;
+  if (nsi_reserve(&r->rows, &r->cap_rows, r->nrows + 1, sizeof *r->rows) < 0) {
+    free(row.id), free(row.model_name);
+    return r->rc = NS_ENOMEM;
+  }
+  row.line = c->line, r->rows[r->nrows++] = row;
+  return NS_OK;
 }
 
 /* Compute per iteration and iteration count of a row (sim.h, TRACE
@@ -356,15 +314,9 @@ static void free_rows(nsi_reader *r) {
 static int load_trace(ns_sim *s, const char *path, ns_sim_trace_format format) {
   NSI_TRY(nsi_check_ptr(path, fn, "path"));
   NSI_TRY(nsi_check_int((long long)format, 0, NS_SIM_TRACE_AUTO, fn, "format"));
-  FILE *f = fopen(path, "rb");
-  if (f == NULL)
-    return nsi_fail(NS_EINVAL, "%s: path '%.200s' cannot be opened: %s", fn, path, strerror(errno));
   nsi_reader r = {0};
   r.s = s, r.path = path, r.fmt = format, r.t0 = INFINITY;
-  int rc = parse_file(&r, f);
-  fclose(f);
-  if (rc == NS_OK && r.line < 1)
-    rc = nsi_fail(NS_EINVAL, "%s: path '%.200s' is empty (no header)", fn, path);
+  int rc = nsi_csv_read(fn, path, on_record, &r);
   if (rc == NS_OK)
     rc = unique_ids(&r);
   if (rc == NS_OK)

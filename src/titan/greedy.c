@@ -201,6 +201,12 @@ static int log_ok(const acc *x) {
    load it touched. Kept if `commit` and feasible, else undone. Returns 1
    if feasible, 0 if not, <0 on error. */
 static int try_run(tn_prob *p, tn_asg *a, acc *x, int s, int pos, int g, int commit) {
+  if (p->bw_free) { /* every run fits (problem.c cannot_bind) */
+    for (int i = pos; i < pos + g && commit; i++)
+      a->mach[p->order[i]] = s;
+    a->cnt[s] += commit ? g : 0;
+    return 1;
+  }
   int nm0 = x->nm, nl0 = x->nl, rc = NS_OK;
   for (int i = pos; i < pos + g; i++)
     a->mach[p->order[i]] = s;

@@ -153,42 +153,88 @@ static int build_flows(tn_prob *p, const ns_job *job, double port_bytes) {
    index order within each worker (the order the greedy adds them in):
    65,536 halving-doubling workers have 4M incident flows, and an index
    array gathered from afterwards cost two more random reads each. */
-static int build_incidence(tn_prob *p, double **ib) {
+static int build_incidence(tn_prob *p, double **ib, int **ipeer) {
   int nf = p->pstart[p->P];
-  p->fph = malloc(((size_t)nf + 1) * sizeof *p->fph);
   p->istart = calloc((size_t)p->W + 1, sizeof *p->istart);
-  p->inc = malloc((2 * (size_t)nf + 1) * sizeof *p->inc);
+  if (p->bw_free) /* no check will read them: only the peers, for the affinity */
+    *ipeer = malloc((2 * (size_t)nf + 1) * sizeof **ipeer);
+  else
+    p->inc = malloc((2 * (size_t)nf + 1) * sizeof *p->inc);
   *ib = malloc((2 * (size_t)nf + 1) * sizeof **ib);
   int *at = malloc(((size_t)p->W + 1) * sizeof *at);
-  if (!p->fph || !p->istart || !p->inc || !*ib || !at) {
+  if (!p->istart || !(p->inc || *ipeer) || !*ib || !at) {
     free(at);
     return oom();
   }
-  for (int ph = 0; ph < p->P; ph++)
-    for (int i = p->pstart[ph]; i < p->pstart[ph + 1]; i++) {
-      p->fph[i] = ph;
-      p->istart[p->fsrc[i] + 1]++;
-      p->istart[p->fdst[i] + 1]++;
-    }
+  for (int i = 0; i < nf; i++) {
+    p->istart[p->fsrc[i] + 1]++;
+    p->istart[p->fdst[i] + 1]++;
+  }
   for (int w = 0; w < p->W; w++)
     p->istart[w + 1] += p->istart[w];
   memcpy(at, p->istart, (size_t)p->W * sizeof *at);
-  for (int i = 0; i < nf; i++) {
-    int s = p->fsrc[i], d = p->fdst[i], ph = p->fph[i], k = at[s]++;
-    p->inc[k] = (tn_inc){d, ph << 1 | 1, p->fw[i]};
-    (*ib)[k] = p->fbytes[i];
-    k = at[d]++;
-    p->inc[k] = (tn_inc){s, ph << 1 | (s == d), p->fw[i]};
-    (*ib)[k] = p->fbytes[i];
-  }
+  for (int ph = 0; ph < p->P && *ipeer; ph++)
+    for (int i = p->pstart[ph]; i < p->pstart[ph + 1]; i++) {
+      int s = p->fsrc[i], d = p->fdst[i], k = at[s]++;
+      (*ipeer)[k] = d;
+      (*ib)[k] = p->fbytes[i];
+      k = at[d]++;
+      (*ipeer)[k] = s;
+      (*ib)[k] = p->fbytes[i];
+    }
+  for (int ph = 0; ph < p->P && p->inc; ph++)
+    for (int i = p->pstart[ph]; i < p->pstart[ph + 1]; i++) {
+      int s = p->fsrc[i], d = p->fdst[i], k = at[s]++;
+      p->inc[k] = (tn_inc){d, ph << 1 | 1, p->fw[i]};
+      (*ib)[k] = p->fbytes[i];
+      k = at[d]++;
+      p->inc[k] = (tn_inc){s, ph << 1 | (s == d), p->fw[i]};
+      (*ib)[k] = p->fbytes[i];
+    }
   free(at);
   return NS_OK;
+}
+
+/* 1 if no placement the greedy can make loads anything beyond its
+   capacity, so that its bandwidth tries need not add flows (the default
+   model only; not for the reference scan, which checks everything). A
+   machine holds at most R_s workers and a leaf at most the usable GPUs
+   under it; so if in every phase each worker sends and receives at most
+   one port's weight, a machine's load stays <= R_s, and a leaf whose
+   uplink share covers its usable GPUs stays within it. Halving-doubling
+   without a phase budget (every flow of a phase has the phase's largest
+   size: weight 1) on a fabric with an uplink per GPU is such a case. */
+static int cannot_bind(const tn_prob *p) {
+  if (p->pair_fn != NULL || p->scan)
+    return 0;
+  for (int l = 0; l < p->L; l++) {
+    double usable = 0;
+    for (int s = l * p->spl; s < (l + 1) * p->spl; s++)
+      usable += p->R[s];
+    if (usable > p->up[l])
+      return 0;
+  }
+  double *out = calloc((size_t)p->W, sizeof *out), *in = calloc((size_t)p->W, sizeof *in);
+  int ok = out && in;
+  for (int ph = 0; ph < p->P && ok; ph++) {
+    for (int i = p->pstart[ph]; i < p->pstart[ph + 1]; i++) {
+      out[p->fsrc[i]] += p->fw[i];
+      in[p->fdst[i]] += p->fw[i];
+    }
+    for (int i = p->pstart[ph]; i < p->pstart[ph + 1]; i++) {
+      ok &= out[p->fsrc[i]] <= 1 + 1e-12 && in[p->fdst[i]] <= 1 + 1e-12;
+      out[p->fsrc[i]] = in[p->fdst[i]] = 0;
+    }
+  }
+  free(out);
+  free(in);
+  return ok; /* out of memory: 0, the full checks run */
 }
 
 /* Affinity CSR: per worker, each peer once with the bytes the pair
    exchanges over all phases in both directions (from the incident flows
    and their bytes ib, deduplicated with a dense scratch row). */
-static int build_affinity(tn_prob *p, const double *ib) {
+static int build_affinity(tn_prob *p, const double *ib, const int *ipeer) {
   int nf = p->pstart[p->P];
   p->astart = calloc((size_t)p->W + 1, sizeof *p->astart);
   p->apeer = malloc((2 * (size_t)nf + 1) * sizeof *p->apeer);
@@ -204,7 +250,7 @@ static int build_affinity(tn_prob *p, const double *ib) {
   for (int w = 0; w < p->W; w++) {
     int first = n;
     for (int k = p->istart[w]; k < p->istart[w + 1]; k++) {
-      int o = p->inc[k].peer;
+      int o = ipeer ? ipeer[k] : p->inc[k].peer;
       if (at[o] < first) {
         at[o] = n;
         p->apeer[n] = o;
@@ -220,10 +266,15 @@ static int build_affinity(tn_prob *p, const double *ib) {
 
 static int alloc_scratch(tn_prob *p) {
   double *ib = NULL;
-  int rc = build_incidence(p, &ib);
+  int *ipeer = NULL;
+  p->bw_free = cannot_bind(p);
+  int rc = build_incidence(p, &ib, &ipeer);
   if (rc == NS_OK)
-    rc = build_affinity(p, ib);
+    rc = build_affinity(p, ib, ipeer);
   free(ib);
+  free(ipeer);
+  free(p->fbytes); /* only the affinity needed them: lower peak memory */
+  p->fbytes = NULL;
   NSI_TRY(rc);
   p->mout = calloc((size_t)p->M, sizeof *p->mout);
   p->min = calloc((size_t)p->M, sizeof *p->min);
@@ -270,7 +321,7 @@ int tn_prob_init(tn_prob *p, const ns_cluster *c, const ns_job *job, const ns_ti
 void tn_prob_free(tn_prob *p) {
   void *bufs[] = {p->R,      p->idle,   p->up,  p->pstart, p->fsrc, p->fdst, p->fw,
                   p->astart, p->apeer,  p->abytes, p->order, p->tie, p->mout, p->min,
-                  p->lout,   p->lin,    p->touched, p->fph, p->istart, p->fbytes, p->inc, p->mslot};
+                  p->lout,   p->lin,    p->touched, p->istart, p->fbytes, p->inc, p->mslot};
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
     free(bufs[i]);
   memset(p, 0, sizeof *p);

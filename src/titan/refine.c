@@ -152,6 +152,12 @@ static void backtrack(const tn_prob *p, const pm *pool, int np, const unsigned c
 int tn_refine(tn_prob *p, tn_asg *best) {
   if (p->G > 255)
     return NS_OK; /* block sizes are kept in a byte */
+  /* The pool keeps min(class size, best.used) machines of each class, and
+     best's machines are in it: at least best.used machines. Too many DP
+     states even then: skip before building and sorting the pool (every
+     machine of a 2^22-GPU fabric can be in it). */
+  if ((long)(best->used + 1) * (p->W + 1) > TN_DP_MAX_STATES)
+    return NS_OK;
   pm *pool = malloc((size_t)p->M * sizeof *pool);
   if (pool == NULL)
     return nsi_fail(NS_ENOMEM, "ns_titan_place: out of memory");

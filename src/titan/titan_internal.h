@@ -27,7 +27,7 @@ struct ns_titan_opts {
 /* One incident flow of a worker, laid out for the greedy's hot loop: the
    peer, the merged phase and direction, the weight - contiguous per worker,
    so a try reads one cache line per flow instead of four scattered arrays
-   (fsrc, fdst, fph, fw: 65,536 halving-doubling workers have 2M flows). */
+   (fsrc, fdst, phase, fw: 65,536 halving-doubling workers have 2M flows). */
 typedef struct tn_inc {
   int peer;
   int ph_out; /* merged phase << 1 | 1 if the worker sends it */
@@ -48,10 +48,11 @@ typedef struct tn_prob {
   int *pstart;           /* P + 1 offsets into the flow arrays */
   int *fsrc, *fdst;      /* flow endpoints (workers) */
   double *fw;            /* flow weight in port units (C^t / B_t without a budget) */
-  double *fbytes;        /* flow bytes, summed over the phases merged into it */
-  int *fph;              /* merged phase of each flow */
+  double *fbytes;        /* flow bytes, summed over the phases merged into it
+                            (building only: NULL once the affinity is built) */
   int *istart;           /* per worker: W + 1 offsets into inc */
-  tn_inc *inc;           /* incident flows (sent or received): peer, phase/direction, weight */
+  tn_inc *inc;           /* incident flows (sent or received): peer, phase/direction, weight
+                            (NULL when bw_free) */
   int *astart, *apeer;   /* affinity CSR: W + 1 offsets, peers */
   double *abytes;        /* bytes exchanged with the peer over all phases (both ways) */
   int *order;            /* traffic-aware worker order (nsi_coll_order) */
@@ -61,6 +62,8 @@ typedef struct tn_prob {
   int *touched;
   int *mslot;            /* per machine: the greedy's load slot or -1 (greedy.c) */
   int bw_limited;        /* set by tn_greedy when bandwidth shrank a feasible set */
+  int bw_free;           /* no load can exceed its capacity (problem.c cannot_bind):
+                            the greedy's tries add no flows, inc is NULL */
   int scan;              /* ns_titan_opts.scan */
   tn_pair_fn pair_fn;    /* P_{s,s'} callback (opts), or NULL */
   void *pair_user;

@@ -4,7 +4,9 @@ endless or binary input files, and profile files the C and Python readers
 used to read differently. Each test name names the hazard."""
 
 import os
+import resource
 import signal
+import tempfile
 import subprocess
 import sys
 import textwrap
@@ -178,10 +180,11 @@ class Boom(Exception):
 
 @support.requires("ns_sim_cancel")
 class TestCallbackExceptions(unittest.TestCase):
-    def long_sim(self, **kw):
-        s = netsched.sim.Simulator(policy="2d-gittins", cluster=(2, 2, 2, 8, 1, 10.0), **kw)
-        for _ in range(50):
-            s.load_default_workload()
+    def small_sim(self, **kw):
+        # 160 jobs, in this process: small, so that the memory it frees does not
+        # hide a leak from test_leaks's detector (glibc reuses freed chunks)
+        s = netsched.sim.Simulator(cluster=(2, 2, 2, 8, 1, 10.0), **kw)
+        s.load_default_workload()
         return s
 
     def test_progress_callback_exception_stops_the_run_and_is_raised_as_itself(self):
@@ -192,7 +195,7 @@ class TestCallbackExceptions(unittest.TestCase):
             calls.append(done)
             if len(calls) == 2:
                 raise boom
-        with self.long_sim() as s:
+        with self.small_sim() as s:
             s.set_progress(progress)
             with self.assertRaises(Boom) as cm:
                 s.run()
@@ -202,7 +205,7 @@ class TestCallbackExceptions(unittest.TestCase):
                 s.metrics()  # no results kept
             s.set_progress(None)
             s.run()  # rerunnable
-            self.assertEqual(s.metric("jobs_done"), 8000)
+            self.assertEqual(s.metric("jobs_done"), 160)
 
     def test_placement_callback_exception_is_raised_as_itself(self):
         boom = Boom("from placement")
@@ -217,20 +220,171 @@ class TestCallbackExceptions(unittest.TestCase):
 
     def test_cancel_from_another_thread_raises_cancelled_error(self):
         import threading
-        with self.long_sim() as s:
-            started = threading.Event()
-            s.set_progress(lambda done, total: started.set())
-            t = threading.Thread(target=lambda: (started.wait(60), s.cancel()))
+        with self.small_sim() as s:
+            started, sent = threading.Event(), threading.Event()
+
+            def progress(done, total):  # holds the run until the other thread cancelled it
+                if not started.is_set():
+                    started.set()
+                    sent.wait(60)
+            s.set_progress(progress)
+
+            def canceller():
+                started.wait(60)
+                s.cancel()
+                sent.set()
+            t = threading.Thread(target=canceller)
             t.start()
             with self.assertRaises(netsched.CancelledError) as cm:
                 s.run()
             t.join()
             self.assertIn("cancelled", str(cm.exception))
-            self.assertEqual(s.job_count, 8000)
+            self.assertEqual(s.job_count, 160)
             s.cancel()  # idle: does nothing
             s.set_progress(None)
             s.run()
-            self.assertEqual(s.metric("jobs_done"), 8000)
+            self.assertEqual(s.metric("jobs_done"), 160)
+
+
+MODEL_HEAD = "name,forward_ms,backward_ms,model_bytes,memory_mb,comment\n"
+
+
+@support.requires("ns_sim_load_models")
+class TestProfileFiles(unittest.TestCase):
+    """One reader for --models and Simulator.load_models: what one accepts
+    and refuses, the other does, with the same numbers."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def write(self, name, data):
+        path = os.path.join(self.tmp.name, name)
+        with open(path, "wb") as f:
+            f.write(data if isinstance(data, bytes) else data.encode())
+        return path
+
+    def test_quoted_fields_read_the_same_by_python_and_the_cli(self):
+        # Python used to strip the quotes the CLI kept: two profiles from one file
+        models = self.write("m.csv", MODEL_HEAD + '"bert",110,220,1340000000,15000,"a, b"\n')
+        with netsched.sim.Simulator() as s:
+            self.assertEqual(s.load_models(models), ["bert"])
+        if SIM and os.path.exists(SIM):
+            trace = self.write("t.csv", "job_id,num_gpu,submit_time,iterations,model_name\n"
+                                        "j,1,0,10,bert\n")
+            r = cli("--trace", trace, "--models", models, "--network", "ideal", "--json", "-")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn('"avg_jct_ms": 3300,', r.stdout)  # 10 x (110 + 220) ms
+
+    def test_binary_file_names_file_and_line_and_loads_nothing(self):
+        models = self.write("bin.csv", MODEL_HEAD + "a,1,1,1,0,\n" + "\x00\x01\xff" * 10)
+        with netsched.sim.Simulator() as s:
+            with self.assertRaises(netsched.InvalidArgumentError) as cm:
+                s.load_models(models)
+            self.assertEqual(str(cm.exception), "sim.Simulator.load_models: path '%s' line 3: "
+                             "contains a NUL byte: a binary file, not CSV text" % models)
+            # all or nothing: row 2 was not kept
+            trace = self.write("t.csv", "job_id,num_gpu,submit_time,iterations,model_name\n"
+                                        "j,1,0,10,a\n")
+            with self.assertRaises(netsched.InvalidArgumentError):
+                s.load_trace(trace)  # "a" has no profile
+
+    def test_model_bytes_past_uint64_is_refused_alike(self):
+        for value in ("1e30", "18446744073709551615", "1.5", "0x10"):
+            models = self.write("m.csv", MODEL_HEAD + "big,1,1,%s,0,\n" % value)
+            with netsched.sim.Simulator() as s:
+                with self.assertRaises(netsched.InvalidArgumentError) as cm:
+                    s.load_models(models)
+                self.assertIn("line 2: model_bytes must be a whole number of bytes", str(cm.exception))
+            if SIM and os.path.exists(SIM):
+                r = cli("--models", models)
+                self.assertEqual(r.returncode, 1, r.stderr)  # an input file, as a bad --trace
+                self.assertIn("--models: path '%s' line 2: model_bytes must be a whole number"
+                              % models, r.stderr)
+
+
+@unittest.skipUnless(SIM and os.path.exists(SIM), "NETSCHED_SIM not set (make check sets it)")
+class TestCliInputsAndOutputs(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_trace_dev_zero_fails_at_once_in_bounded_memory(self):
+        # grew to 2 GB in 30 s; now refused at its first byte
+        t0 = time.monotonic()
+        r = cli("--trace", "/dev/zero")
+        self.assertLess(time.monotonic() - t0, 5)
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(r.stderr, "netsched-sim: --trace: path '/dev/zero' line 1: contains a "
+                                   "NUL byte: a binary file, not CSV text\n")
+        kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        self.assertLess(kb, 200 * 1024, "a child used %d KB" % kb)
+
+    def test_trace_and_models_directories_are_named(self):
+        for opt in ("--trace", "--models"):
+            r = cli(opt, self.tmp.name)
+            self.assertEqual(r.returncode, 1, r.stderr)
+            self.assertIn("'%s' is a directory" % self.tmp.name, r.stderr)
+
+    def test_failed_run_leaves_existing_outputs_untouched(self):
+        out = os.path.join(self.tmp.name, "out.json")
+        summary = os.path.join(self.tmp.name, "out.csv")
+        for path in (out, summary):
+            with open(path, "w") as f:
+                f.write("precious\n")
+        bad = os.path.join(self.tmp.name, "bad.csv")
+        with open(bad, "w") as f:
+            f.write("job_id,num_gpu,submit_time,iterations,model_name\nj,0x10,0,10,vgg16\n")
+        r = cli("--trace", bad, "--json", out, "--summary-csv", summary)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("num_gpu must be an integer >= 1 (got '0x10')", r.stderr)
+        for path in (out, summary):
+            with open(path) as f:
+                self.assertEqual(f.read(), "precious\n")
+        self.assertEqual(sorted(os.listdir(self.tmp.name)), ["bad.csv", "out.csv", "out.json"])
+
+    def stop(self, sig):
+        trace = os.path.join(self.tmp.name, "big.csv")
+        with open(trace, "w") as f:
+            f.write("job_id,num_gpu,submit_time,iterations,model_name\n")
+            for i in range(30000):
+                f.write("j%d,%d,%d,%d,resnet50\n" % (i, 1 << (i % 4), i % 1200, 1000 + i % 5000))
+        out = os.path.join(self.tmp.name, "out.json")
+        with open(out, "w") as f:
+            f.write("precious\n")
+        p = subprocess.Popen([SIM, "--trace", trace, "--policy", "2d-gittins,ff", "--leaves", "2",
+                              "--servers", "2", "--gpus", "8", "--json", out, "--csv",
+                              os.path.join(self.tmp.name, "jobs.csv"), "--progress"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            # the first progress bar (stderr, unbuffered) means 2d-gittins is running;
+            # stdout is a pipe, buffered until the first row
+            self.assertTrue(p.stderr.read(1))  # "\r" (text mode reads it as "\n")
+            time.sleep(0.3)
+            sent = time.monotonic()
+            p.send_signal(sig)
+            out_text, err = p.communicate(timeout=60)
+            latency = time.monotonic() - sent
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        self.assertEqual(p.returncode, 128 + sig, err)
+        self.assertLess(latency, 1.5, "the CLI took %.2f s to stop" % latency)
+        self.assertIn("netsched-sim: stopped by %s after 0 of 2 policies" % sig.name, err)
+        with open(out) as f:
+            self.assertEqual(f.read(), "precious\n")  # nothing half-done
+        self.assertEqual(sorted(os.listdir(self.tmp.name)), ["big.csv", "out.json"])
+
+    def test_sigint_stops_the_cli_with_130_writing_nothing(self):
+        self.stop(signal.SIGINT)
+
+    def test_sigterm_stops_the_cli_with_143_writing_nothing(self):
+        self.stop(signal.SIGTERM)
 
 
 if __name__ == "__main__":

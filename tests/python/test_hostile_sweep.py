@@ -3,12 +3,14 @@ hazard: a huge grid is counted and refused, never built; Dask gets a bounded
 number of tasks at a time; a resume holds one entry per cell, not the
 quantile rows; NaN/inf, conflicting, repeated and cut-off rows make their
 cell run again instead of counting; overlong lines and fields, endless
-lines and binary bytes are refused with a message naming the file and line;
+lines, binary bytes and an endless --grid file are refused with a message
+naming the file (and line);
 a finished sweep is summarised from a read-only directory."""
 
 import contextlib
 import ctypes
 import io
+import itertools
 import os
 import shutil
 import tempfile
@@ -109,6 +111,11 @@ class TestHugeGrids(unittest.TestCase):
             self.assertFalse(os.path.exists(out))
             with self.assertRaisesRegex(sweep.GridError, "more than sweep.run: max_cells 5"):
                 sweep.run(out=out, workers=0, policies="ff", seeds=list(range(6)), max_cells=5)
+            # cell indices: refused at the first one past the limit, the rest
+            # never read (an endless iterator ends)
+            with self.assertRaisesRegex(sweep.GridError, "^sweep.run: cells: over 3 cells to run"):
+                sweep.run(out=out, workers=0, policies="ff", seeds=list(range(6)), max_cells=3,
+                          cells=(i % 6 for i in itertools.count()))
 
     def test_one_cell_of_a_1e8_cell_grid_runs_alone(self):
         # A Slurm array task of a huge grid: cell I by arithmetic, not a list.
@@ -331,6 +338,21 @@ class TestHostileFiles(unittest.TestCase):
         with open(sweep.jct_path(self.out), "wb") as f:
             f.write(",".join(sweep.JCT_COLUMNS).encode() + b"\r\n\xff\xfe\x00garbage\r\n")
         self.refused("r.csv.jct' line 2: not UTF-8 text")
+
+    def test_endless_grid_file_is_refused(self):
+        (_, err, rc), peak = peak_bytes(lambda: quiet_main(["--grid", "/dev/zero", "--count"]))
+        self.assertEqual(rc, 2)
+        self.assertIn("--grid: '/dev/zero' is larger than 1048576 bytes: not a grid file", err)
+        self.assertLess(peak, 4e6)
+        bom = os.path.join(self.tmp.name, "g.json")
+        with open(bom, "wb") as f:
+            f.write(b'\xef\xbb\xbf{"policies": ["ff"], "seeds": [1, 2]}')
+        self.assertEqual(quiet_main(["--grid", bom, "--count"]), ("2\n", "", 0))
+        with open(bom, "wb") as f:
+            f.write(b'{"policies": ["\xff"]}')
+        _, err, rc = quiet_main(["--grid", bom, "--count"])
+        self.assertEqual(rc, 2)
+        self.assertIn("is not UTF-8 text", err)
 
     def test_a_byte_order_mark_is_accepted(self):
         with open(self.out, "rb") as f:

@@ -307,6 +307,9 @@ class TestGridValidation(unittest.TestCase):
                  "sweep.run: format: unknown trace format 'tiresia'; did you mean 'tiresias'?"),
                 (dict(policies="ff", traces=[os.path.join(tmp, "no.csv")]),
                  "sweep.run: traces: cannot load trace"),
+                (dict(policies="ff", traces=[os.path.join(support.REPO, "data",
+                                                          "sample-trace.csv")]),
+                 "sweep.run: traces: cannot load trace"),
                 (dict(policies="ff", workers=-1), "sweep.run: workers: bad value -1"),
                 (dict(policies="ff", cells=[5]), "sweep.run: cells: 5 is not a cell index"),
                 (dict(policies="ff", max_cells=-1), "sweep.run: max_cells: bad value -1"),
@@ -593,15 +596,24 @@ class TestInProcess(unittest.TestCase):
                 self.assertTrue(os.path.exists(os.path.join(tmp, "j-cdf.png")))
 
     def test_readme_sweep_command_varies_an_axis_that_matters(self):
-        # The README's sweep example, run as printed (in-process cells):
-        # its load-scale axis must move the results of every policy.
-        with open(os.path.join(support.REPO, "README.md")) as f:
-            text = f.read()
-        blocks = re.findall(r"```sh\n(.*?)```", text, re.S)
-        cmds = [c for b in blocks for c in b.replace("\\\n", " ").splitlines()
-                if c.startswith("python3 -m netsched.sweep") and "--load-scale" in c]
-        self.assertEqual(len(cmds), 1, cmds)
-        argv = shlex.split(cmds[0])[3:]
+        # The README's sweep example (or the docs' page it moved to), run as
+        # printed (in-process cells): its load-scale axis must move the
+        # results of every policy.
+        pages = [os.path.join(support.REPO, "README.md")] + sorted(
+            glob.glob(os.path.join(support.REPO, "docs", "**", "*.md"), recursive=True))
+        cmds = []
+        for page in pages:
+            with open(page) as f:
+                blocks = re.findall(r"```sh\n(.*?)```", f.read(), re.S)
+            cmds += [c for b in blocks for c in b.replace("\\\n", " ").splitlines()
+                     if c.startswith("python3 -m netsched.sweep") and "--load-scale" in c]
+        self.assertGreaterEqual(len(cmds), 1, "no sweep example with --load-scale in %s"
+                                % [os.path.relpath(p, support.REPO) for p in pages])
+        for cmd in cmds:
+            with self.subTest(command=cmd):
+                self.check_load_axis_matters(shlex.split(cmd)[3:])
+
+    def check_load_axis_matters(self, argv):
         with tempfile.TemporaryDirectory() as tmp:
             os.symlink(os.path.join(support.REPO, "data"), os.path.join(tmp, "data"))
             env = dict(os.environ, PYTHONPATH=os.path.join(support.REPO, "bindings", "python"))

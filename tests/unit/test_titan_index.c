@@ -9,7 +9,9 @@
  * values, so the rem-crossing rebuild runs), reserved uplinks, every
  * collective, phase budgets and pair bandwidth functions (so bandwidth
  * binds and the rounds walk past the top candidate), and leaves of one
- * server to many. The coverage counts at the end make sure each of those
+ * server to many. The scan also never takes the no-flow shortcut
+ * (problem.c cannot_bind), so instances where it applies compare the
+ * shortcut with the full bandwidth checks. The coverage counts at the end make sure each of those
  * paths was taken, so the comparison cannot pass vacuously.
  */
 #include "helpers/ns_test.h"
@@ -35,7 +37,7 @@ static double pair_lookup(int a, int b, void *user) {
 }
 
 typedef struct cover {
-  int placed, nospace, bw_limited, pair, multi_leaf;
+  int placed, nospace, bw_limited, bw_free, pair, multi_leaf;
 } cover;
 
 /* Background load: per server, all, none or a random part of its GPUs. */
@@ -100,6 +102,7 @@ static void compare_greedy(rng *r, const ns_cluster *c, const ns_job *j, const n
                            cover *cv) {
   tn_prob p;
   assert_int_equal(tn_prob_init(&p, c, j, o), NS_OK);
+  cv->bw_free += p.bw_free;
   unsigned char *allow = malloc((size_t)p.M);
   for (int s = 0; s < p.M; s++)
     allow[s] = (unsigned char)(rnd(r, 3) != 0);
@@ -146,6 +149,8 @@ static ns_job *random_job(rng *r, int free_gpus) {
 static void one_instance(rng *r, cover *cv) {
   int L = 1 + rnd(r, 5), spl = 1 + rnd(r, 6), G = 1 + rnd(r, 8), spines = rnd(r, 4);
   int lpp = spines ? 1 + rnd(r, 3) : 0;
+  if (rnd(r, 4) == 0) /* an uplink per GPU, as on the 2^22-GPU fabric */
+    spines = spl * G, lpp = 1;
   ns_cluster *c = ns_cluster_new_leaf_spine(L, spines, spl, G, lpp, 100.0);
   ns_job *holder = ns_job_new("holder", 1);
   load_random(r, c);
@@ -191,10 +196,16 @@ static void test_index_matches_scan_random(void **state) {
   const int N = 600;
   for (int i = 0; i < N; i++)
     one_instance(&r, &cv);
+  printf("# %d placed, %d no space, %d greedy runs bandwidth-limited, %d without flow "
+         "checks, %d with a pair function\n", cv.placed, cv.nospace, cv.bw_limited, cv.bw_free,
+         cv.pair);
   /* Each path was exercised, not just the trivial one. */
   assert_true(cv.placed >= N / 4);
   assert_true(cv.nospace >= 10);
   assert_true(cv.bw_limited >= 50); /* greedy runs that walked past the top */
+  assert_true(cv.bw_free >= N / 10); /* placed without adding flows, vs the scan's checks */
+  assert_true(cv.bw_free <= N - N / 4); /* ... and with them */
+
   assert_true(cv.pair >= N / 8);
   assert_true(cv.multi_leaf >= N / 4);
 }

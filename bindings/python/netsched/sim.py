@@ -750,31 +750,21 @@ class Simulator(Handle):
     @_serialised
     def load_models(self, path: PathLike) -> List[str]:
         """add_model_profile for every row of a CSV file with the header
-        name,forward_ms,backward_ms,model_bytes,memory_mb (netsched-sim
-        --models reads the same file); returns the names added. A missing
-        column or a bad value raises ValueError naming the line."""
-        import csv
+        name,forward_ms,backward_ms,model_bytes,memory_mb (other columns
+        ignored); returns the names read, in file order. The library reads
+        it (ns_sim_load_models), as netsched-sim --models does: the same
+        quoting, limits and checks (plain decimals, model_bytes a whole
+        number <= 2^53, unique names). All or nothing: a bad row raises
+        InvalidArgumentError naming the file and line, and no profile
+        changes; a missing or unreadable file FileNotFoundError /
+        PermissionError."""
         w = "sim.Simulator.load_models"
         path = _fspath(path, w, "path")
         _readable(path)
-        need = ("name", "forward_ms", "backward_ms", "model_bytes", "memory_mb")
-        names = []
-        with open(path, newline="") as f:
-            rows = csv.DictReader(f)
-            missing = [c for c in need if c not in (rows.fieldnames or ())]
-            if missing:
-                raise InvalidArgumentError("%s: %s line 1: missing column %s (header needs %s)"
-                                           % (w, path, missing[0], ",".join(need)))
-            for row in rows:
-                try:
-                    nbytes = int(row["model_bytes"])
-                    args = (float(row["forward_ms"]), float(row["backward_ms"]), nbytes,
-                            float(row["memory_mb"]))
-                    self.add_model_profile(row["name"], *args)
-                except (TypeError, ValueError) as e:
-                    raise InvalidArgumentError("%s: %s line %d: %s" % (w, path, rows.line_num, e))
-                names.append(row["name"])
-        return names
+        n = check(lib.ns_sim_load_models(self._ptr, as_str(path, w, "path")), w)
+        total = check(lib.ns_sim_added_profile_count(self._ptr), w)
+        return [lib.ns_sim_added_profile_name(self._ptr, i).decode("utf-8", "replace")
+                for i in range(total - n, total)]
 
     @_serialised
     def load_trace(self, path: PathLike,

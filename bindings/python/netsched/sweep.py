@@ -106,6 +106,8 @@ SPINES, LINKS_PER_PAIR, LINK_GBPS = 8, 2, 10.0  # netsched-sim's defaults
 MAX_CELLS = 100_000
 #: Longest line (characters) read back from a sweep CSV; a longer one is refused.
 MAX_LINE = 65536
+#: Largest --grid file read.
+MAX_GRID_BYTES = 1 << 20
 
 _T = TypeVar("_T")
 
@@ -314,7 +316,7 @@ def cluster_name(shape: ClusterShape | None) -> str:
     return "%dx%dx%dx%d" % (leaves, servers, gpus, spines)
 
 
-def _lib_text(e: BaseException, path: str | None = None) -> str:
+def _lib_text(e: BaseException, path: str | None = None, models: str = FLAGS["models"]) -> str:
     """An error's text without the bindings' own "sim.X.method: " prefix and
     "path 'P' " (the caller's message names both in the user's terms)."""
     if isinstance(e, OSError) and e.strerror:
@@ -328,7 +330,11 @@ def _lib_text(e: BaseException, path: str | None = None) -> str:
             if text.startswith(p):
                 text = text[len(p):]
     if "has no profile" in text:
-        text += "; give its profile with %s" % FLAGS["models"]
+        lib_hint = "ns_sim_add_model_profile / netsched-sim --models"
+        if lib_hint in text:  # the library names its C call and the CLI's option
+            text = text.replace(lib_hint, models)
+        else:
+            text += "; give its profile with %s" % models
     return text
 
 
@@ -415,7 +421,7 @@ class Grid:
                 _format(fmt, "%s: format of %r" % (w["traces"], path))
             path = str(path)
             if path != DEFAULT:
-                _check_trace(path, fmt, w["traces"], self.models)
+                _check_trace(path, fmt, w["traces"], self.models, w["models"])
             self.traces.append(path)
             self.trace_specs[path] = (os.path.abspath(path) if path != DEFAULT else None, fmt)
         _unique(self.traces, self.traces, w["traces"])
@@ -529,7 +535,8 @@ def _format(fmt: object, where: str) -> None:
                         % (where, fmt, _did_you_mean(fmt, FORMATS), ", ".join(FORMATS)))
 
 
-def _check_trace(path: str, fmt: str, where: str, models: str | None) -> None:
+def _check_trace(path: str, fmt: str, where: str, models: str | None,
+                 models_name: str = FLAGS["models"]) -> None:
     """The trace loads (same parser as the workers), before any cell runs."""
     with sim.Simulator() as s:
         try:
@@ -539,7 +546,7 @@ def _check_trace(path: str, fmt: str, where: str, models: str | None) -> None:
         except (NetschedError, OSError) as e:
             raise GridError("%s: cannot load %strace %r: %s"
                             % (where, "" if fmt == "auto" else fmt + " ", path,
-                               _lib_text(e, path))) from None
+                               _lib_text(e, path, models_name))) from None
 
 
 _GRID_KEYS = {"policies", "seeds", "clusters", "networks", "traces", "load_scales", "format",
@@ -547,20 +554,29 @@ _GRID_KEYS = {"policies", "seeds", "clusters", "networks", "traces", "load_scale
 
 
 def read_grid_file(path: StrPath) -> dict[str, Any]:
-    """The axes of a JSON (.json) or TOML (.toml) grid file, as a dict."""
+    """The axes of a JSON (.json) or TOML (.toml) grid file, as a dict
+    (UTF-8, a BOM allowed; at most MAX_GRID_BYTES, so /dev/zero or a wrong
+    file is refused at once rather than read without end)."""
+    toml = str(path).endswith(".toml")
     try:
-        if str(path).endswith(".toml"):
+        with open(path, "rb") as f:
+            raw = f.read(MAX_GRID_BYTES + 1)
+        if len(raw) > MAX_GRID_BYTES:
+            raise GridError("--grid: %r is larger than %d bytes: not a grid file"
+                            % (path, MAX_GRID_BYTES))
+        text = raw.decode("utf-8-sig")
+        if toml:
             import tomllib
-            with open(path, "rb") as f:
-                data = tomllib.load(f)
+            data = tomllib.loads(text)
         else:
-            with open(path) as f:
-                data = json.load(f)
+            data = json.loads(text)
     except OSError as e:
         raise GridError("--grid: cannot read %r: %s" % (path, e.strerror)) from None
+    except UnicodeDecodeError:
+        raise GridError("--grid: %r is not UTF-8 text" % path) from None
     except ValueError as e:  # json.JSONDecodeError and tomllib.TOMLDecodeError
         raise GridError("--grid: %r is not valid %s: %s"
-                        % (path, "TOML" if str(path).endswith(".toml") else "JSON", e)) from None
+                        % (path, "TOML" if toml else "JSON", e)) from None
     if not isinstance(data, dict):
         raise GridError("--grid: %r must hold an object of axes" % path)
     unknown = sorted(set(data) - _GRID_KEYS)
@@ -1141,13 +1157,16 @@ def run(grid: Grid | None = None, out: StrPath | None = None, workers: int | Non
                 raise GridError("%s: %r is not a cell index (the grid has %d cells, 0..%d)"
                                 % (w["cells"], i, size, size - 1))
             picked[i] = None
-        wanted = [grid.cell(i) for i in itertools.islice(picked, max_cells + 1)]
+            if len(picked) > max_cells:
+                break  # refused below, without reading the rest
+        wanted = [grid.cell(i) for i in picked]
     else:
         wanted = grid.cells()
     if len(wanted) > max_cells:
-        raise GridError("%s: %d cells to run (%s), more than %s %d: run parts of the grid "
+        raise GridError("%s: %s cells to run (%s), more than %s %d: run parts of the grid "
                         "(%s, e.g. as a Slurm job array) or raise %s"
-                        % (w["cells"] if cells is not None else "the grid", len(wanted),
+                        % (w["cells"] if cells is not None else "the grid",
+                           "over %d" % max_cells if cells is not None else len(wanted),
                            grid.shape_text(), w["max_cells"], max_cells, w["cells"],
                            w["max_cells"]))
     use_dask = client is not None or scheduler is not None or workers > 0
