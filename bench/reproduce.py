@@ -772,7 +772,7 @@ def dally_section():
         "the machine column follows from NVSwitch / NIC = %g and the network column from "
         "the 8:1 uplink and contention, not from ASTRA-sim per model."
         % (DALLY_INTRA / DALLY_NIC),
-        "Tiresias's skew: our Tiresias consolidates models of >= 200 MB (sim.h), not "
+        "Tiresias's skew: our Tiresias consolidates models of >= 200 MB (the default skew threshold, ns_sim_opts_set_skew_threshold), not "
         "Table 1's skew labels.",
         "Simulator: the phase model instead of ArtISt-sim (Themis + ASTRA-sim); Gandiva "
         "is not compared.",
