@@ -528,7 +528,7 @@ def titan_section():
             change(174, 334), arr_bf, "arrivals end long before the drain where placements "
             "differ (section)")
     summary("Titan", "machines used vs Elasticflow, time average", change(174, 334), tav_bf,
-            "`--network ideal`: %+.1f %% (the gain is the network's)" % tav_bf_ideal)
+            "`--network ideal`: %+.1f %% (most of the gain is the network's)" % tav_bf_ideal)
     summary("Titan", "machines used vs Tiresias, at arrivals (Exp#1)", change(174, 207),
             change(g("phase", "titan", "machines_at_arrival"),
                    g("phase", "tiresias", "machines_at_arrival")),
@@ -772,8 +772,8 @@ def dally_section():
         "the machine column follows from NVSwitch / NIC = %g and the network column from "
         "the 8:1 uplink and contention, not from ASTRA-sim per model."
         % (DALLY_INTRA / DALLY_NIC),
-        "Tiresias's skew: our Tiresias consolidates models of >= 200 MB (the default skew threshold, ns_sim_opts_set_skew_threshold), not "
-        "Table 1's skew labels.",
+        "Tiresias's skew: our Tiresias consolidates models of >= 200 MB (the default "
+        "skew threshold, ns_sim_opts_set_skew_threshold), not Table 1's skew labels.",
         "Simulator: the phase model instead of ArtISt-sim (Themis + ASTRA-sim); Gandiva "
         "is not compared.",
     ])
@@ -1024,7 +1024,9 @@ def commit():
     try:
         c = subprocess.run(["git", "-C", HERE, "rev-parse", "--short", "HEAD"],
                            capture_output=True, text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", HERE, "status", "--porcelain", "--", "."],
+        dirty = subprocess.run(["git", "-C", os.path.join(HERE, ".."), "status", "--porcelain",
+                                "--untracked-files=no", "--", ".",
+                                ":(exclude)bench/REPRODUCE.md"],
                                capture_output=True, text=True).stdout.strip()
         return c + (" (with uncommitted changes)" if dirty else "")
     except (OSError, subprocess.CalledProcessError):
