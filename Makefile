@@ -186,6 +186,7 @@ check: lib header-check $(UNIT_BINS) $(HOSTILE_BINS) $(ABI_BINS) examples
 	suite tests/python env $(PY_ENV) NETSCHED_LIBRARY=$(abspath $(OUT))/$(SO_NAME) \
 	  NETSCHED_SIM=$(abspath $(SIM_CLI)) PYTHONPATH=$(abspath bindings/python) $(PYTHON) tests/python/run.py; \
 	suite tests/python/mypy $(MYPY_CHECK); \
+	suite $(SLURM_DECIDE_TEST) $(SLURM_DECIDE_TEST); \
 	suite tests/slurm $(SLURM_CHECK); \
 	suite_summary
 
@@ -460,6 +461,16 @@ SLURM_DECIDE_SRCS := bindings/slurm/decide.c bindings/slurm/policies.c bindings/
                      bindings/slurm/waitlog.c
 SLURM_BIN := $(OBJ)/bindings/slurm/netsched-slurm
 SLURM_CFLAGS := -Iinclude $(TEST_CFLAGS) -D_DEFAULT_SOURCE
+
+# The adapter's decision equals the policy object's, for every preset: its
+# decision part on a synthetic snapshot, so no libslurm is needed (issue 28).
+SLURM_DECIDE_TEST := $(OBJ)/tests/slurm/test_decide_policy
+$(SLURM_DECIDE_TEST): tests/slurm/test_decide_policy.c $(SLURM_DECIDE_SRCS) \
+    bindings/slurm/adapter.h $(TEST_HELPERS) $(wildcard tests/unit/helpers/*.h) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(SLURM_CFLAGS) -Ibindings/slurm -Itests/unit $< $(SLURM_DECIDE_SRCS) $(TEST_HELPERS) -o $@ \
+	  $(LDFLAGS) $(LIB_A) -lcmocka $(LIB_LIBS)
+check: $(SLURM_DECIDE_TEST)
 
 ifneq ($(SLURM_H),)
 all: slurm

@@ -175,11 +175,13 @@ static int parse_int(const char *opt, const char *s, long lo, long hi, int *out)
   return 0;
 }
 
-/* A finite number >= lo (> lo if strict). */
+/* A finite decimal number >= lo (> lo if strict): digits, sign, point and
+   exponent only - strtod alone would take " 4", "0x10" (16) and "0x1p3". */
 static int parse_num(const char *opt, const char *s, double lo, int strict, double *out) {
   char *end;
   double v = strtod(s, &end);
-  if (*s == '\0' || *end != '\0' || !isfinite(v) || v < lo || (strict && v == lo)) {
+  if (*s == '\0' || *end != '\0' || s[strspn(s, "0123456789+-.eE")] != '\0' || !isfinite(v) ||
+      v < lo || (strict && v == lo)) {
     fprintf(stderr, "netsched-sim: %s must be a number %s %g (got '%s')\n", opt, strict ? ">" : ">=",
             lo, s);
     return -1;
@@ -423,6 +425,8 @@ static int opt_curve(cli *c, const char *o, char *v) {
   int no = 0, rc = 0;
   while (rc == 0 && fgets(line, sizeof line, f) != NULL) {
     no++;
+    if (no == 1 && strncmp(line, "\xEF\xBB\xBF", 3) == 0) /* UTF-8 BOM: not part of line 1 */
+      memmove(line, line + 3, strlen(line + 3) + 1);
     size_t len = strlen(line);
     if (len == sizeof line - 1 && line[len - 1] != '\n') {
       fprintf(stderr, "netsched-sim: %s %s line %d: longer than %zu bytes\n", o, v, no, sizeof line - 2);
@@ -874,6 +878,8 @@ static int read_gittins(cli *c) {
             path);
     rc = -1;
   } else {
+    if (strncmp(line, "\xEF\xBB\xBF", 3) == 0) /* UTF-8 BOM: not part of the header */
+      memmove(line, line + 3, strlen(line + 3) + 1);
     int n = split_csv(line, fld, 64);
     for (int i = 0; i < n && col < 0; i++)
       if (strcmp(fld[i], "duration") == 0)

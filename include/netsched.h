@@ -35,6 +35,7 @@
 #include "netsched/titan.h"
 #include "netsched/vclos.h"
 #include "netsched/dally.h"
+#include "netsched/policy.h"
 #include "netsched/sim.h"
 
 #endif /* NETSCHED_H */

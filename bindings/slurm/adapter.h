@@ -6,7 +6,7 @@
  *   slurm_io.c  libslurm only: snapshot in, decisions out (release, comment)
  *   comment.c   a job's comment: the user's part, hints, our wait section
  *   decide.c    libnetsched only: snapshot -> cluster -> policy -> decisions
- *   policies.c  the table of presets (the simulator's names), orders, models
+ *   policies.c  the presets (the library's ns_policy objects), orders, models
  *   state.c     the --state file (Dally's delay tuner between cycles)
  *   main.c      options, --once / --interval, lock, signals
  *
@@ -130,32 +130,38 @@ int nss_policy_strict(const nss_policy *p);
 const nss_order *nss_order_find(const char *name);
 const char *nss_order_name(const nss_order *o);
 const char *nss_order_names(void); /* "fifo|srsf|..." for messages */
-/* Sort key of a held job (smaller first; ties: submit time, then id). */
-double nss_order_key(const nss_order *o, const nss_job *j);
+typedef struct nss_ctx nss_ctx;
+/* Sort key of a held job, the policy object's (smaller first; ties: submit
+   time, then id). */
+double nss_order_key(nss_ctx *x, const nss_job *j);
+/* Ideal run time of a held job from its hints (SRSF / SJF), NAN if unknown. */
+double nss_job_ideal_ms(const nss_job *j);
 /* Model profiles (the simulator's four, sim.h). -1 if unknown. */
 int nss_model_find(const char *name);
 const char *nss_model_names(void);
 void nss_model_apply(int model, uint64_t iters, double gbps, ns_job *job);
 
 /* Everything a placement call may need, kept across cycles. */
-typedef struct nss_ctx {
+struct nss_ctx {
   const nss_policy *policy;
   const nss_order *order;
   int spines, links_per_pair;
   double link_gbps, nic_gbps;
   uint64_t seed;
-  ns_titan_opts *titan;
-  ns_vclos_opts *vclos;
-  ns_cassini_opts *cassini;
-  int last_candidates, last_best; /* CASSINI's last ranking, for --verbose */
-  ns_delay_tuner *tuner; /* Dally; persisted by state.c */
+  ns_policy *pol;        /* the library's policy object: the decisions */
+  ns_queue *q;           /* scratch: the held job it is asked about */
+  ns_decision *d;        /* scratch: its answer */
+  ns_delay_tuner *tuner; /* Dally: the policy's own tuner (borrowed); persisted by state.c */
   double now_ms;         /* this cycle's clock (wall ms, never before the tuner's) */
   /* Every wait the tuner recorded (for the state file): */
   struct nss_rec { int tier, gpus; double waited_ms, now_ms; } *recs;
   size_t nrecs, caprecs;
-} nss_ctx;
+};
 
 int nss_ctx_init(nss_ctx *x, const nss_policy *p, char *msg, size_t msglen);
+/* A fresh policy object for x's preset, --order and --seed (NULL: see
+   ns_last_error()). */
+ns_policy *nss_policy_new(const nss_ctx *x);
 void nss_ctx_free(nss_ctx *x);
 /* Asks the policy for `job` on `c` into `out`. Returns the library status;
    for Dally a decline is NS_ENOSPACE with its reason in msg. */

@@ -462,7 +462,7 @@ int nss_decide(nss_ctx *x, const nss_snapshot *s, nss_plan *plan, char *msg, siz
   int missing = 0, nheld = 0;
   for (int i = 0; i < s->njobs; i++)
     if (s->jobs[i].kind == NSS_JOB_HELD) {
-      items[nheld].key = nss_order_key(x->order, &s->jobs[i]);
+      items[nheld].key = nss_order_key(x, &s->jobs[i]);
       items[nheld++].j = &s->jobs[i];
     }
   /* Running jobs first: a released job not started yet gets what they

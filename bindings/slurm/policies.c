@@ -1,23 +1,23 @@
 /*
  * bindings/slurm/policies.c - the policy presets netsched-slurm accepts, by
- * the simulator's names (netsched-sim --list), each an order and one call of
- * a public policy entry point; the orders; the model profiles.
- *
- * The simulator's preset table is not reachable through the public API for
- * a single decision (ns_sim runs whole workloads), so the presets are
- * restated here as (name -> order, placement function) rows. What a preset
- * does beyond placement cannot be applied through Slurm and is left out,
- * documented in README "Using it with Slurm":
- *  - srsf-1, srsf-2, ada-srsf: SRSF order + LWF-1 placement; their
- *    communication admission (who may collide on a link) needs control of
- *    each iteration's all-reduce, which a batch scheduler does not have.
- *  - cassini-ff, cassini-lwf-1: CASSINI ranks the base policy's candidate
- *    placements (place_cassini) and the best is applied; its time-shifts
- *    need the same control of iterations and are not applied.
- *  - 2d-las, 2d-gittins: they suspend running jobs, which the adapter
- *    does not do; the waiting jobs it places have no attained service, so
- *    both queues reduce to arrival order, with first-fit placement.
- * Model profiles: AdaDUAL Table III, the simulator's four (sim.h).
+ * the simulator's names (netsched-sim --list): each is the library's policy
+ * object (ns_policy, netsched/policy.h), the one the simulator runs, so the
+ * adapter's decisions are the simulator's (tests/slurm/test_decide_policy.c
+ * checks it for every preset). The adapter supplies what it knows of a
+ * held job (id, submission time, ideal run time from its hints) and applies
+ * what the policy decides; what a preset does beyond placement cannot be
+ * applied through Slurm and is left out, documented in README "Using it
+ * with Slurm":
+ *  - srsf-1, srsf-2, ada-srsf: their communication admission (who may
+ *    collide on a link) needs control of each iteration's all-reduce, which
+ *    a batch scheduler does not have;
+ *  - cassini-ff, cassini-lwf-1: the ranked candidate is applied; its
+ *    time-shifts need the same control of iterations and are not applied;
+ *  - 2d-las, 2d-gittins: they suspend running jobs, which the adapter does
+ *    not do; the waiting jobs it places have no attained service, so both
+ *    queues reduce to arrival order, with first-fit placement.
+ * Also here: the orders --order accepts and the model profiles (AdaDUAL
+ * Table III, the simulator's four, sim.h).
  */
 #include <math.h>
 #include <stdio.h>
@@ -89,7 +89,7 @@ void nss_model_apply(int model, uint64_t iters, double gbps, ns_job *job) {
    all-reduce alone: inside one node at 100 Gbps as the simulator's
    intra_gbps, else over the 10 Gbps NIC), as the simulator's SRSF/SJF keys;
    without a model hint, the job's time limit; NAN if neither. */
-static double ideal_ms(const nss_job *j) {
+double nss_job_ideal_ms(const nss_job *j) {
   nss_model m;
   if (j->model >= 0 && j->iters > 0 && model_get(j->model, &m) == 0) {
     int n = j->gpus;
@@ -101,30 +101,18 @@ static double ideal_ms(const nss_job *j) {
   return j->limit_ms > 0 ? j->limit_ms : NAN;
 }
 
-/* ---- orders --------------------------------------------------------------- */
-
-typedef double (*nss_key_fn)(const nss_job *j);
+/* ---- orders (--order): the policy object's ---------------------------------- */
 
 struct nss_order {
   const char *name;
-  nss_key_fn key;
+  ns_policy_order order;
 };
 
-static double key_fifo(const nss_job *j) { return j->submit_ms; }
-static double key_srsf(const nss_job *j) { return ideal_ms(j) * j->gpus; }
-static double key_sjf(const nss_job *j) { return ideal_ms(j); }
-/* Dally §4.3.1: a job that has not run has Nw_sens 1 (ns_dally_priority(0,
-   I, 0, T)): every held job ties, so arrival order decides. */
-static double key_nw_sens(const nss_job *j) {
-  double p = ns_dally_priority(0, j->iters > 0 ? j->iters : 1, 0.0, 1.0);
-  return isfinite(p) ? p : 1.0;
-}
-
 static const nss_order orders[] = {
-    {"fifo", key_fifo},
-    {"srsf", key_srsf},
-    {"sjf", key_sjf},
-    {"nw-sens", key_nw_sens},
+    {"fifo", NS_POLICY_ORDER_FIFO},
+    {"srsf", NS_POLICY_ORDER_SRSF},
+    {"sjf", NS_POLICY_ORDER_SJF},
+    {"nw-sens", NS_POLICY_ORDER_NW_SENS},
 };
 #define NORDERS ((int)(sizeof orders / sizeof orders[0]))
 
@@ -137,224 +125,146 @@ const nss_order *nss_order_find(const char *name) {
 const char *nss_order_name(const nss_order *o) { return o->name; }
 const char *nss_order_names(void) { return "fifo|srsf|sjf|nw-sens"; }
 
-/* A job without an estimate sorts after every job with one. */
-double nss_order_key(const nss_order *o, const nss_job *j) {
-  double k = o->key(j);
-  return isnan(k) ? INFINITY : k;
-}
-
-/* ---- placements ---------------------------------------------------------- */
-
-/* The cluster is the cycle's own model: a policy may hide GPUs for a moment
-   (ns_cluster_occupy / vacate, as CASSINI's candidates do) but leaves it as
-   it found it. */
-typedef int (*nss_place_fn)(nss_ctx *x, ns_cluster *c, const ns_job *job,
-                            const nss_job *sj, ns_placement *out, char *msg, size_t msglen);
-
-static int place_ff(nss_ctx *x, ns_cluster *c, const ns_job *job, const nss_job *sj,
-                    ns_placement *out, char *msg, size_t msglen) {
-  (void)x, (void)sj, (void)msg, (void)msglen;
-  return ns_place_first_fit(c, job, out);
-}
-static int place_ls(nss_ctx *x, ns_cluster *c, const ns_job *job, const nss_job *sj,
-                    ns_placement *out, char *msg, size_t msglen) {
-  (void)x, (void)sj, (void)msg, (void)msglen;
-  return ns_place_list_scheduling(c, job, out);
-}
-/* The simulator seeds RAND with seed * golden + job index; here the job id. */
-static int place_rand(nss_ctx *x, ns_cluster *c, const ns_job *job, const nss_job *sj,
-                      ns_placement *out, char *msg, size_t msglen) {
-  (void)msg, (void)msglen;
-  return ns_place_random(c, job, x->seed * 0x9e3779b97f4a7c15ull + sj->id, out);
-}
-static int place_best_fit(nss_ctx *x, ns_cluster *c, const ns_job *job, const nss_job *sj,
-                          ns_placement *out, char *msg, size_t msglen) {
-  (void)x, (void)sj, (void)msg, (void)msglen;
-  return ns_place_best_fit(c, job, out);
-}
-/* The simulator's default skew threshold, 200 MB. */
-static int place_tiresias(nss_ctx *x, ns_cluster *c, const ns_job *job, const nss_job *sj,
-                          ns_placement *out, char *msg, size_t msglen) {
-  (void)x, (void)sj, (void)msg, (void)msglen;
-  return ns_place_tiresias(c, job, 200000000ull, out);
-}
-static int place_lwf1(nss_ctx *x, ns_cluster *c, const ns_job *job, const nss_job *sj,
-                      ns_placement *out, char *msg, size_t msglen) {
-  (void)x, (void)sj, (void)msg, (void)msglen;
-  return ns_lwf_place(c, job, 1, out);
-}
-static int place_titan(nss_ctx *x, ns_cluster *c, const ns_job *job, const nss_job *sj,
-                       ns_placement *out, char *msg, size_t msglen) {
-  (void)sj, (void)msg, (void)msglen;
-  return ns_titan_place(c, job, x->titan, out);
-}
-static int place_vclos(nss_ctx *x, ns_cluster *c, const ns_job *job, const nss_job *sj,
-                       ns_placement *out, char *msg, size_t msglen) {
-  (void)sj, (void)msg, (void)msglen;
-  return ns_vclos_place(c, job, x->vclos, out);
-}
-/* Dally Algorithm 1: starvation = time since submission (a held job has
-   never been assigned GPUs); the tuner's clock is wall-clock ms. An accept
-   on one machine or one rack is recorded by the tuner; we log it too so
-   the state file can replay it. */
-static int place_dally(nss_ctx *x, ns_cluster *c, const ns_job *job, const nss_job *sj,
-                       ns_placement *out, char *msg, size_t msglen) {
-  double starvation = x->now_ms - sj->submit_ms;
-  if (starvation < 0)
-    starvation = 0;
-  int accepted = 0;
-  int rc = ns_dally_offer(x->tuner, c, job, starvation, x->now_ms, out, &accepted);
-  if (rc < 0)
-    return rc;
-  if (accepted) {
-    ns_tier t = ns_placement_tier(out);
-    if (t == NS_TIER_MACHINE || t == NS_TIER_RACK)
-      return nss_ctx_log(x, (int)t, ns_job_gpus(job), starvation, x->now_ms) < 0 ? NS_ENOMEM
-                                                                                  : NS_OK;
-    return NS_OK;
+/* The policy's key of a held job (ns_policy_order_key): what the adapter
+   knows of it is its id, submission time and ideal run time. A job without
+   an estimate sorts after every job with one; one the library cannot
+   describe (no GPUs) last. */
+double nss_order_key(nss_ctx *x, const nss_job *j) {
+  double key = INFINITY;
+  ns_job *job = j->gpus > 0 ? ns_job_new("key", j->gpus) : NULL;
+  ns_queue_clear(x->q);
+  if (job != NULL && ns_queue_add(x->q, job, j->id, j->submit_ms) == 0) {
+    ns_queue_set_ideal_ms(x->q, 0, nss_job_ideal_ms(j));
+    if (ns_policy_order_key(x->pol, x->q, 0, &key) < 0 || isnan(key))
+      key = INFINITY;
   }
-  double m = 0, r = 0;
-  ns_dally_timers(x->tuner, c, ns_job_gpus(job), x->now_ms, &m, &r);
-  snprintf(msg, msglen,
-           "dally: no single machine free for it; declined after %.0f s (machine timer %.0f s, "
-           "rack timer %.0f s)",
-           starvation / 1e3, m / 1e3, r / 1e3);
-  return NS_ENOSPACE;
+  ns_queue_clear(x->q);
+  ns_job_free(job);
+  return key;
 }
 
-/* CASSINI (§4.2) over a base placement, as the simulator builds it: the
-   base policy's placement, then the base asked again with the free GPUs of
-   the first server of every earlier candidate hidden (ns_cluster_occupy,
-   undone before returning), up to 10 candidates or until it has no room.
-   Each candidate is described by ns_cassini_candidate_from_cluster (the
-   links it would share with committed jobs that have a phase profile, i.e.
-   model hints) and ns_cassini_rank picks the best; if every candidate has
-   an Affinity loop, the base placement. The time-shifts CASSINI computes
-   cannot be applied through Slurm (README): only the choice is. */
-#define NSS_CANDIDATES 10
-static int place_cassini(nss_ctx *x, ns_cluster *c, const ns_job *job, const nss_job *sj,
-                         nss_place_fn base, ns_placement *out, char *msg, size_t msglen) {
-  ns_placement *pl[NSS_CANDIDATES] = {0};
-  ns_candidate *cand[NSS_CANDIDATES] = {0};
-  int gps = ns_cluster_gpus_per_server(c), *occ = NULL, rc = NS_OK;
-  size_t n = 0, nocc = 0;
-  occ = malloc((size_t)NSS_CANDIDATES * (size_t)(gps > 0 ? gps : 1) * sizeof *occ);
-  if (occ == NULL)
-    return NS_ENOMEM;
-  while (n < NSS_CANDIDATES) {
-    if ((pl[n] = ns_placement_new()) == NULL) {
-      rc = NS_ENOMEM;
-      break;
-    }
-    rc = base(x, c, job, sj, pl[n], msg, msglen);
-    if (rc < 0)
-      break;
-    int server = ns_placement_gpu(pl[n], 0) / gps, nf = 0;
-    n++;
-    for (int g = server * gps; g < (server + 1) * gps; g++)
-      if (ns_cluster_gpu_is_free(c, g) == 1)
-        occ[nocc + (size_t)nf++] = g;
-    if (nf == 0 || ns_cluster_occupy(c, occ + nocc, (size_t)nf) < 0)
-      break;
-    nocc += (size_t)nf;
-  }
-  if (nocc > 0)
-    ns_cluster_vacate(c, occ, nocc);
-  free(occ);
-  size_t best = 0;
-  if (n > 0) {
-    rc = NS_OK;
-    for (size_t i = 0; i < n && rc == NS_OK; i++)
-      if ((cand[i] = ns_candidate_new()) == NULL ||
-          ns_cassini_candidate_from_cluster(cand[i], c, job, pl[i]) < 0)
-        rc = NS_ENOMEM;
-    if (rc == NS_OK) {
-      int r = ns_cassini_rank(cand, n, x->cassini, &best, NULL);
-      if (r < 0)
-        best = 0; /* every candidate loops (or ranking failed): the base placement */
-      x->last_candidates = (int)n, x->last_best = (int)best;
-      ns_placement_clear(out);
-      ns_placement_bind(out, c);
-      for (size_t q = 0; q < ns_placement_gpu_count(pl[best]); q++)
-        ns_placement_add_gpu(out, ns_placement_gpu(pl[best], q));
-    } else {
-      snprintf(msg, msglen, "cassini: cannot describe candidates: %s", ns_last_error());
-    }
-  }
-  for (size_t i = 0; i < NSS_CANDIDATES; i++) {
-    ns_placement_free(pl[i]);
-    ns_candidate_free(cand[i]);
-  }
-  return rc;
-}
-
-static int place_cassini_ff(nss_ctx *x, ns_cluster *c, const ns_job *job, const nss_job *sj,
-                            ns_placement *out, char *msg, size_t msglen) {
-  return place_cassini(x, c, job, sj, place_ff, out, msg, msglen);
-}
-static int place_cassini_lwf1(nss_ctx *x, ns_cluster *c, const ns_job *job, const nss_job *sj,
-                              ns_placement *out, char *msg, size_t msglen) {
-  return place_cassini(x, c, job, sj, place_lwf1, out, msg, msglen);
-}
+/* ---- presets: the library's table ---------------------------------------- */
 
 struct nss_policy {
-  const char *name, *desc;
-  const char *order;
-  nss_place_fn place;
-  int tuner; /* 0: none, 1: Dally auto timers, 2: Dally fixed timers */
-  int ocs;
-  int strict; /* 1: no backfilling - once a job waits, every later one waits */
+  int preset;
+  char desc[256];
 };
 
-static const nss_policy policies[] = {
-    {"ff", "FIFO, first-fit", "fifo", place_ff, 0, 0, 0},
-    {"ls", "FIFO, list scheduling (least workload)", "fifo", place_ls, 0, 0, 0},
-    {"rand", "FIFO, random GPUs (seed x golden ratio + job id)", "fifo", place_rand, 0, 0, 0},
-    {"best-fit", "FIFO, best-fit consolidation", "fifo", place_best_fit, 0, 0, 0},
-    {"tiresias", "FIFO, Tiresias-style skew consolidation (200 MB)", "fifo", place_tiresias, 0, 0, 0},
-    {"lwf-1", "FIFO, LWF-kappa with kappa = 1", "fifo", place_lwf1, 0, 0, 0},
-    {"srsf-ff", "SRSF order, first-fit", "srsf", place_ff, 0, 0, 0},
-    {"sjf-ff", "SJF order, first-fit", "sjf", place_ff, 0, 0, 0},
-    {"srsf-1", "SRSF order, LWF-1 (admission not enforceable by Slurm)", "srsf", place_lwf1, 0, 0, 0},
-    {"srsf-2", "SRSF order, LWF-1 (admission not enforceable by Slurm)", "srsf", place_lwf1, 0, 0, 0},
-    {"ada-srsf", "SRSF order, LWF-1 (AdaDUAL admission not enforceable by Slurm)", "srsf",
-     place_lwf1, 0, 0, 0},
-    {"titan", "FIFO, Titan non-idle-machine placement", "fifo", place_titan, 0, 0, 0},
-    {"vclos", "FIFO, vClos isolated virtual Clos", "fifo", place_vclos, 0, 0, 0},
-    {"ocs-vclos", "FIFO, OCS-vClos (OCS layer enabled)", "fifo", place_vclos, 0, 1, 0},
-    {"dally", "Nw_sens order, Dally delay scheduling, auto-tuned timers", "nw-sens", place_dally, 1,
-     0, 0},
-    {"dally-manual", "Nw_sens order, Dally delay scheduling, fixed timers", "nw-sens", place_dally,
-     2, 0, 0},
-    {"cassini-ff", "FIFO, first-fit + CASSINI ranking (time-shifts not enforceable by Slurm)",
-     "fifo", place_cassini_ff, 0, 0, 0},
-    {"cassini-lwf-1", "FIFO, LWF-1 + CASSINI ranking (time-shifts not enforceable by Slurm)",
-     "fifo", place_cassini_lwf1, 0, 0, 0},
-    {"fifo", "strict FIFO, first-fit, no backfilling (head-of-line blocking)", "fifo", place_ff, 0,
-     0, 1},
-    {"2d-las", "FIFO (no attained service yet), first-fit (2D-LAS preemption not enforceable by "
-     "Slurm)", "fifo", place_ff, 0, 0, 0},
-    {"2d-gittins", "FIFO (no attained service yet), first-fit (2D-Gittins preemption not "
-     "enforceable by Slurm)", "fifo", place_ff, 0, 0, 0},
-};
-#define NPOLICIES ((int)(sizeof policies / sizeof policies[0]))
+static nss_policy table[64];
+static int ntable;
+
+/* The table, with what Slurm cannot enforce said in each description. */
+static void load_table(void) {
+  if (ntable > 0)
+    return;
+  int n = ns_policy_preset_count();
+  for (int i = 0; i < n && i < 64; i++) {
+    ns_policy_order o = NS_POLICY_ORDER_FIFO;
+    ns_policy_admission a = NS_POLICY_ADMIT_ALL;
+    int cassini = 0;
+    ns_policy_preset_parts(i, &o, NULL, NULL, &a, NULL, &cassini, NULL);
+    const char *note = a != NS_POLICY_ADMIT_ALL ? " (admission not enforceable by Slurm)"
+                       : cassini ? " (time-shifts not enforceable by Slurm)"
+                       : o == NS_POLICY_ORDER_2D_LAS || o == NS_POLICY_ORDER_2D_GITTINS
+                           ? " (preemption not enforceable by Slurm: arrival order)"
+                           : "";
+    table[i].preset = i;
+    snprintf(table[i].desc, sizeof table[i].desc, "%s%s", ns_policy_preset_description(i), note);
+  }
+  ntable = n < 64 ? n : 64;
+}
 
 const nss_policy *nss_policy_find(const char *name) {
-  for (int i = 0; i < NPOLICIES; i++)
-    if (strcmp(policies[i].name, name) == 0)
-      return &policies[i];
-  return NULL;
+  load_table();
+  int i = ns_policy_preset_find(name);
+  return i >= 0 && i < ntable ? &table[i] : NULL;
 }
-int nss_policy_count(void) { return NPOLICIES; }
-const nss_policy *nss_policy_at(int i) { return i >= 0 && i < NPOLICIES ? &policies[i] : NULL; }
-const char *nss_policy_name(const nss_policy *p) { return p->name; }
+int nss_policy_count(void) {
+  load_table();
+  return ntable;
+}
+const nss_policy *nss_policy_at(int i) {
+  load_table();
+  return i >= 0 && i < ntable ? &table[i] : NULL;
+}
+const char *nss_policy_name(const nss_policy *p) { return ns_policy_preset_name(p->preset); }
 const char *nss_policy_desc(const nss_policy *p) { return p->desc; }
-const nss_order *nss_policy_default_order(const nss_policy *p) { return nss_order_find(p->order); }
-int nss_policy_uses_tuner(const nss_policy *p) { return p->tuner != 0; }
-int nss_policy_wants_ocs(const nss_policy *p) { return p->ocs; }
-int nss_policy_strict(const nss_policy *p) { return p->strict; }
+const nss_order *nss_policy_default_order(const nss_policy *p) {
+  ns_policy_order o = NS_POLICY_ORDER_FIFO;
+  ns_policy_preset_parts(p->preset, &o, NULL, NULL, NULL, NULL, NULL, NULL);
+  for (int i = 0; i < NORDERS; i++)
+    if (orders[i].order == o)
+      return &orders[i];
+  return &orders[0]; /* the preemptive orders: waiting jobs by arrival */
+}
+static int placement_of(const nss_policy *p) {
+  ns_policy_placement pl = NS_POLICY_PLACE_FIRST_FIT;
+  ns_policy_preset_parts(p->preset, NULL, &pl, NULL, NULL, NULL, NULL, NULL);
+  return (int)pl;
+}
+int nss_policy_uses_tuner(const nss_policy *p) {
+  int pl = placement_of(p);
+  return pl == NS_POLICY_PLACE_DALLY || pl == NS_POLICY_PLACE_DALLY_MANUAL;
+}
+int nss_policy_wants_ocs(const nss_policy *p) { return placement_of(p) == NS_POLICY_PLACE_OCS_VCLOS; }
+int nss_policy_strict(const nss_policy *p) {
+  int backfill = 1;
+  ns_policy_preset_parts(p->preset, NULL, NULL, NULL, NULL, NULL, NULL, &backfill);
+  return !backfill;
+}
 
+/* The policy object of the context: the preset, the --order and --seed. */
+ns_policy *nss_policy_new(const nss_ctx *x) {
+  ns_policy *p = ns_policy_new(nss_policy_name(x->policy));
+  if (p == NULL)
+    return NULL;
+  int rc = ns_policy_set_seed(p, x->seed);
+  if (rc == NS_OK && x->order != NULL && x->order != nss_policy_default_order(x->policy))
+    rc = ns_policy_set_order(p, x->order->order);
+  if (rc < 0) {
+    ns_policy_free(p);
+    return NULL;
+  }
+  return p;
+}
+
+/* ---- one held job offered to the policy ------------------------------------ */
+
+/* Dally: starvation = time since submission (a held job has never been
+   assigned GPUs); the tuner's clock is wall-clock ms. An accept on one
+   machine or one rack is recorded by the tuner; we log it too so the state
+   file can replay it. A decline says why. */
 int nss_policy_place(nss_ctx *x, ns_cluster *c, const ns_job *job, const nss_job *sj,
                      ns_placement *out, char *msg, size_t msglen) {
-  return x->policy->place(x, c, job, sj, out, msg, msglen);
+  ns_queue_clear(x->q);
+  int rc = ns_queue_add(x->q, job, sj->id, sj->submit_ms);
+  if (rc >= 0)
+    rc = ns_queue_set_ideal_ms(x->q, 0, nss_job_ideal_ms(sj));
+  if (rc >= 0)
+    rc = ns_policy_place(x->pol, c, x->q, 0, x->now_ms, x->d);
+  ns_queue_clear(x->q);
+  if (rc < 0)
+    return rc;
+  int st = ns_decision_status(x->d, 0);
+  double starvation = x->now_ms > sj->submit_ms ? x->now_ms - sj->submit_ms : 0.0;
+  if (st == NS_OK) {
+    rc = ns_decision_copy_placement(x->d, 0, out);
+    if (rc < 0)
+      return rc;
+    ns_placement_bind(out, c);
+    ns_tier t = ns_placement_tier(out);
+    if (x->tuner != NULL && (t == NS_TIER_MACHINE || t == NS_TIER_RACK))
+      return nss_ctx_log(x, (int)t, ns_job_gpus(job), starvation, x->now_ms) < 0 ? NS_ENOMEM
+                                                                                : NS_OK;
+    return NS_OK;
+  }
+  if (st == NS_ENOSPACE && x->tuner != NULL) {
+    double m = 0, r = 0;
+    ns_dally_timers(x->tuner, c, ns_job_gpus(job), x->now_ms, &m, &r);
+    snprintf(msg, msglen,
+             "dally: no single machine free for it; declined after %.0f s (machine timer %.0f s, "
+             "rack timer %.0f s)",
+             starvation / 1e3, m / 1e3, r / 1e3);
+  }
+  return st;
 }

@@ -2,11 +2,12 @@
  * bindings/slurm/state.c - what a policy keeps between cycles, and the
  * --state file that carries it across restarts.
  *
- * Only Dally keeps memory: its delay tuner (the waits of earlier accepts).
- * The public API has no serialiser for a tuner, so the adapter logs every
- * wait the tuner records (ns_dally_offer's accepts on one machine or one
- * rack) and the file lists them; loading replays them, oldest first, with
- * ns_delay_tuner_record into a fresh tuner. Waits older than the tuner's
+ * Only Dally keeps memory: the policy object's delay tuner (the waits of
+ * earlier accepts, ns_policy_tuner). The public API has no serialiser for a
+ * tuner, so the adapter logs every wait the tuner records (accepted offers
+ * on one machine or one rack) and the file lists them; loading replays
+ * them, oldest first, with ns_delay_tuner_record into a fresh policy's
+ * tuner. Waits older than the tuner's
  * history limit are dropped when saving.
  *
  * Format (text, one record a line):
@@ -28,14 +29,18 @@
 #include "adapter.h"
 
 #define STATE_MAGIC "netsched-slurm-state 1"
-#define HISTORY_MS (7 * 24 * 3600e3) /* the simulator's default */
-#define TIMER_MS (12 * 3600e3)       /* Dally §4.3.2: 12 h each */
+#define HISTORY_MS (7 * 24 * 3600e3) /* the policy object's default (the simulator's) */
 
-static ns_delay_tuner *new_tuner(const nss_policy *p) {
-  ns_delay_tuner *t = ns_delay_tuner_new(HISTORY_MS, TIMER_MS, TIMER_MS);
-  if (t != NULL && nss_policy_uses_tuner(p) && strcmp(nss_policy_name(p), "dally-manual") == 0)
-    ns_delay_tuner_set_manual(t, 1);
-  return t;
+/* x's policy object, queue and decision scratch, and its tuner (Dally). */
+static int make_policy(nss_ctx *x) {
+  x->pol = nss_policy_new(x);
+  x->q = ns_queue_new();
+  x->d = ns_decision_new();
+  x->tuner = x->pol != NULL && nss_policy_uses_tuner(x->policy) ? ns_policy_tuner(x->pol) : NULL;
+  return x->pol != NULL && x->q != NULL && x->d != NULL &&
+                 (!nss_policy_uses_tuner(x->policy) || x->tuner != NULL)
+             ? 0
+             : -1;
 }
 
 int nss_ctx_init(nss_ctx *x, const nss_policy *p, char *msg, size_t msglen) {
@@ -45,26 +50,20 @@ int nss_ctx_init(nss_ctx *x, const nss_policy *p, char *msg, size_t msglen) {
   x->link_gbps = keep.link_gbps, x->nic_gbps = keep.nic_gbps, x->seed = keep.seed;
   x->policy = p;
   x->order = keep.order ? keep.order : nss_policy_default_order(p);
-  x->titan = ns_titan_opts_new();
-  x->vclos = ns_vclos_opts_new();
-  x->cassini = ns_cassini_opts_new();
-  x->tuner = nss_policy_uses_tuner(p) ? new_tuner(p) : NULL;
-  if (x->titan == NULL || x->vclos == NULL || x->cassini == NULL || (nss_policy_uses_tuner(p) && x->tuner == NULL)) {
+  if (make_policy(x) < 0) {
     snprintf(msg, msglen, "cannot set up policy %s: %s", nss_policy_name(p), ns_last_error());
     nss_ctx_free(x);
     return -1;
   }
-  ns_titan_opts_set_seed(x->titan, x->seed);
   return 0;
 }
 
 void nss_ctx_free(nss_ctx *x) {
-  ns_titan_opts_free(x->titan);
-  ns_vclos_opts_free(x->vclos);
-  ns_cassini_opts_free(x->cassini);
-  ns_delay_tuner_free(x->tuner);
+  ns_policy_free(x->pol);
+  ns_queue_free(x->q);
+  ns_decision_free(x->d);
   free(x->recs);
-  x->titan = NULL, x->vclos = NULL, x->cassini = NULL, x->tuner = NULL, x->recs = NULL;
+  x->pol = NULL, x->q = NULL, x->d = NULL, x->tuner = NULL, x->recs = NULL;
   x->nrecs = x->caprecs = 0;
 }
 
@@ -79,9 +78,10 @@ int nss_state_load(nss_ctx *x, const char *path, char *msg, size_t msglen) {
              strerror(errno));
     return -1;
   }
-  nss_ctx fresh = *x;
-  fresh.tuner = new_tuner(x->policy);
+  nss_ctx fresh = *x; /* a fresh policy object, its tuner fed the file's waits */
   fresh.recs = NULL, fresh.nrecs = fresh.caprecs = 0, fresh.now_ms = 0;
+  if (make_policy(&fresh) < 0)
+    fresh.tuner = NULL;
   char line[256], pol[64] = "";
   int lineno = 0, ok = fresh.tuner != NULL;
   const char *why = ok ? NULL : "out of memory";
@@ -112,12 +112,10 @@ int nss_state_load(nss_ctx *x, const char *path, char *msg, size_t msglen) {
   if (!ok) {
     snprintf(msg, msglen, "state file '%s' ignored: %s%s%d; starting fresh", path, why,
              lineno > 0 ? " at line " : "", lineno);
-    ns_delay_tuner_free(fresh.tuner);
-    free(fresh.recs);
+    nss_ctx_free(&fresh);
     return -1;
   }
-  ns_delay_tuner_free(x->tuner);
-  free(x->recs);
+  nss_ctx_free(x);
   *x = fresh;
   return 0;
 }

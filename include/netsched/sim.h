@@ -847,7 +847,11 @@ NS_API int ns_sim_job_wait_iter(const ns_sim *s, int job, double *wait_ms, doubl
    start_ms,finish_ms,jct_ms,queue_ms,servers,comm_overhead,model,preemptions,
    wait_ms,iter_ms; queue_ms is the delay to the first start, wait_ms every
    wait; times empty if the job did not finish). NS_ESTATE before a run;
-   NS_EINVAL if the file cannot be written (names the path). */
+   NS_EINVAL if the file cannot be written (names the path; "is a
+   directory"). Written whole or not at all: to a temporary file next to
+   path, renamed over it only once every row was written, so a failure
+   leaves an existing file as it was (an existing non-regular file such as
+   /dev/stdout is written directly). */
 NS_API int ns_sim_write_jobs_csv(const ns_sim *s, const char *path);
 
 #ifdef __cplusplus

@@ -86,8 +86,8 @@ NS_API int ns_titan_opts_set_phase_budget_ms(ns_titan_opts *o, double ms);
    come from an index, not a scan), times a log factor where bandwidth
    binds (binary search of the run, and a walk down the ranking) and up to
    L more greedy runs (one per leaf) in that case. A 65,536-worker
-   halving-doubling job on 2^22 GPUs (524,288 machines): ~1 s and ~190 MB
-   on a loaded 2-core machine (bench/RESULTS.md). */
+   halving-doubling job on 2^22 GPUs (524,288 machines): ~0.2-0.3 s of CPU
+   and ~125 MB (bench/RESULTS.md). */
 NS_API int ns_titan_place(const ns_cluster *c, const ns_job *job, const ns_titan_opts *o,
                           ns_placement *out);
 /* The per-phase pair traffic C^t_{n,n'} of a collective, for inspection/tests:

@@ -1,12 +1,6 @@
 /*
- * src/sim/opts.c - simulator options and the named policy presets.
- *
- * Presets pair each paper's policy with the baselines it is compared
- * against: placement comparisons (ff, ls, rand, lwf-1) under FIFO as in the
- * LWF-kappa paper's Table IV setting, communication admission (srsf-1,
- * srsf-2, ada-srsf) under SRSF ordering with LWF-1 placement as in its
- * Table V, Dally against Tiresias-style consolidation and best-fit, vClos
- * and Titan against the network-agnostic first-fit, CASSINI against its base.
+ * src/sim/opts.c - simulator options; the named policy presets are the
+ * policy object's (ns_policy_preset_*, src/policy/presets.c).
  */
 #include <limits.h>
 #include <math.h>
@@ -18,79 +12,39 @@
 #include "sim/sim_internal.h"
 
 
-typedef struct nsi_preset {
-  const char *name, *desc;
-  ns_sim_order order;
-  ns_sim_placement placement;
-  int kappa;
-  ns_sim_admission admission;
-  int n, cassini;
-  int strict; /* 1: no backfilling (head-of-line blocking) */
-} nsi_preset;
-
-static const nsi_preset presets[] = {
-    {"ff", "FIFO, first-fit, backfilling (Tiresias's fjf)", NS_SIM_ORDER_FIFO, NS_SIM_PLACE_FIRST_FIT, 1, NS_SIM_ADMIT_ALL, 1, 0, 0},
-    {"ls", "FIFO, list scheduling (least workload)", NS_SIM_ORDER_FIFO,
-     NS_SIM_PLACE_LIST_SCHEDULING, 1, NS_SIM_ADMIT_ALL, 1, 0, 0},
-    {"rand", "FIFO, random GPUs", NS_SIM_ORDER_FIFO, NS_SIM_PLACE_RANDOM, 1, NS_SIM_ADMIT_ALL, 1, 0, 0},
-    {"best-fit", "FIFO, best-fit consolidation (Elasticflow-style)", NS_SIM_ORDER_FIFO,
-     NS_SIM_PLACE_BEST_FIT, 1, NS_SIM_ADMIT_ALL, 1, 0, 0},
-    {"tiresias", "FIFO, Tiresias-style skew consolidation", NS_SIM_ORDER_FIFO,
-     NS_SIM_PLACE_TIRESIAS, 1, NS_SIM_ADMIT_ALL, 1, 0, 0},
-    {"lwf-1", "FIFO, LWF-kappa with kappa = 1", NS_SIM_ORDER_FIFO, NS_SIM_PLACE_LWF, 1,
-     NS_SIM_ADMIT_ALL, 1, 0, 0},
-    {"srsf-ff", "SRSF order, first-fit", NS_SIM_ORDER_SRSF, NS_SIM_PLACE_FIRST_FIT, 1,
-     NS_SIM_ADMIT_ALL, 1, 0, 0},
-    {"sjf-ff", "SJF order, first-fit", NS_SIM_ORDER_SJF, NS_SIM_PLACE_FIRST_FIT, 1,
-     NS_SIM_ADMIT_ALL, 1, 0, 0},
-    {"srsf-1", "SRSF order, LWF-1, SRSF(1) admission", NS_SIM_ORDER_SRSF, NS_SIM_PLACE_LWF, 1,
-     NS_SIM_ADMIT_SRSF, 1, 0, 0},
-    {"srsf-2", "SRSF order, LWF-1, SRSF(2) admission", NS_SIM_ORDER_SRSF, NS_SIM_PLACE_LWF, 1,
-     NS_SIM_ADMIT_SRSF, 2, 0, 0},
-    {"ada-srsf", "SRSF order, LWF-1, AdaDUAL admission", NS_SIM_ORDER_SRSF, NS_SIM_PLACE_LWF, 1,
-     NS_SIM_ADMIT_ADADUAL, 1, 0, 0},
-    {"titan", "FIFO, Titan non-idle-machine placement", NS_SIM_ORDER_FIFO, NS_SIM_PLACE_TITAN, 1,
-     NS_SIM_ADMIT_ALL, 1, 0, 0},
-    {"vclos", "FIFO, vClos isolated virtual Clos", NS_SIM_ORDER_FIFO, NS_SIM_PLACE_VCLOS, 1,
-     NS_SIM_ADMIT_ALL, 1, 0, 0},
-    {"ocs-vclos", "FIFO, OCS-vClos (OCS layer enabled)", NS_SIM_ORDER_FIFO,
-     NS_SIM_PLACE_OCS_VCLOS, 1, NS_SIM_ADMIT_ALL, 1, 0, 0},
-    {"dally", "measured Nw_sens order, Dally delay scheduling (auto-tuned timers), Nw_sens re-offers at lease expiry", NS_SIM_ORDER_NW_SENS,
-     NS_SIM_PLACE_DALLY, 1, NS_SIM_ADMIT_ALL, 1, 0, 0},
-    {"dally-manual", "measured Nw_sens order, Dally delay scheduling (fixed timers), Nw_sens re-offers at lease expiry",
-     NS_SIM_ORDER_NW_SENS, NS_SIM_PLACE_DALLY_MANUAL, 1, NS_SIM_ADMIT_ALL, 1, 0, 0},
-    {"cassini-ff", "FIFO, first-fit + CASSINI ranking and time-shifts", NS_SIM_ORDER_FIFO,
-     NS_SIM_PLACE_FIRST_FIT, 1, NS_SIM_ADMIT_ALL, 1, 1, 0},
-    {"cassini-lwf-1", "FIFO, LWF-1 + CASSINI ranking and time-shifts", NS_SIM_ORDER_FIFO,
-     NS_SIM_PLACE_LWF, 1, NS_SIM_ADMIT_ALL, 1, 1, 0},
-    {"fifo", "strict FIFO, first-fit, no backfilling (head-of-line blocking; Tiresias's fifo)",
-     NS_SIM_ORDER_FIFO, NS_SIM_PLACE_FIRST_FIT, 1, NS_SIM_ADMIT_ALL, 1, 0, 1},
-    {"2d-las", "Tiresias's discretised 2D-LAS, preemptive, first-fit (its simulator's dlas-gpu)",
-     NS_SIM_ORDER_2D_LAS, NS_SIM_PLACE_FIRST_FIT, 1, NS_SIM_ADMIT_ALL, 1, 0, 0},
-    {"2d-gittins", "Tiresias's discretised 2D-Gittins, preemptive, first-fit (dlas-gpu-gittins)",
-     NS_SIM_ORDER_2D_GITTINS, NS_SIM_PLACE_FIRST_FIT, 1, NS_SIM_ADMIT_ALL, 1, 0, 0},
-};
-#define NPRESETS ((int)(sizeof presets / sizeof presets[0]))
+/* The presets are the policy object's table (src/policy/presets.c,
+   ns_policy_preset_*): the enums agree value for value (checked below). */
+_Static_assert((int)NS_SIM_ORDER_2D_GITTINS == (int)NS_POLICY_ORDER_2D_GITTINS &&
+                   (int)NS_SIM_ORDER_NW_SENS == (int)NS_POLICY_ORDER_NW_SENS,
+               "ns_sim_order and ns_policy_order agree");
+_Static_assert((int)NS_SIM_PLACE_CUSTOM == (int)NS_POLICY_PLACE_CUSTOM &&
+                   (int)NS_SIM_PLACE_DALLY == (int)NS_POLICY_PLACE_DALLY &&
+                   (int)NS_SIM_PLACE_OCS_VCLOS == (int)NS_POLICY_PLACE_OCS_VCLOS,
+               "ns_sim_placement and ns_policy_placement agree");
+_Static_assert((int)NS_SIM_ADMIT_ADADUAL == (int)NS_POLICY_ADMIT_ADADUAL,
+               "ns_sim_admission and ns_policy_admission agree");
+#define NPRESETS ns_policy_preset_count()
 
 int ns_sim_policy_count(void) { return NPRESETS; }
 
-const char *ns_sim_policy_name(int policy) {
-  return (policy >= 0 && policy < NPRESETS) ? presets[policy].name : "";
-}
+const char *ns_sim_policy_name(int policy) { return ns_policy_preset_name(policy); }
 
-const char *ns_sim_policy_description(int policy) {
-  return (policy >= 0 && policy < NPRESETS) ? presets[policy].desc : "";
-}
+const char *ns_sim_policy_description(int policy) { return ns_policy_preset_description(policy); }
 
 static void apply_preset(ns_sim_opts *o, int p) {
+  ns_policy_order order = NS_POLICY_ORDER_FIFO;
+  ns_policy_placement placement = NS_POLICY_PLACE_FIRST_FIT;
+  ns_policy_admission admission = NS_POLICY_ADMIT_ALL;
+  int kappa = 1, n = 1, cassini = 0, backfill = 1;
+  ns_policy_preset_parts(p, &order, &placement, &kappa, &admission, &n, &cassini, &backfill);
   o->policy = p;
-  o->order = presets[p].order;
-  o->placement = presets[p].placement;
-  o->kappa = presets[p].kappa;
-  o->admission = presets[p].admission;
-  o->admit_n = presets[p].n;
-  o->cassini = presets[p].cassini;
-  o->backfill = !presets[p].strict;
+  o->order = (ns_sim_order)order;
+  o->placement = (ns_sim_placement)placement;
+  o->kappa = kappa;
+  o->admission = (ns_sim_admission)admission;
+  o->admit_n = n;
+  o->cassini = cassini;
+  o->backfill = backfill;
 }
 
 /* The default contention curve e(k), k concurrent all-reduces on a link.
@@ -176,7 +130,8 @@ static int unknown_policy(const char *name) {
   size_t at = 0;
   list[0] = '\0';
   for (int i = 0; i < NPRESETS && at < sizeof list; i++)
-    at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", i ? ", " : "", presets[i].name);
+    at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", i ? ", " : "",
+                           ns_policy_preset_name(i));
   return nsi_fail(NS_EINVAL, "ns_sim_opts_set_policy_name: name '%.64s' is not a policy; valid: %s",
                   name, list);
 }
@@ -185,7 +140,7 @@ int ns_sim_opts_set_policy_name(ns_sim_opts *o, const char *name) {
   NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_policy_name", "o"));
   NSI_TRY(nsi_check_ptr(name, "ns_sim_opts_set_policy_name", "name"));
   for (int i = 0; i < NPRESETS; i++)
-    if (strcmp(name, presets[i].name) == 0) {
+    if (strcmp(name, ns_policy_preset_name(i)) == 0) {
       apply_preset(o, i);
       return NS_OK;
     }
@@ -195,7 +150,7 @@ int ns_sim_opts_set_policy_name(ns_sim_opts *o, const char *name) {
 const char *ns_sim_opts_policy_name(const ns_sim_opts *o) {
   if (o == NULL)
     return "";
-  return o->policy >= 0 ? presets[o->policy].name : "custom";
+  return o->policy >= 0 ? ns_policy_preset_name(o->policy) : "custom";
 }
 
 int ns_sim_opts_set_order(ns_sim_opts *o, ns_sim_order order) {

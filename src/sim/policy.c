@@ -1,14 +1,19 @@
 /*
- * src/sim/policy.c - calls the library's PUBLIC policy entry points, exactly
- * as a cluster manager would: ordering keys, placement dispatch, Dally
- * offers, AdaDUAL admission and CASSINI candidate ranking.
+ * src/sim/policy.c - the run's policy: the policy object of the public API
+ * (netsched/policy.h), asked exactly as a cluster manager asks it, plus
+ * what only a simulator can enforce (per-all-reduce admission, Dally's
+ * preemption readings, CASSINI's drift re-adjustment).
  *
- * CASSINI candidates (§4.2 leaves their source to the base scheduler): the
- * base policy's placement first; then the base policy asked again with the
- * free GPUs of the first server of every earlier candidate temporarily
- * marked busy (ns_cluster_occupy, undone with ns_cluster_vacate), until
- * max_candidates or NS_ENOSPACE. This yields distinct placements the base
- * policy itself would consider good, in its own preference order.
+ * The queue order, the placement dispatch, CASSINI's candidate search,
+ * ranking and time-shifts and Dally's tuner live behind ns_policy
+ * (src/policy/policy.c, moved from here in issue 28 with their decisions
+ * unchanged); this file builds the one-job queue view of a simulator job
+ * (id = its index, arrival, ideal run, Nw_sens, waiting since), asks
+ * ns_policy_order_key / ns_policy_place, and applies the decision: the
+ * placement, the time-shifts to the new job and the running ones, Dally's
+ * retry time as a wake-up. LWF-kappa, list scheduling and a custom callback
+ * read per-GPU remaining work, which the simulator sets on its cluster
+ * before asking (refresh_lwf_workload), as any caller would.
  *
  * Dally (§4.3.1; readings where the paper is silent, also in sim.h DALLY):
  *  - Nw_sens = compute x iterations done / ms run, from the network model's
@@ -95,39 +100,58 @@ static int dally_preempts(const ns_sim_opts *o) {
          !o->dally_no_preempt;
 }
 
+/* The policy object for the run's options: the preset, then every part
+   and option the options may have changed. */
+static int make_policy(ns_sim *s) {
+  const ns_sim_opts *o = &s->o;
+  ns_policy *p = ns_policy_new(o->policy >= 0 ? ns_policy_preset_name(o->policy) : "ff");
+  if (p == NULL)
+    return not_made(s, "ns_policy_new");
+  s->policy = p;
+  NSI_TRY(ns_policy_set_order(p, (ns_policy_order)o->order));
+  NSI_TRY(ns_policy_set_placement(p, (ns_policy_placement)o->placement));
+  NSI_TRY(ns_policy_set_kappa(p, o->kappa));
+  NSI_TRY(ns_policy_set_admission(p, (ns_policy_admission)o->admission, o->admit_n));
+  NSI_TRY(ns_policy_set_cassini(p, o->cassini, o->max_candidates));
+  NSI_TRY(ns_policy_set_backfill(p, o->backfill));
+  NSI_TRY(ns_policy_set_seed(p, o->seed));
+  NSI_TRY(ns_policy_set_skew_bytes(p, o->skew_bytes));
+  NSI_TRY(ns_policy_set_dally_timers(p, o->dally_history_ms, o->dally_machine_ms,
+                                     o->dally_rack_ms));
+  NSI_TRY(ns_policy_set_cassini_drift(p, o->cassini_drift));
+  if (o->place_fn != NULL)
+    NSI_TRY(ns_policy_set_place_fn(p, o->place_fn, o->place_user));
+  if ((s->pq = ns_queue_new()) == NULL || (s->pd = ns_decision_new()) == NULL)
+    return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
+  /* room for the one job it is asked about: ns_queue_add cannot fail later */
+  NSI_TRY(ns_queue_add(s->pq, (const ns_job *)s, 0, 0.0));
+  ns_queue_clear(s->pq);
+  return NS_OK;
+}
+
 int nsi_sim_policy_prepare(ns_sim *s) {
   const ns_sim_opts *o = &s->o;
   set_hooks(s);
   if (o->order == NS_SIM_ORDER_NW_SENS && !isfinite(ns_dally_priority(1, 2, 1.0, 1.0)))
     return unavailable(s, "ns_dally_priority");
-  if (o->placement == NS_SIM_PLACE_TITAN) {
-    ns_titan_opts *t = ns_titan_opts_new();
-    if (t == NULL)
-      return not_made(s, "ns_titan_opts_new");
-    s->titan_opts = t;
-    NSI_TRY(ns_titan_opts_set_seed(t, o->seed));
-  }
-  if (o->placement == NS_SIM_PLACE_VCLOS || o->placement == NS_SIM_PLACE_OCS_VCLOS) {
-    s->vclos_opts = ns_vclos_opts_new();
-    if (s->vclos_opts == NULL)
-      return not_made(s, "ns_vclos_opts_new");
-  }
-  if (o->placement == NS_SIM_PLACE_OCS_VCLOS) {
-    int rc = ns_cluster_enable_ocs(s->cluster, o->spines > 0 ? o->spines : 1);
-    if (rc < 0)
-      return nsi_fail(rc, "ns_sim_run: OCS-vClos needs an OCS layer: %s", ns_last_error());
-  }
-  if (o->placement == NS_SIM_PLACE_DALLY || o->placement == NS_SIM_PLACE_DALLY_MANUAL) {
-    ns_delay_tuner *t = ns_delay_tuner_new(o->dally_history_ms, o->dally_machine_ms, o->dally_rack_ms);
-    if (t == NULL)
-      return not_made(s, "ns_delay_tuner_new");
-    s->tuner = t;
-    if (o->placement == NS_SIM_PLACE_DALLY_MANUAL && ns_delay_tuner_set_manual(t, 1) < 0)
-      return unavailable(s, "ns_delay_tuner_set_manual");
-  }
   if (o->cassini && (o->placement == NS_SIM_PLACE_DALLY || o->placement == NS_SIM_PLACE_DALLY_MANUAL))
     return nsi_fail(NS_EINVAL, "ns_sim_run: CASSINI cannot augment Dally (every offer records a "
                                "wait in the tuner); choose another base placement");
+  int rc = make_policy(s);
+  if (rc < 0)
+    return nsi_fail(rc, "ns_sim_run: cannot make policy '%s': %s", pname(s), ns_last_error());
+  if (o->placement == NS_SIM_PLACE_OCS_VCLOS) {
+    rc = ns_cluster_enable_ocs(s->cluster, o->spines > 0 ? o->spines : 1);
+    if (rc < 0)
+      return nsi_fail(rc, "ns_sim_run: OCS-vClos needs an OCS layer: %s", ns_last_error());
+  }
+  /* the state it builds at its first decision (tuner, Titan / vClos /
+     CASSINI options), built now so that a missing part fails the run here */
+  if ((o->placement == NS_SIM_PLACE_DALLY || o->placement == NS_SIM_PLACE_DALLY_MANUAL) &&
+      ns_policy_tuner(s->policy) == NULL)
+    return not_made(s, "ns_delay_tuner_new");
+  if (o->cassini && ns_policy_cassini_opts(s->policy) == NULL)
+    return not_made(s, "ns_cassini_opts_new");
   if (dally_preempts(o)) {
     s->pre_pl = ns_placement_new();
     for (int i = 0; i < NSI_DALLY_MAX_VICTIMS && s->pre_pl != NULL; i++)
@@ -136,31 +160,14 @@ int nsi_sim_policy_prepare(ns_sim *s) {
     if (s->pre_pl == NULL)
       return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
   }
-  if (o->cassini) {
-    s->cassini_opts = ns_cassini_opts_new();
-    if (s->cassini_opts == NULL)
-      return not_made(s, "ns_cassini_opts_new");
-    /* the drift knob is the library's re-adjustment threshold (0: never) */
-    if (o->cassini_drift > 0 && ns_cassini_opts_set_drift_fraction(s->cassini_opts,
-                                                                   o->cassini_drift) < 0)
-      return unavailable(s, "ns_cassini_opts_set_drift_fraction");
-    for (int i = 0; i < NSI_SIM_MAX_CANDIDATES; i++)
-      if ((s->cand[i] = ns_placement_new()) == NULL)
-        return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
-  }
   return NS_OK;
 }
 
 void nsi_sim_policy_release(ns_sim *s) {
-  ns_titan_opts_free(s->titan_opts);
-  ns_vclos_opts_free(s->vclos_opts);
-  ns_delay_tuner_free(s->tuner);
-  ns_cassini_opts_free(s->cassini_opts);
-  s->titan_opts = s->vclos_opts = s->tuner = s->cassini_opts = NULL;
-  for (int i = 0; i < NSI_SIM_MAX_CANDIDATES; i++) {
-    ns_placement_free(s->cand[i]);
-    s->cand[i] = NULL;
-  }
+  ns_policy_free(s->policy);
+  ns_queue_free(s->pq);
+  ns_decision_free(s->pd);
+  s->policy = NULL, s->pq = NULL, s->pd = NULL;
   ns_placement_free(s->pre_pl);
   s->pre_pl = NULL;
   for (int i = 0; i < NSI_DALLY_MAX_VICTIMS; i++) {
@@ -174,55 +181,39 @@ void nsi_sim_policy_release(ns_sim *s) {
   s->lease_nkeep = s->lease_nstop = s->lease_ngo = 0;
 }
 
-/* ---- order: the queue key (fixed while a job waits) ------------------------ */
+/* ---- the one-job queue view the policy is asked with -------------------------- */
 
 static double ideal_ms(const ns_sim *s, const nsi_simjob *j) {
   return nsi_sim_ideal_iter_ms(&s->o, j) * (double)j->iterations;
 }
-static double order_fifo(const ns_sim *s, const nsi_simjob *j) {
-  (void)s;
-  return j->arrival_ms;
+
+/* s->pq = job ji as the caller knows it: id = its index, arrival, ideal run
+   (SRSF / SJF keys), kept Nw_sens (Dally's key), waiting since (Dally's
+   starvation: arrival or the latest suspension). */
+static void view(ns_sim *s, int ji) {
+  const nsi_simjob *j = &s->jobs[ji];
+  ns_queue_clear(s->pq);
+  ns_queue_add(s->pq, j->job, (uint64_t)ji, j->arrival_ms);
+  if (s->o.order == NS_SIM_ORDER_SRSF || s->o.order == NS_SIM_ORDER_SJF)
+    ns_queue_set_ideal_ms(s->pq, 0, ideal_ms(s, j));
+  if (isfinite(j->nw_sens))
+    ns_queue_set_nw_sens(s->pq, 0, j->nw_sens);
+  ns_queue_set_waiting_since(s->pq, 0, j->wait_from);
 }
-/* remaining service = GPU-time */
-static double order_srsf(const ns_sim *s, const nsi_simjob *j) { return ideal_ms(s, j) * j->gpus; }
-static double order_sjf(const ns_sim *s, const nsi_simjob *j) { return ideal_ms(s, j); }
-/* Nw_sens compared to 1e-9 (then by arrival): a one-GPU job's measure is
-   1 up to rounding, which must not order it against another's exact 1. */
+
+/* ---- order: the queue key (fixed while a job waits), the policy's ------------ */
+
+/* Nw_sens to 1e-9, as the policy's NW_SENS key (lease re-offers merge the
+   expired jobs' measured values into the queue by it). */
 static double offer_key(double k) { return round(k * 1e9) / 1e9; }
 
-/* Dally §4.3.1: offers in increasing Nw_sens; the key is the job's kept
-   value (the engine sets it at arrival and at every suspension), to 1e-9. */
-static double order_nw_sens(const ns_sim *s, const nsi_simjob *j) {
-  (void)s;
-  return offer_key(isfinite(j->nw_sens) ? j->nw_sens : 1.0);
+static double order_key(ns_sim *s, const nsi_simjob *j) {
+  double key = 0;
+  view(s, (int)(j - s->jobs));
+  ns_policy_order_key(s->policy, s->pq, 0, &key);
+  return key;
 }
-static double (*const order_fns[])(const ns_sim *, const nsi_simjob *) = {
-    [NS_SIM_ORDER_FIFO] = order_fifo, [NS_SIM_ORDER_SRSF] = order_srsf,
-    [NS_SIM_ORDER_SJF] = order_sjf, [NS_SIM_ORDER_NW_SENS] = order_nw_sens,
-    /* preemptive: las.c keeps the queues; the key is only arrival */
-    [NS_SIM_ORDER_2D_LAS] = order_fifo, [NS_SIM_ORDER_2D_GITTINS] = order_fifo};
 
-/* ---- place: one call of the base placement policy into `out` ---------------- */
-
-static int place_ff(ns_sim *s, int ji, ns_placement *out) {
-  return ns_place_first_fit(s->cluster, s->jobs[ji].job, out);
-}
-static int refresh_lwf_workload(ns_sim *s);
-
-static int place_ls(ns_sim *s, int ji, ns_placement *out) {
-  NSI_TRY(refresh_lwf_workload(s));
-  return ns_place_list_scheduling(s->cluster, s->jobs[ji].job, out);
-}
-static int place_rand(ns_sim *s, int ji, ns_placement *out) {
-  return ns_place_random(s->cluster, s->jobs[ji].job,
-                         s->o.seed * 0x9e3779b97f4a7c15ull + (uint64_t)ji, out);
-}
-static int place_best_fit(ns_sim *s, int ji, ns_placement *out) {
-  return ns_place_best_fit(s->cluster, s->jobs[ji].job, out);
-}
-static int place_tiresias(ns_sim *s, int ji, ns_placement *out) {
-  return ns_place_tiresias(s->cluster, s->jobs[ji].job, s->o.skew_bytes, out);
-}
 /* LWF-kappa's workload of a GPU is the work REMAINING on it (Algorithm 1).
    For the placements that read per-GPU workloads (LWF-kappa, list
    scheduling, a custom callback), once per event time each GPU's workload is set to the sum over its
@@ -246,108 +237,96 @@ static int refresh_lwf_workload(ns_sim *s) {
   return NS_OK;
 }
 
-static int place_lwf(ns_sim *s, int ji, ns_placement *out) {
-  NSI_TRY(refresh_lwf_workload(s));
-  return ns_lwf_place(s->cluster, s->jobs[ji].job, s->o.kappa, out);
+static int reads_workload(const ns_sim_opts *o) {
+  return o->placement == NS_SIM_PLACE_LWF || o->placement == NS_SIM_PLACE_LIST_SCHEDULING ||
+         o->placement == NS_SIM_PLACE_CUSTOM;
 }
-static int place_titan(ns_sim *s, int ji, ns_placement *out) {
-  return ns_titan_place(s->cluster, s->jobs[ji].job, s->titan_opts, out);
-}
-static int place_vclos(ns_sim *s, int ji, ns_placement *out) {
-  return ns_vclos_place(s->cluster, s->jobs[ji].job, s->vclos_opts, out);
-}
-/* The user's callback (NS_SIM_PLACE_CUSTOM). It gets an empty placement
-   bound to nothing, as a fresh ns_placement_new() would be (not the previous
-   job's GPUs), and the message buffer cleared, so that a status it returns
-   without a message is not reported with a stale one. NS_OK must come with
-   at least the job's GPUs (more is allowed, as vClos rounds sizes up) and
-   at most the cluster's. */
-static int place_custom(ns_sim *s, int ji, ns_placement *out) {
-  const nsi_simjob *j = &s->jobs[ji];
-  NSI_TRY(refresh_lwf_workload(s)); /* the cluster it reads: remaining work per GPU */
-  ns_placement_clear(out);
-  out->bound = 0;
-  nsi_fail(NS_OK, "%s", "");
-  int rc = s->o.place_fn(s->cluster, j->job, out, s->o.place_user);
-  if (rc < 0 && ns_last_error()[0] == '\0')
-    return nsi_fail(rc, "the custom placement callback (ns_sim_opts_set_place_fn) returned %d "
-                        "(%s) without a message", rc, ns_strerror(rc));
+
+/* ---- place: the policy object asked about one job ----------------------------- */
+
+/* Asks the policy about job ji now; *status = its decision for the job
+   (NS_OK: s->pd's start 0; NS_ENOSPACE: waits; NS_EINVAL: never fits). A
+   failure of the policy is returned with the simulator's message. */
+static int ask(ns_sim *s, int ji, int *status) {
+  if (reads_workload(&s->o))
+    NSI_TRY(refresh_lwf_workload(s)); /* the cluster it reads: remaining work per GPU */
+  view(s, ji);
+  int rc = ns_policy_place(s->policy, s->cluster, s->pq, 0, s->now, s->pd);
+  if (rc == NS_EUNSUPPORTED)
+    return unavailable(s, s->o.cassini ? "CASSINI" : "placement");
+  if (rc < 0 && strncmp(ns_last_error(), "CASSINI failed", 14) == 0)
+    return nsi_fail(rc, "ns_sim_run: %s", ns_last_error());
   if (rc < 0)
-    return rc;
-  if (rc > 0)
-    return nsi_fail(NS_EINVAL, "the custom placement callback (ns_sim_opts_set_place_fn) "
-                               "returned %d for job '%s', which is not a status (NS_OK, "
-                               "NS_ENOSPACE or another negative ns_status)", rc, j->name);
-  int total = ns_cluster_gpu_count(s->cluster);
-  if (out->ngpus < (size_t)j->gpus || out->ngpus > (size_t)total)
-    return nsi_fail(NS_EINVAL, "the custom placement callback (ns_sim_opts_set_place_fn) "
-                               "returned NS_OK with %zu GPUs for job '%s', which asks for %d "
-                               "(a placement holds %d..%d GPUs)",
-                    out->ngpus, j->name, j->gpus, j->gpus, total);
+    return nsi_fail(rc, "ns_sim_run: policy '%s' failed on job '%s': %s", pname(s),
+                    s->jobs[ji].name, ns_last_error());
+  *status = ns_decision_status(s->pd, 0);
   return NS_OK;
 }
 
-/* Dally: Algorithm 1 on the offer of the free GPUs; lines 1-2: starvation =
-   time the job has been waiting for GPUs: since its arrival, or since its
-   latest suspension (a preempted job's last assignment ended then). */
-static int place_dally(ns_sim *s, int ji, ns_placement *out) {
-  int accepted = 0;
-  double starvation = s->now - s->jobs[ji].wait_from;
-  int rc = ns_dally_offer(s->tuner, s->cluster, s->jobs[ji].job, starvation, s->now, out, &accepted);
+/* One call of the base placement into `out` (preemption trials): NS_OK,
+   NS_ENOSPACE, or the policy's status (NS_EINVAL: never fits). */
+static int base_place(ns_sim *s, int ji, ns_placement *out) {
+  int st = NS_OK;
+  NSI_TRY(ask(s, ji, &st));
+  if (st == NS_OK)
+    return nsi_placement_copy(out, ns_decision_placement(s->pd, 0));
+  return st == NS_ENOSPACE ? NS_ENOSPACE
+                           : nsi_fail(st, "policy '%s' can never place job '%s' here", pname(s),
+                                      s->jobs[ji].name);
+}
+
+/* Records the time-shifts decided with a placement or a re-adjustment (Eq. 5
+   t_j) for job ji and the running jobs on its shared links; the network
+   model applies them (fluid: each pauses once; phase: their next compute
+   phases are aligned). shift(x, job, &ms): the decision's or candidate's. */
+typedef int (*nsi_shift_of)(const void *x, const ns_job *job, double *ms);
+static int shift_of_decision(const void *x, const ns_job *job, double *ms) {
+  return ns_decision_shift_ms((const ns_decision *)x, 0, job, ms);
+}
+static int shift_of_candidate(const void *x, const ns_job *job, double *ms) {
+  return ns_candidate_shift_ms((const ns_candidate *)x, job, ms);
+}
+static int apply_shifts(ns_sim *s, int ji, nsi_shift_of shift, const void *x) {
+  double sh = 0;
+  int rc = shift(x, s->jobs[ji].job, &sh);
   if (rc < 0)
     return rc;
-  return accepted ? NS_OK : NS_ENOSPACE;
-}
-static int (*const place_fns[])(ns_sim *, int, ns_placement *) = {
-    [NS_SIM_PLACE_FIRST_FIT] = place_ff,      [NS_SIM_PLACE_LIST_SCHEDULING] = place_ls,
-    [NS_SIM_PLACE_RANDOM] = place_rand,       [NS_SIM_PLACE_BEST_FIT] = place_best_fit,
-    [NS_SIM_PLACE_TIRESIAS] = place_tiresias, [NS_SIM_PLACE_LWF] = place_lwf,
-    [NS_SIM_PLACE_TITAN] = place_titan,       [NS_SIM_PLACE_VCLOS] = place_vclos,
-    [NS_SIM_PLACE_OCS_VCLOS] = place_vclos,   [NS_SIM_PLACE_DALLY] = place_dally,
-    [NS_SIM_PLACE_DALLY_MANUAL] = place_dally, [NS_SIM_PLACE_CUSTOM] = place_custom};
-
-static int base_place(ns_sim *s, int ji, ns_placement *out) { return s->hooks.place(s, ji, out); }
-
-/* Dally: a declined job must be offered again when one of its timers
-   expires, even if nothing else happens then. Timers count from the start
-   of its wait (arrival or latest suspension); the rack timer is a total
-   (dally.h). One pending wake per job and timer value. */
-static int dally_wake(ns_sim *s, int ji) {
-  nsi_simjob *j = &s->jobs[ji];
-  double m = 0, r = 0;
-  if (ns_delay_tuner_timers(s->tuner, j->gpus, s->now, &m, &r) < 0)
-    return nsi_fail(NS_EUNSUPPORTED, "ns_sim_run: ns_delay_tuner_timers failed: %s",
-                    ns_last_error());
-  double at[2] = {j->wait_from + m, j->wait_from + r}, next = INFINITY;
-  for (int i = 0; i < 2; i++)
-    if (isfinite(at[i]) && at[i] > s->now && at[i] < next)
-      next = at[i];
-  if (isfinite(next) && next != j->wake_ms) {
-    j->wake_ms = next;
-    NSI_TRY(nsi_sim_heap_push(&s->heap, next, -1, 0));
+  s->jobs[ji].shift_ms = sh, s->jobs[ji].shift_pending = 1;
+  s->net_dirty = 1;
+  for (size_t r = 0; r < s->nrunning; r++) {
+    nsi_simjob *k = &s->jobs[s->running[r]];
+    if (shift(x, k->job, &sh) == NS_OK)
+      k->shift_ms = sh, k->shift_pending = 1;
   }
   return NS_OK;
 }
 
 int nsi_sim_place(ns_sim *s, int ji, int *placed) {
   *placed = 0;
-  if (s->hooks.shift != NULL)
-    return s->hooks.shift(s, ji, placed);
-  int rc = base_place(s, ji, s->pl);
-  if (rc == NS_ENOSPACE) {
-    if (s->tuner != NULL)
-      return dally_wake(s, ji);
+  int st = NS_OK;
+  NSI_TRY(ask(s, ji, &st));
+  if (st == NS_ENOSPACE) {
+    /* Dally: a declined job must be offered again when one of its timers
+       expires, even if nothing else happens then (one pending wake per job
+       and timer value) */
+    nsi_simjob *j = &s->jobs[ji];
+    double next = ns_decision_retry_ms(s->pd, 0);
+    if (isfinite(next) && next != j->wake_ms) {
+      j->wake_ms = next;
+      NSI_TRY(nsi_sim_heap_push(&s->heap, next, -1, 0));
+    }
     return NS_OK;
   }
-  if (rc == NS_EINVAL && s->o.placement != NS_SIM_PLACE_CUSTOM) {
+  if (st == NS_EINVAL) {
     *placed = -1; /* the policy can never host this job here (e.g. no vClos shape) */
     return NS_OK;
   }
-  if (rc < 0) {
-    if (rc == NS_EUNSUPPORTED)
-      return unavailable(s, "placement");
-    return nsi_fail(rc, "ns_sim_run: policy '%s' failed on job '%s': %s", pname(s),
-                    s->jobs[ji].name, ns_last_error());
+  NSI_TRY(nsi_placement_copy(s->pl, ns_decision_placement(s->pd, 0)));
+  if (ns_decision_has_shifts(s->pd, 0)) {
+    int rc = apply_shifts(s, ji, shift_of_decision, s->pd);
+    if (rc < 0)
+      return nsi_fail(rc, "ns_sim_run: CASSINI failed on job '%s': %s", s->jobs[ji].name,
+                      ns_last_error());
   }
   *placed = 1;
   return NS_OK;
@@ -800,132 +779,6 @@ static int (*const admit_fns[])(ns_sim *, nsi_simjob *, int *) = {
 
 /* ---- CASSINI ------------------------------------------------------------ */
 
-static int same_gpus(const ns_placement *a, const ns_placement *b) {
-  return a->ngpus == b->ngpus && memcmp(a->gpus, b->gpus, a->ngpus * sizeof *a->gpus) == 0;
-}
-
-/* Candidates from the base policy (see the file comment). */
-static int make_candidates(ns_sim *s, int ji, size_t *ncand) {
-  int gps = s->o.gpus_per_server;
-  int *occ = malloc((size_t)NSI_SIM_MAX_CANDIDATES * (size_t)gps * sizeof *occ);
-  if (occ == NULL)
-    return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
-  size_t nocc = 0, n = 0;
-  int rc = NS_OK;
-  while (n < (size_t)s->o.max_candidates) {
-    rc = base_place(s, ji, s->cand[n]);
-    if (rc < 0 || (n > 0 && same_gpus(s->cand[n], s->cand[n - 1])))
-      break; /* no placement left, or the policy repeats itself (GPU sharing) */
-    int server = ns_placement_gpu(s->cand[n], 0) / gps;
-    n++;
-    int fresh[64], nf = 0;
-    for (int g = server * gps; g < (server + 1) * gps && nf < 64; g++)
-      if (ns_cluster_gpu_is_free(s->cluster, g) == 1)
-        fresh[nf++] = g;
-    if (nf == 0)
-      break;
-    if ((rc = ns_cluster_occupy(s->cluster, fresh, (size_t)nf)) < 0)
-      break;
-    memcpy(occ + nocc, fresh, (size_t)nf * sizeof *occ);
-    nocc += (size_t)nf;
-  }
-  if (nocc > 0)
-    ns_cluster_vacate(s->cluster, occ, nocc);
-  free(occ);
-  *ncand = n;
-  /* No candidate left (NS_ENOSPACE) ends the list; another failure (out
-     of memory, a policy error) is the call's, not a shorter list. */
-  if (n == 0 || (rc < 0 && rc != NS_ENOSPACE))
-    return rc;
-  return NS_OK;
-}
-
-/* The library describes each candidate from the run's cluster, whose
-   committed jobs are the running ones (ns_cassini_candidate_from_cluster:
-   NIC ports per server, ECMP and vClos routes as network.c loads them).
-   The library's ring is over the placement's GPUs in their order, this
-   network's over the servers in ascending order: a placement without
-   reserved links is sorted first so that both are the same ring (a vClos
-   placement keeps its order, which its source routes follow; its shared
-   links, the NIC ports of its servers, do not depend on it). */
-static int describe(ns_sim *s, int ji, ns_placement *p, ns_candidate **cand) {
-  if (p->nlinks == 0)
-    qsort(p->gpus, p->ngpus, sizeof *p->gpus, nsi_cmp_int);
-  *cand = ns_candidate_new();
-  if (*cand == NULL)
-    return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory describing a CASSINI candidate");
-  return ns_cassini_candidate_from_cluster(*cand, s->cluster, s->jobs[ji].job, p);
-}
-
-/* Records the winner's time-shifts (Eq. 5 t_j) for the new job and the
-   running jobs on its shared links (the candidate's jobs); the network model
-   applies them (fluid: each pauses once; phase: their next compute phases
-   are aligned). */
-static int apply_shifts(ns_sim *s, int ji, const ns_candidate *cand) {
-  double sh = 0;
-  int rc = ns_candidate_shift_ms(cand, s->jobs[ji].job, &sh);
-  if (rc < 0)
-    return rc;
-  s->jobs[ji].shift_ms = sh, s->jobs[ji].shift_pending = 1;
-  s->net_dirty = 1;
-  for (size_t r = 0; r < s->nrunning; r++) {
-    nsi_simjob *k = &s->jobs[s->running[r]];
-    if (ns_candidate_shift_ms(cand, k->job, &sh) == NS_OK)
-      k->shift_ms = sh, k->shift_pending = 1;
-  }
-  return NS_OK;
-}
-
-static int rank_and_pick(ns_sim *s, int ji, size_t n, int *placed) {
-  ns_candidate *cands[NSI_SIM_MAX_CANDIDATES] = {0};
-  int rc = NS_OK;
-  size_t free_pick = n;
-  const ns_job *job = s->jobs[ji].job;
-  for (size_t i = 0; i < n && rc == NS_OK; i++) {
-    rc = describe(s, ji, s->cand[i], &cands[i]);
-    double sh;
-    if (rc == NS_OK && free_pick == n &&
-        ns_candidate_shift_ms(cands[i], job, &sh) == NS_ENOTFOUND)
-      free_pick = i; /* the job is on no shared link: fully compatible */
-  }
-  size_t best = 0;
-  if (rc == NS_OK && free_pick < n)
-    best = free_pick;
-  else if (rc == NS_OK) {
-    double scores[NSI_SIM_MAX_CANDIDATES];
-    rc = ns_cassini_rank(cands, n, s->cassini_opts, &best, scores);
-    if (rc == NS_ELOOP || rc == NS_ERANGE) /* no loop-free candidate: base placement */
-      rc = NS_OK, best = 0;
-    else if (rc == NS_OK)
-      rc = apply_shifts(s, ji, cands[best]);
-  }
-  if (rc == NS_OK)
-    rc = nsi_placement_copy(s->pl, s->cand[best]);
-  for (size_t i = 0; i < n; i++)
-    ns_candidate_free(cands[i]);
-  if (rc == NS_EUNSUPPORTED)
-    return unavailable(s, "CASSINI");
-  if (rc < 0)
-    return nsi_fail(rc, "ns_sim_run: CASSINI failed on job '%s': %s", s->jobs[ji].name,
-                    ns_last_error());
-  *placed = 1;
-  return NS_OK;
-}
-
-static int cassini_place(ns_sim *s, int ji, int *placed) {
-  size_t n = 0;
-  int rc = make_candidates(s, ji, &n);
-  if (rc == NS_ENOSPACE)
-    return NS_OK;
-  if (rc == NS_EINVAL && s->o.placement != NS_SIM_PLACE_CUSTOM) {
-    *placed = -1; /* never placeable, as in nsi_sim_place */
-    return NS_OK;
-  }
-  if (rc < 0)
-    return rc == NS_EUNSUPPORTED ? unavailable(s, "placement") : rc;
-  return rank_and_pick(s, ji, n, placed);
-}
-
 /* Re-adjustment (CASSINI §4.2, §5.7), called by the phase model when job j
    starts an all-reduce more than the drift threshold off its schedule: j's
    shared links are described again from the cluster (j is committed: the
@@ -952,7 +805,7 @@ static int cassini_readjust(ns_sim *s, nsi_simjob *j, int *done) {
   if (rc == NS_OK)
     rc = ns_cassini_candidate_from_cluster(cand, s->cluster, j->job, p);
   if (rc == NS_OK && ns_candidate_shift_ms(cand, j->job, &sh) != NS_ENOTFOUND) {
-    rc = ns_cassini_rank(&cand, 1, s->cassini_opts, &best, NULL);
+    rc = ns_cassini_rank(&cand, 1, ns_policy_cassini_opts(s->policy), &best, NULL);
     for (size_t r = 0; r < s->nrunning && rc == NS_OK; r++) {
       const nsi_simjob *k = &s->jobs[s->running[r]];
       double per = k->compute_ms + k->lone_comm; /* its iteration by its schedule */
@@ -960,10 +813,10 @@ static int cassini_readjust(ns_sim *s, nsi_simjob *j, int *done) {
         jobs[m] = k->job, iter[m++] = per;
     }
     if (rc == NS_OK)
-      rc = ns_cassini_readjust(cand, s->cassini_opts, jobs, iter, m, &n);
+      rc = ns_cassini_readjust(cand, ns_policy_cassini_opts(s->policy), jobs, iter, m, &n);
     int again = n > 0 || s->o.drift_rule == NS_SIM_DRIFT_READJUST;
     if (rc == NS_OK && again)
-      rc = apply_shifts(s, (int)(j - s->jobs), cand);
+      rc = apply_shifts(s, (int)(j - s->jobs), shift_of_candidate, cand);
     if (rc == NS_OK)
       *done = again;
     if (rc == NS_ELOOP || rc == NS_ERANGE)
@@ -980,10 +833,8 @@ static int cassini_readjust(ns_sim *s, nsi_simjob *j, int *done) {
 
 /* The run's policy: one function per part, from the options. */
 static void set_hooks(ns_sim *s) {
-  s->hooks.order = order_fns[s->o.order];
-  s->hooks.place = place_fns[s->o.placement];
+  s->hooks.order = order_key;
   s->hooks.admit_comm = admit_fns[s->o.admission];
-  s->hooks.shift = s->o.cassini ? cassini_place : NULL;
   int dally = dally_preempts(&s->o), lease = s->o.dally_lease_ms > 0;
   s->hooks.preempt = dally && !lease ? preempt_dally : NULL;
   s->hooks.lease = dally && lease ? lease_dally : NULL;

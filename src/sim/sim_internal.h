@@ -199,14 +199,13 @@ typedef struct nsi_netmodel {
   void (*measured)(struct ns_sim *s, nsi_simjob *j, double *done, double *run_ms);
 } nsi_netmodel;
 
-/* A policy: one function per part, the engine and the phase model call them. */
+/* A policy: one function per part, the engine and the phase model call
+   them; placement goes through the policy object (nsi_sim_place). */
 typedef struct nsi_hooks {
-  double (*order)(const struct ns_sim *s, const nsi_simjob *j);
-  int (*place)(struct ns_sim *s, int ji, ns_placement *out);
+  /* the queue key: the policy object's (ns_policy_order_key) */
+  double (*order)(struct ns_sim *s, const nsi_simjob *j);
   /* phase model: may j start its all-reduce now? */
   int (*admit_comm)(struct ns_sim *s, nsi_simjob *j, int *start);
-  /* CASSINI: rank the base policy's candidates and record time-shifts */
-  int (*shift)(struct ns_sim *s, int ji, int *placed);
   /* Dally's network-sensitive preemption (policy.c), after a scheduling
      pass: *waiter = a queued job that gets GPUs by suspending the running
      jobs s->pre_victims[0..s->pre_nvictims) (its accepted placement in
@@ -261,9 +260,12 @@ struct ns_sim {
   atomic_uint guard;
   ns_cluster *cluster;
   ns_placement *pl, *scratch;
-  void *tuner; /* ns_delay_tuner*, typed void to keep dally.h optional here */
-  void *titan_opts, *vclos_opts, *cassini_opts;
-  ns_placement *cand[NSI_SIM_MAX_CANDIDATES];
+  /* The run's policy object (netsched/policy.h): order, placement, CASSINI's
+     candidates, ranking and shifts, Dally's tuner; one-job queue and
+     decision it is asked with (policy.c) */
+  ns_policy *policy;
+  ns_queue *pq;
+  ns_decision *pd;
   int *order; /* job indices by arrival */
   int *queue;
   size_t nqueue, cap_queue;

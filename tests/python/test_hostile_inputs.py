@@ -324,6 +324,24 @@ class TestCliInputsAndOutputs(unittest.TestCase):
         kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
         self.assertLess(kb, 200 * 1024, "a child used %d KB" % kb)
 
+    def test_hex_and_spaced_option_values_are_refused(self):
+        # strtod alone read "0x10" as 16 and "0x1p3" as 8
+        for value in ("0x10", "0x1p3", " 4", "inf"):
+            r = cli("--gbps", value)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertEqual(r.stderr, "netsched-sim: --gbps must be a number > 0 (got '%s')\n"
+                             % value)
+
+    def test_bom_does_not_hide_the_first_row_of_a_contention_curve(self):
+        # with the BOM, line 1 failed to parse as a number and was skipped as
+        # a header: the first point silently lost. Now it is read (and here refused).
+        curve = os.path.join(self.tmp.name, "curve.csv")
+        with open(curve, "wb") as f:
+            f.write(b"\xef\xbb\xbf1,1.6\n2,0.8\n")
+        r = cli("--contention-curve", curve)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("e[0] must be a fraction of capacity in (0, 1] (got 1.6)", r.stderr)
+
     def test_trace_and_models_directories_are_named(self):
         for opt in ("--trace", "--models"):
             r = cli(opt, self.tmp.name)

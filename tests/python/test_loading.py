@@ -21,8 +21,10 @@ _HANDLES = {"ns_job": _clib.JOB, "ns_link": _clib.LINK, "ns_cluster": _clib.CLUS
             "ns_affinity": _clib.AFFINITY, "ns_candidate": _clib.CANDIDATE,
             "ns_titan_opts": _clib.TITAN_OPTS, "ns_vclos_opts": _clib.VCLOS_OPTS,
             "ns_delay_tuner": _clib.DELAY_TUNER, "ns_sim_opts": _clib.SIM_OPTS,
-            "ns_sim": _clib.SIM}
+            "ns_sim": _clib.SIM, "ns_policy": _clib.POLICY, "ns_queue": _clib.QUEUE,
+            "ns_decision": _clib.DECISION}
 _SCALARS = {"void": None, "void*": c_void_p, "ns_sim_place_fn": _clib.SIM_PLACE_FN,
+            "ns_policy_place_fn": _clib.POLICY_PLACE_FN,
             "ns_sim_progress_fn": _clib.SIM_PROGRESS_FN,
             "double(*)(int,int,void*)": _clib.TITAN_PAIR_FN, "int": c_int, "double": c_double, "size_t": c_size_t, "uint64_t": c_uint64,
             "char*": c_char_p}

@@ -27,6 +27,8 @@ from .errors import (CancelledError, ClosedHandleError, InvalidArgumentError, Lo
                      RangeError, SolverError, StateError, Status, UnsupportedError,
                      last_error, strerror)
 from . import adadual, cassini, dally, lwf, sim, titan, vclos  # noqa: E402
+from . import policy  # noqa: E402
+from .policy import Policy  # noqa: E402
 from .sim import Simulator  # noqa: E402
 
 __version__: str = "0.1.0"
@@ -37,12 +39,12 @@ missing_symbols = _clib.missing_symbols
 has_symbol = _clib.has
 
 __all__ = [
-    "Cluster", "Collective", "Job", "Link", "Placement", "Simulator", "Tier", "version",
+    "Cluster", "Collective", "Job", "Link", "Placement", "Policy", "Simulator", "Tier", "version",
     "version_number",
     "NetschedError", "InvalidArgumentError", "OutOfMemoryError", "NotFoundError",
     "NoSpaceError", "StateError", "LoopError", "RangeError", "SolverError",
     "UnsupportedError", "CancelledError", "ClosedHandleError", "MissingSymbolError", "Status", "strerror",
-    "last_error", "adadual", "cassini", "dally", "lwf", "sim", "titan", "vclos",
+    "last_error", "adadual", "cassini", "dally", "lwf", "policy", "sim", "titan", "vclos",
     "library_path",
     "missing_symbols", "has_symbol",
 ]

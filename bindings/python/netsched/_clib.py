@@ -88,6 +88,18 @@ class _Sim(_Opaque):
     pass
 
 
+class _Policy(_Opaque):
+    pass
+
+
+class _Queue(_Opaque):
+    pass
+
+
+class _Decision(_Opaque):
+    pass
+
+
 JOB = POINTER(_Job)
 LINK = POINTER(_Link)
 CLUSTER = POINTER(_Cluster)
@@ -100,6 +112,9 @@ VCLOS_OPTS = POINTER(_VclosOpts)
 DELAY_TUNER = POINTER(_DelayTuner)
 SIM_OPTS = POINTER(_SimOpts)
 SIM = POINTER(_Sim)
+POLICY = POINTER(_Policy)
+QUEUE = POINTER(_Queue)
+DECISION = POINTER(_Decision)
 
 if TYPE_CHECKING:
     #: A typed handle pointer (JOB, LINK, ...; ctypes makes each a distinct
@@ -117,6 +132,8 @@ _size_p = POINTER(c_size_t)
 SIM_PLACE_FN = ctypes.CFUNCTYPE(c_int, CLUSTER, JOB, PLACEMENT, c_void_p)
 SIM_PROGRESS_FN = ctypes.CFUNCTYPE(None, c_size_t, c_size_t, c_void_p)
 TITAN_PAIR_FN = ctypes.CFUNCTYPE(c_double, c_int, c_int, c_void_p)
+# policy.h's ns_policy_place_fn is the same C type as ns_sim_place_fn.
+POLICY_PLACE_FN = SIM_PLACE_FN
 
 # name: (restype, [argtypes]) -- in the order of the public headers.
 # ns_tier / ns_collective / ns_status are C enums: passed and returned as int.
@@ -287,6 +304,62 @@ _TABLE: dict[str, tuple[Any, list[Any]]] = {
     "ns_dally_priority": (c_double, [c_uint64, c_uint64, c_double, c_double]),
     "ns_dally_job_priority": (c_double, [JOB, c_double]),
     "ns_dally_offer_order": (c_int, [_dbl_p, c_size_t, _size_p]),
+    # policy.h
+    "ns_policy_preset_count": (c_int, []),
+    "ns_policy_preset_name": (c_char_p, [c_int]),
+    "ns_policy_preset_description": (c_char_p, [c_int]),
+    "ns_policy_preset_find": (c_int, [c_char_p]),
+    "ns_policy_preset_parts": (c_int, [c_int, _int_p, _int_p, _int_p, _int_p, _int_p, _int_p,
+                                       _int_p]),
+    "ns_policy_new": (POLICY, [c_char_p]),
+    "ns_policy_free": (None, [POLICY]),
+    "ns_policy_name": (c_char_p, [POLICY]),
+    "ns_policy_set_order": (c_int, [POLICY, c_int]),
+    "ns_policy_set_placement": (c_int, [POLICY, c_int]),
+    "ns_policy_set_kappa": (c_int, [POLICY, c_int]),
+    "ns_policy_set_admission": (c_int, [POLICY, c_int, c_int]),
+    "ns_policy_set_cassini": (c_int, [POLICY, c_int, c_int]),
+    "ns_policy_set_backfill": (c_int, [POLICY, c_int]),
+    "ns_policy_set_seed": (c_int, [POLICY, c_uint64]),
+    "ns_policy_set_skew_bytes": (c_int, [POLICY, c_uint64]),
+    "ns_policy_set_dally_timers": (c_int, [POLICY, c_double, c_double, c_double]),
+    "ns_policy_set_cassini_drift": (c_int, [POLICY, c_double]),
+    "ns_policy_set_place_fn": (c_int, [POLICY, POLICY_PLACE_FN, c_void_p]),
+    "ns_policy_order_of": (c_int, [POLICY]),
+    "ns_policy_placement_of": (c_int, [POLICY]),
+    "ns_policy_admission_of": (c_int, [POLICY, _int_p]),
+    "ns_policy_uses_cassini": (c_int, [POLICY]),
+    "ns_policy_backfills": (c_int, [POLICY]),
+    "ns_policy_tuner": (DELAY_TUNER, [POLICY]),
+    "ns_policy_cassini_opts": (CASSINI_OPTS, [POLICY]),
+    "ns_queue_new": (QUEUE, []),
+    "ns_queue_free": (None, [QUEUE]),
+    "ns_queue_clear": (None, [QUEUE]),
+    "ns_queue_count": (c_size_t, [QUEUE]),
+    "ns_queue_truncate": (c_int, [QUEUE, c_size_t]),
+    "ns_queue_add": (c_int, [QUEUE, JOB, c_uint64, c_double]),
+    "ns_queue_set_ideal_ms": (c_int, [QUEUE, c_size_t, c_double]),
+    "ns_queue_set_nw_sens": (c_int, [QUEUE, c_size_t, c_double]),
+    "ns_queue_set_waiting_since": (c_int, [QUEUE, c_size_t, c_double]),
+    "ns_decision_new": (DECISION, []),
+    "ns_decision_free": (None, [DECISION]),
+    "ns_decision_job_count": (c_size_t, [DECISION]),
+    "ns_decision_start_count": (c_size_t, [DECISION]),
+    "ns_decision_start_job": (c_size_t, [DECISION, c_size_t]),
+    "ns_decision_placement": (PLACEMENT, [DECISION, c_size_t]),
+    "ns_decision_copy_placement": (c_int, [DECISION, c_size_t, PLACEMENT]),
+    "ns_decision_shift_ms": (c_int, [DECISION, c_size_t, JOB, _dbl_p]),
+    "ns_decision_has_shifts": (c_int, [DECISION, c_size_t]),
+    "ns_decision_status": (c_int, [DECISION, c_size_t]),
+    "ns_decision_next_ms": (c_double, [DECISION]),
+    "ns_decision_retry_ms": (c_double, [DECISION, c_size_t]),
+    "ns_policy_order_key": (c_int, [POLICY, QUEUE, c_size_t, _dbl_p]),
+    "ns_policy_place": (c_int, [POLICY, CLUSTER, QUEUE, c_size_t, c_double, DECISION]),
+    "ns_policy_decide": (c_int, [POLICY, CLUSTER, QUEUE, c_double, DECISION]),
+    "ns_policy_started": (c_int, [POLICY, JOB, c_double]),
+    "ns_policy_finished": (c_int, [POLICY, JOB, c_double]),
+    "ns_policy_suspended": (c_int, [POLICY, JOB, c_double]),
+    "ns_policy_progress": (c_int, [POLICY, JOB, c_double, c_double, c_double]),
     # sim.h
     "ns_sim_policy_count": (c_int, []),
     "ns_sim_policy_name": (c_char_p, [c_int]),

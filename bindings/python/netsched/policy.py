@@ -1,0 +1,412 @@
+"""The policy object (policy.h): the presets the simulator measures, as one
+handle a cluster manager written in Python runs -- the same object the
+simulator and netsched-slurm run, so its decisions are the simulator's.
+
+Example (one scheduling instant; the cluster has every running job
+committed where it runs):
+
+>>> import netsched
+>>> from netsched.policy import Policy, Queue
+>>> c = netsched.Cluster.leaf_spine(2, 2, 2, 4, 1, 10.0)
+>>> a, b = netsched.Job("a", 4), netsched.Job("b", 8)
+>>> q = Queue()
+>>> q.add(a, id=1, arrival_ms=0.0)
+0
+>>> q.add(b, id=2, arrival_ms=5.0)
+1
+>>> p = Policy("ff")
+>>> d = p.decide(c, q, now_ms=10.0)
+>>> [(i, d.placement(k).gpus) for k, i in enumerate(d.started)]
+[(0, [0, 1, 2, 3]), (1, [4, 5, 6, 7, 8, 9, 10, 11])]
+>>> for k, i in enumerate(d.started):      # act, then report back
+...     c.commit(q.job(i), d.placement(k))
+...     p.started(q.job(i), 10.0)
+>>> p.finished(a, 20.0); c.release(a)
+"""
+
+from __future__ import annotations
+
+import ctypes
+import enum
+from ctypes import c_double, c_int
+from typing import Callable
+
+from ._clib import lib
+from ._handle import Handle, as_enum, as_flag, as_handle, as_int, as_real, as_size, as_str, as_u64
+from .core import Cluster, Job, Placement
+from .errors import NetschedError, Status, check
+from .sim import _PlaceCallback
+
+
+class Order(enum.IntEnum):
+    """The queue order (ns_policy_order)."""
+
+    FIFO = 0
+    SRSF = 1
+    SJF = 2
+    NW_SENS = 3
+    LAS_2D = 4
+    GITTINS_2D = 5
+
+
+class PlacementKind(enum.IntEnum):
+    """The base placement (ns_policy_placement)."""
+
+    FIRST_FIT = 0
+    LIST_SCHEDULING = 1
+    RANDOM = 2
+    BEST_FIT = 3
+    TIRESIAS = 4
+    LWF = 5
+    TITAN = 6
+    VCLOS = 7
+    OCS_VCLOS = 8
+    DALLY = 9
+    DALLY_MANUAL = 10
+    CUSTOM = 11
+
+
+class Admission(enum.IntEnum):
+    """Communication admission (ns_policy_admission; the simulator enforces it)."""
+
+    ALL = 0
+    SRSF = 1
+    ADADUAL = 2
+
+
+def presets() -> list[tuple[str, str]]:
+    """Every preset as (name, description): the table netsched-sim --list prints."""
+    return [(lib.ns_policy_preset_name(i).decode(), lib.ns_policy_preset_description(i).decode())
+            for i in range(lib.ns_policy_preset_count())]
+
+
+def preset_parts(name: str) -> dict[str, int | bool]:
+    """The parts of preset `name`: order, placement, kappa, admission,
+    admit_n, cassini, backfill (InvalidArgumentError listing the valid names)."""
+    w = "policy.preset_parts"
+    i = check(lib.ns_policy_preset_find(as_str(name, w, "name")), w)
+    o, pl, k, a, n, cas, bf = (c_int() for _ in range(7))
+    check(lib.ns_policy_preset_parts(i, ctypes.byref(o), ctypes.byref(pl), ctypes.byref(k),
+                                     ctypes.byref(a), ctypes.byref(n), ctypes.byref(cas),
+                                     ctypes.byref(bf)), w)
+    return {"order": Order(o.value), "placement": PlacementKind(pl.value), "kappa": k.value,
+            "admission": Admission(a.value), "admit_n": n.value, "cassini": bool(cas.value),
+            "backfill": bool(bf.value)}
+
+
+class Queue(Handle):
+    """What the caller knows of the waiting jobs (ns_queue). The queue keeps
+    the Job objects alive; indexes are the order of add()."""
+
+    _free_fn = "ns_queue_free"
+
+    def __init__(self) -> None:
+        super().__init__(lib.ns_queue_new())
+        self._jobs: list[Job] = []
+
+    def add(self, job: Job, id: int, arrival_ms: float, *, ideal_ms: float | None = None,
+            nw_sens: float | None = None, waiting_since_ms: float | None = None) -> int:
+        """Adds a waiting job with a stable id and its arrival; optionally its
+        ideal run time (SRSF/SJF), measured Nw_sens (Dally) and since when it
+        waits (Dally's starvation). Returns its index."""
+        w = "Queue.add"
+        jp = as_handle(job, Job, w, "job")
+        i = check(lib.ns_queue_add(self._ptr, jp, as_u64(id, w, "id"),
+                                   as_real(arrival_ms, w, "arrival_ms")), w)
+        self._jobs.append(job)
+        try:
+            if ideal_ms is not None:
+                check(lib.ns_queue_set_ideal_ms(self._ptr, i, as_real(ideal_ms, w, "ideal_ms")), w)
+            if nw_sens is not None:
+                check(lib.ns_queue_set_nw_sens(self._ptr, i, as_real(nw_sens, w, "nw_sens")), w)
+            if waiting_since_ms is not None:
+                check(lib.ns_queue_set_waiting_since(
+                    self._ptr, i, as_real(waiting_since_ms, w, "waiting_since_ms")), w)
+        except BaseException:
+            self._truncate(i)  # a failed add leaves the queue as it was
+            raise
+        return i
+
+    def _truncate(self, n: int) -> None:
+        check(lib.ns_queue_truncate(self._ptr, n), "Queue.add")
+        del self._jobs[n:]
+
+    def clear(self) -> None:
+        """Empties the queue."""
+        lib.ns_queue_clear(self._ptr)
+        self._jobs = []
+
+    def __len__(self) -> int:
+        return int(lib.ns_queue_count(self._ptr))
+
+    def job(self, i: int) -> Job:
+        """The Job at index i."""
+        return self._jobs[as_size(i, "Queue.job", "i")]
+
+
+class Decision(Handle):
+    """One decision (ns_decision): the jobs to start, with placements and
+    CASSINI time-shifts, and every queued job's status."""
+
+    _free_fn = "ns_decision_free"
+
+    def __init__(self) -> None:
+        super().__init__(lib.ns_decision_new())
+
+    @property
+    def started(self) -> list[int]:
+        """Queue indexes of the jobs to start, in the order decided."""
+        n = int(lib.ns_decision_start_count(self._ptr))
+        return [int(lib.ns_decision_start_job(self._ptr, k)) for k in range(n)]
+
+    def placement(self, k: int) -> Placement:
+        """A copy of start k's placement, to commit as is."""
+        w = "Decision.placement"
+        p = Placement()
+        try:
+            check(lib.ns_decision_copy_placement(self._ptr, as_size(k, w, "k"), p._ptr), w)
+        except BaseException:
+            p.close()
+            raise
+        return p
+
+    def gpus(self, k: int) -> list[int]:
+        """GPU ids of start k's placement (without copying it)."""
+        w = "Decision.gpus"
+        pp = lib.ns_decision_placement(self._ptr, as_size(k, w, "k"))
+        if not pp:
+            raise IndexError("%s: k %d is not a start" % (w, k))
+        return [int(lib.ns_placement_gpu(pp, q)) for q in range(lib.ns_placement_gpu_count(pp))]
+
+    def shift_ms(self, k: int, job: Job) -> float | None:
+        """CASSINI's time-shift of `job` decided with start k, or None."""
+        w = "Decision.shift_ms"
+        if not lib.ns_decision_has_shifts(self._ptr, as_size(k, w, "k")):
+            return None
+        v = c_double()
+        rc = lib.ns_decision_shift_ms(self._ptr, k, as_handle(job, Job, w, "job"), ctypes.byref(v))
+        if rc == Status.ENOTFOUND:
+            return None
+        check(rc, w)
+        return v.value
+
+    def status(self, i: int) -> Status:
+        """Queue index i: Status.OK (started), ENOSPACE (waits), EINVAL
+        (never fits), ENOTFOUND (not offered)."""
+        w = "Decision.status"
+        i = as_size(i, w, "i")
+        n = int(lib.ns_decision_job_count(self._ptr))
+        if i >= n:
+            raise IndexError("%s: i %d is not a queue index (the decision covers %d jobs)"
+                             % (w, i, n))
+        return Status(lib.ns_decision_status(self._ptr, i))
+
+    def __len__(self) -> int:
+        return int(lib.ns_decision_job_count(self._ptr))
+
+    @property
+    def next_ms(self) -> float:
+        """When to ask again even if nothing happens (math.inf: no need)."""
+        return float(lib.ns_decision_next_ms(self._ptr))
+
+    def retry_ms(self, i: int) -> float:
+        """When queued job i wants to be offered again (math.inf: no timer)."""
+        return float(lib.ns_decision_retry_ms(self._ptr, as_size(i, "Decision.retry_ms", "i")))
+
+
+class Policy(Handle):
+    """A policy (ns_policy) from a preset name of netsched-sim --list, or
+    from parts through the set_* methods before its first decision."""
+
+    _free_fn = "ns_policy_free"
+
+    def __init__(self, preset: str = "ff") -> None:
+        super().__init__(lib.ns_policy_new(as_str(preset, "Policy", "preset")))
+        self._callback: object = None
+
+    @property
+    def name(self) -> str:
+        """The preset's name, or "custom" once a part changed."""
+        return str(lib.ns_policy_name(self._ptr).decode())
+
+    def set_order(self, order: Order | str | int) -> None:
+        """Changes the queue order (before the first decision)."""
+        w = "Policy.set_order"
+        check(lib.ns_policy_set_order(self._ptr, as_enum(order, Order, w, "order")), w)
+
+    def set_placement(self, placement: PlacementKind | str | int) -> None:
+        """Changes the base placement (before the first decision)."""
+        w = "Policy.set_placement"
+        check(lib.ns_policy_set_placement(self._ptr, as_enum(placement, PlacementKind, w,
+                                                             "placement")), w)
+
+    def set_kappa(self, kappa: int) -> None:
+        """LWF-kappa's kappa (>= 1)."""
+        w = "Policy.set_kappa"
+        check(lib.ns_policy_set_kappa(self._ptr, as_int(kappa, w, "kappa")), w)
+
+    def set_admission(self, admission: Admission | str | int, n: int = 1) -> None:
+        """Communication admission and SRSF(n)'s n."""
+        w = "Policy.set_admission"
+        check(lib.ns_policy_set_admission(self._ptr, as_enum(admission, Admission, w, "admission"),
+                                          as_int(n, w, "n")), w)
+
+    def set_cassini(self, enabled: bool, max_candidates: int = 10) -> None:
+        """CASSINI ranking over up to max_candidates (1..10) base placements."""
+        w = "Policy.set_cassini"
+        check(lib.ns_policy_set_cassini(self._ptr, as_flag(enabled, w, "enabled"),
+                                        as_int(max_candidates, w, "max_candidates")), w)
+
+    def set_backfill(self, enabled: bool) -> None:
+        """False: the queue stops at the first job that waits."""
+        w = "Policy.set_backfill"
+        check(lib.ns_policy_set_backfill(self._ptr, as_flag(enabled, w, "enabled")), w)
+
+    def set_seed(self, seed: int) -> None:
+        """Seed of random placement and Titan."""
+        w = "Policy.set_seed"
+        check(lib.ns_policy_set_seed(self._ptr, as_u64(seed, w, "seed")), w)
+
+    def set_skew_bytes(self, skew_bytes: int) -> None:
+        """Tiresias placement's skew threshold in bytes."""
+        w = "Policy.set_skew_bytes"
+        check(lib.ns_policy_set_skew_bytes(self._ptr, as_u64(skew_bytes, w, "skew_bytes")), w)
+
+    def set_dally_timers(self, history_ms: float, machine_ms: float, rack_ms: float) -> None:
+        """Dally's tuner history and default timers."""
+        w = "Policy.set_dally_timers"
+        check(lib.ns_policy_set_dally_timers(self._ptr, as_real(history_ms, w, "history_ms"),
+                                             as_real(machine_ms, w, "machine_ms"),
+                                             as_real(rack_ms, w, "rack_ms")), w)
+
+    def set_cassini_drift(self, fraction: float) -> None:
+        """CASSINI's re-adjustment threshold, [0, 1)."""
+        w = "Policy.set_cassini_drift"
+        check(lib.ns_policy_set_cassini_drift(self._ptr, as_real(fraction, w, "fraction")), w)
+
+    def set_place_fn(self, fn: Callable[[Cluster, Job, Placement], None]) -> None:
+        """A Python placement: fn(cluster, job, out) fills the Placement `out`
+        (views valid during the call only; the cluster is read-only); raise
+        NoSpaceError to make the job wait. Another exception fails the
+        decision and decide()/place() re-raise it. Sets the placement to
+        CUSTOM."""
+        if not callable(fn):
+            raise TypeError("Policy.set_place_fn: fn must be callable (got %s)"
+                            % type(fn).__name__)
+        cb = _PlaceCallback(fn)
+        check(lib.ns_policy_set_place_fn(self._ptr, cb.c_fn, None), "Policy.set_place_fn")
+        self._callback = cb
+        self.set_placement(PlacementKind.CUSTOM)
+
+    def _call(self, rc: int, where: str) -> None:
+        cb = self._callback
+        err = cb.error if isinstance(cb, _PlaceCallback) else None
+        if isinstance(cb, _PlaceCallback):
+            cb.error = None
+        if err is not None:
+            raise err
+        check(rc, where)
+
+    @property
+    def order(self) -> Order:
+        """The queue order."""
+        return Order(check(lib.ns_policy_order_of(self._ptr)))
+
+    @property
+    def placement(self) -> PlacementKind:
+        """The base placement."""
+        return PlacementKind(check(lib.ns_policy_placement_of(self._ptr)))
+
+    @property
+    def admission(self) -> tuple[Admission, int]:
+        """(admission, n)."""
+        n = c_int()
+        a = check(lib.ns_policy_admission_of(self._ptr, ctypes.byref(n)))
+        return (Admission(a), n.value)
+
+    @property
+    def cassini(self) -> bool:
+        """True if CASSINI ranks the candidates."""
+        return bool(check(lib.ns_policy_uses_cassini(self._ptr)))
+
+    @property
+    def backfill(self) -> bool:
+        """True if a waiting job lets later ones try."""
+        return bool(check(lib.ns_policy_backfills(self._ptr)))
+
+    @property
+    def has_tuner(self) -> bool:
+        """True for Dally's policies (the tuner is the policy's state)."""
+        return bool(lib.ns_policy_tuner(self._ptr))
+
+    @property
+    def has_cassini_opts(self) -> bool:
+        """True when CASSINI's options are built (a CASSINI policy)."""
+        return bool(lib.ns_policy_cassini_opts(self._ptr))
+
+    def record_wait(self, tier: int, gpus: int, waited_ms: float, now_ms: float) -> None:
+        """Feeds a recorded wait to Dally's tuner (restoring it across processes)."""
+        w = "Policy.record_wait"
+        t = lib.ns_policy_tuner(self._ptr)
+        if not t:
+            raise NetschedError("%s: policy '%s' has no delay tuner" % (w, self.name))
+        check(lib.ns_delay_tuner_record(t, as_int(tier, w, "tier"), as_int(gpus, w, "gpus"),
+                                        as_real(waited_ms, w, "waited_ms"),
+                                        as_real(now_ms, w, "now_ms")), w)
+
+    def order_key(self, queue: Queue, i: int) -> float:
+        """The order key of queue index i (smaller first)."""
+        w = "Policy.order_key"
+        v = c_double()
+        check(lib.ns_policy_order_key(self._ptr, as_handle(queue, Queue, w, "queue"),
+                                      as_size(i, w, "i"), ctypes.byref(v)), w)
+        return v.value
+
+    def place(self, cluster: Cluster, queue: Queue, i: int, now_ms: float,
+              out: Decision | None = None) -> Decision:
+        """Queue index i alone offered the free GPUs now."""
+        w = "Policy.place"
+        d = out if out is not None else Decision()
+        self._call(lib.ns_policy_place(self._ptr, as_handle(cluster, Cluster, w, "cluster"),
+                                       as_handle(queue, Queue, w, "queue"), as_size(i, w, "i"),
+                                       as_real(now_ms, w, "now_ms"), d._ptr), w)
+        return d
+
+    def decide(self, cluster: Cluster, queue: Queue, now_ms: float,
+               out: Decision | None = None) -> Decision:
+        """The whole queue in the policy's order; the cluster is left as it was."""
+        w = "Policy.decide"
+        d = out if out is not None else Decision()
+        self._call(lib.ns_policy_decide(self._ptr, as_handle(cluster, Cluster, w, "cluster"),
+                                        as_handle(queue, Queue, w, "queue"),
+                                        as_real(now_ms, w, "now_ms"), d._ptr), w)
+        return d
+
+    def started(self, job: Job, now_ms: float) -> None:
+        """Report back: the job started."""
+        w = "Policy.started"
+        check(lib.ns_policy_started(self._ptr, as_handle(job, Job, w, "job"),
+                                    as_real(now_ms, w, "now_ms")), w)
+
+    def finished(self, job: Job, now_ms: float) -> None:
+        """Report back: the job finished (the policy forgets it)."""
+        w = "Policy.finished"
+        check(lib.ns_policy_finished(self._ptr, as_handle(job, Job, w, "job"),
+                                     as_real(now_ms, w, "now_ms")), w)
+
+    def suspended(self, job: Job, now_ms: float) -> None:
+        """Report back: the job was suspended (it waits again from now)."""
+        w = "Policy.suspended"
+        check(lib.ns_policy_suspended(self._ptr, as_handle(job, Job, w, "job"),
+                                      as_real(now_ms, w, "now_ms")), w)
+
+    def progress(self, job: Job, iters_done: float, run_ms: float, now_ms: float) -> None:
+        """Report back: measured iterations done and ms run (Dally's Nw_sens)."""
+        w = "Policy.progress"
+        check(lib.ns_policy_progress(self._ptr, as_handle(job, Job, w, "job"),
+                                     as_real(iters_done, w, "iters_done"),
+                                     as_real(run_ms, w, "run_ms"), as_real(now_ms, w, "now_ms")), w)
+
+
+__all__ = ["Policy", "Queue", "Decision", "Order", "PlacementKind", "Admission", "presets",
+           "preset_parts"]

@@ -1,0 +1,281 @@
+/*
+ * netsched/policy.h - one policy object for every caller: the presets the
+ * simulator measures (netsched-sim --list), as one handle a cluster manager
+ * runs. Included by <netsched.h>; do not include directly.
+ *
+ * A policy is an order (which waiting job is offered GPUs first), a
+ * placement (a public ns_*_place entry point), CASSINI's candidate search,
+ * ranking and time-shifts on top of it, backfilling, and the state that
+ * lives across decisions (Dally's delay tuner; Titan's, vClos's and
+ * CASSINI's options). The simulator (ns_sim), netsched-slurm and Python's
+ * netsched.Policy all run this object, so a cluster manager gets the
+ * decisions the simulator measured.
+ *
+ *   ns_policy *p = ns_policy_new("cassini-lwf-1");
+ *   ns_queue *q = ns_queue_new();
+ *   ns_decision *d = ns_decision_new();
+ *   // each scheduling instant: c has every running job committed where it runs
+ *   ns_queue_clear(q);
+ *   for each waiting job J: i = ns_queue_add(q, J, id, arrival_ms); (and what else you know)
+ *   ns_policy_decide(p, c, q, now_ms, d);
+ *   for (k = 0; k < ns_decision_start_count(d); k++) {
+ *     size_t i = ns_decision_start_job(d, k);       // index into q
+ *     ns_cluster_commit(c, job_i, ns_decision_placement(d, k));
+ *     // CASSINI: ns_decision_shift_ms(d, k, job, &ms) for the new job and
+ *     // every running job; NS_OK: delay its next compute phase by ms
+ *     ns_policy_started(p, ...);                    // the report-back contract
+ *   }
+ *   // ask again at the next event, or at ns_decision_next_ms(d) at the latest
+ *
+ * REPORT-BACK CONTRACT (what the caller tells the policy). The policy never
+ * commits, releases or suspends anything: it proposes, the caller acts (a
+ * cluster manager may fail to start what was decided). What the policy needs
+ * to know comes in two ways:
+ *  - through the queue at each decision: per waiting job its handle (GPU
+ *    demand, profile), a stable id, its arrival, and when known its ideal
+ *    run time (SRSF / SJF keys), its measured Nw_sens (Dally's order: compute
+ *    x iterations done / ms run; unset = 1.0, "no slowdown endured") and since
+ *    when it waits (Dally's starvation: arrival, or its latest suspension);
+ *  - through the cluster: running jobs committed on their GPUs, and for
+ *    LWF-kappa / list scheduling each GPU's remaining work
+ *    (ns_cluster_set_gpu_workload_ms).
+ * The calls ns_policy_started / ns_policy_finished / ns_policy_suspended /
+ * ns_policy_progress report what happened; they validate their arguments and
+ * are cheap. Of today's presets none keeps state from them (Dally's tuner
+ * records its waits when it accepts an offer, inside the decision); they are
+ * the stable contract under which preemptive policies (LAS attained service,
+ * Dally leases) will keep their state, so callers should make them now.
+ *
+ * Determinism: the same policy state, cluster, queue (in any order) and
+ * now_ms give the same decision. Ties of the order key go to the earlier
+ * arrival, then the smaller id.
+ *
+ * ADDITIONS (issue 28; API.md-style notes, names fixed from here on):
+ *   ns_policy_new(preset) / ns_policy_free / ns_policy_name
+ *   ns_policy_preset_count / _name / _description / _find / _parts: the
+ *     preset table, the one ns_sim_policy_name and netsched-sim --list read
+ *   ns_policy_set_order / _placement / _kappa / _admission / _cassini /
+ *     _backfill / _seed / _skew_bytes / _dally_timers / _cassini_drift /
+ *     _place_fn: a policy from parts (before its first decision)
+ *   ns_policy_order_key, ns_policy_place (one job), ns_policy_decide (a queue)
+ *   ns_policy_started / _finished / _suspended / _progress: report back
+ *   ns_policy_tuner, ns_policy_cassini_opts: the state it owns, for
+ *     persistence (netsched-slurm's state file) and CASSINI's re-adjustment
+ *   ns_queue_*: what the caller knows of the waiting jobs
+ *   ns_decision_*: the decision (starts, placements, shifts, waits, next_ms)
+ * Not (yet) behind ns_policy: communication admission (SRSF(n), AdaDUAL: the
+ * part is recorded, ns_policy_admission reads it; the simulator enforces it
+ * per all-reduce), and preemption (2D-LAS / 2D-Gittins queues and Dally's
+ * lease re-offers stay in the simulator; decide() offers the waiting jobs in
+ * arrival order for 2d-las / 2d-gittins and suspends nothing).
+ */
+#ifndef NETSCHED_POLICY_H
+#define NETSCHED_POLICY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core.h"
+#include "cassini.h"
+#include "dally.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ns_policy ns_policy;
+typedef struct ns_queue ns_queue;
+typedef struct ns_decision ns_decision;
+
+/* The queue order. Keys are fixed while a job waits: FIFO = arrival; SRSF =
+   GPUs x ideal run ms; SJF = ideal run ms (unknown: after every known one);
+   NW_SENS = the job's Nw_sens to 1e-9 (unset: 1.0); the preemptive orders
+   rank waiting jobs by arrival here (their queues live in the simulator).
+   Values equal ns_sim_order's. */
+typedef enum ns_policy_order {
+  NS_POLICY_ORDER_FIFO = 0,
+  NS_POLICY_ORDER_SRSF = 1,
+  NS_POLICY_ORDER_SJF = 2,
+  NS_POLICY_ORDER_NW_SENS = 3,
+  NS_POLICY_ORDER_2D_LAS = 4,
+  NS_POLICY_ORDER_2D_GITTINS = 5
+} ns_policy_order;
+
+/* The base placement: one public entry point. Values equal ns_sim_placement's. */
+typedef enum ns_policy_placement {
+  NS_POLICY_PLACE_FIRST_FIT = 0,       /* ns_place_first_fit */
+  NS_POLICY_PLACE_LIST_SCHEDULING = 1, /* ns_place_list_scheduling */
+  NS_POLICY_PLACE_RANDOM = 2,          /* ns_place_random, seed x golden ratio + job id */
+  NS_POLICY_PLACE_BEST_FIT = 3,        /* ns_place_best_fit */
+  NS_POLICY_PLACE_TIRESIAS = 4,        /* ns_place_tiresias (skew threshold) */
+  NS_POLICY_PLACE_LWF = 5,             /* ns_lwf_place (kappa) */
+  NS_POLICY_PLACE_TITAN = 6,           /* ns_titan_place (seeded) */
+  NS_POLICY_PLACE_VCLOS = 7,           /* ns_vclos_place */
+  NS_POLICY_PLACE_OCS_VCLOS = 8,       /* ns_vclos_place; the caller enables the OCS layer */
+  NS_POLICY_PLACE_DALLY = 9,           /* ns_dally_offer, auto-tuned timers */
+  NS_POLICY_PLACE_DALLY_MANUAL = 10,   /* ns_dally_offer, fixed timers */
+  NS_POLICY_PLACE_CUSTOM = 11          /* ns_policy_set_place_fn's callback */
+} ns_policy_placement;
+
+/* Communication admission (enforced per all-reduce by the simulator). */
+typedef enum ns_policy_admission {
+  NS_POLICY_ADMIT_ALL = 0,
+  NS_POLICY_ADMIT_SRSF = 1,   /* SRSF(n) */
+  NS_POLICY_ADMIT_ADADUAL = 2 /* AdaDUAL */
+} ns_policy_admission;
+
+/* A custom placement: fill out (>= the job's GPUs) and return NS_OK, or
+   NS_ENOSPACE (wait), or another negative status. Same type as ns_sim_place_fn. */
+typedef int (*ns_policy_place_fn)(const ns_cluster *c, const ns_job *job, ns_placement *out,
+                                  void *user);
+
+/* ---- the preset table ---------------------------------------------------- */
+
+/* Number of presets (21); name and one-line description of preset i ("" if
+   out of range). The same table as ns_sim_policy_count / _name. */
+NS_API int ns_policy_preset_count(void);
+NS_API const char *ns_policy_preset_name(int i);
+NS_API const char *ns_policy_preset_description(int i);
+/* Index of a preset by name; NS_EINVAL whose message lists the valid names. */
+NS_API int ns_policy_preset_find(const char *name);
+/* The parts of preset i; any output may be NULL. backfill: 0 for "fifo". */
+NS_API int ns_policy_preset_parts(int i, ns_policy_order *order, ns_policy_placement *placement,
+                                  int *kappa, ns_policy_admission *admission, int *admit_n,
+                                  int *cassini, int *backfill);
+
+/* ---- the object ----------------------------------------------------------- */
+
+/* A policy from a preset name (netsched-sim --list). NULL + ns_last_error()
+   on an unknown name (the message lists the valid ones) or out of memory.
+   Defaults of its options as in the simulator: seed 1, skew threshold 200 MB,
+   10 CASSINI candidates, Dally timers 12 h / 12 h / history 7 days, CASSINI
+   drift 5 %. */
+NS_API ns_policy *ns_policy_new(const char *preset);
+NS_API void ns_policy_free(ns_policy *p);
+/* The preset's name, or "custom" once a part was changed. */
+NS_API const char *ns_policy_name(const ns_policy *p);
+
+/* Parts and options. Each validates its value; NS_ESTATE once the policy has
+   made a decision (its state is built then). A part's setter makes the
+   policy "custom". */
+NS_API int ns_policy_set_order(ns_policy *p, ns_policy_order order);
+NS_API int ns_policy_set_placement(ns_policy *p, ns_policy_placement placement);
+NS_API int ns_policy_set_kappa(ns_policy *p, int kappa);                /* >= 1 */
+NS_API int ns_policy_set_admission(ns_policy *p, ns_policy_admission a, int n); /* n >= 1 */
+NS_API int ns_policy_set_cassini(ns_policy *p, int enabled, int max_candidates); /* 1..10 */
+NS_API int ns_policy_set_backfill(ns_policy *p, int enabled);
+NS_API int ns_policy_set_seed(ns_policy *p, uint64_t seed);
+NS_API int ns_policy_set_skew_bytes(ns_policy *p, uint64_t bytes);
+NS_API int ns_policy_set_dally_timers(ns_policy *p, double history_ms, double machine_ms,
+                                      double rack_ms);
+NS_API int ns_policy_set_cassini_drift(ns_policy *p, double fraction); /* [0, 1); 0: never */
+NS_API int ns_policy_set_place_fn(ns_policy *p, ns_policy_place_fn fn, void *user);
+
+/* Read back. ns_policy_order / _placement / _admission return the enum value
+   (< 0 and a message if p is NULL). */
+NS_API int ns_policy_order_of(const ns_policy *p);
+NS_API int ns_policy_placement_of(const ns_policy *p);
+NS_API int ns_policy_admission_of(const ns_policy *p, int *n);
+NS_API int ns_policy_uses_cassini(const ns_policy *p);
+NS_API int ns_policy_backfills(const ns_policy *p);
+
+/* The state it owns (NULL when the policy has none of that kind, or before
+   its first decision for the CASSINI options). Borrowed: valid until
+   ns_policy_free. The tuner may be fed recorded waits (ns_delay_tuner_record)
+   to restore it across processes. */
+NS_API ns_delay_tuner *ns_policy_tuner(ns_policy *p);
+NS_API const ns_cassini_opts *ns_policy_cassini_opts(ns_policy *p);
+
+/* ---- what the caller knows: the queue ------------------------------------ */
+
+NS_API ns_queue *ns_queue_new(void);
+NS_API void ns_queue_free(ns_queue *q);
+/* Empties the queue (keeps its memory). */
+NS_API void ns_queue_clear(ns_queue *q);
+NS_API size_t ns_queue_count(const ns_queue *q);
+/* Keeps the first n jobs (n <= count; NS_EINVAL otherwise). */
+NS_API int ns_queue_truncate(ns_queue *q, size_t n);
+/* Adds a waiting job (borrowed: it must outlive the decisions that use it):
+   its caller-chosen id (stable across decisions; RANDOM placement seeds with
+   it; ties of the order go to the smaller id), its arrival (finite). Returns
+   its index (>= 0) or a negative status. Waiting since = arrival, ideal run
+   and Nw_sens unknown until set. */
+NS_API int ns_queue_add(ns_queue *q, const ns_job *job, uint64_t id, double arrival_ms);
+/* Ideal run time in ms (SRSF, SJF): finite and >= 0, or NAN for unknown. */
+NS_API int ns_queue_set_ideal_ms(ns_queue *q, size_t i, double ideal_run_ms);
+/* Measured Nw_sens (Dally): finite and >= 0, or NAN for unknown (1.0). */
+NS_API int ns_queue_set_nw_sens(ns_queue *q, size_t i, double nw_sens);
+/* Dally's starvation start: arrival, or the latest suspension (finite). */
+NS_API int ns_queue_set_waiting_since(ns_queue *q, size_t i, double ms);
+
+/* ---- the decision --------------------------------------------------------- */
+
+NS_API ns_decision *ns_decision_new(void);
+NS_API void ns_decision_free(ns_decision *d);
+/* Queue size the decision covers (the statuses ns_decision_status has). */
+NS_API size_t ns_decision_job_count(const ns_decision *d);
+/* Jobs to start, in the order decided (later ones were placed with the
+   earlier ones committed). */
+NS_API size_t ns_decision_start_count(const ns_decision *d);
+/* Queue index of start k (SIZE_MAX if out of range). */
+NS_API size_t ns_decision_start_job(const ns_decision *d, size_t k);
+/* Placement of start k (NULL if out of range); borrowed until the next
+   decision into d. Commit it as is (vClos placements carry their links). */
+NS_API const ns_placement *ns_decision_placement(const ns_decision *d, size_t k);
+/* Copies the placement of start k (GPUs, and a vClos placement's links and
+   virtual sizes) into out, a placement the caller owns. */
+NS_API int ns_decision_copy_placement(const ns_decision *d, size_t k, ns_placement *out);
+/* CASSINI time-shift of `job` (the started job, or a running job on its
+   shared links) decided with start k: NS_OK with *shift_ms, NS_ENOTFOUND if
+   the start shifts no one or not this job. */
+NS_API int ns_decision_shift_ms(const ns_decision *d, size_t k, const ns_job *job,
+                                double *shift_ms);
+/* 1 if start k comes with time-shifts (CASSINI ranked it), else 0. */
+NS_API int ns_decision_has_shifts(const ns_decision *d, size_t k);
+/* What was decided for queue index i: NS_OK (started), NS_ENOSPACE (waits:
+   no room now, or Dally declined), NS_EINVAL (never fits: no placement of
+   this policy could hold it even on an empty cluster), NS_ENOTFOUND (not
+   offered: behind a blocked head without backfilling, or too few free GPUs). */
+NS_API int ns_decision_status(const ns_decision *d, size_t i);
+/* The earliest time a waiting job wants to be offered again even if nothing
+   else happens (Dally: its machine or rack timer expires), INFINITY if none;
+   per job: ns_decision_retry_ms (INFINITY if none). */
+NS_API double ns_decision_next_ms(const ns_decision *d);
+NS_API double ns_decision_retry_ms(const ns_decision *d, size_t i);
+
+/* ---- deciding ------------------------------------------------------------- */
+
+/* The order key of queue index i (smaller first; ties: arrival, then id). */
+NS_API int ns_policy_order_key(const ns_policy *p, const ns_queue *q, size_t i, double *key);
+
+/* One waiting job (queue index i) offered the cluster's free GPUs now: d is
+   reset and then holds one start (NS_OK) or its status. The cluster is left
+   as it was (CASSINI hides GPUs during its candidate search and gives them
+   back). Returns NS_OK once decided, < 0 on a failure of the placement (its
+   message), d then empty. now_ms must not go back (Dally's tuner). */
+NS_API int ns_policy_place(ns_policy *p, ns_cluster *c, const ns_queue *q, size_t i,
+                           double now_ms, ns_decision *d);
+
+/* The whole queue: in the policy's order, each job with at most as many GPUs
+   as are free (any, under GPU sharing) is placed (ns_policy_place), each start
+   committed before the next job is asked; without backfilling the first job
+   that waits stops the queue. Every tentative commit is released before
+   returning: c is left as it was. d holds every start and every job's status. */
+NS_API int ns_policy_decide(ns_policy *p, ns_cluster *c, const ns_queue *q, double now_ms,
+                            ns_decision *d);
+
+/* Report back (the contract above). job: the caller's handle; times finite and
+   not before the job's arrival as the caller knows it. */
+NS_API int ns_policy_started(ns_policy *p, const ns_job *job, double now_ms);
+NS_API int ns_policy_finished(ns_policy *p, const ns_job *job, double now_ms);
+NS_API int ns_policy_suspended(ns_policy *p, const ns_job *job, double now_ms);
+/* Measured progress of a running job: iterations done and ms run so far
+   (Dally's Nw_sens inputs; both finite, >= 0). */
+NS_API int ns_policy_progress(ns_policy *p, const ns_job *job, double iters_done, double run_ms,
+                              double now_ms);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NETSCHED_POLICY_H */

@@ -1,0 +1,917 @@
+/*
+ * src/policy/policy.c - the policy object (netsched/policy.h): an order, a
+ * base placement through the public entry points, CASSINI's candidate
+ * search and ranking, backfilling, and the state kept across decisions.
+ *
+ * This is the code the simulator ran privately (src/sim/policy.c before
+ * issue 28), moved behind the public handle unchanged in its decisions:
+ *
+ * CASSINI candidates (§4.2 leaves their source to the base scheduler): the
+ * base policy's placement first; then the base policy asked again with the
+ * free GPUs of the first server of every earlier candidate temporarily
+ * marked busy (ns_cluster_occupy, undone with ns_cluster_vacate), until
+ * max_candidates, NS_ENOSPACE, or the policy repeating its previous answer
+ * (GPU sharing). Each is described by ns_cassini_candidate_from_cluster
+ * (a placement without reserved links sorted first, so the library's ring
+ * over its GPUs in order is the ring over its servers in ascending order;
+ * a vClos placement keeps its order, which its source routes follow). A
+ * candidate on which the job shares no link wins at once (fully compatible,
+ * no shifts); otherwise ns_cassini_rank picks the best and its time-shifts
+ * come with the start (ns_decision_shift_ms); if every candidate has an
+ * Affinity loop (NS_ELOOP / NS_ERANGE), the base placement, no shifts.
+ *
+ * Dally: Algorithm 1 on the offer of the free GPUs, starvation = now -
+ * waiting since (arrival or latest suspension); a declined job's retry time
+ * is the earliest of its machine and rack timers still ahead (the timers
+ * count from the start of its wait; the rack timer is a total, dally.h).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "policy/policy_internal.h"
+
+/* ---- construction ----------------------------------------------------------- */
+
+static void apply_preset(ns_policy *p, int i) {
+  const nsp_preset *r = nsp_preset_at(i);
+  p->preset = i;
+  p->order = r->order, p->placement = r->placement, p->kappa = r->kappa;
+  p->admission = r->admission, p->admit_n = r->n, p->cassini = r->cassini;
+  p->backfill = !r->strict;
+}
+
+ns_policy *ns_policy_new(const char *preset) {
+  int i = nsp_preset_find(preset, "ns_policy_new");
+  if (i < 0)
+    return NULL;
+  ns_policy *p = calloc(1, sizeof *p);
+  if (p == NULL) {
+    nsi_fail(NS_ENOMEM, "ns_policy_new: out of memory");
+    return NULL;
+  }
+  apply_preset(p, i);
+  p->max_candidates = NSP_MAX_CANDIDATES;
+  p->seed = 1;
+  p->skew_bytes = 200000000ull; /* VGG-16, LSTM-PTB skewed; ResNet-50, Inception-V3 not */
+  p->machine_ms = p->rack_ms = 12 * 3600e3; /* Dally §4.3 defaults */
+  p->history_ms = 7 * 24 * 3600e3;
+  p->drift = 0.05; /* CASSINI §5.7: five percent of the ideal iteration */
+  return p;
+}
+
+void ns_policy_free(ns_policy *p) {
+  if (p == NULL)
+    return;
+  ns_titan_opts_free(p->titan);
+  ns_vclos_opts_free(p->vclos);
+  ns_delay_tuner_free(p->tuner);
+  ns_cassini_opts_free(p->cassini_opts);
+  for (int i = 0; i < NSP_MAX_CANDIDATES; i++)
+    ns_placement_free(p->cand[i]);
+  free(p->occ);
+  free(p->known);
+  free(p);
+}
+
+const char *ns_policy_name(const ns_policy *p) {
+  if (p == NULL)
+    return "";
+  return p->preset >= 0 ? nsp_preset_at(p->preset)->name : "custom";
+}
+
+/* A setter: p valid and not yet deciding. */
+static int settable(ns_policy *p, const char *fn) {
+  NSI_TRY(nsi_check_ptr(p, fn, "p"));
+  if (p->ready)
+    return nsi_fail(NS_ESTATE, "%s: the policy has already decided; its parts and options are "
+                               "fixed from its first decision (make a new one)", fn);
+  return NS_OK;
+}
+
+int ns_policy_set_order(ns_policy *p, ns_policy_order order) {
+  NSI_TRY(settable(p, "ns_policy_set_order"));
+  NSI_TRY(nsi_check_int((long long)order, 0, NS_POLICY_ORDER_2D_GITTINS, "ns_policy_set_order",
+                        "order"));
+  p->order = order, p->preset = -1;
+  return NS_OK;
+}
+
+int ns_policy_set_placement(ns_policy *p, ns_policy_placement placement) {
+  NSI_TRY(settable(p, "ns_policy_set_placement"));
+  NSI_TRY(nsi_check_int((long long)placement, 0, NS_POLICY_PLACE_CUSTOM,
+                        "ns_policy_set_placement", "placement"));
+  p->placement = placement, p->preset = -1;
+  return NS_OK;
+}
+
+int ns_policy_set_kappa(ns_policy *p, int kappa) {
+  NSI_TRY(settable(p, "ns_policy_set_kappa"));
+  NSI_TRY(nsi_check_int(kappa, 1, 1 << 20, "ns_policy_set_kappa", "kappa"));
+  p->kappa = kappa, p->preset = -1;
+  return NS_OK;
+}
+
+int ns_policy_set_admission(ns_policy *p, ns_policy_admission a, int n) {
+  NSI_TRY(settable(p, "ns_policy_set_admission"));
+  NSI_TRY(nsi_check_int((long long)a, 0, NS_POLICY_ADMIT_ADADUAL, "ns_policy_set_admission",
+                        "admission"));
+  NSI_TRY(nsi_check_int(n, 1, 1 << 20, "ns_policy_set_admission", "n"));
+  p->admission = a, p->admit_n = n, p->preset = -1;
+  return NS_OK;
+}
+
+int ns_policy_set_cassini(ns_policy *p, int enabled, int max_candidates) {
+  NSI_TRY(settable(p, "ns_policy_set_cassini"));
+  NSI_TRY(nsi_check_int(enabled, 0, 1, "ns_policy_set_cassini", "enabled"));
+  NSI_TRY(nsi_check_int(max_candidates, 1, NSP_MAX_CANDIDATES, "ns_policy_set_cassini",
+                        "max_candidates"));
+  p->cassini = enabled, p->max_candidates = max_candidates, p->preset = -1;
+  return NS_OK;
+}
+
+int ns_policy_set_backfill(ns_policy *p, int enabled) {
+  NSI_TRY(settable(p, "ns_policy_set_backfill"));
+  NSI_TRY(nsi_check_int(enabled, 0, 1, "ns_policy_set_backfill", "enabled"));
+  p->backfill = enabled, p->preset = -1;
+  return NS_OK;
+}
+
+int ns_policy_set_seed(ns_policy *p, uint64_t seed) {
+  NSI_TRY(settable(p, "ns_policy_set_seed"));
+  p->seed = seed;
+  return NS_OK;
+}
+
+int ns_policy_set_skew_bytes(ns_policy *p, uint64_t bytes) {
+  NSI_TRY(settable(p, "ns_policy_set_skew_bytes"));
+  p->skew_bytes = bytes;
+  return NS_OK;
+}
+
+int ns_policy_set_dally_timers(ns_policy *p, double history_ms, double machine_ms,
+                               double rack_ms) {
+  NSI_TRY(settable(p, "ns_policy_set_dally_timers"));
+  NSI_TRY(nsi_check_finite_gt0(history_ms, "ns_policy_set_dally_timers", "history_ms"));
+  NSI_TRY(nsi_check_finite_ge0(machine_ms, "ns_policy_set_dally_timers", "machine_ms"));
+  NSI_TRY(nsi_check_finite_ge0(rack_ms, "ns_policy_set_dally_timers", "rack_ms"));
+  p->history_ms = history_ms, p->machine_ms = machine_ms, p->rack_ms = rack_ms;
+  return NS_OK;
+}
+
+int ns_policy_set_cassini_drift(ns_policy *p, double fraction) {
+  NSI_TRY(settable(p, "ns_policy_set_cassini_drift"));
+  if (!(fraction >= 0 && fraction < 1)) {
+    char b[32];
+    return nsi_fail(NS_EINVAL, "ns_policy_set_cassini_drift: fraction %s is not in [0, 1)",
+                    nsi_fmt_real(fraction, b, sizeof b));
+  }
+  p->drift = fraction;
+  return NS_OK;
+}
+
+int ns_policy_set_place_fn(ns_policy *p, ns_policy_place_fn fn, void *user) {
+  NSI_TRY(settable(p, "ns_policy_set_place_fn"));
+  if (fn == NULL)
+    return nsi_fail(NS_EINVAL, "ns_policy_set_place_fn: fn is NULL");
+  p->place_fn = fn, p->place_user = user;
+  return NS_OK;
+}
+
+int ns_policy_order_of(const ns_policy *p) {
+  NSI_TRY(nsi_check_ptr(p, "ns_policy_order_of", "p"));
+  return (int)p->order;
+}
+int ns_policy_placement_of(const ns_policy *p) {
+  NSI_TRY(nsi_check_ptr(p, "ns_policy_placement_of", "p"));
+  return (int)p->placement;
+}
+int ns_policy_admission_of(const ns_policy *p, int *n) {
+  NSI_TRY(nsi_check_ptr(p, "ns_policy_admission_of", "p"));
+  if (n != NULL)
+    *n = p->admit_n;
+  return (int)p->admission;
+}
+int ns_policy_uses_cassini(const ns_policy *p) {
+  NSI_TRY(nsi_check_ptr(p, "ns_policy_uses_cassini", "p"));
+  return p->cassini;
+}
+int ns_policy_backfills(const ns_policy *p) {
+  NSI_TRY(nsi_check_ptr(p, "ns_policy_backfills", "p"));
+  return p->backfill;
+}
+
+static int is_dally(const ns_policy *p) {
+  return p->placement == NS_POLICY_PLACE_DALLY || p->placement == NS_POLICY_PLACE_DALLY_MANUAL;
+}
+
+/* Builds the state of its parts (once). */
+static int ready(ns_policy *p, const char *fn) {
+  if (p->ready)
+    return NS_OK;
+  if (p->placement == NS_POLICY_PLACE_CUSTOM && p->place_fn == NULL)
+    return nsi_fail(NS_ESTATE, "%s: the custom placement has no callback "
+                               "(ns_policy_set_place_fn)", fn);
+  if (p->cassini && is_dally(p))
+    return nsi_fail(NS_EINVAL, "%s: CASSINI cannot augment Dally (every offer records a wait in "
+                               "the tuner); choose another base placement", fn);
+  int rc = NS_OK;
+  if (p->placement == NS_POLICY_PLACE_TITAN) {
+    p->titan = ns_titan_opts_new();
+    rc = p->titan == NULL ? NS_ENOMEM : ns_titan_opts_set_seed(p->titan, p->seed);
+  }
+  if (rc == NS_OK && (p->placement == NS_POLICY_PLACE_VCLOS ||
+                      p->placement == NS_POLICY_PLACE_OCS_VCLOS))
+    rc = (p->vclos = ns_vclos_opts_new()) == NULL ? NS_ENOMEM : NS_OK;
+  if (rc == NS_OK && is_dally(p)) {
+    p->tuner = ns_delay_tuner_new(p->history_ms, p->machine_ms, p->rack_ms);
+    rc = p->tuner == NULL ? NS_ENOMEM : NS_OK;
+    if (rc == NS_OK && p->placement == NS_POLICY_PLACE_DALLY_MANUAL)
+      rc = ns_delay_tuner_set_manual(p->tuner, 1);
+  }
+  if (rc == NS_OK && p->cassini) {
+    p->cassini_opts = ns_cassini_opts_new();
+    rc = p->cassini_opts == NULL ? NS_ENOMEM : NS_OK;
+    /* the drift knob is the library's re-adjustment threshold (0: never) */
+    if (rc == NS_OK && p->drift > 0)
+      rc = ns_cassini_opts_set_drift_fraction(p->cassini_opts, p->drift);
+    for (int i = 0; i < NSP_MAX_CANDIDATES && rc == NS_OK; i++)
+      rc = (p->cand[i] = ns_placement_new()) == NULL ? NS_ENOMEM : NS_OK;
+  }
+  if (rc < 0) {
+    /* back to nothing built: a failed call leaves the handle as it was */
+    ns_titan_opts_free(p->titan), ns_vclos_opts_free(p->vclos);
+    ns_delay_tuner_free(p->tuner), ns_cassini_opts_free(p->cassini_opts);
+    p->titan = NULL, p->vclos = NULL, p->tuner = NULL, p->cassini_opts = NULL;
+    for (int i = 0; i < NSP_MAX_CANDIDATES; i++)
+      ns_placement_free(p->cand[i]), p->cand[i] = NULL;
+    if (rc == NS_ENOMEM)
+      return nsi_fail(rc, "%s: out of memory building policy '%s'", fn, ns_policy_name(p));
+    return nsi_fail(rc, "%s: policy '%s' unavailable: %s", fn, ns_policy_name(p),
+                    ns_last_error());
+  }
+  p->ready = 1;
+  return NS_OK;
+}
+
+ns_delay_tuner *ns_policy_tuner(ns_policy *p) {
+  if (p == NULL || !is_dally(p) || ready(p, "ns_policy_tuner") < 0)
+    return NULL;
+  return p->tuner;
+}
+
+const ns_cassini_opts *ns_policy_cassini_opts(ns_policy *p) {
+  if (p == NULL || !p->cassini || ready(p, "ns_policy_cassini_opts") < 0)
+    return NULL;
+  return p->cassini_opts;
+}
+
+/* ---- the queue ------------------------------------------------------------------ */
+
+ns_queue *ns_queue_new(void) {
+  ns_queue *q = calloc(1, sizeof *q);
+  if (q == NULL)
+    nsi_fail(NS_ENOMEM, "ns_queue_new: out of memory");
+  return q;
+}
+
+void ns_queue_free(ns_queue *q) {
+  if (q != NULL)
+    free(q->e);
+  free(q);
+}
+
+void ns_queue_clear(ns_queue *q) {
+  if (q != NULL)
+    q->n = 0;
+}
+
+size_t ns_queue_count(const ns_queue *q) { return q != NULL ? q->n : 0; }
+
+int ns_queue_truncate(ns_queue *q, size_t n) {
+  NSI_TRY(nsi_check_ptr(q, "ns_queue_truncate", "q"));
+  if (n > q->n)
+    return nsi_fail(NS_EINVAL, "ns_queue_truncate: n %zu is more than the %zu jobs queued", n,
+                    q->n);
+  q->n = n;
+  return NS_OK;
+}
+
+int ns_queue_add(ns_queue *q, const ns_job *job, uint64_t id, double arrival_ms) {
+  NSI_TRY(nsi_check_ptr(q, "ns_queue_add", "q"));
+  NSI_TRY(nsi_check_ptr(job, "ns_queue_add", "job"));
+  if (!isfinite(arrival_ms)) {
+    char b[32];
+    return nsi_fail(NS_EINVAL, "ns_queue_add: arrival_ms %s is not finite",
+                    nsi_fmt_real(arrival_ms, b, sizeof b));
+  }
+  if (q->n >= (size_t)INT32_MAX)
+    return nsi_fail(NS_ERANGE, "ns_queue_add: the queue holds %zu jobs already", q->n);
+  if (nsi_reserve(&q->e, &q->cap, q->n + 1, sizeof *q->e) < 0)
+    return nsi_fail(NS_ENOMEM, "ns_queue_add: out of memory");
+  nsp_entry *e = &q->e[q->n];
+  e->job = job, e->id = id, e->arrival = arrival_ms;
+  e->ideal = NAN, e->nw = NAN, e->since = arrival_ms, e->since_set = 0;
+  return (int)q->n++;
+}
+
+static int entry(ns_queue *q, size_t i, const char *fn, nsp_entry **out) {
+  NSI_TRY(nsi_check_ptr(q, fn, "q"));
+  if (i >= q->n)
+    return nsi_fail(NS_EINVAL, "%s: i %zu is not a queue index (the queue holds %zu jobs)", fn,
+                    i, q->n);
+  *out = &q->e[i];
+  return NS_OK;
+}
+
+int ns_queue_set_ideal_ms(ns_queue *q, size_t i, double ideal_run_ms) {
+  nsp_entry *e = NULL;
+  NSI_TRY(entry(q, i, "ns_queue_set_ideal_ms", &e));
+  if (!isnan(ideal_run_ms))
+    NSI_TRY(nsi_check_finite_ge0(ideal_run_ms, "ns_queue_set_ideal_ms", "ideal_run_ms"));
+  e->ideal = ideal_run_ms;
+  return NS_OK;
+}
+
+int ns_queue_set_nw_sens(ns_queue *q, size_t i, double nw_sens) {
+  nsp_entry *e = NULL;
+  NSI_TRY(entry(q, i, "ns_queue_set_nw_sens", &e));
+  if (!isnan(nw_sens))
+    NSI_TRY(nsi_check_finite_ge0(nw_sens, "ns_queue_set_nw_sens", "nw_sens"));
+  e->nw = nw_sens;
+  return NS_OK;
+}
+
+int ns_queue_set_waiting_since(ns_queue *q, size_t i, double ms) {
+  nsp_entry *e = NULL;
+  NSI_TRY(entry(q, i, "ns_queue_set_waiting_since", &e));
+  if (!isfinite(ms)) {
+    char b[32];
+    return nsi_fail(NS_EINVAL, "ns_queue_set_waiting_since: ms %s is not finite",
+                    nsi_fmt_real(ms, b, sizeof b));
+  }
+  e->since = ms, e->since_set = 1;
+  return NS_OK;
+}
+
+/* ---- report back ------------------------------------------------------------------ */
+
+static nsp_known *known_find(const ns_policy *p, const ns_job *job) {
+  for (size_t i = 0; i < p->nknown; i++)
+    if (p->known[i].job == job)
+      return &p->known[i];
+  return NULL;
+}
+
+static int report_args(ns_policy *p, const ns_job *job, double now_ms, const char *fn) {
+  NSI_TRY(nsi_check_ptr(p, fn, "p"));
+  NSI_TRY(nsi_check_ptr(job, fn, "job"));
+  if (!isfinite(now_ms)) {
+    char b[32];
+    return nsi_fail(NS_EINVAL, "%s: now_ms %s is not finite", fn, nsi_fmt_real(now_ms, b, sizeof b));
+  }
+  return NS_OK;
+}
+
+static int known_get(ns_policy *p, const ns_job *job, const char *fn, nsp_known **out) {
+  nsp_known *k = known_find(p, job);
+  if (k == NULL) {
+    if (nsi_reserve(&p->known, &p->capknown, p->nknown + 1, sizeof *p->known) < 0)
+      return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
+    k = &p->known[p->nknown++];
+    k->job = job, k->nw = NAN, k->since = NAN, k->running = 0;
+  }
+  *out = k;
+  return NS_OK;
+}
+
+int ns_policy_started(ns_policy *p, const ns_job *job, double now_ms) {
+  nsp_known *k;
+  NSI_TRY(report_args(p, job, now_ms, "ns_policy_started"));
+  NSI_TRY(known_get(p, job, "ns_policy_started", &k));
+  k->running = 1;
+  return NS_OK;
+}
+
+int ns_policy_finished(ns_policy *p, const ns_job *job, double now_ms) {
+  NSI_TRY(report_args(p, job, now_ms, "ns_policy_finished"));
+  nsp_known *k = known_find(p, job);
+  if (k != NULL)
+    *k = p->known[--p->nknown]; /* forgotten: the handle may be freed and reused */
+  return NS_OK;
+}
+
+int ns_policy_suspended(ns_policy *p, const ns_job *job, double now_ms) {
+  nsp_known *k;
+  NSI_TRY(report_args(p, job, now_ms, "ns_policy_suspended"));
+  NSI_TRY(known_get(p, job, "ns_policy_suspended", &k));
+  k->running = 0, k->since = now_ms;
+  return NS_OK;
+}
+
+/* Nw_sens (Dally §4.3.1) = ideal run / actual run = compute x iterations
+   done / ms run, from the job's compute profile (ns_job_set_compute_ms). */
+int ns_policy_progress(ns_policy *p, const ns_job *job, double iters_done, double run_ms,
+                       double now_ms) {
+  nsp_known *k;
+  NSI_TRY(report_args(p, job, now_ms, "ns_policy_progress"));
+  NSI_TRY(nsi_check_finite_ge0(iters_done, "ns_policy_progress", "iters_done"));
+  NSI_TRY(nsi_check_finite_ge0(run_ms, "ns_policy_progress", "run_ms"));
+  double f = 0, b = 0;
+  ns_job_compute_ms(job, &f, &b);
+  NSI_TRY(known_get(p, job, "ns_policy_progress", &k));
+  if (run_ms > 0 && iters_done > 0 && f + b > 0)
+    k->nw = (f + b) * iters_done / run_ms;
+  return NS_OK;
+}
+
+/* The entry as the policy reads it: what the queue says, else what was
+   reported back (measured Nw_sens, suspension time). */
+static nsp_entry view(const ns_policy *p, const nsp_entry *e) {
+  nsp_entry v = *e;
+  const nsp_known *k = p->nknown > 0 ? known_find(p, e->job) : NULL;
+  if (k != NULL && isnan(v.nw) && isfinite(k->nw))
+    v.nw = k->nw;
+  if (k != NULL && !v.since_set && isfinite(k->since))
+    v.since = k->since;
+  return v;
+}
+
+/* ---- order --------------------------------------------------------------------- */
+
+/* Nw_sens compared to 1e-9 (then by arrival): a one-GPU job's measure is
+   1 up to rounding, which must not order it against another's exact 1. */
+static double offer_key(double k) { return round(k * 1e9) / 1e9; }
+
+static double key_fifo(const nsp_entry *e) { return e->arrival; }
+/* remaining service = GPU-time; unknown sorts last */
+static double key_srsf(const nsp_entry *e) {
+  return isnan(e->ideal) ? INFINITY : e->ideal * ns_job_gpus(e->job);
+}
+static double key_sjf(const nsp_entry *e) { return isnan(e->ideal) ? INFINITY : e->ideal; }
+static double key_nw_sens(const nsp_entry *e) {
+  return offer_key(isfinite(e->nw) ? e->nw : 1.0);
+}
+static double (*const key_fns[])(const nsp_entry *) = {
+    [NS_POLICY_ORDER_FIFO] = key_fifo, [NS_POLICY_ORDER_SRSF] = key_srsf,
+    [NS_POLICY_ORDER_SJF] = key_sjf, [NS_POLICY_ORDER_NW_SENS] = key_nw_sens,
+    /* preemptive: the simulator keeps the queues; waiting jobs by arrival */
+    [NS_POLICY_ORDER_2D_LAS] = key_fifo, [NS_POLICY_ORDER_2D_GITTINS] = key_fifo};
+
+int ns_policy_order_key(const ns_policy *p, const ns_queue *q, size_t i, double *key) {
+  NSI_TRY(nsi_check_ptr(p, "ns_policy_order_key", "p"));
+  NSI_TRY(nsi_check_ptr(q, "ns_policy_order_key", "q"));
+  NSI_TRY(nsi_check_ptr(key, "ns_policy_order_key", "key"));
+  if (i >= q->n)
+    return nsi_fail(NS_EINVAL, "ns_policy_order_key: i %zu is not a queue index (the queue "
+                               "holds %zu jobs)", i, q->n);
+  nsp_entry v = view(p, &q->e[i]);
+  *key = key_fns[p->order](&v);
+  return NS_OK;
+}
+
+/* ---- base placements: one public entry point each ------------------------------ */
+
+typedef int (*nsp_place_fn)(ns_policy *p, const ns_cluster *c, const nsp_entry *e, double now,
+                            ns_placement *out);
+
+static int place_ff(ns_policy *p, const ns_cluster *c, const nsp_entry *e, double now,
+                    ns_placement *out) {
+  (void)p, (void)now;
+  return ns_place_first_fit(c, e->job, out);
+}
+static int place_ls(ns_policy *p, const ns_cluster *c, const nsp_entry *e, double now,
+                    ns_placement *out) {
+  (void)p, (void)now;
+  return ns_place_list_scheduling(c, e->job, out);
+}
+static int place_rand(ns_policy *p, const ns_cluster *c, const nsp_entry *e, double now,
+                      ns_placement *out) {
+  (void)now;
+  return ns_place_random(c, e->job, p->seed * 0x9e3779b97f4a7c15ull + e->id, out);
+}
+static int place_best_fit(ns_policy *p, const ns_cluster *c, const nsp_entry *e, double now,
+                          ns_placement *out) {
+  (void)p, (void)now;
+  return ns_place_best_fit(c, e->job, out);
+}
+static int place_tiresias(ns_policy *p, const ns_cluster *c, const nsp_entry *e, double now,
+                          ns_placement *out) {
+  (void)now;
+  return ns_place_tiresias(c, e->job, p->skew_bytes, out);
+}
+static int place_lwf(ns_policy *p, const ns_cluster *c, const nsp_entry *e, double now,
+                     ns_placement *out) {
+  (void)now;
+  return ns_lwf_place(c, e->job, p->kappa, out);
+}
+static int place_titan(ns_policy *p, const ns_cluster *c, const nsp_entry *e, double now,
+                       ns_placement *out) {
+  (void)now;
+  return ns_titan_place(c, e->job, p->titan, out);
+}
+static int place_vclos(ns_policy *p, const ns_cluster *c, const nsp_entry *e, double now,
+                       ns_placement *out) {
+  (void)now;
+  return ns_vclos_place(c, e->job, p->vclos, out);
+}
+/* Algorithm 1 on the offer of the free GPUs; starvation = time waited
+   since arrival or the latest suspension. */
+static int place_dally(ns_policy *p, const ns_cluster *c, const nsp_entry *e, double now,
+                       ns_placement *out) {
+  int accepted = 0;
+  double starvation = now > e->since ? now - e->since : 0.0; /* a clock skew is no wait */
+  int rc = ns_dally_offer(p->tuner, c, e->job, starvation, now, out, &accepted);
+  if (rc < 0)
+    return rc;
+  return accepted ? NS_OK : NS_ENOSPACE;
+}
+/* The caller's callback. It gets an empty placement bound to nothing, as a
+   fresh ns_placement_new() would be, and the message buffer cleared, so that
+   a status it returns without a message is not reported with a stale one.
+   NS_OK must come with at least the job's GPUs (more is allowed, as vClos
+   rounds sizes up) and at most the cluster's. */
+static int place_custom(ns_policy *p, const ns_cluster *c, const nsp_entry *e, double now,
+                        ns_placement *out) {
+  (void)now;
+  const char *name = ns_job_name(e->job);
+  ns_placement_clear(out);
+  out->bound = 0;
+  nsi_fail(NS_OK, "%s", "");
+  int rc = p->place_fn(c, e->job, out, p->place_user);
+  if (rc < 0 && ns_last_error()[0] == '\0')
+    return nsi_fail(rc, "the custom placement callback (ns_sim_opts_set_place_fn / "
+                        "ns_policy_set_place_fn) returned %d (%s) without a message",
+                    rc, ns_strerror(rc));
+  if (rc < 0)
+    return rc;
+  if (rc > 0)
+    return nsi_fail(NS_EINVAL, "the custom placement callback (ns_sim_opts_set_place_fn / "
+                               "ns_policy_set_place_fn) returned %d for job '%s', which is not a "
+                               "status (NS_OK, NS_ENOSPACE or another negative ns_status)",
+                    rc, name);
+  int total = ns_cluster_gpu_count(c), gpus = ns_job_gpus(e->job);
+  if (out->ngpus < (size_t)gpus || out->ngpus > (size_t)total)
+    return nsi_fail(NS_EINVAL, "the custom placement callback (ns_sim_opts_set_place_fn / "
+                               "ns_policy_set_place_fn) returned NS_OK with %zu GPUs for job "
+                               "'%s', which asks for %d (a placement holds %d..%d GPUs)",
+                    out->ngpus, name, gpus, gpus, total);
+  return NS_OK;
+}
+
+static const nsp_place_fn place_fns[] = {
+    [NS_POLICY_PLACE_FIRST_FIT] = place_ff,      [NS_POLICY_PLACE_LIST_SCHEDULING] = place_ls,
+    [NS_POLICY_PLACE_RANDOM] = place_rand,       [NS_POLICY_PLACE_BEST_FIT] = place_best_fit,
+    [NS_POLICY_PLACE_TIRESIAS] = place_tiresias, [NS_POLICY_PLACE_LWF] = place_lwf,
+    [NS_POLICY_PLACE_TITAN] = place_titan,       [NS_POLICY_PLACE_VCLOS] = place_vclos,
+    [NS_POLICY_PLACE_OCS_VCLOS] = place_vclos,   [NS_POLICY_PLACE_DALLY] = place_dally,
+    [NS_POLICY_PLACE_DALLY_MANUAL] = place_dally, [NS_POLICY_PLACE_CUSTOM] = place_custom};
+
+/* ---- the decision ------------------------------------------------------------- */
+
+ns_decision *ns_decision_new(void) {
+  ns_decision *d = calloc(1, sizeof *d);
+  if (d == NULL)
+    nsi_fail(NS_ENOMEM, "ns_decision_new: out of memory");
+  else
+    d->next = INFINITY;
+  return d;
+}
+
+void ns_decision_free(ns_decision *d) {
+  if (d == NULL)
+    return;
+  for (size_t k = 0; k < d->caps; k++) {
+    ns_placement_free(d->s[k].pl);
+    ns_candidate_free(d->s[k].cand);
+  }
+  free(d->s), free(d->status), free(d->retry);
+  free(d);
+}
+
+/* Empties d for a queue of nq jobs: nobody offered yet. */
+static int reset(ns_decision *d, size_t nq, const char *fn) {
+  for (size_t k = 0; k < d->ns; k++) {
+    ns_candidate_free(d->s[k].cand);
+    d->s[k].cand = NULL;
+  }
+  d->ns = 0, d->next = INFINITY;
+  if (nq > d->capq) {
+    int *st = realloc(d->status, nq * sizeof *st);
+    if (st == NULL)
+      return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
+    d->status = st;
+    double *r = realloc(d->retry, nq * sizeof *r);
+    if (r == NULL)
+      return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
+    d->retry = r, d->capq = nq;
+  }
+  d->nq = nq;
+  for (size_t i = 0; i < nq; i++)
+    d->status[i] = NS_ENOTFOUND, d->retry[i] = INFINITY;
+  return NS_OK;
+}
+
+/* The next start's slot (its placement kept from earlier decisions). */
+static int next_start(ns_decision *d, nsp_start **out, const char *fn) {
+  if (d->ns == d->caps) {
+    size_t cap = d->caps ? 2 * d->caps : 4;
+    nsp_start *s = realloc(d->s, cap * sizeof *s);
+    if (s == NULL)
+      return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
+    memset(s + d->caps, 0, (cap - d->caps) * sizeof *s);
+    d->s = s, d->caps = cap;
+  }
+  nsp_start *s = &d->s[d->ns];
+  if (s->pl == NULL && (s->pl = ns_placement_new()) == NULL)
+    return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
+  s->cand = NULL;
+  *out = s;
+  return NS_OK;
+}
+
+size_t ns_decision_job_count(const ns_decision *d) { return d != NULL ? d->nq : 0; }
+
+size_t ns_decision_start_count(const ns_decision *d) { return d != NULL ? d->ns : 0; }
+
+size_t ns_decision_start_job(const ns_decision *d, size_t k) {
+  return d != NULL && k < d->ns ? d->s[k].qi : SIZE_MAX;
+}
+
+const ns_placement *ns_decision_placement(const ns_decision *d, size_t k) {
+  return d != NULL && k < d->ns ? d->s[k].pl : NULL;
+}
+
+int ns_decision_copy_placement(const ns_decision *d, size_t k, ns_placement *out) {
+  NSI_TRY(nsi_check_ptr(d, "ns_decision_copy_placement", "d"));
+  NSI_TRY(nsi_check_ptr(out, "ns_decision_copy_placement", "out"));
+  if (k >= d->ns)
+    return nsi_fail(NS_EINVAL, "ns_decision_copy_placement: k %zu is not a start (the decision "
+                               "has %zu)", k, d->ns);
+  int rc = nsi_placement_copy(out, d->s[k].pl);
+  return rc < 0 ? nsi_fail(rc, "ns_decision_copy_placement: out of memory") : NS_OK;
+}
+
+int ns_decision_has_shifts(const ns_decision *d, size_t k) {
+  return d != NULL && k < d->ns && d->s[k].cand != NULL;
+}
+
+int ns_decision_shift_ms(const ns_decision *d, size_t k, const ns_job *job, double *shift_ms) {
+  NSI_TRY(nsi_check_ptr(d, "ns_decision_shift_ms", "d"));
+  NSI_TRY(nsi_check_ptr(job, "ns_decision_shift_ms", "job"));
+  NSI_TRY(nsi_check_ptr(shift_ms, "ns_decision_shift_ms", "shift_ms"));
+  if (k >= d->ns)
+    return nsi_fail(NS_EINVAL, "ns_decision_shift_ms: k %zu is not a start (the decision has "
+                               "%zu)", k, d->ns);
+  if (d->s[k].cand == NULL)
+    return nsi_fail(NS_ENOTFOUND, "ns_decision_shift_ms: start %zu comes with no time-shifts", k);
+  return ns_candidate_shift_ms(d->s[k].cand, job, shift_ms);
+}
+
+int ns_decision_status(const ns_decision *d, size_t i) {
+  NSI_TRY(nsi_check_ptr(d, "ns_decision_status", "d"));
+  if (i >= d->nq)
+    return nsi_fail(NS_EINVAL, "ns_decision_status: i %zu is not a queue index (the decision "
+                               "covers %zu jobs)", i, d->nq);
+  return d->status[i];
+}
+
+double ns_decision_next_ms(const ns_decision *d) { return d != NULL ? d->next : INFINITY; }
+
+double ns_decision_retry_ms(const ns_decision *d, size_t i) {
+  return d != NULL && i < d->nq ? d->retry[i] : INFINITY;
+}
+
+/* ---- one job -------------------------------------------------------------------- */
+
+static int same_gpus(const ns_placement *a, const ns_placement *b) {
+  return a->ngpus == b->ngpus && memcmp(a->gpus, b->gpus, a->ngpus * sizeof *a->gpus) == 0;
+}
+
+/* Candidates from the base policy (the file comment) into p->cand[0..*n). */
+static int make_candidates(ns_policy *p, ns_cluster *c, const nsp_entry *e, double now,
+                           size_t *ncand) {
+  int gps = ns_cluster_gpus_per_server(c);
+  size_t need = (size_t)NSP_MAX_CANDIDATES * (size_t)(gps > 0 ? gps : 1);
+  if (nsi_reserve(&p->occ, &p->capocc, need, sizeof *p->occ) < 0)
+    return nsi_fail(NS_ENOMEM, "ns_policy_place: out of memory");
+  int *occ = p->occ;
+  size_t nocc = 0, n = 0;
+  int rc = NS_OK;
+  while (n < (size_t)p->max_candidates) {
+    rc = place_fns[p->placement](p, c, e, now, p->cand[n]);
+    if (rc < 0 || (n > 0 && same_gpus(p->cand[n], p->cand[n - 1])))
+      break; /* no placement left, or the policy repeats itself (GPU sharing) */
+    int server = ns_placement_gpu(p->cand[n], 0) / gps;
+    n++;
+    int fresh[64], nf = 0;
+    for (int g = server * gps; g < (server + 1) * gps && nf < 64; g++)
+      if (ns_cluster_gpu_is_free(c, g) == 1)
+        fresh[nf++] = g;
+    if (nf == 0)
+      break;
+    if ((rc = ns_cluster_occupy(c, fresh, (size_t)nf)) < 0)
+      break;
+    memcpy(occ + nocc, fresh, (size_t)nf * sizeof *occ);
+    nocc += (size_t)nf;
+  }
+  if (nocc > 0)
+    ns_cluster_vacate(c, occ, nocc);
+  *ncand = n;
+  /* No candidate left (NS_ENOSPACE) ends the list; another failure (out
+     of memory, a policy error) is the call's, not a shorter list. */
+  if (n == 0 || (rc < 0 && rc != NS_ENOSPACE))
+    return rc;
+  return NS_OK;
+}
+
+static int describe(ns_cluster *c, const ns_job *job, ns_placement *pl, ns_candidate **cand) {
+  if (pl->nlinks == 0)
+    qsort(pl->gpus, pl->ngpus, sizeof *pl->gpus, nsi_cmp_int);
+  *cand = ns_candidate_new();
+  if (*cand == NULL)
+    return nsi_fail(NS_ENOMEM, "out of memory describing a CASSINI candidate");
+  return ns_cassini_candidate_from_cluster(*cand, c, job, pl);
+}
+
+/* Ranks the n candidates into start s (placement, and the winner's shifts). */
+static int rank_and_pick(ns_policy *p, ns_cluster *c, const nsp_entry *e, size_t n,
+                         nsp_start *s) {
+  ns_candidate *cands[NSP_MAX_CANDIDATES] = {0};
+  int rc = NS_OK;
+  size_t free_pick = n, best = 0;
+  for (size_t i = 0; i < n && rc == NS_OK; i++) {
+    rc = describe(c, e->job, p->cand[i], &cands[i]);
+    double sh;
+    if (rc == NS_OK && free_pick == n &&
+        ns_candidate_shift_ms(cands[i], e->job, &sh) == NS_ENOTFOUND)
+      free_pick = i; /* the job is on no shared link: fully compatible */
+  }
+  if (rc == NS_OK && free_pick < n) {
+    best = free_pick;
+  } else if (rc == NS_OK) {
+    double scores[NSP_MAX_CANDIDATES], sh = 0;
+    rc = ns_cassini_rank(cands, n, p->cassini_opts, &best, scores);
+    if (rc == NS_ELOOP || rc == NS_ERANGE) { /* no loop-free candidate: base placement */
+      rc = NS_OK, best = 0;
+    } else if (rc == NS_OK) {
+      rc = ns_candidate_shift_ms(cands[best], e->job, &sh);
+      if (rc == NS_OK)
+        s->cand = cands[best], cands[best] = NULL; /* the start keeps the winner's shifts */
+    }
+  }
+  if (rc == NS_OK)
+    rc = nsi_placement_copy(s->pl, p->cand[best]);
+  for (size_t i = 0; i < n; i++)
+    ns_candidate_free(cands[i]);
+  if (rc < 0) {
+    ns_candidate_free(s->cand);
+    s->cand = NULL;
+    if (rc == NS_EUNSUPPORTED)
+      return rc;
+    return nsi_fail(rc, "CASSINI failed on job '%s': %s", ns_job_name(e->job), ns_last_error());
+  }
+  return NS_OK;
+}
+
+/* Dally: when a declined job wants to be offered again even if nothing
+   else happens - the earliest of its timers still ahead. */
+static int dally_retry(ns_policy *p, const nsp_entry *e, double now, double *at) {
+  double m = 0, r = 0;
+  *at = INFINITY;
+  if (ns_delay_tuner_timers(p->tuner, ns_job_gpus(e->job), now, &m, &r) < 0)
+    return nsi_fail(NS_EUNSUPPORTED, "ns_delay_tuner_timers failed: %s", ns_last_error());
+  double t[2] = {e->since + m, e->since + r};
+  for (int i = 0; i < 2; i++)
+    if (isfinite(t[i]) && t[i] > now && t[i] < *at)
+      *at = t[i];
+  return NS_OK;
+}
+
+/* Queue index i offered the free GPUs: appends a start to d or sets its
+   status. NS_OK once decided; < 0 a failure (d unchanged for i). */
+static int place_one(ns_policy *p, ns_cluster *c, const ns_queue *q, size_t i, double now,
+                     ns_decision *d) {
+  nsp_entry v = view(p, &q->e[i]);
+  nsp_start *s = NULL;
+  NSI_TRY(next_start(d, &s, "ns_policy_place"));
+  int rc;
+  if (p->cassini) {
+    size_t n = 0;
+    rc = make_candidates(p, c, &v, now, &n);
+    if (rc == NS_OK)
+      rc = rank_and_pick(p, c, &v, n, s);
+  } else {
+    rc = place_fns[p->placement](p, c, &v, now, s->pl);
+  }
+  if (rc == NS_OK) {
+    s->qi = i;
+    d->ns++;
+    d->status[i] = NS_OK;
+    return NS_OK;
+  }
+  if (rc == NS_ENOSPACE) {
+    d->status[i] = NS_ENOSPACE;
+    if (p->tuner != NULL) {
+      NSI_TRY(dally_retry(p, &v, now, &d->retry[i]));
+      if (d->retry[i] < d->next)
+        d->next = d->retry[i];
+    }
+    return NS_OK;
+  }
+  if (rc == NS_EINVAL && p->placement != NS_POLICY_PLACE_CUSTOM) {
+    d->status[i] = NS_EINVAL; /* the policy can never host this job here (e.g. no vClos shape) */
+    return NS_OK;
+  }
+  return rc;
+}
+
+static int decide_args(ns_policy *p, ns_cluster *c, const ns_queue *q, double now_ms,
+                       ns_decision *d, const char *fn) {
+  NSI_TRY(nsi_check_ptr(p, fn, "p"));
+  NSI_TRY(nsi_check_ptr(c, fn, "c"));
+  NSI_TRY(nsi_check_ptr(q, fn, "q"));
+  NSI_TRY(nsi_check_ptr(d, fn, "d"));
+  if (!isfinite(now_ms)) {
+    char b[32];
+    return nsi_fail(NS_EINVAL, "%s: now_ms %s is not finite", fn, nsi_fmt_real(now_ms, b, sizeof b));
+  }
+  return ready(p, fn);
+}
+
+int ns_policy_place(ns_policy *p, ns_cluster *c, const ns_queue *q, size_t i, double now_ms,
+                    ns_decision *d) {
+  NSI_TRY(decide_args(p, c, q, now_ms, d, "ns_policy_place"));
+  if (i >= q->n)
+    return nsi_fail(NS_EINVAL, "ns_policy_place: i %zu is not a queue index (the queue holds "
+                               "%zu jobs)", i, q->n);
+  NSI_TRY(reset(d, q->n, "ns_policy_place"));
+  int rc = place_one(p, c, q, i, now_ms, d);
+  if (rc < 0)
+    reset(d, q->n, "ns_policy_place");
+  return rc;
+}
+
+typedef struct nsp_item {
+  double key, arrival;
+  uint64_t id;
+  size_t i;
+} nsp_item;
+
+static int by_item(const void *a, const void *b) {
+  const nsp_item *x = a, *y = b;
+  if (x->key != y->key)
+    return x->key < y->key ? -1 : 1;
+  if (x->arrival != y->arrival)
+    return x->arrival < y->arrival ? -1 : 1;
+  if (x->id != y->id)
+    return x->id < y->id ? -1 : 1;
+  return (x->i > y->i) - (x->i < y->i);
+}
+
+int ns_policy_decide(ns_policy *p, ns_cluster *c, const ns_queue *q, double now_ms,
+                     ns_decision *d) {
+  NSI_TRY(decide_args(p, c, q, now_ms, d, "ns_policy_decide"));
+  NSI_TRY(reset(d, q->n, "ns_policy_decide"));
+  nsp_item *it = malloc((q->n ? q->n : 1) * sizeof *it);
+  if (it == NULL)
+    return nsi_fail(NS_ENOMEM, "ns_policy_decide: out of memory");
+  for (size_t i = 0; i < q->n; i++) {
+    nsp_entry v = view(p, &q->e[i]);
+    it[i].key = key_fns[p->order](&v), it[i].arrival = v.arrival, it[i].id = v.id, it[i].i = i;
+  }
+  qsort(it, q->n, sizeof *it, by_item);
+  int sharing = ns_cluster_gpu_sharing(c) == 1, rc = NS_OK;
+  int free_gpus = ns_cluster_free_gpu_count(c);
+  size_t committed = 0; /* starts committed tentatively (d->s[0..committed)) */
+  for (size_t k = 0; k < q->n && rc == NS_OK; k++) {
+    size_t i = it[k].i;
+    const ns_job *job = q->e[i].job;
+    /* cheap filter; with GPU sharing, busy GPUs may still host the job */
+    if (sharing || (free_gpus > 0 && ns_job_gpus(job) <= free_gpus))
+      rc = place_one(p, c, q, i, now_ms, d);
+    else
+      d->status[i] = NS_ENOSPACE;
+    if (rc < 0)
+      break;
+    if (d->status[i] == NS_OK) {
+      rc = ns_cluster_commit(c, job, d->s[d->ns - 1].pl);
+      if (rc < 0) {
+        rc = nsi_fail(rc, "ns_policy_decide: cannot commit job '%s' where the policy placed "
+                          "it (is it committed already?): %s", ns_job_name(job), ns_last_error());
+        break;
+      }
+      committed = d->ns;
+      free_gpus = ns_cluster_free_gpu_count(c);
+    } else if (d->status[i] == NS_ENOSPACE && !p->backfill) {
+      break; /* strict order: the queue stops at the first job that waits */
+    }
+  }
+  for (size_t k = committed; k-- > 0;)
+    ns_cluster_release(c, q->e[d->s[k].qi].job);
+  free(it);
+  if (rc < 0)
+    reset(d, q->n, "ns_policy_decide");
+  return rc;
+}

@@ -1,0 +1,86 @@
+/*
+ * src/policy/policy_internal.h - private structures of the policy object
+ * (netsched/policy.h). Only src/policy includes it.
+ */
+#ifndef NS_POLICY_INTERNAL_H
+#define NS_POLICY_INTERNAL_H
+
+#include "core/internal.h"
+
+#define NSP_MAX_CANDIDATES 10
+
+typedef struct nsp_preset {
+  const char *name, *desc;
+  ns_policy_order order;
+  ns_policy_placement placement;
+  int kappa;
+  ns_policy_admission admission;
+  int n, cassini;
+  int strict; /* 1: no backfilling (head-of-line blocking) */
+} nsp_preset;
+
+const nsp_preset *nsp_preset_at(int i);
+/* Index of the preset, or NS_EINVAL naming fn and listing the valid names. */
+int nsp_preset_find(const char *name, const char *fn);
+
+/* One waiting job as the caller describes it (ns_queue_add and setters). */
+typedef struct nsp_entry {
+  const ns_job *job;
+  uint64_t id;
+  double arrival, ideal, nw, since;
+  int since_set;
+} nsp_entry;
+
+struct ns_queue {
+  nsp_entry *e;
+  size_t n, cap;
+};
+
+/* A job the caller reported back about (ns_policy_started ...). */
+typedef struct nsp_known {
+  const ns_job *job;
+  double nw;    /* measured Nw_sens (NAN: none yet) */
+  double since; /* suspended at (NAN: never) */
+  int running;
+} nsp_known;
+
+struct ns_policy {
+  int preset; /* index, -1 = custom */
+  ns_policy_order order;
+  ns_policy_placement placement;
+  int kappa;
+  ns_policy_admission admission;
+  int admit_n, cassini, max_candidates, backfill;
+  uint64_t seed, skew_bytes;
+  double history_ms, machine_ms, rack_ms, drift;
+  ns_policy_place_fn place_fn;
+  void *place_user;
+  /* state, built at the first decision (ready) */
+  int ready;
+  ns_titan_opts *titan;
+  ns_vclos_opts *vclos;
+  ns_delay_tuner *tuner;
+  ns_cassini_opts *cassini_opts;
+  ns_placement *cand[NSP_MAX_CANDIDATES];
+  int *occ; /* candidate search: GPUs hidden */
+  size_t capocc;
+  nsp_known *known;
+  size_t nknown, capknown;
+};
+
+typedef struct nsp_start {
+  size_t qi;
+  ns_placement *pl;  /* owned, reused across decisions */
+  ns_candidate *cand; /* CASSINI's ranked winner (its shifts), or NULL */
+} nsp_start;
+
+struct ns_decision {
+  nsp_start *s;
+  size_t ns, caps;
+  int *status;
+  double *retry;
+  size_t nq, capq;
+  double next;
+};
+
+#endif

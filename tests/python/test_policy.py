@@ -1,0 +1,173 @@
+"""netsched.Policy: the policy object through the bindings, with the numbers
+of tests/unit/test_policy.c, and the docstring example run as a doctest."""
+
+import doctest
+import math
+import unittest
+
+import netsched
+from netsched import Cluster, Job, Placement, Policy, Status, Tier
+from netsched import policy as pol
+
+from . import support
+
+H = 3600e3
+
+
+def cluster16():
+    """2 leaves x 2 servers x 4 GPUs: server s holds GPUs 4s..4s+3."""
+    return Cluster.leaf_spine(2, 2, 2, 4, 1, 10.0)
+
+
+@support.requires("ns_policy_new", "ns_policy_decide")
+class TestPolicy(unittest.TestCase):
+    def test_presets_are_the_simulators(self):
+        names = [n for n, _ in pol.presets()]
+        self.assertEqual(len(names), 21)
+        self.assertEqual(names, [netsched.sim.policy_name(i) for i in range(21)])
+        self.assertIn("cassini-lwf-1", names)
+        parts = pol.preset_parts("fifo")
+        self.assertEqual(parts["order"], pol.Order.FIFO)
+        self.assertEqual(parts["placement"], pol.PlacementKind.FIRST_FIT)
+        self.assertFalse(parts["backfill"])
+        self.assertEqual(pol.preset_parts("srsf-2")["admit_n"], 2)
+        with self.assertRaises(netsched.InvalidArgumentError) as cm:
+            pol.preset_parts("bogus")
+        self.assertIn("'bogus'", str(cm.exception))
+        with self.assertRaises(netsched.InvalidArgumentError) as cm:
+            Policy("nope")
+        self.assertIn("'nope'", str(cm.exception))
+
+    def test_backfill_and_head_of_line(self):
+        # 0: 4 GPUs @ 0, 1: 8 @ 1, 2: 8 @ 2, 3: 1 @ 3. First-fit: 0 -> 0-3,
+        # 1 -> 4-11, 2 waits, "ff" backfills 3 -> 12; "fifo" never offers 3.
+        c = cluster16()
+        jobs = [Job("a", 4), Job("b", 8), Job("c", 8), Job("d", 1)]
+        q = pol.Queue()
+        for i, j in enumerate(jobs):
+            self.assertEqual(q.add(j, id=10 + i, arrival_ms=float(i)), i)
+        self.assertEqual(len(q), 4)
+        with Policy("ff") as p:
+            d = p.decide(c, q, 5.0)
+            self.assertEqual(d.started, [0, 1, 3])
+            self.assertEqual(d.placement(0).gpus, [0, 1, 2, 3])
+            self.assertEqual(d.gpus(1), list(range(4, 12)))
+            self.assertEqual(d.placement(2).gpus, [12])
+            self.assertEqual(d.status(2), Status.ENOSPACE)
+            self.assertEqual(len(d), 4)
+            self.assertTrue(math.isinf(d.next_ms))
+            self.assertIsNone(d.shift_ms(0, jobs[0]))
+        self.assertEqual(c.free_gpu_count, 16)  # left as it was
+        with Policy("fifo") as p:
+            d = p.decide(c, q, 5.0)
+            self.assertEqual(d.started, [0, 1])
+            self.assertEqual(d.status(3), Status.ENOTFOUND)
+            with self.assertRaises(IndexError):
+                d.status(4)
+
+    def test_srsf_order_and_parts(self):
+        # SRSF key = GPUs x ideal: A 8 x 100 = 800, B 4 x 150 = 600 -> B first.
+        c = cluster16()
+        a, b = Job("A", 8), Job("B", 4)
+        q = pol.Queue()
+        q.add(a, 1, 0.0, ideal_ms=100.0)
+        q.add(b, 2, 1.0, ideal_ms=150.0)
+        p = Policy("ff")
+        p.set_order("SRSF")
+        self.assertEqual(p.name, "custom")
+        self.assertEqual(p.order, pol.Order.SRSF)
+        self.assertAlmostEqual(p.order_key(q, 0), 800.0)
+        d = p.decide(c, q, 0.0)
+        self.assertEqual(d.started, [1, 0])
+        self.assertEqual(d.placement(0).gpus, [0, 1, 2, 3])
+        with self.assertRaises(netsched.StateError):
+            p.set_kappa(2)  # parts are fixed after the first decision
+        # a failed add leaves the queue as it was
+        with self.assertRaises(netsched.InvalidArgumentError) as cm:
+            q.add(Job("C", 1), 3, 2.0, ideal_ms=-1.0)
+        self.assertIn("ideal", str(cm.exception))
+        self.assertEqual(len(q), 2)
+
+    def test_dally_retry_and_report_back(self):
+        # Every server has 1 free GPU; a 2-GPU job arrived at 0 is declined
+        # at 1 s (12 h machine timer): retry at 12 h; suspended at 2 h
+        # (reported back): 14 h.
+        c = cluster16()
+        c.occupy([g for g in range(16) if g % 4 != 3])
+        j = Job("two", 2)
+        q = pol.Queue()
+        q.add(j, 7, 0.0)
+        p = Policy("dally")
+        self.assertTrue(p.has_tuner)
+        d = p.decide(c, q, 1000.0)
+        self.assertEqual(d.started, [])
+        self.assertEqual(d.status(0), Status.ENOSPACE)
+        self.assertAlmostEqual(d.retry_ms(0), 12 * H, delta=1e-6)
+        self.assertAlmostEqual(d.next_ms, 12 * H, delta=1e-6)
+        p.suspended(j, 2 * H)
+        self.assertAlmostEqual(p.decide(c, q, 2 * H).retry_ms(0), 14 * H, delta=1e-6)
+        p.finished(j, 2 * H)
+        d = p.decide(c, q, 12 * H + 1)
+        self.assertEqual(d.started, [0])
+        pl = d.placement(0)
+        pl.bind(c)
+        self.assertEqual(pl.gpus, [3, 7])
+        self.assertEqual(pl.tier, Tier.RACK)
+        # report-back progress: Nw_sens = 100 ms x 10 / 2000 ms = 0.5
+        b = Job("B", 1)
+        b.set_compute_ms(40.0, 60.0)
+        q.add(b, 8, 5.0)
+        p.progress(b, 10, 2000.0, 12 * H + 2)
+        self.assertAlmostEqual(p.order_key(q, 1), 0.5)
+        with self.assertRaises(netsched.InvalidArgumentError) as cm:
+            p.progress(b, -1, 1.0, 12 * H + 3)
+        self.assertIn("iters_done", str(cm.exception))
+
+    def test_python_placement_callback(self):
+        c = cluster16()
+        j = Job("x", 2)
+        q = pol.Queue()
+        q.add(j, 1, 0.0)
+        p = Policy("ff")
+
+        def place(cluster, job, out):
+            for g in (15, 14):
+                out.add_gpu(g)
+
+        p.set_place_fn(place)
+        self.assertEqual(p.placement, pol.PlacementKind.CUSTOM)
+        d = p.place(c, q, 0, 0.0)
+        self.assertEqual(d.placement(0).gpus, [15, 14])
+
+        def broken(cluster, job, out):
+            raise RuntimeError("boom")
+
+        p2 = Policy("ff")
+        p2.set_place_fn(broken)
+        with self.assertRaises(RuntimeError):
+            p2.decide(c, q, 0.0)
+
+    def test_commit_the_decision_then_the_next(self):
+        # The docstring's loop: commit what was decided, then decide again.
+        c = cluster16()
+        a, b = Job("a", 8), Job("b", 8)
+        q = pol.Queue()
+        q.add(a, 1, 0.0)
+        p = Policy("best-fit")
+        d = p.decide(c, q, 0.0)
+        c.commit(a, d.placement(0))
+        p.started(a, 0.0)
+        q.clear()
+        q.add(b, 2, 1.0)
+        d = p.decide(c, q, 1.0)
+        self.assertEqual(sorted(d.placement(0).gpus), list(range(8, 16)))
+        self.assertEqual(c.free_gpu_count, 8)
+
+    def test_docstring_example(self):
+        failures, tried = doctest.testmod(pol, verbose=False)[:2]
+        self.assertGreater(tried, 5)
+        self.assertEqual(failures, 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
