@@ -461,7 +461,7 @@ def titan_section():
         "the network model see a ring, not the paper's halving-doubling (not expressible).",
         "HiveD (fragment-first) has no preset; not compared.",
         "Fragmentation: ours is idle / equipped GPUs of used machines; the paper's Exp#2 "
-        "writes occupied / equipped (its text and its figure disagree).",
+        "writes occupied / equipped GPUs.",
     ])
     paper = {"titan": (174, 11.7), "best-fit": (334, 38.1), "tiresias": (207, 19.4)}
     res = {}
