@@ -862,6 +862,37 @@ static int split_csv(char *line, char **f, int max) {
 /* The Tiresias simulator's parse_job_dist input: a header naming a
    "duration" column, then GPU-seconds per line (it reads int(); any
    number > 0 is taken here). Samples kept in GPU-ms. */
+/* One line of f into buf (with its newline, NUL-terminated): its length;
+   -1 at the end of the file; -2 for a line longer than size - 2 bytes, -3
+   for a NUL byte (a binary file) - the input is not read further, so an
+   endless one (/dev/zero) stops at once in bounded memory, as the
+   library's readers do (getline would grow without end). */
+#define LINE_MAX_BYTES 65536
+static long bounded_line(FILE *f, char *buf, size_t size) {
+  size_t n = 0;
+  int ch = EOF;
+  while ((ch = getc(f)) != EOF) {
+    if (ch == '\0')
+      return -3;
+    if (n + 1 >= size)
+      return -2;
+    buf[n++] = (char)ch;
+    if (ch == '\n')
+      break;
+  }
+  if (n == 0 && ch == EOF)
+    return -1;
+  buf[n] = '\0';
+  return (long)n;
+}
+
+static int bad_line(const char *opt, const char *path, long line_no, long got) {
+  fprintf(stderr, "netsched-sim: %s %s line %ld: %s\n", opt, path, line_no,
+          got == -3 ? "contains a NUL byte: a binary file, not CSV text"
+                    : "longer than 65536 bytes (the longest line a CSV input may have)");
+  return -1;
+}
+
 static int read_gittins(cli *c) {
   const char *path = c->gittins_path;
   FILE *f = fopen(path, "r");
@@ -869,13 +900,15 @@ static int read_gittins(cli *c) {
     fprintf(stderr, "netsched-sim: --gittins-dist: cannot open '%s': %s\n", path, strerror(errno));
     return -1;
   }
-  char *line = NULL, *fld[64];
-  size_t cap = 0, have = 0;
-  long line_no = 1;
+  char *line = malloc(LINE_MAX_BYTES + 2), *fld[64];
+  size_t have = 0;
+  long line_no = 1, got = line ? bounded_line(f, line, LINE_MAX_BYTES + 2) : -1;
   int col = -1, rc = 0;
-  if (getline(&line, &cap, f) < 0) {
-    fprintf(stderr, "netsched-sim: --gittins-dist %s: empty (the header needs a duration column)\n",
-            path);
+  if (got < -1) {
+    rc = bad_line("--gittins-dist", path, line_no, got);
+  } else if (got < 0) {
+    fprintf(stderr, "netsched-sim: --gittins-dist %s: %s\n", path,
+            line ? "empty (the header needs a duration column)" : "out of memory");
     rc = -1;
   } else {
     if (strncmp(line, "\xEF\xBB\xBF", 3) == 0) /* UTF-8 BOM: not part of the header */
@@ -890,8 +923,12 @@ static int read_gittins(cli *c) {
       rc = -1;
     }
   }
-  while (rc == 0 && getline(&line, &cap, f) >= 0) {
+  while (rc == 0 && (got = bounded_line(f, line, LINE_MAX_BYTES + 2)) != -1) {
     line_no++;
+    if (got < 0) {
+      rc = bad_line("--gittins-dist", path, line_no, got);
+      break;
+    }
     if (line[strspn(line, " \t\r\n")] == '\0')
       continue;
     int n = split_csv(line, fld, 64);

@@ -252,7 +252,9 @@ int nss_policy_place(nss_ctx *x, ns_cluster *c, const ns_job *job, const nss_job
     if (rc < 0)
       return rc;
     ns_placement_bind(out, c);
-    ns_tier t = ns_placement_tier(out);
+    int t = (int)ns_placement_tier(out);
+    if (t < 0)
+      return t;
     if (x->tuner != NULL && (t == NS_TIER_MACHINE || t == NS_TIER_RACK))
       return nss_ctx_log(x, (int)t, ns_job_gpus(job), starvation, x->now_ms) < 0 ? NS_ENOMEM
                                                                                 : NS_OK;

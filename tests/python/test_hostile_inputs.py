@@ -342,6 +342,15 @@ class TestCliInputsAndOutputs(unittest.TestCase):
         self.assertEqual(r.returncode, 1, r.stderr)
         self.assertIn("e[0] must be a fraction of capacity in (0, 1] (got 1.6)", r.stderr)
 
+    def test_gittins_dist_dev_zero_fails_at_once(self):
+        # read with getline: one endless line, memory without bound
+        t0 = time.monotonic()
+        r = cli("--gittins-dist", "/dev/zero")
+        self.assertLess(time.monotonic() - t0, 5)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertEqual(r.stderr, "netsched-sim: --gittins-dist /dev/zero line 1: contains a NUL "
+                                   "byte: a binary file, not CSV text\n")
+
     def test_trace_and_models_directories_are_named(self):
         for opt in ("--trace", "--models"):
             r = cli(opt, self.tmp.name)
