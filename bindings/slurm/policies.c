@@ -6,8 +6,7 @@
  * checks it for every preset). The adapter supplies what it knows of a
  * held job (id, submission time, ideal run time from its hints) and applies
  * what the policy decides; what a preset does beyond placement cannot be
- * applied through Slurm and is left out, documented in README "Using it
- * with Slurm":
+ * applied through Slurm and is left out, documented in docs/slurm.md:
  *  - srsf-1, srsf-2, ada-srsf: their communication admission (who may
  *    collide on a link) needs control of each iteration's all-reduce, which
  *    a batch scheduler does not have;
