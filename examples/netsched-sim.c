@@ -629,9 +629,9 @@ static const struct option {
      "GPU-seconds per line (default: the workload's own jobs, GPUs x lone run time)",
      opt_gittins},
     {"--dally-lease", "S",
-     "dally, dally-manual: Themis-style leases of S seconds, 0 or >= 1 (default 1200): at "
-     "lease expiry the GPUs are re-offered in increasing Nw_sens and a job offered before "
-     "anyone took its GPUs keeps them; 0 = preempt after every scheduling pass instead",
+     "dally, dally-manual: Themis-style leases of S seconds, 0 or >= 1 (default 1200; 0 = "
+     "preempt after every scheduling pass instead); the rule at lease expiry: DALLY in "
+     "netsched/sim.h",
      opt_dally_lease},
     {"--share", NULL, "let jobs share GPUs while their memory fits (LWF-kappa / Ada-SRSF model)",
      opt_share},

@@ -4,7 +4,7 @@
 #     and CMake package name that prefix; a pkg-config consumer and a CMake
 #     consumer (find_package(netsched CONFIG), netsched::netsched) build and
 #     run; a program linked without an rpath does NOT find libnetsched.so.0
-#     (README's "Running against a non-system prefix" explains both fixes,
+#     (docs/building.md "Running against a non-system prefix" explains both fixes,
 #     tested here); man pages and bash completion land; uninstall removes
 #     every file it installed.
 #  2. `make install PREFIX=/opt/ns DESTDIR=<stage>` (packaging): files land
@@ -41,7 +41,7 @@ if nmake install PREFIX="$prefix"; then
   check bash -c "! env -u LD_LIBRARY_PATH '$tmp/plain' >/dev/null 2>&1"
   # ... LD_LIBRARY_PATH fixes that for one run ...
   check env LD_LIBRARY_PATH="$prefix/lib" "$tmp/plain"
-  # ... and an rpath taken from pkg-config fixes it for good (README's line).
+  # ... and an rpath taken from pkg-config fixes it for good (the README C example's line).
   # shellcheck disable=SC2046
   check cc -std=c11 -Wall -Werror examples/cluster_basics.c -o "$tmp/rpath" \
     $(pkg-config --cflags --libs netsched) -Wl,-rpath,"$(pkg-config --variable=libdir netsched)"
@@ -109,7 +109,7 @@ EOF
     echo "SKIP: CMake consumer - cmake is not installed (Debian package cmake, in .ci/run)"
     skip=$((skip + 1))
   fi
-  # the Python package: README's one command, into a fresh venv, offline; it
+  # the Python package: docs/python.md's one command, into a fresh venv, offline; it
   # finds the library of this prefix with no environment variable set
   venv="$tmp/venv"
   if nmake install-python PREFIX="$prefix" VENV="$venv"; then

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Compiles and runs every ```c block of README.md that has a main(), runs
-# every ```python block, and walks every command line of its ```sh blocks
-# (rules below), against the freshly built library, so the README's usage
-# examples and commands stay true. (Python blocks are skipped in sanitized
+# Compiles and runs every ```c block of README.md and docs/*.md that has a
+# main(), runs every ```python block, and walks every command line of their
+# ```sh blocks (rules below), against the freshly built library, so the
+# usage examples and commands a reader copies stay true. (app.c in the
+# scratch session is the first C program, README's.) (Python blocks are skipped in sanitized
 # builds, where ctypes would need the sanitizer runtimes preloaded.)
 # Usage: tests/readme_snippets.sh [build-output-dir] [sanitize 0|1] [examples-dir]
 set -u
@@ -12,11 +13,11 @@ san_flags=
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 awk -v dir="$tmp" '
-  /^```c$/ { n++; inblk = 1; file = dir "/snippet" n ".c"; next }
-  /^```python$/ { n++; inblk = 1; file = dir "/snippet" n ".py"; next }
-  /^```sh$/ { n++; inblk = 1; file = dir "/snippet" n ".sh"; next }
+  /^```c$/ { n++; inblk = 1; file = dir "/snippet" n ".c"; print FILENAME ":" FNR > (dir "/snippet" n ".src"); next }
+  /^```python$/ { n++; inblk = 1; file = dir "/snippet" n ".py"; print FILENAME ":" FNR > (dir "/snippet" n ".src"); next }
+  /^```sh$/ { n++; inblk = 1; file = dir "/snippet" n ".sh"; print FILENAME ":" FNR > (dir "/snippet" n ".src"); next }
   /^```/ && inblk { inblk = 0; close(file); next }
-  inblk { print > file }' README.md
+  inblk { print > file }' README.md docs/*.md
 pass=0 fail=0
 for f in "$tmp"/snippet*.c; do
   [ -e "$f" ] || continue
@@ -26,7 +27,7 @@ for f in "$tmp"/snippet*.c; do
        -Wl,-rpath,"$(cd "$out" && pwd)" && "${f%.c}" >"${f%.c}.out"; then
     pass=$((pass + 1))
   else
-    echo "FAILED: README snippet $(basename "$f")"; cat "${f%.c}.out" 2>/dev/null
+    echo "FAILED: the C program at $(cat "${f%.c}.src")"; cat "${f%.c}.out" 2>/dev/null
     fail=$((fail + 1))
   fi
 done
@@ -37,7 +38,7 @@ for f in "$tmp"/snippet*.py; do
        "${PYTHON:-/usr/bin/python3}" "$f" >"${f%.py}.out" 2>&1; then
     pass=$((pass + 1))
   else
-    echo "FAILED: README snippet $(basename "$f")"; cat "${f%.py}.out"
+    echo "FAILED: the Python block at $(cat "${f%.py}.src")"; cat "${f%.py}.out"
     fail=$((fail + 1))
   fi
 done
@@ -72,7 +73,7 @@ mkdir -p "$sess/build" "$sess/home" "$sess/bin"
 ln -s "$repo/$examples" "$sess/build/examples"
 ln -s "$repo/data" "$sess/data"
 [ -d tests/fixtures/readme ] && cp -r tests/fixtures/readme/. "$sess/"
-app=$(grep -l 'int main' "$tmp"/snippet*.c 2>/dev/null | head -1)
+app=$(ls "$tmp"/snippet*.c 2>/dev/null | sort -V | xargs -r grep -l 'int main' | head -1)
 [ -n "$app" ] && cp "$app" "$sess/app.c"
 cat > "$sess/bin/python3" <<SHIM
 #!/bin/sh
@@ -101,8 +102,7 @@ chmod +x "$sess/bin/"*
 cipkgs=$(sed -n '/^PACKAGES=(/,/^)/p' .ci/run | sed -e 's/#.*//' -e '1d;$d' | tr -s ' \n' '\n' | grep . | sort)
 cmds=$tmp/commands last=$tmp/commands-last
 : > "$cmds"; : > "$last"
-for f in "$tmp"/snippet*.sh; do
-  [ -e "$f" ] || continue
+for f in $(ls "$tmp"/snippet*.sh 2>/dev/null | sort -V); do  # in document order
   while IFS= read -r cmd; do
     case $cmd in
       "apt-get update && apt-get install "*)

@@ -7,7 +7,7 @@
  *   `---- the user's part ---'`-- ours ---------'
  *
  * The adapter's section is everything from the LAST " waits: " to the end
- * (README "Using it with Slurm"); the user's part before it is never
+ * (docs/slurm.md); the user's part before it is never
  * changed: it is kept byte for byte (any length, control characters
  * included), and when the whole comment would exceed Slurm's limit
  * (NSS_SLURM_COMMENT_MAX) the reason is shortened, down to no section at

@@ -3,7 +3,7 @@
  * public libnetsched API only: build the leaf-spine cluster, commit what
  * already holds GPUs, offer the held jobs to the policy in order.
  *
- * Mapping (documented in README "Using it with Slurm"):
+ * Mapping (documented in docs/slurm.md):
  *  - Leaves = the snapshot's leaf switches; servers_per_leaf and
  *    gpus_per_server are the largest counts seen. Slots a smaller leaf or
  *    node does not fill are background-occupied (ns_cluster_occupy), so no

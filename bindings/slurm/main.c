@@ -1,7 +1,7 @@
 /*
  * bindings/slurm/main.c - netsched-slurm: an external scheduler that places
- * opted-in, held Slurm jobs with a libnetsched policy (README "Using it with
- * Slurm", netsched-slurm(1)). Options, --once / --interval, the instance
+ * opted-in, held Slurm jobs with a libnetsched policy (docs/slurm.md,
+ * netsched-slurm(1)). Options, --once / --interval, the instance
  * lock, signals, the bounded wait for the configuration and the controller.
  *
  * Exit status (netsched-sim's convention for 0 and 2):
@@ -260,7 +260,7 @@ static void usage(FILE *f) {
   fputs("\nExit status: 0 done (also when stopped by SIGTERM/SIGINT); 1 a cycle failed;\n"
         "2 a usage or value error; 3 another instance holds the lock; 4 slurm.conf could\n"
         "not be read, or (--once) slurmctld not reached, within --timeout seconds.\n"
-        "See netsched-slurm(1) and README \"Using it with Slurm\".\n", f);
+        "See netsched-slurm(1) and docs/slurm.md.\n", f);
 }
 
 /* A usage error: one line naming the argument, a hint (the option closest

@@ -6,8 +6,7 @@
  * checks it for every preset). The adapter supplies what it knows of a
  * held job (id, submission time, ideal run time from its hints) and applies
  * what the policy decides; what a preset does beyond placement cannot be
- * applied through Slurm and is left out, documented in README "Using it
- * with Slurm":
+ * applied through Slurm and is left out, documented in docs/slurm.md:
  *  - srsf-1, srsf-2, ada-srsf: their communication admission (who may
  *    collide on a link) needs control of each iteration's all-reduce, which
  *    a batch scheduler does not have;
@@ -252,7 +251,9 @@ int nss_policy_place(nss_ctx *x, ns_cluster *c, const ns_job *job, const nss_job
     if (rc < 0)
       return rc;
     ns_placement_bind(out, c);
-    ns_tier t = ns_placement_tier(out);
+    int t = (int)ns_placement_tier(out);
+    if (t < 0)
+      return t;
     if (x->tuner != NULL && (t == NS_TIER_MACHINE || t == NS_TIER_RACK))
       return nss_ctx_log(x, (int)t, ns_job_gpus(job), starvation, x->now_ms) < 0 ? NS_ENOMEM
                                                                                 : NS_OK;

@@ -199,7 +199,7 @@ static void set_reserved(const char *name, void *user) {
 }
 
 /* Nodes of a reservation active now are unusable: held jobs asking for a
-   reservation are not supported (README), and everyone else's jobs cannot
+   reservation are not supported (docs/slurm.md), and everyone else's jobs cannot
    use them. Slurm's node state flags a reserved node only lazily. */
 static int load_reservations(nss_snapshot *s, char *msg, size_t msglen) {
   reserve_info_msg_t *r = NULL;

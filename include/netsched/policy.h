@@ -61,6 +61,7 @@
  *   ns_policy_started / _finished / _suspended / _progress: report back
  *   ns_policy_tuner, ns_policy_cassini_opts: the state it owns, for
  *     persistence (netsched-slurm's state file) and CASSINI's re-adjustment
+ *   ns_policy_save / ns_policy_load: that state as versioned bytes
  *   ns_queue_*: what the caller knows of the waiting jobs
  *   ns_decision_*: the decision (starts, placements, shifts, waits, next_ms)
  * Not (yet) behind ns_policy: communication admission (SRSF(n), AdaDUAL: the
@@ -185,6 +186,19 @@ NS_API int ns_policy_backfills(const ns_policy *p);
    to restore it across processes. */
 NS_API ns_delay_tuner *ns_policy_tuner(ns_policy *p);
 NS_API const ns_cassini_opts *ns_policy_cassini_opts(ns_policy *p);
+
+/* The policy's own state as bytes, to outlive a process (a cluster manager
+   restarting): format "ns_policy 1" (src/policy/state.c): a header, the
+   policy's name, then Dally's recorded waits (the only state of today's
+   presets; other presets save the header alone). ns_policy_save writes a
+   NUL-terminated text into buf[0..len) and *needed = its size with the NUL;
+   NS_ERANGE if len is smaller (call with buf NULL, len 0 to size it).
+   ns_policy_load replays a saved state into a fresh tuner and replaces p's;
+   a blob with another header, another policy's name or a malformed line is
+   refused with NS_EINVAL naming the line, p left as it was. Loading fixes
+   the parts as a decision does. */
+NS_API int ns_policy_save(const ns_policy *p, char *buf, size_t len, size_t *needed);
+NS_API int ns_policy_load(ns_policy *p, const char *buf, size_t len);
 
 /* ---- what the caller knows: the queue ------------------------------------ */
 

@@ -6,6 +6,8 @@
  * (policy entry point -> ns_cluster_commit ... ns_cluster_release) plus a
  * clock and a network model. It compares every policy of the library on the
  * same workload: an embedded default, jobs added one by one, or a trace file.
+ * This header is the reference for its rules; docs/simulator.md is the
+ * user's guide (what they mean for a comparison) and points back here.
  *
  * Usage:
  *   ns_sim_opts *o = ns_sim_opts_new();

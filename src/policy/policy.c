@@ -72,6 +72,7 @@ void ns_policy_free(ns_policy *p) {
     ns_placement_free(p->cand[i]);
   free(p->occ);
   free(p->known);
+  free(p->waits);
   free(p);
 }
 
@@ -207,7 +208,7 @@ static int is_dally(const ns_policy *p) {
 }
 
 /* Builds the state of its parts (once). */
-static int ready(ns_policy *p, const char *fn) {
+int nsp_ready(ns_policy *p, const char *fn) {
   if (p->ready)
     return NS_OK;
   if (p->placement == NS_POLICY_PLACE_CUSTOM && p->place_fn == NULL)
@@ -224,12 +225,8 @@ static int ready(ns_policy *p, const char *fn) {
   if (rc == NS_OK && (p->placement == NS_POLICY_PLACE_VCLOS ||
                       p->placement == NS_POLICY_PLACE_OCS_VCLOS))
     rc = (p->vclos = ns_vclos_opts_new()) == NULL ? NS_ENOMEM : NS_OK;
-  if (rc == NS_OK && is_dally(p)) {
-    p->tuner = ns_delay_tuner_new(p->history_ms, p->machine_ms, p->rack_ms);
-    rc = p->tuner == NULL ? NS_ENOMEM : NS_OK;
-    if (rc == NS_OK && p->placement == NS_POLICY_PLACE_DALLY_MANUAL)
-      rc = ns_delay_tuner_set_manual(p->tuner, 1);
-  }
+  if (rc == NS_OK && is_dally(p))
+    rc = (p->tuner = nsp_new_tuner(p)) == NULL ? NS_ENOMEM : NS_OK;
   if (rc == NS_OK && p->cassini) {
     p->cassini_opts = ns_cassini_opts_new();
     rc = p->cassini_opts == NULL ? NS_ENOMEM : NS_OK;
@@ -256,13 +253,13 @@ static int ready(ns_policy *p, const char *fn) {
 }
 
 ns_delay_tuner *ns_policy_tuner(ns_policy *p) {
-  if (p == NULL || !is_dally(p) || ready(p, "ns_policy_tuner") < 0)
+  if (p == NULL || !is_dally(p) || nsp_ready(p, "ns_policy_tuner") < 0)
     return NULL;
   return p->tuner;
 }
 
 const ns_cassini_opts *ns_policy_cassini_opts(ns_policy *p) {
-  if (p == NULL || !p->cassini || ready(p, "ns_policy_cassini_opts") < 0)
+  if (p == NULL || !p->cassini || nsp_ready(p, "ns_policy_cassini_opts") < 0)
     return NULL;
   return p->cassini_opts;
 }
@@ -525,7 +522,14 @@ static int place_dally(ns_policy *p, const ns_cluster *c, const nsp_entry *e, do
   int rc = ns_dally_offer(p->tuner, c, e->job, starvation, now, out, &accepted);
   if (rc < 0)
     return rc;
-  return accepted ? NS_OK : NS_ENOSPACE;
+  if (!accepted)
+    return NS_ENOSPACE;
+  int t = (int)ns_placement_tier(out); /* the tuner recorded a machine or rack accept */
+  if (t < 0)
+    return t; /* out of memory: its message is set */
+  if (t == NS_TIER_MACHINE || t == NS_TIER_RACK)
+    NSI_TRY(nsp_log_wait(p, (int)t, ns_job_gpus(e->job), starvation, now, "ns_policy_place"));
+  return NS_OK;
 }
 /* The caller's callback. It gets an empty placement bound to nothing, as a
    fresh ns_placement_new() would be, and the message buffer cleared, so that
@@ -837,7 +841,7 @@ static int decide_args(ns_policy *p, ns_cluster *c, const ns_queue *q, double no
     char b[32];
     return nsi_fail(NS_EINVAL, "%s: now_ms %s is not finite", fn, nsi_fmt_real(now_ms, b, sizeof b));
   }
-  return ready(p, fn);
+  return nsp_ready(p, fn);
 }
 
 int ns_policy_place(ns_policy *p, ns_cluster *c, const ns_queue *q, size_t i, double now_ms,

@@ -36,6 +36,11 @@ struct ns_queue {
   size_t n, cap;
 };
 
+typedef struct nsp_wait {
+  int tier, gpus;
+  double waited_ms, now_ms;
+} nsp_wait;
+
 /* A job the caller reported back about (ns_policy_started ...). */
 typedef struct nsp_known {
   const ns_job *job;
@@ -66,7 +71,20 @@ struct ns_policy {
   size_t capocc;
   nsp_known *known;
   size_t nknown, capknown;
+  /* Dally: every wait its tuner recorded (accepts on one machine or one
+     rack), for ns_policy_save; entries older than the history are dropped */
+  nsp_wait *waits;
+  size_t nwaits, capwaits;
+  double clock; /* the largest now_ms a decision used */
 };
+
+/* Records a wait the tuner recorded (NS_ENOMEM, with fn's name). */
+int nsp_log_wait(ns_policy *p, int tier, int gpus, double waited_ms, double now_ms, const char *fn);
+/* Builds p's state from its parts once (its first decision); NS_OK or
+   the failure with fn's name. */
+int nsp_ready(ns_policy *p, const char *fn);
+/* The tuner of p's parts, fresh (NULL: out of memory, message set). */
+ns_delay_tuner *nsp_new_tuner(const ns_policy *p);
 
 typedef struct nsp_start {
   size_t qi;

@@ -405,7 +405,7 @@ class TestCli(unittest.TestCase):
         self.assertEqual(names, [p["policy"] for p in doc["policies"]])
         self.assertGreater(len(names), 10)
         # wrapped, not cut: the longest help text is all there
-        self.assertIn("keeps them; 0 = preempt after every scheduling pass instead",
+        self.assertIn("(communication free, to compare with simulators that model no network)",
                       " ".join(run("--help").stdout.split()))
 
     def test_nothing_to_run_is_an_error_before_the_table(self):

@@ -163,6 +163,28 @@ class TestPolicy(unittest.TestCase):
         self.assertEqual(sorted(d.placement(0).gpus), list(range(8, 16)))
         self.assertEqual(c.free_gpu_count, 8)
 
+    def test_save_and_load_dally_state(self):
+        # Two machine accepts (waited 5 s at 5 s, 7 s at 9 s) survive a
+        # restart: machine timer 6000 + 2 x 1414.2136 = 8828.4271 ms.
+        c = cluster16()
+        p = Policy("dally")
+        for jid, arrival, now in ((1, 0.0, 5000.0), (2, 2000.0, 9000.0)):
+            q = pol.Queue()
+            q.add(Job("j%d" % jid, 2), jid, arrival)
+            self.assertEqual(p.decide(c, q, now).started, [0])
+        state = p.save()
+        self.assertEqual(state, b"ns_policy 1\npolicy dally\nwait 0 2 5000 5000\n"
+                                b"wait 0 2 7000 9000\n")
+        r = Policy("dally")
+        r.load(state)
+        self.assertEqual(r.save(), state)
+        with self.assertRaises(netsched.InvalidArgumentError) as cm:
+            r.load(b"ns_policy 1\npolicy ff\n")
+        self.assertIn("'ff'", str(cm.exception))
+        self.assertEqual(r.save(), state)  # unchanged
+        with self.assertRaises(TypeError):
+            r.load("text")  # type: ignore[arg-type]
+
     def test_docstring_example(self):
         failures, tried = doctest.testmod(pol, verbose=False)[:2]
         self.assertGreater(tried, 5)

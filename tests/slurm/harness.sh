@@ -89,7 +89,7 @@ slurm_up() {
     echo "TopologyPlugin=topology/tree"
     echo "GresTypes=gpu"
     echo "MinJobAge=2"
-    echo "JobSubmitPlugins=lua"  # README's job_submit.lua (partition "auto")
+    echo "JobSubmitPlugins=lua"  # docs/slurm.md's job_submit.lua (partition "auto")
     echo "KillWait=1"
     echo "SlurmdTimeout=10"   # pings every ~3 s: a resumed node answers again quickly
     for i in $(seq 0 $((SLURM_NODES - 1))); do
@@ -106,9 +106,9 @@ slurm_up() {
     echo "AutoDetect=off"
     echo "NodeName=n[0-$((SLURM_NODES - 1))] Name=gpu File=$SD/dev/nvidia[0-$((SLURM_GPUS - 1))]"
   } >"$SD/gres.conf"
-  # The job_submit.lua of README "Using it with Slurm", verbatim.
-  awk '/^```lua$/ { on = 1; next } /^```/ { on = 0 } on' "$HARNESS_DIR/../../README.md" >"$SD/job_submit.lua"
-  [ -s "$SD/job_submit.lua" ] || { echo "harness: no job_submit.lua block in README.md" >&2; return 1; }
+  # The job_submit.lua of docs/slurm.md, verbatim.
+  awk '/^```lua$/ { on = 1; next } /^```/ { on = 0 } on' "$HARNESS_DIR/../../docs/slurm.md" >"$SD/job_submit.lua"
+  [ -s "$SD/job_submit.lua" ] || { echo "harness: no job_submit.lua block in docs/slurm.md" >&2; return 1; }
   export SLURM_CONF="$SD/slurm.conf"
   ctld_start || return 1
   for i in $(seq 0 $((SLURM_NODES - 1))); do

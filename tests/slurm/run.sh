@@ -303,7 +303,7 @@ case_waits() {
   [ "$(job_comment "$big")" = netsched ] || fail "wait reason left in the comment: $(job_comment "$big")"
 }
 
-# --partition: jobs of that partition are held and marked by README's
+# --partition: jobs of that partition are held and marked by docs/slurm.md's
 # job_submit.lua, then placed; a held job elsewhere without the marker is not.
 case_partition() {
   local a b c

@@ -362,6 +362,64 @@ static void test_cassini_candidates_and_shifts(void **state) {
   ns_cluster_free(c);
 }
 
+/* Dally's state outlives the process: two machine accepts of a 2-GPU job
+   (waited 5,000 ms at 5,000 and 7,000 ms at 9,000) are saved and loaded into
+   a fresh "dally": its machine timer for 2 GPUs is then mean + 2 sample sd =
+   6,000 + 2 x 1,414.2136 = 8,828.4271 ms, where a fresh tuner says 12 h. */
+static void test_save_load_dally_state(void **state) {
+  (void)state;
+  ns_cluster *c = cluster16();
+  ns_job *a = job("a", 2), *b = job("b", 2);
+  ns_queue *q = ns_queue_new();
+  ns_decision *d = ns_decision_new();
+  ns_policy *p = ns_policy_new("dally");
+  assert_int_equal(ns_queue_add(q, a, 1, 0.0), 0);
+  assert_int_equal(ns_policy_decide(p, c, q, 5000.0, d), NS_OK);
+  assert_int_equal(ns_decision_start_count(d), 1);
+  ns_queue_clear(q);
+  assert_int_equal(ns_queue_add(q, b, 2, 2000.0), 0);
+  assert_int_equal(ns_policy_decide(p, c, q, 9000.0, d), NS_OK);
+  char buf[512];
+  size_t need = 0;
+  assert_int_equal(ns_policy_save(p, NULL, 0, &need), NS_ERANGE);
+  assert_int_equal(ns_policy_save(p, buf, sizeof buf, &need), NS_OK);
+  assert_string_equal(buf, "ns_policy 1\npolicy dally\nwait 0 2 5000 5000\nwait 0 2 7000 9000\n");
+  assert_int_equal(need, strlen(buf) + 1);
+  assert_fails_with(ns_policy_save(p, buf, need - 1, &need), NS_ERANGE, "needs");
+
+  ns_policy *r = ns_policy_new("dally");
+  double m = 0, k = 0;
+  assert_int_equal(ns_delay_tuner_timers(ns_policy_tuner(r), 2, 9000.0, &m, &k), NS_OK);
+  assert_near(m, 12 * H, 1e-6);
+  assert_int_equal(ns_policy_save(p, buf, sizeof buf, &need), NS_OK);
+  assert_int_equal(ns_policy_load(r, buf, strlen(buf)), NS_OK);
+  assert_int_equal(ns_delay_tuner_timers(ns_policy_tuner(r), 2, 9000.0, &m, &k), NS_OK);
+  assert_near(m, 8828.42712, 1e-4);
+  /* refused blobs leave it as it was */
+  assert_fails_with(ns_policy_load(r, "hello\n", 6), NS_EINVAL, "line 1");
+  const char *bad = "ns_policy 1\npolicy dally\nwait 0 2 5000\n";
+  assert_fails_with(ns_policy_load(r, bad, strlen(bad)), NS_EINVAL, "line 3");
+  const char *other = "ns_policy 1\npolicy dally-manual\n";
+  assert_fails_with(ns_policy_load(r, other, strlen(other)), NS_EINVAL, "'dally-manual'");
+  assert_fails_with(ns_policy_load(r, "ns_policy 1\n", 12), NS_EINVAL, "truncated");
+  assert_int_equal(ns_delay_tuner_timers(ns_policy_tuner(r), 2, 9000.0, &m, &k), NS_OK);
+  assert_near(m, 8828.42712, 1e-4);
+  /* a policy without state saves its header; a wait line is refused */
+  ns_policy *ff = ns_policy_new("ff");
+  assert_int_equal(ns_policy_save(ff, buf, sizeof buf, &need), NS_OK);
+  assert_string_equal(buf, "ns_policy 1\npolicy ff\n");
+  assert_int_equal(ns_policy_load(ff, buf, strlen(buf)), NS_OK);
+  const char *w = "ns_policy 1\npolicy ff\nwait 0 2 1 1\n";
+  assert_fails_with(ns_policy_load(ff, w, strlen(w)), NS_EINVAL, "keeps no waits");
+  ns_policy_free(ff);
+  ns_policy_free(r);
+  ns_policy_free(p);
+  ns_decision_free(d);
+  ns_queue_free(q);
+  ns_job_free(a), ns_job_free(b);
+  ns_cluster_free(c);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_preset_table_is_the_simulators),
@@ -371,6 +429,7 @@ int main(void) {
       cmocka_unit_test(test_dally_decline_retry_and_accept),
       cmocka_unit_test(test_reported_progress_orders_dally),
       cmocka_unit_test(test_cassini_candidates_and_shifts),
+      cmocka_unit_test(test_save_load_dally_state),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -332,6 +332,8 @@ _TABLE: dict[str, tuple[Any, list[Any]]] = {
     "ns_policy_backfills": (c_int, [POLICY]),
     "ns_policy_tuner": (DELAY_TUNER, [POLICY]),
     "ns_policy_cassini_opts": (CASSINI_OPTS, [POLICY]),
+    "ns_policy_save": (c_int, [POLICY, c_char_p, c_size_t, _size_p]),
+    "ns_policy_load": (c_int, [POLICY, c_char_p, c_size_t]),
     "ns_queue_new": (QUEUE, []),
     "ns_queue_free": (None, [QUEUE]),
     "ns_queue_clear": (None, [QUEUE]),

@@ -354,6 +354,24 @@ class Policy(Handle):
                                         as_real(waited_ms, w, "waited_ms"),
                                         as_real(now_ms, w, "now_ms")), w)
 
+    def save(self) -> bytes:
+        """The policy's own state (Dally's recorded waits) as versioned bytes,
+        to load() into a fresh Policy of the same preset after a restart."""
+        need = ctypes.c_size_t(0)
+        lib.ns_policy_save(self._ptr, None, 0, ctypes.byref(need))
+        buf = ctypes.create_string_buffer(max(need.value, 1))
+        check(lib.ns_policy_save(self._ptr, buf, len(buf), ctypes.byref(need)), "Policy.save")
+        return buf.value
+
+    def load(self, state: bytes) -> None:
+        """Replaces the policy's state by a saved one (InvalidArgumentError
+        naming the line if it is not this policy's; then nothing changes)."""
+        w = "Policy.load"
+        if not isinstance(state, (bytes, bytearray)):
+            raise TypeError("%s: state must be bytes (got %s)" % (w, type(state).__name__))
+        data = bytes(state)
+        check(lib.ns_policy_load(self._ptr, data, len(data)), w)
+
     def order_key(self, queue: Queue, i: int) -> float:
         """The order key of queue index i (smaller first)."""
         w = "Policy.order_key"
