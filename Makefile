@@ -6,7 +6,7 @@
 #   make valgrind   the unit tests under valgrind --leak-check=full
 #   make demo       build and run the example programs
 #   make bench      build and run the benchmarks in bench/
-#   make reproduce  write bench/REPRODUCE.md (papers' figures vs the simulator's)
+#   make reproduce  write bench/REPRODUCE.md (each paper in its own setup; SECTION=name: one)
 #   make install / uninstall   honour PREFIX and DESTDIR (and LIBDIR, MANDIR, ...)
 #   make clean
 
@@ -243,10 +243,17 @@ bench-accuracy: $(OUT)/libnetsched.so
 # bench/REPRODUCE.md: the papers' figures and the simulator's side by side
 # (bench/reproduce.py through the Python bindings; reads $(NS_DATA_DIR)).
 .PHONY: reproduce
+# SECTION=name (adadual, cassini, titan, vclos, dally, tiresias) prints that
+# section alone and leaves bench/REPRODUCE.md as it is.
 reproduce: $(OUT)/libnetsched.so
+ifeq ($(SECTION),)
 	NETSCHED_LIBRARY=$(abspath $(OUT))/$(SO_NAME) PYTHONPATH=$(abspath bindings/python) \
 	  $(PYTHON) bench/reproduce.py > bench/REPRODUCE.md.tmp && mv bench/REPRODUCE.md.tmp bench/REPRODUCE.md
 	@echo "reproduce: wrote bench/REPRODUCE.md"
+else
+	NETSCHED_LIBRARY=$(abspath $(OUT))/$(SO_NAME) PYTHONPATH=$(abspath bindings/python) \
+	  $(PYTHON) bench/reproduce.py '$(SECTION)'
+endif
 
 # ---- install ----------------------------------------------------------------
 install: install-pc install-cmake install-static install-shared install-includes install-bin \

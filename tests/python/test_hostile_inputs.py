@@ -4,7 +4,6 @@ endless or binary input files, and profile files the C and Python readers
 used to read differently. Each test name names the hazard."""
 
 import os
-import resource
 import signal
 import tempfile
 import subprocess
@@ -314,15 +313,22 @@ class TestCliInputsAndOutputs(unittest.TestCase):
         self.tmp.cleanup()
 
     def test_trace_dev_zero_fails_at_once_in_bounded_memory(self):
-        # grew to 2 GB in 30 s; now refused at its first byte
+        # grew to 2 GB in 30 s; now refused at its first byte. The child's own
+        # peak RSS comes from wait4 (RUSAGE_CHILDREN is the largest of every
+        # child this process ever waited for)
         t0 = time.monotonic()
-        r = cli("--trace", "/dev/zero")
+        p = subprocess.Popen([SIM, "--trace", "/dev/zero"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        err = p.stderr.read()
+        _, status, usage = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        p.stdout.close(), p.stderr.close()
         self.assertLess(time.monotonic() - t0, 5)
-        self.assertEqual(r.returncode, 1)
-        self.assertEqual(r.stderr, "netsched-sim: --trace: path '/dev/zero' line 1: contains a "
-                                   "NUL byte: a binary file, not CSV text\n")
-        kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-        self.assertLess(kb, 200 * 1024, "a child used %d KB" % kb)
+        self.assertEqual(p.returncode, 1)
+        self.assertEqual(err, "netsched-sim: --trace: path '/dev/zero' line 1: contains a "
+                              "NUL byte: a binary file, not CSV text\n")
+        limit = 400 if support.under_asan() else 100  # MB; measured 7.5 MB (ASan: shadow memory)
+        self.assertLess(usage.ru_maxrss, limit * 1024, "the CLI used %d KB" % usage.ru_maxrss)
 
     def test_hex_and_spaced_option_values_are_refused(self):
         # strtod alone read "0x10" as 16 and "0x1p3" as 8

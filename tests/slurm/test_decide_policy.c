@@ -57,7 +57,7 @@ static void snapshot(nss_snapshot *s) {
   assert_non_null(s->nodes), assert_non_null(s->leaves), assert_non_null(s->jobs);
   s->leaves[0] = strdup("leaf0"), s->leaves[1] = strdup("leaf1");
   for (int i = 0; i < NODES; i++) {
-    char name[8];
+    char name[16]; /* "n" + any int: -Wformat-truncation at -O1 (make sanitize) */
     snprintf(name, sizeof name, "n%d", i);
     s->nodes[i].name = strdup(name);
     s->nodes[i].gpus = GPN, s->nodes[i].leaf = i / 4, s->nodes[i].usable = 1;
