@@ -203,6 +203,37 @@ int ns_policy_backfills(const ns_policy *p) {
   return p->backfill;
 }
 
+/* The Dally tuner of a policy, and the log of the waits it records (what
+   ns_policy_save writes, state.c): kept here, beside the decisions that
+   feed them, so that state.c only reads the policy. */
+ns_delay_tuner *nsp_new_tuner(const ns_policy *p) {
+  ns_delay_tuner *t = ns_delay_tuner_new(p->history_ms, p->machine_ms, p->rack_ms);
+  if (t != NULL && p->placement == NS_POLICY_PLACE_DALLY_MANUAL &&
+      ns_delay_tuner_set_manual(t, 1) < 0) {
+    ns_delay_tuner_free(t);
+    return NULL;
+  }
+  return t;
+}
+
+int nsp_log_wait(ns_policy *p, int tier, int gpus, double waited_ms, double now_ms,
+                 const char *fn) {
+  if (now_ms > p->clock)
+    p->clock = now_ms;
+  size_t live = 0; /* drop what the tuner forgot (older than its history) */
+  while (live < p->nwaits && p->waits[live].now_ms < p->clock - p->history_ms)
+    live++;
+  if (live > 0) {
+    memmove(p->waits, p->waits + live, (p->nwaits - live) * sizeof *p->waits);
+    p->nwaits -= live;
+  }
+  if (nsi_reserve(&p->waits, &p->capwaits, p->nwaits + 1, sizeof *p->waits) < 0)
+    return nsi_fail(NS_ENOMEM, "%s: out of memory logging Dally's wait", fn);
+  nsp_wait *w = &p->waits[p->nwaits++];
+  w->tier = tier, w->gpus = gpus, w->waited_ms = waited_ms, w->now_ms = now_ms;
+  return NS_OK;
+}
+
 static int is_dally(const ns_policy *p) {
   return p->placement == NS_POLICY_PLACE_DALLY || p->placement == NS_POLICY_PLACE_DALLY_MANUAL;
 }

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "titan/titan_internal.h"
+#include "titan/tn_internal.h"
 
 /* Per-phase loads of the placed workers, in slots (one per used machine or
    leaf), laid out [slot * P + phase] so that new slots append. */

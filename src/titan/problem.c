@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "titan/titan_internal.h"
+#include "titan/tn_internal.h"
 
 /* Work limits (documented in titan.h): phases x workers walked and
    flows kept after merging. */

@@ -24,7 +24,7 @@
  */
 #include <stdlib.h>
 
-#include "titan/titan_internal.h"
+#include "titan/tn_internal.h"
 
 /* A machine's keys that do not change during a greedy run, in one record
    per position: a comparison reads it and the leaf's worker count, not

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "titan/titan_internal.h"
+#include "titan/tn_internal.h"
 
 /* Skip the DP when (pool + 1) * (W + 1) states exceed this. */
 #define TN_DP_MAX_STATES (1L << 22)

@@ -68,7 +68,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "titan/titan_internal.h"
+#include "titan/tn_internal.h"
 
 ns_titan_opts *ns_titan_opts_new(void) {
   ns_titan_opts *o = calloc(1, sizeof *o);

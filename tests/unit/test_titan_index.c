@@ -18,7 +18,7 @@
 
 #include <stdlib.h>
 
-#include "titan/titan_internal.h"
+#include "titan/tn_internal.h"
 
 typedef struct rng {
   uint64_t s;

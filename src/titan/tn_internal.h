@@ -1,5 +1,5 @@
 /*
- * src/titan/titan_internal.h - the NIMP instance Titan works on (a snapshot
+ * src/titan/tn_internal.h - the NIMP instance Titan works on (a snapshot
  * of the cluster and the job's collective), shared by the files of
  * src/titan/. See titan.c for the readings of the paper.
  */
