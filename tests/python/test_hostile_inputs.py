@@ -103,9 +103,14 @@ TWO_THREADS = textwrap.dedent("""
 # A run of several seconds (2D-Gittins, 200 x the default workload on 32
 # GPUs): Ctrl-C must stop it within a second, with or without callbacks.
 INTERRUPTED = textwrap.dedent("""
-    import sys, time
+    import signal, sys, time
     import netsched
     from netsched import sim
+
+    # a user's terminal delivers Ctrl-C; a parent started in the background
+    # (CI under nohup or '&') leaves SIGINT ignored, and Python then installs
+    # no KeyboardInterrupt handler: restore the interactive default
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
     mode = sys.argv[1]
     opts = sim.Options(policy="2d-gittins", cluster=(2, 2, 2, 8, 1, 10.0))
