@@ -34,11 +34,8 @@
 
 /* The network model's knobs (network-model issue): what --help lists under
    --contention-curve .. --cassini-candidates. */
-#define MAX_CURVE 256
 typedef struct netcfg {
   const char *curve_name; /* NULL: the default curve; "ideal"; or the file */
-  double curve_k[MAX_CURVE], curve_e[MAX_CURVE];
-  int curve_n;
   double alpha_ms;   /* --allreduce-latency */
   int nics;          /* --nics N (0 = one per GPU); -1: not given (1) */
   double nics_gbps;  /* --nics N@GBPS; < 0: not given */
@@ -405,7 +402,6 @@ static int check_input(const char *opt, const char *path);
    (an optional header line, '#' comments and blank lines are skipped). */
 static int opt_curve(cli *c, const char *o, char *v) {
   netcfg *n = &c->net;
-  n->curve_n = 0;
   if (strcmp(v, "default") == 0) {
     n->curve_name = NULL;
     return 0;
@@ -416,68 +412,17 @@ static int opt_curve(cli *c, const char *o, char *v) {
   c->input_error = 1; /* a failure from here on is the file's: exit 1, not 2 */
   if (check_input(o, v) < 0)
     return -1;
-  FILE *f = fopen(v, "r");
-  if (f == NULL) {
-    fprintf(stderr, "netsched-sim: %s %s: %s\n", o, v, strerror(errno));
+  ns_sim_opts *t = ns_sim_opts_new(); /* read now, so the message comes before any run */
+  if (t == NULL || ns_sim_opts_load_contention_curve(t, v) < 0) {
+    char why[600];
+    cli_terms(ns_last_error(), why, sizeof why);
+    fprintf(stderr, "netsched-sim: %s %s: %s\n", o, v, why);
+    ns_sim_opts_free(t);
     return -1;
   }
-  char line[512];
-  int no = 0, rc = 0;
-  while (rc == 0 && fgets(line, sizeof line, f) != NULL) {
-    no++;
-    if (no == 1 && strncmp(line, "\xEF\xBB\xBF", 3) == 0) /* UTF-8 BOM: not part of line 1 */
-      memmove(line, line + 3, strlen(line + 3) + 1);
-    size_t len = strlen(line);
-    if (len == sizeof line - 1 && line[len - 1] != '\n') {
-      fprintf(stderr, "netsched-sim: %s %s line %d: longer than %zu bytes\n", o, v, no, sizeof line - 2);
-      rc = -1;
-      break;
-    }
-    line[strcspn(line, "\r\n")] = '\0';
-    char *s = line + strspn(line, " \t");
-    if (*s == '\0' || *s == '#')
-      continue;
-    char *end, *end2;
-    double k = strtod(s, &end);
-    if (end == s && n->curve_n == 0 && no == 1)
-      continue; /* a header line such as "k,e" */
-    while (*end == ' ' || *end == '\t')
-      end++;
-    double e = *end == ',' ? strtod(end + 1, &end2) : NAN;
-    if (end == s || *end != ',' || end2 == end + 1 || end2[strspn(end2, " \t")] != '\0' ||
-        !isfinite(k) || !isfinite(e)) {
-      fprintf(stderr, "netsched-sim: %s %s line %d: expected two numbers 'k,e' (got '%s')\n", o, v,
-              no, s);
-      rc = -1;
-    } else if (n->curve_n == MAX_CURVE) {
-      fprintf(stderr, "netsched-sim: %s %s: at most %d points\n", o, v, MAX_CURVE);
-      rc = -1;
-    } else {
-      n->curve_k[n->curve_n] = k, n->curve_e[n->curve_n++] = e;
-    }
-  }
-  if (rc == 0 && ferror(f)) {
-    fprintf(stderr, "netsched-sim: %s %s: read error\n", o, v);
-    rc = -1;
-  }
-  fclose(f);
-  if (rc == 0 && n->curve_n == 0) {
-    fprintf(stderr, "netsched-sim: %s %s: no points (use 'ideal' for no contention loss)\n", o, v);
-    rc = -1;
-  }
-  if (rc == 0) { /* the library's rules, checked now so the message names the file */
-    ns_sim_opts *t = ns_sim_opts_new();
-    if (t == NULL || ns_sim_opts_set_contention_curve(t, n->curve_k, n->curve_e, (size_t)n->curve_n) < 0) {
-      char why[600];
-      cli_terms(ns_last_error(), why, sizeof why);
-      fprintf(stderr, "netsched-sim: %s %s: %s\n", o, v, why);
-      rc = -1;
-    }
-    ns_sim_opts_free(t);
-  }
-  if (rc == 0)
-    c->input_error = 0;
-  return rc;
+  ns_sim_opts_free(t);
+  c->input_error = 0;
+  return 0;
 }
 static int opt_alpha(cli *c, const char *o, char *v) {
   if (parse_num(o, v, 0, 0, &c->net.alpha_ms) < 0)
@@ -525,8 +470,10 @@ static int opt_candidates(cli *c, const char *o, char *v) {
 
 /* The network options on o (a preset already applied). */
 static int apply_net(const netcfg *n, ns_sim_opts *o) {
-  if (n->curve_name != NULL &&
-      ns_sim_opts_set_contention_curve(o, n->curve_k, n->curve_e, (size_t)n->curve_n) < 0)
+  int ideal = n->curve_name != NULL && strcmp(n->curve_name, "ideal") == 0;
+  if (ideal && ns_sim_opts_set_contention_curve(o, NULL, NULL, 0) < 0)
+    return -1;
+  if (!ideal && n->curve_name != NULL && ns_sim_opts_load_contention_curve(o, n->curve_name) < 0)
     return -1;
   if (ns_sim_opts_set_allreduce_latency(o, n->alpha_ms) < 0 ||
       ns_sim_opts_set_cassini_drift_rule(o, n->drift_wait ? NS_SIM_DRIFT_WAIT : NS_SIM_DRIFT_READJUST) < 0 ||

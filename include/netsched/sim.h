@@ -607,6 +607,12 @@ NS_API int ns_sim_opts_set_place_fn(ns_sim_opts *o, ns_sim_place_fn fn, void *us
    on error. Default: ns_sim_opts_set_default_contention_curve. */
 NS_API int ns_sim_opts_set_contention_curve(ns_sim_opts *o, const double *k, const double *e,
                                             size_t n);
+/* The curve from a CSV file of "k,e" records (an optional header line;
+   records starting with '#' are comments), read with the rules of every
+   input file (ns_sim_load_trace's limits, UTF-8 BOM skipped); the points
+   then as ns_sim_opts_set_contention_curve. NS_EINVAL naming the path and
+   line; o unchanged on error. */
+NS_API int ns_sim_opts_load_contention_curve(ns_sim_opts *o, const char *path);
 /* Restores the default curve: fitted to the HKBU 10 GbE measurements of 1 to
    16 concurrent ring all-reduces (e(2) = 0.794 ... e(16) = 0.605; the
    values and their fit are in src/sim/opts.c). */

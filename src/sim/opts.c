@@ -484,3 +484,60 @@ int ns_sim_opts_set_dally_new_jobs(ns_sim_opts *o, ns_sim_dally_new reading) {
   o->dally_new = (int)reading;
   return NS_OK;
 }
+
+/* The contention-curve file (netsched-sim --contention-curve, Python
+   set_contention_curve(path)): read by the CSV reader every input file goes
+   through (csvfile.c: its limits, BOM and binary checks), one "k,e" record
+   a line; a first record that is not two numbers is a header; records whose
+   first field starts with '#' are comments. All or nothing. */
+typedef struct curve_rows {
+  double k[NSI_CURVE_MAX], e[NSI_CURVE_MAX];
+  size_t n;
+} curve_rows;
+
+static int curve_row(nsi_csv *c, void *user) {
+  curve_rows *r = user;
+  if (c->nfield == 0 || (c->nfield == 1 && c->field[0][0] == '\0') || c->field[0][0] == '#')
+    return NS_OK;
+  double k, e;
+  int ok = c->nfield == 2 && nsi_csv_decimal(c->field[0], &k) == 0 &&
+           nsi_csv_decimal(c->field[1], &e) == 0;
+  if (!ok && c->records == 1)
+    return NS_OK; /* a header such as "k,e" */
+  if (!ok) {
+    char got[160];
+    snprintf(got, sizeof got, "%.70s%s%.70s", c->field[0], c->nfield > 1 ? "," : "",
+             c->nfield > 1 ? c->field[1] : "");
+    return nsi_csv_bad(c, "expected two numbers 'k,e'", got);
+  }
+  if (r->n == NSI_CURVE_MAX)
+    return nsi_csv_bad(c, "more than 256 points", NULL);
+  r->k[r->n] = k, r->e[r->n++] = e;
+  return NS_OK;
+}
+
+int ns_sim_opts_load_contention_curve(ns_sim_opts *o, const char *path) {
+  static const char fn[] = "ns_sim_opts_load_contention_curve";
+  NSI_TRY(nsi_check_ptr(o, fn, "o"));
+  NSI_TRY(nsi_check_ptr(path, fn, "path"));
+  curve_rows *r = calloc(1, sizeof *r);
+  if (r == NULL)
+    return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
+  int rc = nsi_csv_read(fn, path, curve_row, r);
+  if (rc == NS_OK && r->n == 0)
+    rc = nsi_fail(NS_EINVAL, "%s: path '%.200s' has no points (the ideal curve is n = 0)", fn,
+                  path);
+  if (rc == NS_OK) {
+    ns_sim_opts t = *o; /* the setter's rules; o unchanged on failure */
+    rc = ns_sim_opts_set_contention_curve(&t, r->k, r->e, r->n);
+    if (rc < 0) { /* the setter's reason, under this call's name */
+      const char *why = ns_last_error(), *set = "ns_sim_opts_set_contention_curve: ";
+      rc = nsi_fail(rc, "%s: path '%.200s': %s", fn, path,
+                    strncmp(why, set, strlen(set)) == 0 ? why + strlen(set) : why);
+    }
+    else
+      *o = t;
+  }
+  free(r);
+  return rc;
+}

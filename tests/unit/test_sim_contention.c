@@ -370,6 +370,26 @@ static void test_cassini_shifts_only(void **state) {
   }
 }
 
+/* The curve file: header, comment, two points; a bad record names its
+   line and leaves the options as they were. */
+static void test_curve_file(void **state) {
+  (void)state;
+  char good[64], bad[64];
+  ns_test_temp_file(good, "k,e\n# measured\n2,0.8\n4,0.5\n");
+  ns_test_temp_file(bad, "k,e\n2,0.8\n3,zero\n");
+  ns_sim_opts *o = ns_sim_opts_new();
+  assert_int_equal(ns_sim_opts_load_contention_curve(o, good), NS_OK);
+  assert_near(ns_sim_opts_contention_factor(o, 2), 0.8, 0);
+  assert_near(ns_sim_opts_contention_factor(o, 3), 0.65, 1e-12);
+  assert_near(ns_sim_opts_contention_factor(o, 9), 0.5, 0);
+  assert_fails_with(ns_sim_opts_load_contention_curve(o, bad), NS_EINVAL, "line 3");
+  assert_near(ns_sim_opts_contention_factor(o, 2), 0.8, 0); /* unchanged */
+  assert_fails_with(ns_sim_opts_load_contention_curve(o, "/nonexistent/c.csv"), NS_EINVAL,
+                    "cannot be opened");
+  ns_sim_opts_free(o);
+  remove(good), remove(bad);
+}
+
 /* Bad input: every argument named, the value quoted, o unchanged. */
 static void test_bad_input(void **state) {
   (void)state;
@@ -496,6 +516,7 @@ int main(void) {
       cmocka_unit_test(test_allreduce_latency),
       cmocka_unit_test(test_gpu_memory),
       cmocka_unit_test(test_cassini_shifts_only),
+      cmocka_unit_test(test_curve_file),
       cmocka_unit_test(test_bad_input),
       cmocka_unit_test(test_default_curve_fits_measurements),
   };

@@ -399,6 +399,7 @@ _TABLE: dict[str, tuple[Any, list[Any]]] = {
     "ns_sim_opts_set_contention_curve": (c_int, [SIM_OPTS, POINTER(c_double), POINTER(c_double),
                                                  c_size_t]),
     "ns_sim_opts_set_default_contention_curve": (c_int, [SIM_OPTS]),
+    "ns_sim_opts_load_contention_curve": (c_int, [SIM_OPTS, c_char_p]),
     "ns_sim_opts_contention_factor": (c_double, [SIM_OPTS, c_int]),
     "ns_sim_opts_set_allreduce_latency": (c_int, [SIM_OPTS, c_double]),
     "ns_sim_opts_set_nics": (c_int, [SIM_OPTS, c_int, c_double]),

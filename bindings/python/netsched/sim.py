@@ -244,35 +244,6 @@ def metric_name(metric: Union[int, str, "Metric"]) -> str:
                                               "metric")).decode())
 
 
-def _read_curve(path: str, where: str) -> List[Tuple[float, float]]:
-    """Points (k, e) of a contention-curve CSV, as netsched-sim reads it."""
-    points: List[Tuple[float, float]] = []
-    try:
-        with open(path, encoding="utf-8") as f:
-            for no, line in enumerate(f, 1):
-                s = line.strip()
-                if not s or s.startswith("#"):
-                    continue
-                parts = [p.strip() for p in s.split(",")]
-                try:
-                    k, e = float(parts[0]), float(parts[1]) if len(parts) == 2 else float("nan")
-                except ValueError:
-                    if no == 1 and not points:
-                        continue  # a header line such as "k,e"
-                    k = e = float("nan")
-                if len(parts) != 2 or k != k or e != e:
-                    raise InvalidArgumentError(
-                        f"{where}: {path} line {no}: expected two numbers 'k,e' (got {s!r})")
-                points.append((k, e))
-    except OSError as exc:
-        raise InvalidArgumentError(f"{where}: {path}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise InvalidArgumentError(f"{where}: {path}: not a text (UTF-8) file") from None
-    if not points:
-        raise InvalidArgumentError(f"{where}: {path}: no points (use 'ideal' for no loss)")
-    return points
-
-
 class Options(Handle):
     """Simulation options (the library's defaults: policy "ff", the AdaDUAL
     paper's 16 x 4-GPU cluster ...). Keyword arguments call the setters:
@@ -460,7 +431,9 @@ class Options(Handle):
         if isinstance(curve, str) and curve == "ideal":
             points: List[Tuple[float, float]] = []
         elif isinstance(curve, (str, os.PathLike)):
-            points = _read_curve(os.fspath(curve), w)
+            self._set("ns_sim_opts_load_contention_curve",
+                      as_str(os.fspath(curve), w, "curve"))
+            return
         else:
             points = []
             for i, pt in enumerate(curve):
