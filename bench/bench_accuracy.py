@@ -1,22 +1,53 @@
 """bench/bench_accuracy.py - what the phase model's shortcuts cost in accuracy
 (issue 30 item 2): every preset run with the default shortcuts (fast-forward
-window W = 16, partial restarts, deferred neighbours) and exactly (W = 0,
-which turns all three off), on the embedded default workload and on Philly
-time windows (rows sorted by timestamp, NS_ACC_WINDOWS of NS_ACC_JOBS jobs,
-on NS_ACC_CLUSTER = leaves,spines,servers,gpus,links,gbps). Prints, per
-(workload, preset): the run times, the errors of avg JCT, p95 JCT and
-makespan, and the mean |per-job JCT error|. An exact run that does not end
-within NS_ACC_LIMIT seconds (default 120) is reported as such: the exact
-model is not yet fast enough to be the reference there (issue 30 item 1).
+window W = NS_ACC_W, default 16; partial restarts; deferred neighbours) and
+exactly (W = 0, which turns all three off), on the embedded default workload
+and on Philly time windows (rows sorted by timestamp, NS_ACC_WINDOWS of
+NS_ACC_JOBS jobs, on NS_ACC_CLUSTER = leaves,spines,servers,gpus,links,gbps).
 
-    make bench-accuracy                      # default workload + 3 windows
-    NS_ACC_POLICIES=ff,titan NS_ACC_WINDOWS=1 make bench-accuracy
+Two comparisons, because several presets' schedules are chaotic (a tiny
+timing change at one all-reduce moves later placements and admissions, so
+one exact run is one trajectory among many):
+
+ 1. run for run (seed 1): default vs exact, errors of avg JCT, p95 JCT and
+    makespan and the mean |per-job JCT error|; beside it the CHAOS FLOOR,
+    the exact model against itself with every arrival shifted by at most
+    1 ms (ns_sim_scale_arrivals(1 + 1 ms / arrival span)), and with a
+    perturbation the size of the shortcuts' own (a hand-over moves a job by
+    up to one iteration, 0.1-1 s): the last arrival shifted by 1 s
+    (NS_ACC_CHAOS2_MS, 0 = off).
+ 2. statistical, over NS_ACC_SEEDS seeds (default 10; each seed draws a
+    different workload / model mix): the mean over seeds of each signed
+    error with its 95 % interval (Student t), for the shortcuts and for the
+    chaos floor. The shortcuts' BIAS is the shortcut error's mean: the
+    target holds when its 95 % interval lies within +-3 % for avg and p95
+    JCT. Where the run-for-run error exceeds 3 % but the interval does not,
+    the mean |error| beside the chaos floor's says the difference is the
+    model's own sensitivity, not the shortcut.
+
+An exact run that does not end within NS_ACC_LIMIT seconds of wall time
+(default 120) is reported as such ("> limit"): the exact model is not yet
+fast enough to be the reference there (issue 30 item 1); such seeds are left
+out of the statistics and counted.
+
+    make bench-accuracy                          # default workload + 3 windows
+    NS_ACC_POLICIES=ff,titan NS_ACC_WINDOWS=0 NS_ACC_SEEDS=4 make bench-accuracy
+
+Knobs: NS_ACC_POLICIES (comma list, default every preset), NS_ACC_W (16),
+NS_ACC_SEEDS (10; 1 = run for run only), NS_ACC_SEEDS_PHILLY (seeds per
+Philly window, default 1), NS_ACC_WINDOWS (3), NS_ACC_JOBS (1000),
+NS_ACC_CLUSTER (4,8,8,8,2,10: 256 GPUs), NS_ACC_LIMIT (120 s per run),
+NS_ACC_PAR (parallel runs, 2), NS_ACC_JSON (file: every run's numbers),
+NS_ACC_REPORT (comma list of such files: print their tables, run nothing).
 
 Each run is a child process (a time limit that cannot leave a half-run
 simulator behind). Reads ../shared/data (NS_DATA_DIR); windows are written
 to a temporary directory, never into the project.
 """
 import csv
+import datetime
+import json
+import math
 import multiprocessing as mp
 import os
 import sys
@@ -25,18 +56,32 @@ import time
 
 from netsched import sim
 
+# Student t, two-sided 95 %, by degrees of freedom (n - 1)
+T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306,
+       9: 2.262, 10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131,
+       19: 2.093, 24: 2.064, 29: 2.045, 39: 2.023, 59: 2.001, 99: 1.984}
 
-def run_one(q, policy, trace, window, cluster):
+
+def t95(df):
+    """t for df degrees of freedom, or for the largest tabled df below (a
+    wider interval: conservative)."""
+    return T95[max(k for k in T95 if k <= df)]
+
+
+def run_one(q, spec):
     o = sim.Options()
-    o.set_policy(policy)
-    if cluster:
-        o.set_cluster(*cluster)
-    o.set_phase_window(window)
+    o.set_policy(spec["policy"])
+    if spec["cluster"]:
+        o.set_cluster(*spec["cluster"])
+    o.set_phase_window(spec["window"])
+    o.set_seed(spec["seed"])
     s = sim.Simulator(o)
-    if trace:
-        s.load_trace(trace, "philly")
+    if spec["trace"]:
+        s.load_trace(spec["trace"], "philly")
     else:
         s.load_default_workload()
+    if spec["scale"] != 1.0:
+        s.scale_arrivals(spec["scale"])
     t = time.process_time()
     s.run()
     cpu = time.process_time() - t
@@ -49,16 +94,47 @@ def run_one(q, policy, trace, window, cluster):
            "jct": jct})
 
 
-def timed(policy, trace, window, cluster, limit):
-    q = mp.Queue()
-    p = mp.Process(target=run_one, args=(q, policy, trace, window, cluster))
-    p.start()
-    p.join(limit)
-    if p.is_alive():
-        p.kill()
-        p.join()
-        return None
-    return q.get() if not q.empty() else None
+class Runner:
+    """Runs specs in child processes, at most `par` at once, each killed
+    after `limit` seconds of wall time (result None)."""
+
+    def __init__(self, par, limit, target=None):
+        self.par, self.limit, self.target = par, limit, target or run_one
+
+    def run_all(self, specs, done_cb, ready=lambda spec: True, skip=lambda spec: False):
+        todo = list(enumerate(specs))
+        live = {}
+        while todo or live:
+            while len(live) < self.par:
+                at = next((x for x, (_, sp) in enumerate(todo) if skip(sp) or ready(sp)), None)
+                if at is None:
+                    break
+                i, spec = todo.pop(at)
+                if skip(spec):
+                    done_cb(spec, None)
+                    continue
+                q = mp.Queue()
+                p = mp.Process(target=self.target, args=(q, spec))
+                p.start()
+                live[i] = (p, q, time.time(), spec)
+            time.sleep(0.02)
+            for i in list(live):
+                p, q, t0, spec = live[i]
+                res = None
+                if not q.empty():
+                    res = q.get()
+                    p.join()
+                elif not p.is_alive():
+                    p.join()
+                    res = q.get() if not q.empty() else {"failed": p.exitcode}
+                elif time.time() - t0 > self.limit:
+                    p.kill()
+                    p.join()
+                    res = {"timeout": self.limit}
+                else:
+                    continue
+                del live[i]
+                done_cb(spec, res)
 
 
 def windows(n, jobs, tmp):
@@ -66,19 +142,24 @@ def windows(n, jobs, tmp):
                                                       "shared", "data"))
     path = os.path.join(data, "traces", "philly-adaptdl.csv")
     if n == 0 or not os.path.exists(path):
+        if n:
+            print("(no Philly trace at %s: windows skipped)" % path)
         return []
     with open(path, newline="") as f:
         rows = list(csv.DictReader(f))
-    rows.sort(key=lambda r: r["timestamp"])
+    rows.sort(key=lambda r: r["timestamp"])  # "YYYY-MM-DD hh:mm:ss" sorts as time
     out = []
     for w in range(n):  # spread over the trace, away from its sparse start
         start = int(len(rows) * (0.25 + 0.6 * w / max(n, 1)))
+        part = rows[start:start + jobs]
         name = os.path.join(tmp, "philly-w%d.csv" % (w + 1))
         with open(name, "w", newline="") as f:
             wr = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
             wr.writeheader()
-            wr.writerows(rows[start:start + jobs])
-        out.append((name, rows[start]["timestamp"]))
+            wr.writerows(part)
+        t = [datetime.datetime.fromisoformat(part[x]["timestamp"]) for x in (0, -1)]
+        span_ms = 1000.0 * (t[1] - t[0]).total_seconds()
+        out.append((name, part[0]["timestamp"], len(part), span_ms))
     return out
 
 
@@ -86,38 +167,204 @@ def pct(a, b):
     return 100.0 * (a - b) / b if b else 0.0
 
 
+def compare(a, b):
+    """Errors of run a against run b (%): avg, p95, makespan, mean |job|."""
+    per = [abs(x - y) / y for x, y in zip(a["jct"], b["jct"]) if y > 0 and x == x and y == y]
+    return (pct(a["avg"], b["avg"]), pct(a["p95"], b["p95"]), pct(a["span"], b["span"]),
+            100.0 * sum(per) / max(len(per), 1))
+
+
+def mean_ci(xs):
+    n = len(xs)
+    if n == 0:
+        return float("nan"), float("nan")
+    m = sum(xs) / n
+    if n == 1:
+        return m, float("nan")
+    sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (n - 1))
+    return m, t95(n - 1) * sd / math.sqrt(n)
+
+
+def fmt_ci(m, h):
+    if m != m:
+        return "-"
+    return "%+.2f" % m if h != h else "%+.2f +- %.2f" % (m, h)
+
+
+def verdict(avg, p95, chaos_abs, short_abs, tol=3.0):
+    (ma, ha), (mp_, hp) = avg, p95
+    if ha != ha:
+        return "1 seed"
+    lo = min(ma - ha, mp_ - hp)
+    hi = max(ma + ha, mp_ + hp)
+    if -tol <= lo and hi <= tol:
+        return "bias within 3 %"
+    if (ma - ha > 0 or ma + ha < 0 or mp_ - hp > 0 or mp_ + hp < 0):
+        return "BIAS (interval excludes 0 and leaves +-3 %)"
+    if short_abs <= 1.5 * chaos_abs:
+        return "undecided: spread = chaos floor, more seeds"
+    return "undecided: more seeds"
+
+
 def main():
     limit = float(os.environ.get("NS_ACC_LIMIT", "120"))
     nwin = int(os.environ.get("NS_ACC_WINDOWS", "3"))
-    jobs = int(os.environ.get("NS_ACC_JOBS", "1500"))
+    jobs = int(os.environ.get("NS_ACC_JOBS", "1000"))
+    nseeds = int(os.environ.get("NS_ACC_SEEDS", "10"))
+    nseeds_ph = int(os.environ.get("NS_ACC_SEEDS_PHILLY", "1"))
+    W = int(os.environ.get("NS_ACC_W", "16"))
+    par = int(os.environ.get("NS_ACC_PAR", "2"))
+    chaos2 = float(os.environ.get("NS_ACC_CHAOS2_MS", "1000"))
     cluster = [float(x) if i == 5 else int(x) for i, x in
                enumerate(os.environ.get("NS_ACC_CLUSTER", "4,8,8,8,2,10").split(","))]
     names = os.environ.get("NS_ACC_POLICIES")
     policies = names.split(",") if names else list(sim.policies())
-    print("accuracy of the shortcuts: default (W = 16) vs exact (W = 0); limit %g s per run"
-          % limit)
-    print("| workload | policy | default cpu s | exact cpu s | avg JCT err % | p95 JCT err % | "
-          "makespan err % | mean abs job JCT err % |")
-    print("|---|---|---|---|---|---|---|---|")
+    res = {}
+    if os.environ.get("NS_ACC_REPORT"):  # re-print saved runs (NS_ACC_JSON files), no run
+        for path in os.environ["NS_ACC_REPORT"].split(","):
+            with open(path) as f:
+                res.update({tuple(k): v for k, v in json.load(f)})
+        labels = list(dict.fromkeys(k[0] for k in res))
+        loads = [(lb, None, None, 0, 0, max(k[2] for k in res if k[0] == lb)) for lb in labels]
+        saved = list(dict.fromkeys(k[1] for k in res))
+        report(res, loads, [p for p in policies if p in saved] if names else saved, W, limit,
+               chaos2)
+        return
+
     with tempfile.TemporaryDirectory() as tmp:
-        loads = [("default", None, None)] + [
-            ("philly %s +%d" % (ts, jobs), path, cluster) for path, ts in windows(nwin, jobs, tmp)]
-        for label, trace, cl in loads:
-            for pol in policies:
-                a = timed(pol, trace, int(os.environ.get("NS_ACC_W", "16")), cl, limit)
-                b = timed(pol, trace, 0, cl, limit)
-                if a is None or b is None:
-                    print("| %s | %s | %s | %s | - | - | - | - |" % (
-                        label, pol, "%.2f" % a["cpu"] if a else "> %g (limit)" % limit,
-                        "%.2f" % b["cpu"] if b else "> %g (limit)" % limit))
-                    sys.stdout.flush()
+        loads = [("default", None, None, 160, 1200000.0, nseeds)] + [
+            ("philly %s +%d" % (ts, nj), path, cluster, nj, span, nseeds_ph)
+            for path, ts, nj, span in windows(nwin, jobs, tmp)]
+        specs = []  # seed-major: a run stopped early has every preset at similar seeds
+        for seed in range(1, max(ld[5] for ld in loads) + 1):
+            for label, trace, cl, _, span, ns in loads:
+                if seed > ns:
                     continue
-                per = [abs(x - y) / y for x, y in zip(a["jct"], b["jct"]) if y > 0 and x == x]
-                print("| %s | %s | %.2f | %.2f | %+.2f | %+.2f | %+.2f | %.2f |" % (
-                    label, pol, a["cpu"], b["cpu"], pct(a["avg"], b["avg"]),
-                    pct(a["p95"], b["p95"]), pct(a["span"], b["span"]),
-                    100.0 * sum(per) / max(len(per), 1)))
-                sys.stdout.flush()
+                for pol in policies:
+                    kinds = [("short", W, 1.0), ("exact", 0, 1.0), ("chaos", 0, 1.0 + 1.0 / span)]
+                    if chaos2:
+                        kinds.append(("chaos2", 0, 1.0 + chaos2 / span))
+                    for kind, win, scale in kinds:
+                        specs.append({"label": label, "policy": pol, "seed": seed,
+                                      "kind": kind, "trace": trace, "cluster": cl,
+                                      "window": win, "scale": scale})
+        t0 = time.time()
+        ndone = [0]
+
+        def save():
+            if os.environ.get("NS_ACC_JSON"):
+                with open(os.environ["NS_ACC_JSON"] + ".tmp", "w") as f:
+                    json.dump([[list(k), v] for k, v in res.items()], f)
+                os.replace(os.environ["NS_ACC_JSON"] + ".tmp", os.environ["NS_ACC_JSON"])
+
+        def done(spec, r):
+            res[(spec["label"], spec["policy"], spec["seed"], spec["kind"])] = r
+            ndone[0] += 1
+            if ndone[0] % 50 == 0:
+                save()  # a long run stopped early still leaves its numbers
+            if sys.stderr.isatty() or os.environ.get("NS_ACC_PROGRESS"):
+                sys.stderr.write("\r%d/%d runs, %.0f s " % (ndone[0], len(specs),
+                                                            time.time() - t0))
+                sys.stderr.flush()
+
+        def ref(spec):  # the exact run of the same workload, policy and seed
+            return res.get((spec["label"], spec["policy"], spec["seed"], "exact"), "pending")
+
+        # the chaos floor only where the exact run finished (no second timeout)
+        Runner(par, limit).run_all(
+            specs, done, ready=lambda sp: not sp["kind"].startswith("chaos") or ref(sp) != "pending",
+            skip=lambda sp: (sp["kind"].startswith("chaos") and ref(sp) != "pending" and
+                             not ok(ref(sp))))
+        save()
+        report(res, loads, policies, W, limit, chaos2)
+
+
+def cpu_of(r):
+    if r is None:
+        return "-"
+    if "timeout" in r:
+        return "> %g (limit)" % r["timeout"]
+    if "failed" in r:
+        return "failed (%s)" % r["failed"]
+    return "%.2f" % r["cpu"]
+
+
+def ok(r):
+    return r is not None and "cpu" in r
+
+
+def report(res, loads, policies, W, limit, chaos2):
+    print("accuracy of the shortcuts: default (W = %d) vs exact (W = 0); limit %g s wall per run"
+          % (W, limit))
+    print()
+    print("Run for run (seed 1). Chaos floors: exact vs exact with arrivals shifted by <= 1 ms "
+          "(1ms) and <= %g ms (%gs): avg / p95 / makespan / mean abs job JCT error %%."
+          % (chaos2, chaos2 / 1000))
+    print()
+    print("| workload | policy | default cpu s | exact cpu s | avg JCT err %% | p95 JCT err %% | "
+          "makespan err %% | mean abs job JCT err %% | chaos 1ms | chaos %gs |" % (chaos2 / 1000))
+    print("|---|---|---|---|---|---|---|---|---|---|")
+
+    def floor(c, b):
+        return " %+.2f / %+.2f / %+.2f / %.2f |" % compare(c, b) if ok(c) and ok(b) else " - |"
+    for label, *_ in loads:
+        for pol in policies:
+            a, b, c, c2 = (res.get((label, pol, 1, k)) for k in ("short", "exact", "chaos",
+                                                                 "chaos2"))
+            row = "| %s | %s | %s | %s |" % (label, pol, cpu_of(a), cpu_of(b))
+            if ok(a) and ok(b):
+                row += " %+.2f | %+.2f | %+.2f | %.2f |" % compare(a, b)
+            else:
+                row += " - | - | - | - |"
+            row += floor(c, b) + floor(c2, b)
+            print(row)
+    multi = [ld for ld in loads if ld[5] > 1]
+    if not multi:
+        return
+    print()
+    print("Over seeds: mean signed error +- 95 % interval (Student t), shortcut vs exact and "
+          "chaos floor vs exact; mean |err| over seeds in brackets.")
+    print()
+    print("| workload | policy | seeds | avg JCT err %% | p95 JCT err %% | makespan err %% | "
+          "mean abs job JCT err %% | chaos 1ms avg %% | chaos 1ms p95 %% | "
+          "chaos 1ms mean abs job %% | chaos %gs avg %% | chaos %gs p95 %% | chaos %gs mean abs job %% | verdict |"
+          % ((chaos2 / 1000,) * 3))
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for label, _, _, _, _, ns in multi:
+        for pol in policies:
+            d, c, c2 = [], [], []
+            missing = 0
+            for seed in range(1, ns + 1):
+                a, b, p, p2 = (res.get((label, pol, seed, k)) for k in ("short", "exact", "chaos",
+                                                                        "chaos2"))
+                if a is None or b is None:
+                    continue  # not run (a saved run stopped early)
+                if not (ok(a) and ok(b)):
+                    missing += 1
+                    continue
+                d.append(compare(a, b))
+                if ok(p):
+                    c.append(compare(p, b))
+                if ok(p2):
+                    c2.append(compare(p2, b))
+            if not d:
+                print("| %s | %s | 0 of %d (exact > limit) | - | - | - | - | - | - | - | - |"
+                      % (label, pol, ns))
+                continue
+            cols = [mean_ci([x[i] for x in d]) for i in range(4)]
+            ccols = [mean_ci([x[i] for x in c]) for i in range(4)]
+            absd = [sum(abs(x[i]) for x in d) / len(d) for i in range(2)]
+            absc = [sum(abs(x[i]) for x in c) / max(len(c), 1) for i in range(2)]
+            c2cols = [mean_ci([x[i] for x in c2]) for i in range(4)]
+            absc2 = [sum(abs(x[i]) for x in c2) / max(len(c2), 1) for i in range(2)]
+            v = verdict(cols[0], cols[1], max(absc2 if c2 else absc), max(absd))
+            print("| %s | %s | %d%s | %s [%.2f] | %s [%.2f] | %s | %.2f | %s [%.2f] | "
+                  "%s [%.2f] | %.2f | %s [%.2f] | %s [%.2f] | %s | %s |" % (
+                      label, pol, len(d), " (%d > limit)" % missing if missing else "",
+                      fmt_ci(*cols[0]), absd[0], fmt_ci(*cols[1]), absd[1], fmt_ci(*cols[2]),
+                      cols[3][0], fmt_ci(*ccols[0]), absc[0], fmt_ci(*ccols[1]), absc[1],
+                      ccols[3][0], fmt_ci(*c2cols[0]), absc2[0], fmt_ci(*c2cols[1]), absc2[1],
+                      "%.2f" % c2cols[3][0] if c2 else "-", v))
 
 
 if __name__ == "__main__":
