@@ -3,7 +3,8 @@
 window W = NS_ACC_W, default 16; partial restarts; deferred neighbours) and
 exactly (W = 0, which turns all three off), on the embedded default workload
 and on Philly time windows (rows sorted by timestamp, NS_ACC_WINDOWS of
-NS_ACC_JOBS jobs, on NS_ACC_CLUSTER = leaves,spines,servers,gpus,links,gbps).
+NS_ACC_JOBS jobs at an offered load near NS_ACC_LOAD, on NS_ACC_CLUSTER =
+leaves,spines,servers,gpus,links,gbps).
 
 Two comparisons, because several presets' schedules are chaotic (a tiny
 timing change at one all-reduce moves later placements and admissions, so
@@ -26,7 +27,7 @@ one exact run is one trajectory among many):
     model's own sensitivity, not the shortcut.
 
 An exact run that does not end within NS_ACC_LIMIT seconds of wall time
-(default 120) is reported as such ("> limit"): the exact model is not yet
+(default 60) is reported as such ("> limit"): the exact model is not yet
 fast enough to be the reference there (issue 30 item 1); such seeds are left
 out of the statistics and counted.
 
@@ -35,10 +36,14 @@ out of the statistics and counted.
 
 Knobs: NS_ACC_POLICIES (comma list, default every preset), NS_ACC_W (16),
 NS_ACC_SEEDS (10; 1 = run for run only), NS_ACC_SEEDS_PHILLY (seeds per
-Philly window, default 1), NS_ACC_WINDOWS (3), NS_ACC_JOBS (1000),
-NS_ACC_CLUSTER (4,8,8,8,2,10: 256 GPUs), NS_ACC_LIMIT (120 s per run),
+Philly window, default 1), NS_ACC_WINDOWS (3), NS_ACC_JOBS (1000), NS_ACC_LOAD (1.25: each window
+is the one, in its n-th of the trace, whose offered load - GPU-seconds asked
+per second per GPU of the cluster - is nearest this),
+NS_ACC_CLUSTER (4,8,8,8,2,10: 256 GPUs), NS_ACC_LIMIT (60 s per run),
 NS_ACC_PAR (parallel runs, 2), NS_ACC_JSON (file: every run's numbers),
-NS_ACC_REPORT (comma list of such files: print their tables, run nothing).
+NS_ACC_REPORT (comma list of such files: print their tables, run nothing),
+NS_ACC_REUSE (comma list of such files: their exact and chaos-floor runs are
+taken, not run again - after a change to the shortcuts only).
 
 Each run is a child process (a time limit that cannot leave a half-run
 simulator behind). Reads ../shared/data (NS_DATA_DIR); windows are written
@@ -137,7 +142,24 @@ class Runner:
                 done_cb(spec, res)
 
 
-def windows(n, jobs, tmp):
+def span_s(part):
+    t = [datetime.datetime.fromisoformat(part[x]["timestamp"]) for x in (0, -1)]
+    return (t[1] - t[0]).total_seconds()
+
+
+def offered(part, gpus):
+    """GPU-seconds the jobs ask per second of their arrivals, per GPU of the
+    cluster: 1 keeps every GPU busy, more queues."""
+    need = sum(float(r["num_gpus"]) * float(r["duration"] or 0) for r in part
+               if int(r["num_gpus"]) <= gpus)
+    return need / max(span_s(part), 1.0) / gpus
+
+
+def windows(n, jobs, tmp, gpus, target):
+    """n windows of `jobs` consecutive rows (by timestamp), one in each n-th of
+    the trace past its sparse first quarter: in each, the window whose
+    offered load is nearest `target` (so that jobs queue and share links:
+    a window at a quiet time, where every job runs alone, measures nothing)."""
     data = os.environ.get("NS_DATA_DIR", os.path.join(os.path.dirname(__file__), "..", "..",
                                                       "shared", "data"))
     path = os.path.join(data, "traces", "philly-adaptdl.csv")
@@ -149,17 +171,20 @@ def windows(n, jobs, tmp):
         rows = list(csv.DictReader(f))
     rows.sort(key=lambda r: r["timestamp"])  # "YYYY-MM-DD hh:mm:ss" sorts as time
     out = []
-    for w in range(n):  # spread over the trace, away from its sparse start
-        start = int(len(rows) * (0.25 + 0.6 * w / max(n, 1)))
+    lo = len(rows) // 4
+    seg = (len(rows) - lo) // n
+    for w in range(n):
+        starts = range(lo + w * seg, max(lo + (w + 1) * seg - jobs, lo + w * seg + 1),
+                       max(jobs // 4, 1))
+        start = min(starts, key=lambda a: abs(offered(rows[a:a + jobs], gpus) - target))
         part = rows[start:start + jobs]
         name = os.path.join(tmp, "philly-w%d.csv" % (w + 1))
         with open(name, "w", newline="") as f:
             wr = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
             wr.writeheader()
             wr.writerows(part)
-        t = [datetime.datetime.fromisoformat(part[x]["timestamp"]) for x in (0, -1)]
-        span_ms = 1000.0 * (t[1] - t[0]).total_seconds()
-        out.append((name, part[0]["timestamp"], len(part), span_ms))
+        out.append((name, "%s load %.2f" % (part[0]["timestamp"], offered(part, gpus)),
+                    len(part), 1000.0 * span_s(part)))
     return out
 
 
@@ -191,7 +216,10 @@ def fmt_ci(m, h):
     return "%+.2f" % m if h != h else "%+.2f +- %.2f" % (m, h)
 
 
-def verdict(avg, p95, chaos_abs, short_abs, tol=3.0):
+def verdict(avg, p95, short_abs, floor_abs, tol=3.0):
+    """avg, p95: (mean, half-width) of the shortcut's signed error over
+    seeds; short_abs, floor_abs: mean |error| of the shortcut and of the
+    chaos floor, for avg and p95 JCT."""
     (ma, ha), (mp_, hp) = avg, p95
     if ha != ha:
         return "1 seed"
@@ -201,13 +229,13 @@ def verdict(avg, p95, chaos_abs, short_abs, tol=3.0):
         return "bias within 3 %"
     if (ma - ha > 0 or ma + ha < 0 or mp_ - hp > 0 or mp_ + hp < 0):
         return "BIAS (interval excludes 0 and leaves +-3 %)"
-    if short_abs <= 1.5 * chaos_abs:
-        return "undecided: spread = chaos floor, more seeds"
-    return "undecided: more seeds"
+    if all(x <= 1.5 * f for x, f in zip(short_abs, floor_abs)):
+        return "no bias shown; spread = the floor's"
+    return "no bias shown; spread > the floor's"
 
 
 def main():
-    limit = float(os.environ.get("NS_ACC_LIMIT", "120"))
+    limit = float(os.environ.get("NS_ACC_LIMIT", "60"))
     nwin = int(os.environ.get("NS_ACC_WINDOWS", "3"))
     jobs = int(os.environ.get("NS_ACC_JOBS", "1000"))
     nseeds = int(os.environ.get("NS_ACC_SEEDS", "10"))
@@ -215,6 +243,7 @@ def main():
     W = int(os.environ.get("NS_ACC_W", "16"))
     par = int(os.environ.get("NS_ACC_PAR", "2"))
     chaos2 = float(os.environ.get("NS_ACC_CHAOS2_MS", "1000"))
+    target = float(os.environ.get("NS_ACC_LOAD", "1.25"))
     cluster = [float(x) if i == 5 else int(x) for i, x in
                enumerate(os.environ.get("NS_ACC_CLUSTER", "4,8,8,8,2,10").split(","))]
     names = os.environ.get("NS_ACC_POLICIES")
@@ -225,16 +254,19 @@ def main():
             with open(path) as f:
                 res.update({tuple(k): v for k, v in json.load(f)})
         labels = list(dict.fromkeys(k[0] for k in res))
-        loads = [(lb, None, None, 0, 0, max(k[2] for k in res if k[0] == lb)) for lb in labels]
+        cap = int(os.environ.get("NS_ACC_SEEDS", "1000000"))  # complete seeds only, if asked
+        loads = [(lb, None, None, 0, 0, min(cap, max(k[2] for k in res if k[0] == lb)))
+                 for lb in labels]
         saved = list(dict.fromkeys(k[1] for k in res))
         report(res, loads, [p for p in policies if p in saved] if names else saved, W, limit,
                chaos2)
         return
 
     with tempfile.TemporaryDirectory() as tmp:
-        loads = [("default", None, None, 160, 1200000.0, nseeds)] + [
+        gpus = cluster[0] * cluster[2] * cluster[3]
+        loads = ([("default", None, None, 160, 1200000.0, nseeds)] if nseeds > 0 else []) + [
             ("philly %s +%d" % (ts, nj), path, cluster, nj, span, nseeds_ph)
-            for path, ts, nj, span in windows(nwin, jobs, tmp)]
+            for path, ts, nj, span in windows(nwin, jobs, tmp, gpus, target)]
         specs = []  # seed-major: a run stopped early has every preset at similar seeds
         for seed in range(1, max(ld[5] for ld in loads) + 1):
             for label, trace, cl, _, span, ns in loads:
@@ -248,6 +280,14 @@ def main():
                         specs.append({"label": label, "policy": pol, "seed": seed,
                                       "kind": kind, "trace": trace, "cluster": cl,
                                       "window": win, "scale": scale})
+        if os.environ.get("NS_ACC_REUSE"):  # exact runs saved before (W = 0 is not a shortcut)
+            for path in os.environ["NS_ACC_REUSE"].split(","):
+                with open(path) as f:
+                    for k, v in json.load(f):
+                        if k[3] != "short":
+                            res.setdefault(tuple(k), v)
+            specs = [sp for sp in specs if (sp["label"], sp["policy"], sp["seed"], sp["kind"])
+                     not in res]
         t0 = time.time()
         ndone = [0]
 
@@ -322,8 +362,10 @@ def report(res, loads, policies, W, limit, chaos2):
     if not multi:
         return
     print()
-    print("Over seeds: mean signed error +- 95 % interval (Student t), shortcut vs exact and "
-          "chaos floor vs exact; mean |err| over seeds in brackets.")
+    print("Over seeds: mean signed error +- 95 %% interval (Student t), shortcut vs exact and "
+          "chaos floors vs exact; mean |err| over seeds in brackets. Verdict: the shortcut's "
+          "bias (mean error) within 3 %% with 95 %% confidence, or not; else whether its mean "
+          "|err| exceeds 1.5 x the %gs floor's (avg and p95)." % (chaos2 / 1000))
     print()
     print("| workload | policy | seeds | avg JCT err %% | p95 JCT err %% | makespan err %% | "
           "mean abs job JCT err %% | chaos 1ms avg %% | chaos 1ms p95 %% | "
@@ -348,8 +390,7 @@ def report(res, loads, policies, W, limit, chaos2):
                 if ok(p2):
                     c2.append(compare(p2, b))
             if not d:
-                print("| %s | %s | 0 of %d (exact > limit) | - | - | - | - | - | - | - | - |"
-                      % (label, pol, ns))
+                print("| %s | %s | 0 of %d (exact > limit) |%s" % (label, pol, ns, " - |" * 11))
                 continue
             cols = [mean_ci([x[i] for x in d]) for i in range(4)]
             ccols = [mean_ci([x[i] for x in c]) for i in range(4)]
@@ -357,7 +398,7 @@ def report(res, loads, policies, W, limit, chaos2):
             absc = [sum(abs(x[i]) for x in c) / max(len(c), 1) for i in range(2)]
             c2cols = [mean_ci([x[i] for x in c2]) for i in range(4)]
             absc2 = [sum(abs(x[i]) for x in c2) / max(len(c2), 1) for i in range(2)]
-            v = verdict(cols[0], cols[1], max(absc2 if c2 else absc), max(absd))
+            v = verdict(cols[0], cols[1], absd, absc2 if c2 else absc)
             print("| %s | %s | %d%s | %s [%.2f] | %s [%.2f] | %s | %.2f | %s [%.2f] | "
                   "%s [%.2f] | %.2f | %s [%.2f] | %s [%.2f] | %s | %s |" % (
                       label, pol, len(d), " (%d > limit)" % missing if missing else "",

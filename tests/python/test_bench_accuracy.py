@@ -53,16 +53,19 @@ class TestStatistics(unittest.TestCase):
         self.assertAlmostEqual(acc.t95(500), 1.984)
 
     def test_verdict(self):
-        # both intervals inside +-3 %
-        self.assertEqual(acc.verdict((1.0, 1.5), (-0.5, 2.4), 0.1, 0.1), "bias within 3 %")
+        # both intervals inside +-3 %: [-0.5, 2.5] and [-2.9, 1.9]
+        self.assertEqual(acc.verdict((1.0, 1.5), (-0.5, 2.4), (9, 9), (1, 1)),
+                         "bias within 3 %")
         # avg interval [3.5, 4.5]: excludes 0, leaves +-3 %
-        self.assertTrue(acc.verdict((4.0, 0.5), (0.0, 1.0), 0.1, 0.1).startswith("BIAS"))
-        # [-4, 6] contains 0 but leaves +-3 %: spread like the floor's, or not
-        self.assertTrue(acc.verdict((1.0, 5.0), (0.0, 1.0), 4.0, 5.0).startswith(
-            "undecided: spread = chaos floor"))
-        self.assertEqual(acc.verdict((1.0, 5.0), (0.0, 1.0), 1.0, 5.0),
-                         "undecided: more seeds")
-        self.assertEqual(acc.verdict((1.0, float("nan")), (0.0, float("nan")), 0, 0), "1 seed")
+        self.assertTrue(acc.verdict((4.0, 0.5), (0.0, 1.0), (1, 1), (1, 1)).startswith("BIAS"))
+        # [-4, 6] contains 0 but leaves +-3 %: the spread is the floor's (5 <=
+        # 1.5 x 4, 2 <= 1.5 x 2) or not (p95: 4 > 1.5 x 2)
+        self.assertEqual(acc.verdict((1.0, 5.0), (0.0, 1.0), (5, 2), (4, 2)),
+                         "no bias shown; spread = the floor's")
+        self.assertEqual(acc.verdict((1.0, 5.0), (0.0, 1.0), (5, 4), (4, 2)),
+                         "no bias shown; spread > the floor's")
+        self.assertEqual(acc.verdict((1.0, float("nan")), (0.0, float("nan")), (0, 0), (0, 0)),
+                         "1 seed")
 
 
 class TestRunner(unittest.TestCase):
