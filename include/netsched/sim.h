@@ -61,8 +61,8 @@
  *    group is fast-forwarded after W iterations of its slowest member (each
  *    member continues at its mean iteration over those W iterations until
  *    the group changes; ns_sim_opts_set_phase_window, default 16, 0 = off;
- *    a group of n > 8 jobs uses max(2, 256 / n) iterations, so that one
- *    window costs about 256 member-iterations).
+ *    a group of n jobs uses max(2, 16 W / n) iterations, so that every
+ *    window costs about 16 W member-iterations: a pair 8 W, 16 jobs W).
  *    Error bound: none when the group's relative phases repeat within the
  *    window (lock-step, interleaved, SRSF/AdaDUAL alternation); otherwise a
  *    member's iteration time is off its exact mean by at most (its longest -
