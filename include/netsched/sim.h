@@ -656,6 +656,19 @@ typedef enum ns_sim_dally_new {
   NS_SIM_DALLY_NEW_PROFILE = 1
 } ns_sim_dally_new;
 NS_API int ns_sim_opts_set_dally_new_jobs(ns_sim_opts *o, ns_sim_dally_new reading);
+/* How the flows of a vClos or OCS-vClos placement are routed between
+   leaves. NS_SIM_VCLOS_RESERVED (default): source-routed over the links the
+   placement reserved (vClos §5.2), isolated from other jobs. NS_SIM_VCLOS_ECMP:
+   the same placement (and the same reservations, so the same waits for
+   spine ports), but its flows take the ECMP hash's spine and link like any
+   other placement's, sharing them with the other jobs: the run that
+   separates vClos's placement from its isolation. Other placements always
+   route by ECMP. NS_EINVAL naming routing for another value. */
+typedef enum ns_sim_vclos_routing {
+  NS_SIM_VCLOS_RESERVED = 0,
+  NS_SIM_VCLOS_ECMP = 1
+} ns_sim_vclos_routing;
+NS_API int ns_sim_opts_set_vclos_routing(ns_sim_opts *o, ns_sim_vclos_routing routing);
 
 /* ---- simulator ---------------------------------------------------------- */
 

@@ -17,7 +17,8 @@
  * (cyclically) on different servers is one flow, from the sender GPU's port
  * (tx) to the receiver GPU's port (rx); between leaves it crosses the spine
  * and parallel link the core's ECMP hash (nsi_ecmp_route) picks for that
- * port pair, or a vClos job's reserved links. These are the flows and links
+ * port pair, or a vClos job's reserved links (unless
+ * ns_sim_opts_set_vclos_routing(o, NS_SIM_VCLOS_ECMP): then ECMP too). These are the flows and links
  * ns_cassini_candidate_from_cluster describes for a ring
  * (test_sim_cassini_links_agree). With P = 1 the GPU ring's inter-server
  * flows are exactly the server ring's (one per consecutive server pair).
@@ -148,7 +149,8 @@ static void flow_links(ns_sim *s, const ns_placement *p, int a, int b, int *out,
     return;
   int spine = 0, k = 0; /* ECMP on the (a, b) NIC ports */
   nsi_ecmp_route(o->spines, o->links_per_pair, pa, pb, &spine, &k);
-  if (p->nlinks > 0) { /* vClos: source routing over the reserved links (§5.2) */
+  int reserved = p->nlinks > 0 && s->o.vclos_routing == NS_SIM_VCLOS_RESERVED;
+  if (reserved) { /* vClos: source routing over the reserved links (§5.2) */
     int sg = first_gpu_on_port(s, p, pa), dg = first_gpu_on_port(s, p, pb);
     int sp;
     if (sg >= 0 && dg >= 0 && ns_vclos_route(s->cluster, sg, dg, &sp) == NS_OK && sp >= 0 &&
@@ -156,8 +158,8 @@ static void flow_links(ns_sim *s, const ns_placement *p, int a, int b, int *out,
       spine = sp;
   }
   /* each leaf's own reserved link to the spine (vClos), else the ECMP one */
-  int ku = p->nlinks > 0 ? reserved_k(p, ls, spine, o->links_per_pair, k) : k;
-  int kd = p->nlinks > 0 ? reserved_k(p, ld, spine, o->links_per_pair, k) : k;
+  int ku = reserved ? reserved_k(p, ls, spine, o->links_per_pair, k) : k;
+  int kd = reserved ? reserved_k(p, ld, spine, o->links_per_pair, k) : k;
   size_t up = ((size_t)ls * (size_t)o->spines + (size_t)spine) * (size_t)o->links_per_pair + (size_t)ku;
   size_t down = ((size_t)ld * (size_t)o->spines + (size_t)spine) * (size_t)o->links_per_pair + (size_t)kd;
   out[(*n)++] = 2 * N + (int)up;

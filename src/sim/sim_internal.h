@@ -65,6 +65,7 @@ struct ns_sim_opts {
   double gpu_mem_mb;    /* 0: the cluster's default (16384 MB) */
   int drift_rule;       /* ns_sim_drift_rule */
   int dally_new;        /* ns_sim_dally_new: Nw_sens of a job that never ran */
+  int vclos_routing;    /* ns_sim_vclos_routing: reserved links (0) or ECMP (network.c) */
 };
 
 /* e(k) of the options' contention curve (net_phase.c); k >= 1. */

@@ -102,6 +102,30 @@ class TestSimulator(unittest.TestCase):
                 o.set_nics(-1)
             with self.assertRaisesRegex(netsched.InvalidArgumentError, r"readjust, wait.*'later'"):
                 o.set_cassini_drift_rule("later")
+            o.set_vclos_routing("ecmp")
+            with self.assertRaisesRegex(ValueError, r"set_vclos_routing: routing must be one of "
+                                                    r"reserved, ecmp \(got 'ECMP'\)"):
+                o.set_vclos_routing("ECMP")
+
+    def test_vclos_routing(self):
+        # set_vclos_routing("ecmp") changes nothing for placements without
+        # reserved links (ff); vClos's placements stay the same, and here (two
+        # 3-GPU jobs and a 2-GPU one on 2 leaves x 2 servers x 2 GPUs) vClos
+        # keeps each job inside one leaf, so no flow crosses a spine and the
+        # runs agree exactly. The hand-derived case where the routing matters
+        # is test_sim_collective.c (test_vclos_ecmp_routing_collides).
+        def go(policy, routing):
+            with sim.Simulator(policy=policy, cluster=(2, 1, 2, 2, 2, 10.0),
+                               vclos_routing=routing) as s:
+                for i in range(3):
+                    s.add_job("j%d" % i, 0.0, 3 if i < 2 else 2, 50, 10.0, 50_000_000)
+                s.run()
+                return s.metrics()
+        for policy in ("ff", "vclos"):
+            a, b = go(policy, "reserved"), go(policy, "ecmp")
+            self.assertEqual(a["avg_jct_ms"], b["avg_jct_ms"])
+            self.assertEqual(a["machines_used"], b["machines_used"])
+        self.assertEqual(go("vclos", "reserved")["links_shared"], 0)
 
     @support.requires("ns_lwf_place")
     def test_python_policy_matches_the_preset(self):

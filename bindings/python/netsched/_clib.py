@@ -406,6 +406,7 @@ _TABLE: dict[str, tuple[Any, list[Any]]] = {
     "ns_sim_opts_set_gpu_memory": (c_int, [SIM_OPTS, c_double]),
     "ns_sim_opts_set_cassini_drift_rule": (c_int, [SIM_OPTS, c_int]),
     "ns_sim_opts_set_dally_new_jobs": (c_int, [SIM_OPTS, c_int]),
+    "ns_sim_opts_set_vclos_routing": (c_int, [SIM_OPTS, c_int]),
     "ns_sim_new": (SIM, [SIM_OPTS]),
     "ns_sim_free": (None, [SIM]),
     "ns_sim_add_job": (c_int, [SIM, c_char_p, c_double, c_int, c_uint64, c_double, c_uint64,

@@ -483,6 +483,12 @@ class Options(Handle):
         its most consolidated tier)."""
         self._set_choice("ns_sim_opts_set_dally_new_jobs", "reading", reading, ("one", "profile"))
 
+    def set_vclos_routing(self, routing: str) -> None:
+        """vClos / OCS-vClos placements: "reserved" (default: source-routed over
+        their reserved links, isolated) or "ecmp" (the same placement, its
+        flows hashed over the shared fabric like any other)."""
+        self._set_choice("ns_sim_opts_set_vclos_routing", "routing", routing, ("reserved", "ecmp"))
+
     def set_preemption_overhead(self, restore_ms: float) -> None:
         """Checkpoint/restore time charged to a preempted job at each resume."""
         self._set("ns_sim_opts_set_preemption_overhead",
