@@ -43,6 +43,7 @@ typedef struct netcfg {
   int drift_wait;    /* --cassini-drift-rule wait */
   int candidates;    /* --cassini-candidates; 0: the default */
   int vclos_ecmp;    /* --vclos-routing ecmp */
+  int hd;            /* --allreduce hd */
 } netcfg;
 
 typedef struct cli {
@@ -469,6 +470,10 @@ static int opt_vclos_routing(cli *c, const char *o, char *v) {
   static const char *const names[] = {"reserved", "ecmp"};
   return parse_choice(o, v, names, 2, &c->net.vclos_ecmp);
 }
+static int opt_allreduce(cli *c, const char *o, char *v) {
+  static const char *const names[] = {"ring", "hd"};
+  return parse_choice(o, v, names, 2, &c->net.hd);
+}
 static int opt_candidates(cli *c, const char *o, char *v) {
   return parse_int(o, v, 1, 10, &c->net.candidates);
 }
@@ -483,6 +488,7 @@ static int apply_net(const netcfg *n, ns_sim_opts *o) {
   if (ns_sim_opts_set_allreduce_latency(o, n->alpha_ms) < 0 ||
       ns_sim_opts_set_cassini_drift_rule(o, n->drift_wait ? NS_SIM_DRIFT_WAIT : NS_SIM_DRIFT_READJUST) < 0 ||
       ns_sim_opts_set_vclos_routing(o, n->vclos_ecmp ? NS_SIM_VCLOS_ECMP : NS_SIM_VCLOS_RESERVED) < 0 ||
+      ns_sim_opts_set_allreduce(o, n->hd ? NS_SIM_ALLREDUCE_HD : NS_SIM_ALLREDUCE_RING) < 0 ||
       (n->gpu_mem_mb > 0 && ns_sim_opts_set_gpu_memory(o, n->gpu_mem_mb) < 0))
     return -1;
   return n->candidates > 0 && ns_sim_opts_policy_name(o) != NULL &&
@@ -566,6 +572,10 @@ static const struct option {
     {"--allreduce-latency", "MS",
      "phase model: start-up latency of every all-reduce across servers, not shared "
      "(default 0; HKBU's 10 GbE fit: 14.9)", opt_alpha},
+    {"--allreduce", "ring|hd",
+     "phase model: every job's all-reduce as one ring (default) or as halving-doubling (hd: "
+     "log2 n halving then doubling steps, each a phase sharing links; a GPU count not a power "
+     "of two folds to the one below: ns_sim_opts_set_allreduce in netsched/sim.h)", opt_allreduce},
     {"--nics", "N[@GBPS]|gpu[@GBPS]",
      "NICs per server (default 1, the AdaDUAL testbed); gpu = one per GPU; @GBPS sets their "
      "rate as --nic-gbps", opt_nics},

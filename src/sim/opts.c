@@ -494,6 +494,15 @@ int ns_sim_opts_set_vclos_routing(ns_sim_opts *o, ns_sim_vclos_routing routing) 
   return NS_OK;
 }
 
+int ns_sim_opts_set_allreduce(ns_sim_opts *o, ns_sim_allreduce algorithm) {
+  static const char fn[] = "ns_sim_opts_set_allreduce";
+  NSI_TRY(nsi_check_ptr(o, fn, "o"));
+  NSI_TRY(nsi_check_int((long long)(int)algorithm, NS_SIM_ALLREDUCE_RING, NS_SIM_ALLREDUCE_HD, fn,
+                        "algorithm"));
+  o->allreduce = (int)algorithm;
+  return NS_OK;
+}
+
 /* The contention-curve file (netsched-sim --contention-curve, Python
    set_contention_curve(path)): read by the CSV reader every input file goes
    through (csvfile.c: its limits, BOM and binary checks), one "k,e" record

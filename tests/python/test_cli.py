@@ -112,6 +112,19 @@ class TestCli(unittest.TestCase):
         self.assertGreater(ma["avg_jct_ms"], mb["avg_jct_ms"])
         self.assertUsageError(run("--vclos-routing", "ecpm"), "--vclos-routing",
                               "reserved, ecmp", "'ecpm'", "did you mean 'ecmp'")
+        # --allreduce hd: the default workload's multi-server all-reduces as
+        # halving-doubling steps (4 GPUs share each server's one NIC: a
+        # cross-server step sends up to 4 flows through it, the ring one), so
+        # slower than rings on average; --network maxmin refuses it (exit 1)
+        h = run("--policy", "ff", "--allreduce", "hd", "--json", "-")
+        self.assertEqual(h.returncode, 0, h.stderr)
+        mh = json.loads(h.stdout)["policies"][0]["metrics"]
+        self.assertGreater(mh["avg_jct_ms"], jct[2])
+        self.assertUsageError(run("--allreduce", "hb"), "--allreduce", "ring, hd", "'hb'",
+                              "did you mean 'hd'")
+        r = run("--policy", "ff", "--allreduce", "hd", "--network", "maxmin")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("phase network model only", r.stdout)  # the policy's row: failed
         self.assertUsageError(run("--policy", "ff", "--nics", "5"),  # 4 GPUs per server
                               "--nics must be at most the GPUs per server (--gpus 4) (got 5)")
 
