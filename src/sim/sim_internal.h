@@ -240,6 +240,8 @@ typedef struct nsi_event {
 typedef struct nsi_heap {
   nsi_event *ev;
   size_t n, cap;
+  int *pos;    /* per job: its entry's index in ev, -1 = none (heap.c) */
+  size_t npos; /* jobs pos covers; a job past it gets plain entries */
 } nsi_heap;
 
 struct ns_sim {
@@ -351,7 +353,9 @@ struct ns_sim {
   size_t nmodels, cap_models;
 };
 
-/* heap.c */
+/* heap.c: one entry per job (a push moves it), any number of wake-ups */
+int nsi_sim_heap_init(nsi_heap *h, size_t njobs); /* empty, for jobs 0..njobs-1 */
+void nsi_sim_heap_free(nsi_heap *h);
 int nsi_sim_heap_push(nsi_heap *h, double t, int job, unsigned ver);
 int nsi_sim_heap_pop(nsi_heap *h, nsi_event *out);
 
