@@ -120,9 +120,8 @@ void nsi_sim_reset(ns_sim *s) {
     nsi_simjob *j = &s->jobs[i];
     ns_job_free(j->job);
     j->job = NULL;
-    free(j->links), free(j->srv), free(j->gpu), free(j->slinks);
+    free(j->links), free(j->srv), free(j->gpu);
     j->links = NULL, j->srv = NULL, j->gpu = NULL, j->nlinks = j->nsrv = j->ngpu = 0;
-    j->slinks = NULL, j->nslinks = 0;
   }
   nsi_sim_policy_release(s);
   nsi_las_release(s);
