@@ -5,12 +5,16 @@
  *     64 GPUs): median and p99 of REPS runs per model, the policy's average
  *     JCT under each, and the total over all policies (target: phase <= 2 s);
  *  2. the 82k-job Philly trace on 16 leaves x 16 servers x 8 GPUs (2048
- *     GPUs), 8 spines x 8 links, 10 Gbps: ONE run per (policy, model), each
+ *     GPUs), 8 spines x 8 links, 10 Gbps, and on Titan's cluster (64 racks x
+ *     8 machines x 8 GPUs = 4096 GPUs, 8 spines x 1 link, 100 Gbps; issue 30
+ *     item 3): ONE run per (cluster, policy, model), each
  *     in a child process so that its peak memory (ru_maxrss) is its own and
  *     a time limit (NS_BENCH_PHILLY_LIMIT seconds, default 120) can stop it.
  *     Targets: <= 60 s and <= 1 GB per policy. Policies:
  *     NS_BENCH_PHILLY_POLICIES (comma-separated, default: every preset,
- *     netsched-sim --list); NS_BENCH_PHILLY=0 skips the trace. The load
+ *     netsched-sim --list); NS_BENCH_PHILLY=0 skips the trace;
+ *     NS_BENCH_PHILLY_CLUSTERS=2048|4096|2048,4096 (default both);
+ *     NS_BENCH_PHILLY_MAXMIN=0 runs the phase model only. The load
  *     average is printed before each row (the machine is shared).
  * Wall times on a shared machine: the CPU time of the run is printed too.
  */
@@ -88,11 +92,22 @@ static double load1(void) {
 }
 
 /* One Philly run in this (child) process; prints one row. */
-static void philly_row(const char *path, int p, ns_sim_network net) {
+typedef struct philly_cluster {
+  const char *name;
+  int leaves, spines, servers, gpus, links;
+  double gbps;
+} philly_cluster;
+
+static const philly_cluster PHILLY_CLUSTERS[] = {
+    {"2048", 16, 8, 16, 8, 8, 10.0}, /* 16 leaves x 16 servers x 8 GPUs */
+    {"4096", 64, 8, 8, 8, 1, 100.0}, /* Titan: 64 racks x 8 machines x 8 GPUs */
+};
+
+static void philly_row(const char *path, const philly_cluster *cl, int p, ns_sim_network net) {
   ns_sim_opts *o = ns_sim_opts_new();
   ns_sim_opts_set_policy(o, (ns_sim_policy)p);
   ns_sim_opts_set_network(o, net);
-  ns_sim_opts_set_cluster(o, 16, 8, 16, 8, 8, 10.0);
+  ns_sim_opts_set_cluster(o, cl->leaves, cl->spines, cl->servers, cl->gpus, cl->links, cl->gbps);
   ns_sim *s = ns_sim_new(o);
   ns_sim_opts_free(o);
   int n = ns_sim_load_trace(s, path, NS_SIM_TRACE_PHILLY);
@@ -108,7 +123,7 @@ static void philly_row(const char *path, int p, ns_sim_network net) {
     ns_sim_metric(s, NS_SIM_METRIC_AVG_JCT_MS, &jct);
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
-  printf("%-14s %-7s %6d %9.2f %9.2f %9.0f %12.0f %-6.2f %s\n", ns_sim_policy_name(p),
+  printf("%-5s %-14s %-7s %6d %9.2f %9.2f %9.0f %12.0f %-6.2f %s\n", cl->name, ns_sim_policy_name(p),
          net == NS_SIM_NET_PHASE ? "phase" : "maxmin", n, wall, cpu, (double)ru.ru_maxrss / 1024.0,
          jct / 1e3, load1(), rc == NS_OK ? "ok" : ns_last_error());
   fflush(stdout);
@@ -131,32 +146,43 @@ static void bench_philly(void) {
     }
   }
   unsigned limit = lim ? (unsigned)atoi(lim) : 120;
-  printf("philly (82,247 jobs) on 16 leaves x 16 servers x 8 GPUs, 8 spines x 8 links, 10 Gbps;"
-         " one run each, limit %u s\n", limit);
-  printf("%-14s %-7s %6s %9s %9s %9s %12s %-6s %s\n", "policy", "network", "jobs", "wall_s",
-         "cpu_s", "peak_MB", "avgJCT_s", "load1", "status");
-  fflush(stdout);
-  for (char *tok = strtok(names, ","); tok; tok = strtok(NULL, ",")) {
-    int p = -1;
-    for (int i = 0; i < ns_sim_policy_count(); i++)
-      if (strcmp(tok, ns_sim_policy_name(i)) == 0)
-        p = i;
-    if (p < 0)
+  const char *cls = getenv("NS_BENCH_PHILLY_CLUSTERS"), *mm = getenv("NS_BENCH_PHILLY_MAXMIN");
+  int nmodels = mm && strcmp(mm, "0") == 0 ? 1 : 2;
+  for (size_t c = 0; c < sizeof PHILLY_CLUSTERS / sizeof PHILLY_CLUSTERS[0]; c++) {
+    const philly_cluster *cl = &PHILLY_CLUSTERS[c];
+    if (cls && !strstr(cls, cl->name))
       continue;
-    ns_sim_network nets[2] = {NS_SIM_NET_PHASE, NS_SIM_NET_MAXMIN};
-    for (int m = 0; m < 2; m++) {
-      pid_t pid = fork();
-      if (pid == 0) {
-        alarm(limit);
-        philly_row(path, p, nets[m]);
-        _exit(0);
+    printf("philly (82,247 jobs) on %d leaves x %d servers x %d GPUs (%s GPUs), %d spines x %d"
+           " links, %g Gbps; one run each, limit %u s\n", cl->leaves, cl->servers, cl->gpus,
+           cl->name, cl->spines, cl->links, cl->gbps, limit);
+    printf("%-5s %-14s %-7s %6s %9s %9s %9s %12s %-6s %s\n", "gpus", "policy", "network", "jobs",
+           "wall_s", "cpu_s", "peak_MB", "avgJCT_s", "load1", "status");
+    fflush(stdout);
+    char work[2048];
+    snprintf(work, sizeof work, "%s", names);
+    char *save = NULL;
+    for (char *tok = strtok_r(work, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+      int p = -1;
+      for (int i = 0; i < ns_sim_policy_count(); i++)
+        if (strcmp(tok, ns_sim_policy_name(i)) == 0)
+          p = i;
+      if (p < 0)
+        continue;
+      ns_sim_network nets[2] = {NS_SIM_NET_PHASE, NS_SIM_NET_MAXMIN};
+      for (int m = 0; m < nmodels; m++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+          alarm(limit);
+          philly_row(path, cl, p, nets[m]);
+          _exit(0);
+        }
+        int st = 0;
+        waitpid(pid, &st, 0);
+        if (WIFSIGNALED(st))
+          printf("%-5s %-14s %-7s stopped after the %u s limit (signal %d)\n", cl->name, tok,
+                 m == 0 ? "phase" : "maxmin", limit, WTERMSIG(st));
+        fflush(stdout);
       }
-      int st = 0;
-      waitpid(pid, &st, 0);
-      if (WIFSIGNALED(st))
-        printf("%-14s %-7s stopped after the %u s limit (signal %d)\n", tok,
-               m == 0 ? "phase" : "maxmin", limit, WTERMSIG(st));
-      fflush(stdout);
     }
   }
 }

@@ -42,6 +42,8 @@ typedef struct netcfg {
   double gpu_mem_mb; /* --gpu-mem; 0: the default */
   int drift_wait;    /* --cassini-drift-rule wait */
   int candidates;    /* --cassini-candidates; 0: the default */
+  int vclos_ecmp;    /* --vclos-routing ecmp */
+  int hd;            /* --allreduce hd */
 } netcfg;
 
 typedef struct cli {
@@ -464,6 +466,14 @@ static int opt_drift_rule(cli *c, const char *o, char *v) {
   c->net.drift_wait = i;
   return 0;
 }
+static int opt_vclos_routing(cli *c, const char *o, char *v) {
+  static const char *const names[] = {"reserved", "ecmp"};
+  return parse_choice(o, v, names, 2, &c->net.vclos_ecmp);
+}
+static int opt_allreduce(cli *c, const char *o, char *v) {
+  static const char *const names[] = {"ring", "hd"};
+  return parse_choice(o, v, names, 2, &c->net.hd);
+}
 static int opt_candidates(cli *c, const char *o, char *v) {
   return parse_int(o, v, 1, 10, &c->net.candidates);
 }
@@ -477,6 +487,8 @@ static int apply_net(const netcfg *n, ns_sim_opts *o) {
     return -1;
   if (ns_sim_opts_set_allreduce_latency(o, n->alpha_ms) < 0 ||
       ns_sim_opts_set_cassini_drift_rule(o, n->drift_wait ? NS_SIM_DRIFT_WAIT : NS_SIM_DRIFT_READJUST) < 0 ||
+      ns_sim_opts_set_vclos_routing(o, n->vclos_ecmp ? NS_SIM_VCLOS_ECMP : NS_SIM_VCLOS_RESERVED) < 0 ||
+      ns_sim_opts_set_allreduce(o, n->hd ? NS_SIM_ALLREDUCE_HD : NS_SIM_ALLREDUCE_RING) < 0 ||
       (n->gpu_mem_mb > 0 && ns_sim_opts_set_gpu_memory(o, n->gpu_mem_mb) < 0))
     return -1;
   return n->candidates > 0 && ns_sim_opts_policy_name(o) != NULL &&
@@ -560,6 +572,10 @@ static const struct option {
     {"--allreduce-latency", "MS",
      "phase model: start-up latency of every all-reduce across servers, not shared "
      "(default 0; HKBU's 10 GbE fit: 14.9)", opt_alpha},
+    {"--allreduce", "ring|hd",
+     "phase model: every job's all-reduce as one ring (default) or as halving-doubling (hd: "
+     "log2 n halving then doubling steps, each a phase sharing links; a GPU count not a power "
+     "of two folds to the one below: ns_sim_opts_set_allreduce in netsched/sim.h)", opt_allreduce},
     {"--nics", "N[@GBPS]|gpu[@GBPS]",
      "NICs per server (default 1, the AdaDUAL testbed); gpu = one per GPU; @GBPS sets their "
      "rate as --nic-gbps", opt_nics},
@@ -570,6 +586,10 @@ static const struct option {
     {"--cassini-candidates", "N",
      "cassini-*: candidate placements ranked, 1..10 (default 10); 1 = the base policy's own "
      "placement with time-shifts only", opt_candidates},
+    {"--vclos-routing", "reserved|ecmp",
+     "vclos, ocs-vclos: flows source-routed over the placement's reserved links (reserved, "
+     "default: isolated) or hashed by ECMP over the shared fabric like any other placement's "
+     "(ecmp: the same placement and reservations, routing not isolated)", opt_vclos_routing},
     {"--gittins-dist", "FILE",
      "2d-gittins: the service distribution, in the Tiresias simulator's format (its "
      "yarn-gput*.csv): a CSV whose header has a duration column, one job's GPU-time in "

@@ -656,6 +656,55 @@ typedef enum ns_sim_dally_new {
   NS_SIM_DALLY_NEW_PROFILE = 1
 } ns_sim_dally_new;
 NS_API int ns_sim_opts_set_dally_new_jobs(ns_sim_opts *o, ns_sim_dally_new reading);
+/* How the flows of a vClos or OCS-vClos placement are routed between
+   leaves. NS_SIM_VCLOS_RESERVED (default): source-routed over the links the
+   placement reserved (vClos §5.2), isolated from other jobs. NS_SIM_VCLOS_ECMP:
+   the same placement (and the same reservations, so the same waits for
+   spine ports), but its flows take the ECMP hash's spine and link like any
+   other placement's, sharing them with the other jobs: the run that
+   separates vClos's placement from its isolation. Other placements always
+   route by ECMP. NS_EINVAL naming routing for another value. */
+typedef enum ns_sim_vclos_routing {
+  NS_SIM_VCLOS_RESERVED = 0,
+  NS_SIM_VCLOS_ECMP = 1
+} ns_sim_vclos_routing;
+NS_API int ns_sim_opts_set_vclos_routing(ns_sim_opts *o, ns_sim_vclos_routing routing);
+/* The all-reduce algorithm of every job without its own
+   (ns_sim_set_job_allreduce). NS_SIM_ALLREDUCE_RING (default): one ring over
+   the job's GPUs in ascending id order, one transfer of 2(n-1)/n x M per GPU
+   sharing its links max-min. NS_SIM_ALLREDUCE_HD: recursive halving then
+   doubling, phase model only (NS_EINVAL at ns_sim_run under maxmin or
+   contention; ideal: no communication). It is the library's collective
+   (ns_collective_traffic with NS_COLL_HALVING_DOUBLING: what Titan's and
+   vClos's placements plan for, and the simulator hands the job's ns_job
+   that collective), ranks in the placement's GPU order (Titan, vClos: GPU
+   i hosts worker i; other placements list GPUs ascending). With n GPUs, p
+   the largest power of two <= n, k = log2 p: in halving step t (0..k-1)
+   every rank v exchanges M / 2^(t+1) with v XOR p / 2^(t+1); the k
+   doubling steps mirror them (the last exchanges M / 2 again). n not a power of
+   two: Rabenseifner's fold (MPICH, gloo): a first step where each even rank
+   2i < 2(n-p) sends its whole M to 2i + 1, the p remaining ranks run the
+   above, and a last step sends M back. Each step is one phase: its flows
+   between servers (links as the ring's: NIC ports, ECMP or reserved
+   uplinks) share links max-min with every other transfer under the
+   contention curve, moving the step's largest send at the flow rate d
+   (capped per link by capacity / its flows there); the next step starts
+   when the step ends. A step with no flow between servers moves its bytes
+   at the intra-server rate. The start-up latency
+   (ns_sim_opts_set_allreduce_latency) is paid once per all-reduce, before
+   the first step. Bytes per GPU for n = p equal the ring's, so with one
+   GPU per NIC port on a non-blocking fabric the two take the same time
+   alone; GPUs sharing a port send a cross-server step's flows through it
+   at once (the ring sends one), and with ranks in ascending order on
+   whole servers the first halving step crosses servers with M / 2. The
+   policies' estimates of an all-reduce alone (Dally's profile reading, the
+   phases CASSINI sees) stay the ring's. NS_EINVAL naming algorithm
+   otherwise. */
+typedef enum ns_sim_allreduce {
+  NS_SIM_ALLREDUCE_RING = 0,
+  NS_SIM_ALLREDUCE_HD = 1
+} ns_sim_allreduce;
+NS_API int ns_sim_opts_set_allreduce(ns_sim_opts *o, ns_sim_allreduce algorithm);
 
 /* ---- simulator ---------------------------------------------------------- */
 
@@ -686,6 +735,11 @@ NS_API int ns_sim_model_profile(ns_sim_model model, const char **name, uint64_t 
 /* Same with an embedded model profile. */
 NS_API int ns_sim_add_model_job(ns_sim *s, const char *name, double arrival_ms, int gpus,
                                 uint64_t iterations, ns_sim_model model);
+/* Job `job` (an index ns_sim_add_job returned) runs its all-reduce with
+   `algorithm` instead of the options' (ns_sim_opts_set_allreduce), e.g. a
+   mix of ring and halving-doubling jobs. NS_EINVAL naming job or algorithm;
+   s unchanged on error. Clears earlier results, as adding a job does. */
+NS_API int ns_sim_set_job_allreduce(ns_sim *s, int job, ns_sim_allreduce algorithm);
 /* The embedded default workload (AdaDUAL §V-A), deterministic for the
    options' seed: 160 jobs arriving uniformly over 20 minutes, sizes 80 x 1,
    14 x 2, 26 x 4, 30 x 8, 8 x 16, 2 x 32 GPUs (50 / 8.75 / 16.25 / 18.75 /

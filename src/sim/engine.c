@@ -122,6 +122,8 @@ void nsi_sim_reset(ns_sim *s) {
     j->job = NULL;
     free(j->links), free(j->srv), free(j->gpu);
     j->links = NULL, j->srv = NULL, j->gpu = NULL, j->nlinks = j->nsrv = j->ngpu = 0;
+    nsi_sim_steps_free(j->hd);
+    j->hd = NULL;
   }
   nsi_sim_policy_release(s);
   nsi_las_release(s);
@@ -259,6 +261,8 @@ static int make_job(ns_sim *s, nsi_simjob *j) {
   int rc = ns_job_set_compute_ms(job, j->compute_ms / 3.0, j->compute_ms * 2.0 / 3.0);
   if (rc == NS_OK)
     rc = ns_job_set_model_bytes(job, j->model_bytes);
+  if (rc == NS_OK && nsi_sim_job_allreduce(s, j) == NS_SIM_ALLREDUCE_HD)
+    rc = ns_job_set_collective(job, NS_COLL_HALVING_DOUBLING); /* Titan, vClos plan for it */
   if (rc == NS_OK)
     rc = ns_job_set_iterations(job, j->iterations, 0);
   if (rc == NS_OK)

@@ -75,7 +75,7 @@
  * paper's five percent), or with NS_SIM_DRIFT_WAIT its next compute waits
  * for its next ideal slot.
  * Contention (network-model issue): a link carrying the transfers of k > 1
- * jobs at once delivers capacity x e(k) (contention_caps), the curve of
+ * jobs at once delivers capacity x e(k) (maxmin.c, per solve), the curve of
  * ns_sim_opts_set_contention_curve; an admitted all-reduce across servers
  * first spends its start-up latency alpha (NSI_PH_LAT: not shared, counted
  * in flight by admission) and then transfers (NSI_PH_COMM). Waiting
@@ -85,6 +85,12 @@
  * sharing, max-min over the GPUs it uses); one job's all-reduce overlaps
  * another's compute.
  *
+ * Halving-doubling (ns_sim_opts_set_allreduce, network.c builds the
+ * steps): the transfer is a sequence of steps, each a phase over its own
+ * links (cur_links); ph_left is the work left in the current step. A step
+ * change moves the job to other links, so its group's cache is dropped and
+ * the group solved in full. Positions map to the alone frame step by step
+ * (comm_done / comm_at).
  * Suspend/resume (issue 15): a job's progress is (iterations left, phase,
  * work left in it); stop() brings it up to now and takes it out of its group,
  * so a later start() can resume it from that state. measured() reports, for
@@ -116,6 +122,46 @@ static int is_lone(ns_sim *s, const nsi_simjob *j) {
 }
 
 static double ideal_per(const nsi_simjob *j) { return j->compute_ms + j->lone_comm; }
+
+/* The links of its transfer now: the current step's (halving-doubling). */
+static const int *cur_links(const nsi_simjob *k, size_t *n) {
+  if (k->hd == NULL)
+    return *n = k->nlinks, k->links;
+  *n = k->hd->off[k->step + 1] - k->hd->off[k->step];
+  return k->hd->links + k->hd->off[k->step];
+}
+
+/* The transfer's first phase work (COMM starts). */
+static double comm_first(nsi_simjob *j) {
+  j->step = 0;
+  return j->hd ? j->hd->work[0] : j->comm_work;
+}
+
+/* Ms of its transfer alone done, from (step, ph_left) in COMM. */
+static double comm_done(const nsi_simjob *j) {
+  if (j->hd == NULL)
+    return j->comm_work > 0 ? (1.0 - j->ph_left / j->comm_work) * (j->lone_comm - j->lat_ms) : 0.0;
+  double t = 0;
+  for (int i = 0; i < j->step; i++)
+    t += j->hd->lone[i];
+  double w = j->hd->work[j->step];
+  return t + (w > 0 ? (1.0 - j->ph_left / w) * j->hd->lone[j->step] : 0.0);
+}
+
+/* COMM at x ms of its transfer alone: step and ph_left (inverse of comm_done). */
+static void comm_at(nsi_simjob *j, double x) {
+  double X = j->lone_comm - j->lat_ms;
+  if (j->hd == NULL) {
+    double f = X > 0 ? x / X : 1.0;
+    j->ph_left = j->comm_work * (f < 1.0 ? 1.0 - f : 0.0);
+    return;
+  }
+  int i = 0;
+  while (i + 1 < j->hd->n && x >= j->hd->lone[i])
+    x -= j->hd->lone[i++];
+  double l = j->hd->lone[i], f = l > 0 ? x / l : 1.0;
+  j->step = i, j->ph_left = j->hd->work[i] * (f < 1.0 ? 1.0 - f : 0.0);
+}
 
 static void lone_advance(ns_sim *s, nsi_simjob *j) {
   double p = j->pos + (s->now - j->t_upd);
@@ -175,11 +221,7 @@ static void to_lone(ns_sim *s, nsi_simjob *j) {
   case NSI_PH_HOLD: j->pos = -j->ph_left; break;
   case NSI_PH_COMPUTE: j->pos = c - j->ph_left; break;
   case NSI_PH_LAT: j->pos = c + (j->lat_ms - j->ph_left); break;
-  case NSI_PH_COMM:
-    j->pos = c + j->lat_ms +
-             (j->comm_work > 0 ? (1.0 - j->ph_left / j->comm_work) * (j->lone_comm - j->lat_ms)
-                               : 0.0);
-    break;
+  case NSI_PH_COMM: j->pos = c + j->lat_ms + comm_done(j); break;
   default: j->pos = c; break; /* waiting to communicate */
   }
   j->per = ideal_per(j);
@@ -199,9 +241,8 @@ static void to_phase(ns_sim *s, nsi_simjob *j) {
   } else if (q < c + j->lat_ms) {
     j->phase = NSI_PH_LAT, j->ph_left = c + j->lat_ms - q;
   } else {
-    double x = j->lone_comm - j->lat_ms; /* the transfer alone */
-    double f = x > 0 ? (q - c - j->lat_ms) / x : 1.0;
-    j->phase = NSI_PH_COMM, j->ph_left = j->comm_work * (f < 1.0 ? 1.0 - f : 0.0);
+    j->phase = NSI_PH_COMM;
+    comm_at(j, q - c - j->lat_ms); /* ms into the transfer alone */
   }
   j->ph_rate = 0, j->t_upd = s->now;
 }
@@ -263,6 +304,7 @@ static int group_cache(ns_sim *s, nsi_group *g) {
   for (size_t m = 0; m < g->n; m++) {
     const nsi_simjob *k = &s->jobs[g->members[m]];
     inc += k->nlinks;
+    skip_rx &= k->hd == NULL; /* a fold step's flows are one-way */
     for (size_t i = 0; i < k->nlinks; i++)
       if (i == 0 || k->links[i] != k->links[i - 1])
         s->cnt[k->links[i]]++; /* members on the link */
@@ -277,9 +319,10 @@ static int group_cache(ns_sim *s, nsi_group *g) {
   unsigned serial = ++s->lmap_serial;
   int nr = 0;
   for (size_t m = 0; m < g->n && rc == NS_OK; m++) {
-    const nsi_simjob *k = &s->jobs[g->members[m]];
-    for (size_t i = 0; i < k->nlinks; i++) {
-      int l = k->links[i];
+    size_t nk;
+    const int *lk = cur_links(&s->jobs[g->members[m]], &nk);
+    for (size_t i = 0; i < nk; i++) {
+      int l = lk[i];
       if (!(skip_rx && l >= S && l < 2 * S) && s->cnt[l] >= 2 && s->lmapg[l] != serial)
         s->lmapg[l] = serial, shared[nr++] = l;
     }
@@ -292,13 +335,15 @@ static int group_cache(ns_sim *s, nsi_group *g) {
   size_t at = 0;
   for (size_t m = 0; m < g->n && rc == NS_OK; m++) {
     nsi_simjob *k = &s->jobs[g->members[m]];
+    size_t nk;
+    const int *lk = cur_links(k, &nk);
     double pcap = INFINITY;
     s->res_tmp[m] = loc + at, s->nres_tmp[m] = 0;
-    for (size_t i = 0; i < k->nlinks;) {
+    for (size_t i = 0; i < nk;) {
       size_t e = i;
-      while (e < k->nlinks && k->links[e] == k->links[i])
+      while (e < nk && lk[e] == lk[i])
         e++;
-      int l = k->links[i];
+      int l = lk[i];
       if (skip_rx && l >= S && l < 2 * S) {
         i = e; /* a server's NIC rx carries the same rings as its tx, once each */
       } else if (s->cnt[l] >= 2) {
@@ -537,7 +582,7 @@ static void comm_state(nsi_simjob *j) {
   if (j->lat_ms > 0)
     j->phase = NSI_PH_LAT, j->ph_left = j->lat_ms;
   else
-    j->phase = NSI_PH_COMM, j->ph_left = j->comm_work;
+    j->phase = NSI_PH_COMM, j->ph_left = comm_first(j);
 }
 
 static int start_comm(ns_sim *s, nsi_simjob *j) {
@@ -708,7 +753,7 @@ static int group_event(ns_sim *s, nsi_simjob *j, int *finished) {
   group_advance(s, g);
   if (j->ph_rate > 0 && !negligible(s, j->ph_left / j->ph_rate)) /* rounding: not yet */
     return push(s, j, s->now + j->ph_left / j->ph_rate);
-  int comm_ended = 0;
+  int comm_ended = 0, moved = 0; /* moved: a halving-doubling step changed links */
   s->nseeds = 0;
   NSI_TRY(add_seed(s, j));
   if (j->phase == NSI_PH_HOLD) {
@@ -720,9 +765,13 @@ static int group_event(ns_sim *s, nsi_simjob *j, int *finished) {
     else
       comm_ended = 1; /* no all-reduce: the iteration ends */
   } else if (j->phase == NSI_PH_LAT) {
-    j->phase = NSI_PH_COMM, j->ph_left = j->comm_work; /* the latency is over: the transfer */
+    j->phase = NSI_PH_COMM, j->ph_left = comm_first(j); /* the latency is over: the transfer */
+  } else if (j->hd != NULL && j->step + 1 < j->hd->n) {
+    j->step++, j->ph_left = j->hd->work[j->step]; /* its next step, on other links */
+    moved = 1;
   } else {
-    comm_ended = 1;
+    comm_ended = 1, moved = j->hd != NULL;
+    j->step = 0; /* its links while it computes: the first step's, cached for the next one */
   }
   if (comm_ended) {
     j->it_left--;
@@ -737,7 +786,13 @@ static int group_event(ns_sim *s, nsi_simjob *j, int *finished) {
     }
     NSI_TRY(admit_waiters(s, g));
   }
-  NSI_TRY(resolve(s, g));
+  if (moved) { /* links left and taken: every member solved again */
+    g->cache = 0;
+    NSI_TRY(solve(s, g));
+    NSI_TRY(push_group(s, g));
+  } else {
+    NSI_TRY(resolve(s, g));
+  }
   if (comm_ended && !*finished)
     NSI_TRY(g->partial ? maybe_detach(s, g, j) : maybe_fast_forward(s, g));
   return NS_OK;
@@ -769,8 +824,13 @@ static int phase_start(ns_sim *s, nsi_simjob *j) {
   if (j->comm_work <= 0)
     j->comm_work = 0, j->lat_ms = alone > 0 ? alone : 0.0;
   j->lone_comm = alone;
-  if (j->nsrv >= 2 && j->comm_work > 0)
+  if (j->hd != NULL) { /* halving-doubling: its steps (network.c) */
+    j->comm_work = 0, j->lone_comm = j->lat_ms;
+    for (int i = 0; i < j->hd->n; i++)
+      j->comm_work += j->hd->work[i], j->lone_comm += j->hd->lone[i];
+  } else if (j->nsrv >= 2 && j->comm_work > 0) {
     j->lone_comm = j->lat_ms + j->comm_work * nsi_sim_nic_gbps(&s->o) / nsi_sim_lone_rate(s, j);
+  }
   if (!j->resumed)
     j->it_left = j->iterations, j->ver = 0;
   j->group = -1;
@@ -825,8 +885,7 @@ static double next_start_in(ns_sim *s, nsi_simjob *j) {
   case NSI_PH_COMPUTE:
     return j->ph_left >= j->compute_ms ? 0.0 : j->ph_left + j->lone_comm;
   case NSI_PH_LAT: return j->ph_left + (j->lone_comm - j->lat_ms);
-  case NSI_PH_COMM:
-    return j->comm_work > 0 ? j->ph_left / j->comm_work * (j->lone_comm - j->lat_ms) : 0.0;
+  case NSI_PH_COMM: return (j->lone_comm - j->lat_ms) - comm_done(j);
   default: return j->lone_comm;
   }
 }
@@ -1100,8 +1159,7 @@ static double phase_remaining(ns_sim *s, nsi_simjob *j) {
   else if (j->phase == NSI_PH_LAT)
     done = j->compute_ms + (j->lat_ms - j->ph_left);
   else if (j->phase == NSI_PH_COMM)
-    done = j->compute_ms + j->lat_ms +
-           (j->comm_work > 0 ? (1 - j->ph_left / j->comm_work) * (j->lone_comm - j->lat_ms) : 0);
+    done = j->compute_ms + j->lat_ms + comm_done(j);
   else if (j->phase == NSI_PH_WAIT)
     done = j->compute_ms;
   return left - done / ip;

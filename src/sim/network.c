@@ -17,7 +17,8 @@
  * (cyclically) on different servers is one flow, from the sender GPU's port
  * (tx) to the receiver GPU's port (rx); between leaves it crosses the spine
  * and parallel link the core's ECMP hash (nsi_ecmp_route) picks for that
- * port pair, or a vClos job's reserved links. These are the flows and links
+ * port pair, or a vClos job's reserved links (unless
+ * ns_sim_opts_set_vclos_routing(o, NS_SIM_VCLOS_ECMP): then ECMP too). These are the flows and links
  * ns_cassini_candidate_from_cluster describes for a ring
  * (test_sim_cassini_links_agree). With P = 1 the GPU ring's inter-server
  * flows are exactly the server ring's (one per consecutive server pair).
@@ -27,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/collective.h"
 #include "sim/sim_internal.h"
 
 int nsi_sim_net_init(ns_sim *s) {
@@ -40,6 +42,13 @@ int nsi_sim_net_init(ns_sim *s) {
   if (s->nports < 0)
     return nsi_fail(NS_EINVAL, "ns_sim_run: %d servers x %d NICs is too many ports", S, P);
   s->ports_per_server = P;
+  int hd = o->allreduce == NS_SIM_ALLREDUCE_HD;
+  for (size_t i = 0; i < s->njobs && !hd; i++)
+    hd = nsi_sim_job_allreduce(s, &s->jobs[i]) == NS_SIM_ALLREDUCE_HD;
+  if (hd && (o->network == NS_SIM_NET_MAXMIN || o->network == NS_SIM_NET_CONTENTION))
+    return nsi_fail(NS_EINVAL, "ns_sim_run: the halving-doubling all-reduce is simulated by the "
+                               "phase network model only (network %s)",
+                    o->network == NS_SIM_NET_MAXMIN ? "maxmin" : "contention");
   s->nnet_links = 2 * s->nports + 2 * U;
   size_t n = (size_t)s->nnet_links;
   s->cap = malloc(n * sizeof *s->cap);
@@ -156,7 +165,8 @@ static void flow_links(ns_sim *s, const ns_placement *p, int a, int b, int *out,
     return;
   int spine = 0, k = 0; /* ECMP on the (a, b) NIC ports */
   nsi_ecmp_route(o->spines, o->links_per_pair, pa, pb, &spine, &k);
-  if (p->nlinks > 0) { /* vClos: source routing over the reserved links (§5.2) */
+  int reserved = p->nlinks > 0 && s->o.vclos_routing == NS_SIM_VCLOS_RESERVED;
+  if (reserved) { /* vClos: source routing over the reserved links (§5.2) */
     int sg = first_gpu_on_port(s, p, pa), dg = first_gpu_on_port(s, p, pb);
     int sp;
     if (sg >= 0 && dg >= 0 && ns_vclos_route(s->cluster, sg, dg, &sp) == NS_OK && sp >= 0 &&
@@ -164,16 +174,113 @@ static void flow_links(ns_sim *s, const ns_placement *p, int a, int b, int *out,
       spine = sp;
   }
   /* each leaf's own reserved link to the spine (vClos), else the ECMP one */
-  int ku = p->nlinks > 0 ? reserved_k(p, ls, spine, o->links_per_pair, k) : k;
-  int kd = p->nlinks > 0 ? reserved_k(p, ld, spine, o->links_per_pair, k) : k;
+  int ku = reserved ? reserved_k(p, ls, spine, o->links_per_pair, k) : k;
+  int kd = reserved ? reserved_k(p, ld, spine, o->links_per_pair, k) : k;
   size_t up = ((size_t)ls * (size_t)o->spines + (size_t)spine) * (size_t)o->links_per_pair + (size_t)ku;
   size_t down = ((size_t)ld * (size_t)o->spines + (size_t)spine) * (size_t)o->links_per_pair + (size_t)kd;
   out[(*n)++] = 2 * N + (int)up;
   out[(*n)++] = 2 * N + U + (int)down;
 }
 
+void nsi_sim_steps_free(nsi_steps *st) {
+  if (st != NULL)
+    free(st->off), free(st->links), free(st->work), free(st->lone);
+  free(st);
+}
+
+/* Halving-doubling: the library's own (src/core/collective.c, what
+   ns_collective_traffic lists and Titan's and vClos's placements plan for),
+   ranks in the placement's GPU order (Titan and vClos: GPU i hosts worker
+   i). n ranks, p the largest power of two <= n, k = log2 p: halving step t
+   (0..k-1) pairs rank v with v XOR p/2^(t+1) exchanging M/2^(t+1), the
+   doubling steps mirror them; n not a power of two: Rabenseifner's fold
+   (MPICH, gloo), a first step where ranks 2i < 2(n-p) send M to 2i + 1 and
+   a last step returning it. A step's flows between servers take their
+   links as the ring's (flow_links: NIC ports, ECMP or reserved uplinks)
+   and move their bytes at the flow rate d over them, or, with no flow
+   between servers, at the intra-server rate. Bytes per rank for n = p:
+   2M(1 - 1/p), the ring's. The job's links (grouping, background load) are
+   every link of any step, at its largest multiplicity in one step. */
+static int hd_steps(ns_sim *s, nsi_simjob *j, const ns_placement *p, const int *g, int **links,
+                    size_t *nlinks) {
+  int n = (int)p->ngpus, gps = s->o.gpus_per_server;
+  int nst = ns_collective_phase_count(NS_COLL_HALVING_DOUBLING, n);
+  if (nst < 0)
+    return nsi_fail(NS_EINVAL, "ns_sim_run: %s", ns_last_error());
+  nsi_steps *st = calloc(1, sizeof *st);
+  size_t cap = (size_t)nst * (size_t)n * 4 * NSI_COLL_MAX_SENDS + 1; /* 4 links a flow */
+  int *all = malloc(cap * sizeof *all);
+  if (st == NULL || all == NULL || !(st->off = malloc((size_t)(nst + 1) * sizeof *st->off)) ||
+      !(st->links = malloc(cap * sizeof *st->links)) ||
+      !(st->work = malloc((size_t)(nst ? nst : 1) * sizeof *st->work)) ||
+      !(st->lone = malloc((size_t)(nst ? nst : 1) * sizeof *st->lone))) {
+    nsi_sim_steps_free(st), free(all);
+    return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
+  }
+  double d = nsi_sim_nic_gbps(&s->o);
+  size_t nl = 0;
+  st->n = nst;
+  for (int i = 0; i < nst; i++) {
+    st->off[i] = nl;
+    uint64_t bytes = 0; /* the step's largest send: it ends with its slowest flow */
+    int inter = 0;
+    for (int r = 0; r < n; r++) {
+      nsi_flow f[NSI_COLL_MAX_SENDS];
+      int nf = nsi_coll_sends(NS_COLL_HALVING_DOUBLING, n, j->model_bytes, i, r, f);
+      for (int x = 0; x < nf; x++) {
+        bytes = f[x].bytes > bytes ? f[x].bytes : bytes;
+        if (g[r] / gps != g[f[x].to] / gps)
+          flow_links(s, p, g[r], g[f[x].to], st->links, &nl), inter = 1;
+      }
+    }
+    st->off[i + 1] = nl;
+    qsort(st->links + st->off[i], nl - st->off[i], sizeof *st->links, nsi_cmp_int);
+    double rate = inter ? d : s->o.intra_gbps, lone = rate; /* Gbps */
+    for (size_t a = st->off[i]; a < nl;) { /* alone: capacity / its flows, per link */
+      size_t b = a;
+      while (b < nl && st->links[b] == st->links[a])
+        b++;
+      double v = s->cap[st->links[a]] / (double)(b - a);
+      lone = v < lone ? v : lone;
+      a = b;
+    }
+    st->work[i] = (double)bytes * 8.0 / (rate * 1e6);
+    st->lone[i] = (double)bytes * 8.0 / (lone * 1e6);
+  }
+  /* the job's links: each at its largest multiplicity in one step */
+  memcpy(all, st->links, nl * sizeof *all);
+  qsort(all, nl, sizeof *all, nsi_cmp_int);
+  for (int i = 0; i < nst; i++)
+    for (size_t a = st->off[i]; a < st->off[i + 1];) {
+      size_t b = a;
+      while (b < st->off[i + 1] && st->links[b] == st->links[a])
+        b++;
+      if ((int)(b - a) > s->cnt[st->links[a]])
+        s->cnt[st->links[a]] = (int)(b - a);
+      a = b;
+    }
+  size_t m = 0;
+  for (size_t a = 0; a < nl; a++)
+    if (a == 0 || all[a] != all[a - 1])
+      for (int k = s->cnt[all[a]]; k > 0; k--)
+        all[m++] = all[a];
+  for (size_t a = 0; a < nl; a++)
+    s->cnt[st->links[a]] = 0;
+  nsi_sim_steps_free(j->hd);
+  j->hd = st, j->step = 0;
+  free(*links);
+  *links = all, *nlinks = m;
+  return NS_OK;
+}
+
+/* The run's all-reduce algorithm for j (its own, else the options'). */
+int nsi_sim_job_allreduce(const ns_sim *s, const nsi_simjob *j) {
+  return j->ar > 0 ? j->ar - 1 : s->o.allreduce;
+}
+
 /* The ring over the job's GPUs in ascending id order: one flow per pair of
-   consecutive GPUs (cyclically) on different servers. */
+   consecutive GPUs (cyclically) on different servers; with the
+   halving-doubling all-reduce, its steps (hd_steps). */
 int nsi_sim_job_links(ns_sim *s, nsi_simjob *j, const ns_placement *p, int **links,
                       size_t *nlinks) {
   int gps = s->o.gpus_per_server;
@@ -201,11 +308,18 @@ int nsi_sim_job_links(ns_sim *s, nsi_simjob *j, const ns_placement *p, int **lin
     }
     qsort(out, n, sizeof *out, nsi_cmp_int); /* duplicates adjacent: multiplicity */
   }
-  free(g);
   free(j->srv);
   j->srv = srv, j->nsrv = m;
   *links = out, *nlinks = n;
-  return NS_OK;
+  nsi_sim_steps_free(j->hd);
+  j->hd = NULL;
+  int rc = NS_OK;
+  if (nsi_sim_job_allreduce(s, j) == NS_SIM_ALLREDUCE_HD && p->ngpus >= 2 &&
+      j->model_bytes > 0 && s->o.network == NS_SIM_NET_PHASE) {
+    rc = hd_steps(s, j, p, p->gpus, links, nlinks); /* ranks in the placement's order */
+  }
+  free(g);
+  return rc;
 }
 
 /* Communication time alone: Eq. 5 with k = 1, or the ring's transfer (plus,

@@ -485,6 +485,24 @@ int ns_sim_opts_set_dally_new_jobs(ns_sim_opts *o, ns_sim_dally_new reading) {
   return NS_OK;
 }
 
+int ns_sim_opts_set_vclos_routing(ns_sim_opts *o, ns_sim_vclos_routing routing) {
+  static const char fn[] = "ns_sim_opts_set_vclos_routing";
+  NSI_TRY(nsi_check_ptr(o, fn, "o"));
+  NSI_TRY(nsi_check_int((long long)(int)routing, NS_SIM_VCLOS_RESERVED, NS_SIM_VCLOS_ECMP, fn,
+                        "routing"));
+  o->vclos_routing = (int)routing;
+  return NS_OK;
+}
+
+int ns_sim_opts_set_allreduce(ns_sim_opts *o, ns_sim_allreduce algorithm) {
+  static const char fn[] = "ns_sim_opts_set_allreduce";
+  NSI_TRY(nsi_check_ptr(o, fn, "o"));
+  NSI_TRY(nsi_check_int((long long)(int)algorithm, NS_SIM_ALLREDUCE_RING, NS_SIM_ALLREDUCE_HD, fn,
+                        "algorithm"));
+  o->allreduce = (int)algorithm;
+  return NS_OK;
+}
+
 /* The contention-curve file (netsched-sim --contention-curve, Python
    set_contention_curve(path)): read by the CSV reader every input file goes
    through (csvfile.c: its limits, BOM and binary checks), one "k,e" record

@@ -65,7 +65,20 @@ struct ns_sim_opts {
   double gpu_mem_mb;    /* 0: the cluster's default (16384 MB) */
   int drift_rule;       /* ns_sim_drift_rule */
   int dally_new;        /* ns_sim_dally_new: Nw_sens of a job that never ran */
+  int vclos_routing;    /* ns_sim_vclos_routing: reserved links (0) or ECMP (network.c) */
+  int allreduce;        /* ns_sim_allreduce of jobs without their own (network.c) */
 };
+
+/* A halving-doubling all-reduce as steps (network.c builds, net_phase.c
+   runs them): step i's flows are links[off[i] .. off[i+1]) (multiplicity,
+   sorted), its transfer work[i] ms at the flow rate d (at the intra-server
+   rate for a step without links), lone[i] ms alone. */
+typedef struct nsi_steps {
+  int n;
+  size_t *off;
+  int *links;
+  double *work, *lone;
+} nsi_steps;
 
 /* e(k) of the options' contention curve (net_phase.c); k >= 1. */
 double nsi_sim_curve(const ns_sim_opts *o, int k);
@@ -140,6 +153,9 @@ typedef struct nsi_simjob {
                            throughput loads its links (net_phase.c, partial restarts) */
   int stale;            /* a neighbour of changes not yet re-simulated (its touched links,
                            summed; net_phase.c: at most NSI_PHASE_TOUCHED per restart) */
+  int ar;               /* its all-reduce: 0 the run's, else 1 + ns_sim_allreduce */
+  nsi_steps *hd;        /* halving-doubling: its steps (NULL: one ring transfer) */
+  int step;             /* ... the step in progress while communicating */
   /* preemption (las.c decides, engine.c suspends and resumes) */
   int las_q;            /* queue */
   double las_exec;      /* executed ms since the last promotion */
@@ -435,6 +451,8 @@ int nsi_sim_job_links(ns_sim *s, nsi_simjob *j, const ns_placement *p, int **lin
                       size_t *nlinks);
 double nsi_sim_comm_alone_ms(const ns_sim *s, const nsi_simjob *j, int multi_server);
 double nsi_sim_lone_rate(const ns_sim *s, const nsi_simjob *j);
+void nsi_sim_steps_free(nsi_steps *st);
+int nsi_sim_job_allreduce(const ns_sim *s, const nsi_simjob *j); /* ns_sim_allreduce */
 /* NS_OK or NS_ENOMEM (scratch); lid: per resource, -1 on entry and return */
 int nsi_sim_fill(nsi_fill *f, size_t n, int *const *res, const size_t *nres, const double *icap,
                  double demand, const double *cap, int *lid, double *rate);

@@ -132,6 +132,20 @@ int ns_sim_add_job(ns_sim *s, const char *name, double arrival_ms, int gpus, uin
                add_job(s, name, arrival_ms, gpus, iterations, compute_ms, model_bytes, mem_mb));
 }
 
+static int set_job_allreduce(ns_sim *s, int job, ns_sim_allreduce algorithm) {
+  static const char fn[] = "ns_sim_set_job_allreduce";
+  NSI_TRY(nsi_check_int(job, 0, (long long)s->njobs - 1, fn, "job"));
+  NSI_TRY(nsi_check_int((long long)(int)algorithm, NS_SIM_ALLREDUCE_RING, NS_SIM_ALLREDUCE_HD, fn,
+                        "algorithm"));
+  s->jobs[job].ar = 1 + (int)algorithm;
+  s->ran = 0;
+  return NS_OK;
+}
+
+int ns_sim_set_job_allreduce(ns_sim *s, int job, ns_sim_allreduce algorithm) {
+  NSI_SIM_CALL(s, "ns_sim_set_job_allreduce", NSI_SIM_WRITE, set_job_allreduce(s, job, algorithm));
+}
+
 static int add_model_job(ns_sim *s, const char *name, double arrival_ms, int gpus,
                          uint64_t iterations, ns_sim_model model) {
   static const char fn[] = "ns_sim_add_model_job";

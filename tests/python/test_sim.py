@@ -102,6 +102,66 @@ class TestSimulator(unittest.TestCase):
                 o.set_nics(-1)
             with self.assertRaisesRegex(netsched.InvalidArgumentError, r"readjust, wait.*'later'"):
                 o.set_cassini_drift_rule("later")
+            o.set_vclos_routing("ecmp")
+            with self.assertRaisesRegex(ValueError, r"set_vclos_routing: routing must be one of "
+                                                    r"reserved, ecmp \(got 'ECMP'\)"):
+                o.set_vclos_routing("ECMP")
+
+    def test_allreduce_hd(self):
+        # test_sim_collective.c's hand-derived case: a 4-GPU job on 2 servers x 2
+        # GPUs (one 10 Gbps NIC each), M = 100 MB, 10 x 100 ms compute. Ring:
+        # 150 MB over each NIC once, 120 ms, JCT 2200 ms; halving-doubling with
+        # ranks 0-3 on GPUs 0-3: 80 + 2 + 2 + 80 ms (two flows of M/2 per NIC,
+        # then inside the servers), 2640 ms.
+        def go(**kw):
+            per_job = kw.pop("per_job", None)
+            with sim.Simulator(policy="ff", cluster=(1, 0, 2, 2, 0, 10.0),
+                               contention_curve="ideal", **kw) as s:
+                s.add_job("j", 0.0, 4, 10, 100.0, 100_000_000)
+                if per_job:
+                    s.set_job_allreduce(0, per_job)
+                s.run()
+                r = s.job_result(0)
+                return r.finish_ms - r.arrival_ms
+        for kw, want in ((dict(), 2200.0), (dict(allreduce="hd"), 2640.0),
+                         (dict(per_job="hd"), 2640.0),
+                         (dict(allreduce="hd", per_job="ring"), 2200.0)):
+            self.assertAlmostEqual(go(**kw), want, places=6, msg=str(kw))
+        with sim.Options() as o:
+            with self.assertRaisesRegex(ValueError, r"set_allreduce: algorithm must be one of "
+                                                    r"ring, hd \(got 'halving'\)"):
+                o.set_allreduce("halving")
+        with sim.Simulator() as s:
+            s.add_job("j", 0.0, 2, 10, 100.0, 1000)
+            with self.assertRaisesRegex(ValueError, r"set_job_allreduce: algorithm .*'tree'"):
+                s.set_job_allreduce(0, "tree")
+            with self.assertRaisesRegex(ValueError, r"set_job_allreduce: job must be in "
+                                                    r"\[0, 0\] \(got 3\)"):
+                s.set_job_allreduce(3, "hd")
+            with self.assertRaisesRegex(ValueError, r"phase network model only"):
+                with sim.Simulator(network="maxmin", allreduce="hd") as t:
+                    t.add_job("j", 0.0, 2, 10, 100.0, 1000)
+                    t.run()
+
+    def test_vclos_routing(self):
+        # set_vclos_routing("ecmp") changes nothing for placements without
+        # reserved links (ff); vClos's placements stay the same, and here (two
+        # 3-GPU jobs and a 2-GPU one on 2 leaves x 2 servers x 2 GPUs) vClos
+        # keeps each job inside one leaf, so no flow crosses a spine and the
+        # runs agree exactly. The hand-derived case where the routing matters
+        # is test_sim_collective.c (test_vclos_ecmp_routing_collides).
+        def go(policy, routing):
+            with sim.Simulator(policy=policy, cluster=(2, 1, 2, 2, 2, 10.0),
+                               vclos_routing=routing) as s:
+                for i in range(3):
+                    s.add_job("j%d" % i, 0.0, 3 if i < 2 else 2, 50, 10.0, 50_000_000)
+                s.run()
+                return s.metrics()
+        for policy in ("ff", "vclos"):
+            a, b = go(policy, "reserved"), go(policy, "ecmp")
+            self.assertEqual(a["avg_jct_ms"], b["avg_jct_ms"])
+            self.assertEqual(a["machines_used"], b["machines_used"])
+        self.assertEqual(go("vclos", "reserved")["links_shared"], 0)
 
     @support.requires("ns_lwf_place")
     def test_python_policy_matches_the_preset(self):

@@ -483,6 +483,18 @@ class Options(Handle):
         its most consolidated tier)."""
         self._set_choice("ns_sim_opts_set_dally_new_jobs", "reading", reading, ("one", "profile"))
 
+    def set_allreduce(self, algorithm: str) -> None:
+        """Every job's all-reduce (phase model): "ring" (default) or "hd"
+        (recursive halving then doubling, each step a phase sharing links;
+        ns_sim_opts_set_allreduce in netsched/sim.h states the rules)."""
+        self._set_choice("ns_sim_opts_set_allreduce", "algorithm", algorithm, ("ring", "hd"))
+
+    def set_vclos_routing(self, routing: str) -> None:
+        """vClos / OCS-vClos placements: "reserved" (default: source-routed over
+        their reserved links, isolated) or "ecmp" (the same placement, its
+        flows hashed over the shared fabric like any other)."""
+        self._set_choice("ns_sim_opts_set_vclos_routing", "routing", routing, ("reserved", "ecmp"))
+
     def set_preemption_overhead(self, restore_ms: float) -> None:
         """Checkpoint/restore time charged to a preempted job at each resume."""
         self._set("ns_sim_opts_set_preemption_overhead",
@@ -699,6 +711,18 @@ class Simulator(Handle):
                                               as_int(gpus, w, "gpus"),
                                               as_u64(iterations, w, "iterations"),
                                               as_enum(model, Model, w, "model")), w)
+
+    @_serialised
+    def set_job_allreduce(self, job: int, algorithm: str) -> None:
+        """The job of index `job` runs its all-reduce as "ring" or "hd"
+        (halving-doubling) instead of the options' (set_allreduce)."""
+        w = "sim.Simulator.set_job_allreduce"
+        names = ("ring", "hd")
+        if algorithm not in names:
+            raise InvalidArgumentError("%s: algorithm must be one of ring, hd (got %r)"
+                                       % (w, algorithm))
+        check(lib.ns_sim_set_job_allreduce(self._ptr, as_int(job, w, "job"),
+                                           names.index(algorithm)), w)
 
     @_serialised
     def load_default_workload(self) -> int:
