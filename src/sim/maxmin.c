@@ -342,8 +342,52 @@ static int part_on(const nsi_mm *m, int r) {
   return m->na[r] > 0 ? m->lab[m->xown[m->ra[m->rst[r]]]] : -1;
 }
 
+/* The reference (m->scratch, tests): no memo; a breadth-first search from
+   the seeds over the active items, the component it reached filled from
+   scratch (what the phase model did before the memo). */
+static int solve_scratch(nsi_mm *m, const int *seeds, int nseeds, const int *seed_res,
+                         int nseed_res, double demand) {
+  unsigned st = next_stamp(m);
+  int nq = 0;
+  m->ncomp = 0;
+  for (int s = 0; s < nseeds; s++) {
+    int i = seeds[s];
+    if (m->on[i] && m->imark[i] != st)
+      m->imark[i] = st, m->comp[m->ncomp++] = i;
+    for (int x = m->idst[i]; x < m->idst[i + 1]; x++)
+      if (m->rmark[m->idr[x]] != st)
+        m->rmark[m->idr[x]] = st, m->queue[nq++] = m->idr[x];
+  }
+  for (int x = 0; x < nseed_res; x++)
+    if (m->rmark[seed_res[x]] != st)
+      m->rmark[seed_res[x]] = st, m->queue[nq++] = seed_res[x];
+  for (int q = 0; q < nq; q++)
+    for (int y = m->rst[m->queue[q]]; y < m->rst[m->queue[q]] + m->na[m->queue[q]]; y++) {
+      int i = m->xown[m->ra[y]];
+      if (m->imark[i] == st)
+        continue;
+      m->imark[i] = st, m->comp[m->ncomp++] = i;
+      for (int x = m->idst[i]; x < m->idst[i + 1]; x++)
+        if (m->rmark[m->idr[x]] != st)
+          m->rmark[m->idr[x]] = st, m->queue[nq++] = m->idr[x];
+    }
+  for (int a = 1; a < m->ncomp; a++) /* ascending */
+    for (int b = a; b > 0 && m->comp[b - 1] > m->comp[b]; b--) {
+      int t = m->comp[b];
+      m->comp[b] = m->comp[b - 1], m->comp[b - 1] = t;
+    }
+  if (m->ncomp == 0)
+    return NS_OK;
+  NSI_TRY(fill_comp(m, demand));
+  for (int x = 0; x < m->ncomp; x++)
+    m->rate[m->comp[x]] = m->out[x];
+  return NS_OK;
+}
+
 int nsi_mm_solve(nsi_mm *m, const int *seeds, int nseeds, const int *seed_res, int nseed_res,
                  double demand) {
+  if (m->scratch)
+    return solve_scratch(m, seeds, nseeds, seed_res, nseed_res, demand);
   m->ncomp = 0;
   if (m->nact == 0)
     return NS_OK;

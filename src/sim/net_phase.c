@@ -380,6 +380,7 @@ static int group_cache(ns_sim *s, nsi_group *g) {
     const nsi_simjob *k = &s->jobs[g->members[m]];
     nsi_mm_set(g->mm, (int)m, k->phase == NSI_PH_COMM && k->nsrv >= 2);
   }
+  g->mm->scratch = s->ref_solve;
   g->mm_serial = serial;
   g->cache = s->capeff_epoch + 1;
   return NS_OK;

@@ -233,6 +233,7 @@ typedef struct nsi_mm {
   double *rpool;
   size_t nk, ni, nrp;
   double demand;            /* of the memo's rates */
+  int scratch;              /* tests: no memo, every solve searches and fills from scratch */
   uint64_t hits, misses;
   size_t cap_ist, cap_ir, cap_ri, cap_rst, cap_rcap, cap_rmark, cap_lid, cap_cnt, cap_capk,
       cap_queue, cap_icap, cap_ek, cap_on, cap_imark, cap_comp, cap_rate, cap_res, cap_nres,
@@ -415,6 +416,7 @@ struct ns_sim {
   int pre_budget;  /* offers still to try in that pass */
   size_t cap_tmp;
   uint64_t phase_events;
+  int ref_solve; /* tests: groups' max-min without memo (nsi_mm.scratch) */
   uint64_t cassini_readjusts; /* CASSINI re-adjustments of the last run (tests read it) */
   /* preemptive orders (las.c) */
   nsi_lasq lasq[NSI_LAS_MAX_QUEUES];
