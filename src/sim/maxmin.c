@@ -211,8 +211,9 @@ static int memo_find(nsi_mm *m, uint64_t h, int *P, const int **off, const int *
 }
 
 /* Keeps the partition just solved (m->nparts, poff, pitem, prate) under the
-   current active set; out of room or memory, it simply does not keep it. */
-static void memo_add(nsi_mm *m, uint64_t h) {
+   current active set (a full memo starts again). NS_OK or NS_ENOMEM (the
+   memo as it was: every allocation failure is the caller's NS_ENOMEM). */
+static int memo_add(nsi_mm *m, uint64_t h) {
   size_t P = (size_t)m->nparts, na = (size_t)m->nact;
   if (m->nrp + na > NSI_MM_MEMO)
     memo_clear(m);
@@ -220,7 +221,7 @@ static void memo_add(nsi_mm *m, uint64_t h) {
     size_t ns = m->nslot ? 2 * m->nslot : 64;
     size_t *slot = calloc(ns, sizeof *slot);
     if (slot == NULL)
-      return;
+      return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
     for (size_t e = 0; e < m->nent; e++) {
       size_t at = m->ent[e].hash & (ns - 1);
       while (slot[at] != 0)
@@ -234,7 +235,7 @@ static void memo_add(nsi_mm *m, uint64_t h) {
       !grow(&m->kpool, &m->cap_kpool, m->nk + m->words, sizeof *m->kpool) ||
       !grow(&m->ipool, &m->cap_ipool, m->ni + 2 + P + na, sizeof *m->ipool) ||
       !grow(&m->rpool, &m->cap_rpool, m->nrp + na, sizeof *m->rpool))
-    return;
+    return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
   nsi_mm_entry *x = &m->ent[m->nent];
   x->hash = h, x->koff = m->nk, x->ioff = m->ni, x->roff = m->nrp;
   memcpy(m->kpool + m->nk, m->akey, m->words * sizeof *m->akey);
@@ -247,6 +248,7 @@ static void memo_add(nsi_mm *m, uint64_t h) {
   while (m->slot[at] != 0)
     at = (at + 1) & (m->nslot - 1);
   m->slot[at] = ++m->nent;
+  return NS_OK;
 }
 
 /* Progressive filling over m->comp (ascending), rates into m->out. */
@@ -403,7 +405,7 @@ int nsi_mm_solve(nsi_mm *m, const int *seeds, int nseeds, const int *seed_res, i
     m->misses++;
     NSI_TRY(partition(m, demand));
     P = m->nparts, off = m->poff, item = m->pitem, rate = m->prate, labelled = 1;
-    memo_add(m, h);
+    NSI_TRY(memo_add(m, h));
   }
   if (!labelled && P > 1)
     for (int p = 0; p < P; p++)
