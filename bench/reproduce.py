@@ -291,8 +291,10 @@ def adadual_section():
             "authors' simulator fixed %s ([peer](%s)); our Eq. 5 run %+.1f %%"
             % (fixed["SRSF(2)"] or "(pending)", link, res["SRSF(2)"][2]))
     summary("AdaDUAL", "Ada-SRSF vs SRSF(1), avg JCT (Table V)", res["SRSF(1)"][0],
-            res["SRSF(1)"][1], "authors' simulator fixed %s; our Eq. 5 run %+.1f %%"
-            % (fixed["SRSF(1)"] or "(pending)", res["SRSF(1)"][2]))
+            res["SRSF(1)"][1], "%sauthors' simulator fixed %s; our Eq. 5 run %+.1f %%"
+            % ("the paper's direction is its simulator's defect: "
+               if same_dir(res["SRSF(1)"][0], res["SRSF(1)"][1]) != "yes" else "",
+               fixed["SRSF(1)"] or "(pending)", res["SRSF(1)"][2]))
 
 
 # ---- CASSINI -------------------------------------------------------------------
