@@ -465,7 +465,7 @@ fuzz: fuzz-build lib
 SLURM_H := $(wildcard /usr/include/slurm/slurm.h)
 SLURM_SRCS := $(sort $(wildcard bindings/slurm/*.c))
 SLURM_DECIDE_SRCS := bindings/slurm/decide.c bindings/slurm/policies.c bindings/slurm/state.c bindings/slurm/comment.c \
-                     bindings/slurm/waitlog.c
+                     bindings/slurm/waitlog.c bindings/slurm/history.c
 SLURM_BIN := $(OBJ)/bindings/slurm/netsched-slurm
 SLURM_CFLAGS := -Iinclude $(TEST_CFLAGS) -D_DEFAULT_SOURCE
 

@@ -7,7 +7,8 @@
  *   comment.c   a job's comment: the user's part, hints, our wait section
  *   decide.c    libnetsched only: snapshot -> cluster -> policy -> decisions
  *   policies.c  the presets (the library's ns_policy objects), orders, models
- *   state.c     the --state file (Dally's delay tuner between cycles)
+ *   state.c     the --state file (Dally's delay tuner, requeue history)
+ *   history.c   --preempt requeue: attained service of requeued jobs' runs
  *   main.c      options, --once / --interval, lock, signals
  *
  * decide.c never sees libslurm, so the benchmark and any other caller can
@@ -59,6 +60,18 @@ typedef struct nss_job {
   int model;          /* index into the model table, -1 if none given */
   uint64_t iters;     /* iterations hint (0 if none) */
   int requeue;        /* released by us onto a node that became unusable */
+  int preemptible;    /* hint "preemptible": may be requeued under --preempt requeue */
+  int completing;     /* RUNNING but ending (COMPLETING) or suspended by Slurm: never requeued */
+  uint32_t restarts;  /* Slurm's restart count (requeues so far) */
+  double run_ms;      /* RUNNING: ms run in this run (Slurm's start time, suspended time excluded) */
+  double eligible_ms; /* HELD: Slurm's earliest start (begin time), 0 if none */
+  /* Filled by the caller before nss_decide (main.c: from the --state file):
+     the arrival the policy sees (the first submission: Slurm resets the
+     submit time on a requeue; 0 = submit_ms) and the attained service in
+     GPU x ms over every run (earlier runs' from the state file + this run's
+     gpus x run_ms). */
+  double arrival_ms;
+  double attained_ms;
   char hint_error[NSS_MAX_REASON + 1]; /* non-empty: why the comment is refused (the job waits) */
   /* RUNNING / INFLIGHT: where. gpu_idx[k] = -1 when the index is unknown. */
   int nplaced;
@@ -156,6 +169,16 @@ struct nss_ctx {
   /* Every wait the tuner recorded (for the state file): */
   struct nss_rec { int tier, gpus; double waited_ms, now_ms; } *recs;
   size_t nrecs, caprecs;
+  /* --preempt requeue: preemptible running jobs are offered to the policy,
+     whose suspends become requeues (decide.c, main.c). */
+  int preempt;
+  /* Per job the adapter requeued: the GPU x ms of its finished runs and its
+     first arrival (the state file's "job" lines), and the jobs whose
+     requeue Slurm refused (treated as not preemptible from then on). */
+  struct nss_hist { uint32_t id; double gpu_ms, arrival_ms; } *hist;
+  size_t nhist, caphist;
+  uint32_t *refused;
+  size_t nrefused, caprefused;
 };
 
 int nss_ctx_init(nss_ctx *x, const nss_policy *p, char *msg, size_t msglen);
@@ -177,9 +200,19 @@ typedef struct nss_decision {
   char reason[NSS_MAX_REASON + 1];
 } nss_decision;
 
+/* A running job the policy suspends (--preempt requeue): requeue it. */
+typedef struct nss_suspend {
+  uint32_t id;
+  int gpus;
+  double attained_ms;  /* its attained service when decided (GPU x ms) */
+  double run_ms;       /* of it, this run's (gpus x run_ms) is added to its history */
+} nss_suspend;
+
 typedef struct nss_plan {
   nss_decision *d;
   int n;
+  nss_suspend *s;      /* to requeue before the placed jobs are released */
+  int ns;
   char note[512];      /* a cycle-level warning (e.g. running jobs that did not fit) */
 } nss_plan;
 
@@ -190,15 +223,30 @@ void nss_plan_free(nss_plan *plan);
 
 /* ---- state file (state.c) ----------------------------------------------- */
 
-/* Loads FILE into x's tuner. 0 = loaded or absent; -1 = ignored (msg says
-   why: corrupt, foreign, other policy); x is then unchanged. */
+/* Loads FILE into x's tuner and requeue history. 0 = loaded or absent; -1 =
+   ignored (msg says why: corrupt, foreign, other policy); x is then
+   unchanged. */
 int nss_state_load(nss_ctx *x, const char *path, char *msg, size_t msglen);
-/* Writes x's tuner records to path atomically (temp file + rename). */
+/* Writes x's tuner records and requeue history to path atomically (temp
+   file + rename). */
 int nss_state_save(const nss_ctx *x, const char *path, char *msg, size_t msglen);
 /* Records one wait into the tuner and keeps it for saving (state replay). */
 int nss_ctx_record(nss_ctx *x, int tier, int gpus, double waited_ms, double now_ms);
 /* Keeps a wait the tuner already recorded itself (an accepted offer). */
 int nss_ctx_log(nss_ctx *x, int tier, int gpus, double waited_ms, double now_ms);
+
+/* ---- history of requeued jobs (history.c) ------------------------------- */
+
+/* Adds gpu_ms to job id's finished runs (a new entry keeps arrival_ms). */
+int nss_hist_add(nss_ctx *x, uint32_t id, double gpu_ms, double arrival_ms);
+/* 1 and its history if id has one, else 0. */
+int nss_hist_get(const nss_ctx *x, uint32_t id, double *gpu_ms, double *arrival_ms);
+/* Drops the history of jobs s does not list; fills every job's arrival_ms
+   and attained_ms, and clears preemptible for the jobs Slurm refused. */
+void nss_hist_apply(nss_ctx *x, nss_snapshot *s);
+/* Slurm refused to requeue job id: never offered as preemptible again. */
+int nss_refused_add(nss_ctx *x, uint32_t id);
+int nss_refused(const nss_ctx *x, uint32_t id);
 
 /* ---- Slurm (slurm_io.c) ------------------------------------------------- */
 
@@ -211,5 +259,10 @@ int nss_slurm_snapshot(const nss_select *sel, nss_snapshot *s, char *msg, size_t
 /* Acts on one decision: release on its nodes or write the wait reason. 0,
    or -1 with msg set (e.g. the job finished meanwhile). */
 int nss_slurm_apply(const nss_job *job, const nss_decision *d, char *msg, size_t msglen);
+/* Requeues a running job, held (slurm_requeue with JOB_REQUEUE_HOLD, only
+   if it still runs): it is pending, held, ours to place again. 0 done; 1
+   the job is not running any more (finished, cancelled, gone: its GPUs are
+   free anyway); -1 Slurm refused (msg says why, e.g. --no-requeue). */
+int nss_slurm_requeue(uint32_t id, char *msg, size_t msglen);
 
 #endif

@@ -13,10 +13,13 @@
  * (NSS_SLURM_COMMENT_MAX) the reason is shortened, down to no section at
  * all. Reasons never contain " waits: " or control characters, so the next
  * cycle finds the section it wrote.
- * Hints are the rest of the user's part after "netsched:"; each is
- * key=value, comma-separated: model (a profile name) and iters (a whole number in
- * [1, 2^53], decimal digits only: no sign, blank, hex or exponent). A bad
- * hint makes the job wait with a reason that names it.
+ * Hints are the rest of the user's part after "netsched:", comma-separated:
+ * model=M (a profile name), iters=N (a whole number in [1, 2^53], decimal
+ * digits only: no sign, blank, hex or exponent) and the bare key
+ * preemptible (no value: the job agrees to be requeued under --preempt
+ * requeue), e.g. "netsched:preemptible" or
+ * "netsched:model=vgg16,iters=500,preemptible". A bad hint makes the job wait
+ * with a reason that names it.
  * Values quoted in messages are shortened and their control characters
  * escaped (\xNN), so a comment cannot break the one-line-per-job output.
  */
@@ -109,16 +112,28 @@ static int parse_hint(nss_job *job, const char *h, size_t len, int *seen, char *
     snprintf(msg, msglen, "empty hint (a comma too many)");
     return -1;
   }
-  if (eq == NULL) {
-    snprintf(msg, msglen, "hint '%s' is not key=value", q);
-    return -1;
+  if (klen == 11 && memcmp(h, "preemptible", 11) == 0) { /* a flag: no value */
+    if (eq != NULL) {
+      snprintf(msg, msglen, "hint 'preemptible' takes no value (got '%s')", q);
+      return -1;
+    }
+    if (seen[2]++) {
+      snprintf(msg, msglen, "hint 'preemptible' given twice");
+      return -1;
+    }
+    job->preemptible = 1;
+    return 0;
   }
   int which = klen == 5 && memcmp(h, "model", 5) == 0   ? 0
               : klen == 5 && memcmp(h, "iters", 5) == 0 ? 1
                                                         : -1;
   if (which < 0) {
     nss_quote(q, sizeof q, h, klen);
-    snprintf(msg, msglen, "unknown hint '%s' (known: model, iters)", q);
+    snprintf(msg, msglen, "unknown hint '%s' (known: model, iters, preemptible)", q);
+    return -1;
+  }
+  if (eq == NULL) {
+    snprintf(msg, msglen, "hint '%s' is not key=value", q);
     return -1;
   }
   if (seen[which]++) {
@@ -160,6 +175,7 @@ static int parse_hint(nss_job *job, const char *h, size_t len, int *seen, char *
 int nss_parse_hints(nss_job *job, char *msg, size_t msglen) {
   job->model = -1;
   job->iters = 0;
+  job->preemptible = 0;
   msg[0] = '\0';
   free(job->hints);
   const char *c = job->comment ? job->comment : "";
@@ -181,13 +197,14 @@ int nss_parse_hints(nss_job *job, char *msg, size_t msglen) {
     return 0;
   const char *h = job->hints + m + 1;
   size_t hlen = strlen(h);
-  int seen[2] = {0, 0};
+  int seen[3] = {0, 0, 0};
   char why[NSS_MAX_REASON + 1];
   for (size_t at = 0; hlen > 0 && at <= hlen;) { /* "netsched:" alone: no hints */
     size_t n = 0;
     while (at + n < hlen && h[at + n] != ',')
       n++;
     if (parse_hint(job, h + at, n, seen, why, sizeof why) < 0) {
+      job->preemptible = 0; /* a refused comment opts into nothing */
       snprintf(msg, msglen, "bad hint in comment: %s", why);
       return -1;
     }

@@ -10,7 +10,8 @@
  *    would wait for them forever): it is placed again.
  *  - INFLIGHT: opted in, pending, not held, with required nodes: released
  *    by us, not started yet; its GPUs count as taken.
- *  - RUNNING: any job running, suspended or completing, opted in or not.
+ *  - RUNNING: any job running, suspended or completing, opted in or not,
+ *    with this run's time (for attained service under --preempt requeue).
  *  Everything else is never read further and never changed.
  * GPU counts: node Gres "gpu:4" / "gpu:type:4"; a job's TresPerNode
  * "gres:gpu:4" (times its node count) or TresPerJob "gres:gpu:8"; a running
@@ -332,11 +333,26 @@ static int load_jobs(const nss_select *sel, nss_snapshot *s, char *msg, size_t m
                       ? (double)info->time_limit * 60e3
                       : 0;
     j->comment = dup_or_null(info->comment);
+    j->restarts = info->restart_cnt;
+    if (running) { /* this run's time, as squeue's TIME: suspended time left out */
+      time_t now = time(NULL), from = info->start_time;
+      double ran = (double)info->pre_sus_time;
+      if (info->suspend_time > from)
+        from = info->suspend_time;
+      if (base != JOB_SUSPENDED && from > 0 && now > from)
+        ran += difftime(now, from);
+      j->run_ms = ran * 1e3;
+      j->completing = base != JOB_RUNNING || (st & JOB_COMPLETING);
+    } else if (info->start_time > 0) {
+      j->eligible_ms = (double)info->start_time * 1e3; /* pending: the earliest start */
+    }
     if (nss_parse_hints(j, j->hint_error, sizeof j->hint_error) == -2) {
       slurm_free_job_info_msg(ji);
       snprintf(msg, msglen, "out of memory");
       return -1;
     }
+    if (!info->batch_flag || !info->requeue)
+      j->preemptible = 0; /* srun/salloc, or sbatch --no-requeue: Slurm would refuse */
     const char *where = NULL;
     if (running) {
       j->kind = NSS_JOB_RUNNING;
@@ -497,4 +513,34 @@ int nss_slurm_apply(const nss_job *job, const nss_decision *dec, char *msg, size
   d.job_id = job->id;
   d.priority = INFINITE;
   return update(&d, "releasing it", msg, msglen);
+}
+
+int nss_slurm_requeue(uint32_t id, char *msg, size_t msglen) {
+  /* Still running? (Slurm accepts a requeue of a job that is completing -
+     cancelled since the snapshot - and then lets it end: not a requeue.) */
+  job_info_msg_t *resp = NULL;
+  slurm_job_info_t *now = reload(id, &resp, msg, msglen);
+  if (now == NULL) {
+    snprintf(msg, msglen, "job %u: not requeued, it does not run any more (gone)", id);
+    return 1;
+  }
+  uint32_t st = now->job_state;
+  slurm_free_job_info_msg(resp);
+  if ((st & JOB_STATE_BASE) != JOB_RUNNING || (st & JOB_COMPLETING)) {
+    snprintf(msg, msglen, "job %u: not requeued, it does not run any more (now %s%s)", id,
+             state_name(st), st & JOB_COMPLETING ? "+COMPLETING" : "");
+    return 1;
+  }
+  /* JOB_RUNNING: only if it still runs; JOB_REQUEUE_HOLD: pending and
+     held, so it comes back to the adapter and not to Slurm's scheduler. */
+  if (slurm_requeue(id, JOB_RUNNING | JOB_REQUEUE_HOLD) == SLURM_SUCCESS)
+    return 0;
+  int e = slurm_get_errno();
+  if (e == ESLURM_INVALID_JOB_ID || e == ESLURM_ALREADY_DONE || e == ESLURM_JOB_PENDING) {
+    snprintf(msg, msglen, "job %u: not requeued, it does not run any more (%s)", id,
+             slurm_strerror(e));
+    return 1;
+  }
+  snprintf(msg, msglen, "job %u: Slurm refused to requeue it: %s", id, slurm_strerror(e));
+  return -1;
 }

@@ -64,11 +64,44 @@
  *   ns_policy_save / ns_policy_load: that state as versioned bytes
  *   ns_queue_*: what the caller knows of the waiting jobs
  *   ns_decision_*: the decision (starts, placements, shifts, waits, next_ms)
+ *   (issue 28, preemption) ns_queue_add_running / _set_running /
+ *     _is_running / _set_attained_ms: running jobs and attained service;
+ *     ns_decision_suspend_count / _suspend_job: running jobs to suspend;
+ *     ns_policy_set_las_queues / _set_starvation / _set_gittins_samples:
+ *     the preemptive orders' options (as ns_sim_opts_set_* of those names)
  * Not (yet) behind ns_policy: communication admission (SRSF(n), AdaDUAL: the
  * part is recorded, ns_policy_admission reads it; the simulator enforces it
- * per all-reduce), and preemption (2D-LAS / 2D-Gittins queues and Dally's
- * lease re-offers stay in the simulator; decide() offers the waiting jobs in
- * arrival order for 2d-las / 2d-gittins and suspends nothing).
+ * per all-reduce), Dally's lease re-offers and pass-by-pass preemption, and
+ * CASSINI's drift re-adjustment (the simulator's).
+ *
+ * PREEMPTION (orders NS_POLICY_ORDER_2D_LAS / _2D_GITTINS: presets "2d-las",
+ * "2d-gittins"; src/policy/las.c). The queue then holds the waiting AND the
+ * running jobs (ns_queue_add_running; each committed on c where it runs),
+ * each with a stable id and its attained service in GPU-ms (GPUs x ms run
+ * so far, ns_queue_set_attained_ms; 0 unless set). The policy keeps, per
+ * id, Tiresias's discretised queue: new ids enter the first queue; a
+ * running job whose GPUs x executed time since its last promotion reaches
+ * its queue's threshold moves to the end of the next (default thresholds
+ * 3250 and 7200 GPU-s, ns_policy_set_las_queues); a waiting job that waited
+ * starvation-knob x its executed time returns to the first (default off,
+ * ns_policy_set_starvation); 2D-Gittins orders each queue by the Gittins
+ * index of the job's attained service over ns_policy_set_gittins_samples's
+ * distribution (none set: every index 0, i.e. arrival order). decide()
+ * walks the queues in order and grants each job its GPUs while as many of
+ * the cluster's GPUs are uncounted; a running job not granted is suspended
+ * (ns_decision_suspend_job; status NS_ENOSPACE), a waiting job granted is
+ * placed by the placement part assuming every suspended job's GPUs are
+ * released (status NS_OK and a start; NS_ENOSPACE if the placement finds no
+ * room). A running job kept has status NS_OK. The caller RELEASES THE
+ * SUSPENDED JOBS FIRST (ns_cluster_release), then commits the starts in
+ * order. A job the policy knew that is absent from a decision's queue has
+ * left (finished or cancelled) and is forgotten; ids must be distinct
+ * within a queue (NS_EINVAL). ns_decision_next_ms is the next demotion or
+ * promotion check (ask again then even if nothing else happens). The
+ * non-preemptive orders never suspend: their running entries keep their
+ * GPUs (status NS_OK) and are not offered anything. The queue state is not
+ * part of ns_policy_save (a restarted caller's jobs re-enter the first
+ * queue and fall back by their attained service, one queue per decision).
  */
 #ifndef NETSCHED_POLICY_H
 #define NETSCHED_POLICY_H
@@ -90,8 +123,8 @@ typedef struct ns_decision ns_decision;
 
 /* The queue order. Keys are fixed while a job waits: FIFO = arrival; SRSF =
    GPUs x ideal run ms; SJF = ideal run ms (unknown: after every known one);
-   NW_SENS = the job's Nw_sens to 1e-9 (unset: 1.0); the preemptive orders
-   rank waiting jobs by arrival here (their queues live in the simulator).
+   NW_SENS = the job's Nw_sens to 1e-9 (unset: 1.0); the preemptive orders'
+   key here is the arrival (decide() ranks them by their queues: PREEMPTION).
    Values equal ns_sim_order's. */
 typedef enum ns_policy_order {
   NS_POLICY_ORDER_FIFO = 0,
@@ -171,6 +204,15 @@ NS_API int ns_policy_set_dally_timers(ns_policy *p, double history_ms, double ma
                                       double rack_ms);
 NS_API int ns_policy_set_cassini_drift(ns_policy *p, double fraction); /* [0, 1); 0: never */
 NS_API int ns_policy_set_place_fn(ns_policy *p, ns_policy_place_fn fn, void *user);
+/* The preemptive orders' options (PREEMPTION above; the same rules and
+   defaults as ns_sim_opts_set_las_queues / _set_starvation /
+   _set_gittins_samples): 1 <= queues <= 8 with queues - 1 thresholds in
+   GPU-ms, finite, > 0, strictly ascending (NULL allowed for 1 queue);
+   knob finite >= 0 (0: no promotion); n samples of GPU time in GPU-ms,
+   each finite, in (0, 1e18] (copied; n = 0: none). */
+NS_API int ns_policy_set_las_queues(ns_policy *p, int queues, const double *thresholds_gpu_ms);
+NS_API int ns_policy_set_starvation(ns_policy *p, double knob);
+NS_API int ns_policy_set_gittins_samples(ns_policy *p, const double *gpu_time_samples, size_t n);
 
 /* Read back. ns_policy_order / _placement / _admission return the enum value
    (< 0 and a message if p is NULL). */
@@ -221,6 +263,17 @@ NS_API int ns_queue_set_ideal_ms(ns_queue *q, size_t i, double ideal_run_ms);
 NS_API int ns_queue_set_nw_sens(ns_queue *q, size_t i, double nw_sens);
 /* Dally's starvation start: arrival, or the latest suspension (finite). */
 NS_API int ns_queue_set_waiting_since(ns_queue *q, size_t i, double ms);
+/* Adds a RUNNING job: as ns_queue_add (same arguments, same return), the
+   job committed on the cluster passed to decide where it runs. The
+   preemptive orders may suspend it; the others leave it running. */
+NS_API int ns_queue_add_running(ns_queue *q, const ns_job *job, uint64_t id, double arrival_ms);
+/* Attained service of job i, waiting or running: GPUs x ms it has run so
+   far (finite, >= 0; default 0). The 2D-LAS key; 2D-Gittins's index too. */
+NS_API int ns_queue_set_attained_ms(ns_queue *q, size_t i, double gpu_ms);
+/* Marks job i running (1) or waiting (0); ns_queue_is_running reads it
+   (1 / 0, < 0 on a bad index). */
+NS_API int ns_queue_set_running(ns_queue *q, size_t i, int running);
+NS_API int ns_queue_is_running(const ns_queue *q, size_t i);
 
 /* ---- the decision --------------------------------------------------------- */
 
@@ -246,13 +299,21 @@ NS_API int ns_decision_shift_ms(const ns_decision *d, size_t k, const ns_job *jo
                                 double *shift_ms);
 /* 1 if start k comes with time-shifts (CASSINI ranked it), else 0. */
 NS_API int ns_decision_has_shifts(const ns_decision *d, size_t k);
-/* What was decided for queue index i: NS_OK (started), NS_ENOSPACE (waits:
-   no room now, or Dally declined), NS_EINVAL (never fits: no placement of
+/* Running jobs to suspend (preemptive orders only; release them before
+   committing the starts): their count, and the queue index of suspend k
+   (SIZE_MAX if out of range), in the order decided. */
+NS_API size_t ns_decision_suspend_count(const ns_decision *d);
+NS_API size_t ns_decision_suspend_job(const ns_decision *d, size_t k);
+/* What was decided for queue index i: NS_OK (started; a running job: keeps
+   running), NS_ENOSPACE (waits: no room now, or Dally declined, or not
+   granted GPUs by a preemptive order's queues; a running job: suspended),
+   NS_EINVAL (never fits: no placement of
    this policy could hold it even on an empty cluster), NS_ENOTFOUND (not
    offered: behind a blocked head without backfilling, or too few free GPUs). */
 NS_API int ns_decision_status(const ns_decision *d, size_t i);
 /* The earliest time a waiting job wants to be offered again even if nothing
-   else happens (Dally: its machine or rack timer expires), INFINITY if none;
+   else happens (Dally: its machine or rack timer expires; the preemptive
+   orders: the next demotion or promotion check), INFINITY if none;
    per job: ns_decision_retry_ms (INFINITY if none). */
 NS_API double ns_decision_next_ms(const ns_decision *d);
 NS_API double ns_decision_retry_ms(const ns_decision *d, size_t i);

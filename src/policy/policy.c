@@ -58,6 +58,8 @@ ns_policy *ns_policy_new(const char *preset) {
   p->machine_ms = p->rack_ms = 12 * 3600e3; /* Dally §4.3 defaults */
   p->history_ms = 7 * 24 * 3600e3;
   p->drift = 0.05; /* CASSINI §5.7: five percent of the ideal iteration */
+  p->las_queues = 3, p->las_limit[0] = 3250e3, p->las_limit[1] = 7200e3; /* Tiresias jobs.py */
+  p->starvation = 0.0;
   return p;
 }
 
@@ -68,6 +70,8 @@ void ns_policy_free(ns_policy *p) {
   ns_vclos_opts_free(p->vclos);
   ns_delay_tuner_free(p->tuner);
   ns_cassini_opts_free(p->cassini_opts);
+  nsp_las_free(p->las);
+  free(p->git_samples);
   for (int i = 0; i < NSP_MAX_CANDIDATES; i++)
     ns_placement_free(p->cand[i]);
   free(p->occ);
@@ -180,6 +184,61 @@ int ns_policy_set_place_fn(ns_policy *p, ns_policy_place_fn fn, void *user) {
   return NS_OK;
 }
 
+int ns_policy_set_las_queues(ns_policy *p, int queues, const double *thresholds_gpu_ms) {
+  static const char fn[] = "ns_policy_set_las_queues";
+  NSI_TRY(settable(p, fn));
+  NSI_TRY(nsi_check_int(queues, 1, NSP_LAS_MAX_QUEUES, fn, "queues"));
+  if (queues > 1)
+    NSI_TRY(nsi_check_ptr(thresholds_gpu_ms, fn, "thresholds_gpu_ms"));
+  for (int q = 0; q + 1 < queues; q++) {
+    double v = thresholds_gpu_ms[q];
+    if (!isfinite(v) || v <= 0 || (q > 0 && v <= thresholds_gpu_ms[q - 1])) {
+      char b[32];
+      return nsi_fail(NS_EINVAL, "%s: thresholds_gpu_ms[%d] must be finite, > 0 and above the "
+                                 "previous one (got %s)", fn, q, nsi_fmt_real(v, b, sizeof b));
+    }
+  }
+  p->las_queues = queues;
+  for (int q = 0; q + 1 < queues; q++)
+    p->las_limit[q] = thresholds_gpu_ms[q];
+  return NS_OK;
+}
+
+int ns_policy_set_starvation(ns_policy *p, double knob) {
+  NSI_TRY(settable(p, "ns_policy_set_starvation"));
+  NSI_TRY(nsi_check_finite_ge0(knob, "ns_policy_set_starvation", "knob"));
+  p->starvation = knob;
+  return NS_OK;
+}
+
+int ns_policy_set_gittins_samples(ns_policy *p, const double *gpu_time_samples, size_t n) {
+  static const char fn[] = "ns_policy_set_gittins_samples";
+  NSI_TRY(settable(p, fn));
+  if (n > 0)
+    NSI_TRY(nsi_check_ptr(gpu_time_samples, fn, "gpu_time_samples"));
+  if (n >= SIZE_MAX / sizeof(double)) /* the table holds n + 1 */
+    return nsi_fail(NS_EINVAL, "%s: n must be below %zu (got %zu)", fn,
+                    SIZE_MAX / sizeof(double), n);
+  for (size_t i = 0; i < n; i++) {
+    double v = gpu_time_samples[i];
+    if (!isfinite(v) || v <= 0 || v > 1e18) {
+      char b[32];
+      return nsi_fail(NS_EINVAL, "%s: gpu_time_samples[%zu] must be finite, > 0 and at most "
+                                 "1e18 GPU-ms (got %s)", fn, i, nsi_fmt_real(v, b, sizeof b));
+    }
+  }
+  double *copy = NULL;
+  if (n > 0) {
+    copy = malloc(n * sizeof *copy);
+    if (copy == NULL)
+      return nsi_fail(NS_ENOMEM, "%s: out of memory for %zu samples", fn, n);
+    memcpy(copy, gpu_time_samples, n * sizeof *copy);
+  }
+  free(p->git_samples);
+  p->git_samples = copy, p->git_nsamples = n;
+  return NS_OK;
+}
+
 int ns_policy_order_of(const ns_policy *p) {
   NSI_TRY(nsi_check_ptr(p, "ns_policy_order_of", "p"));
   return (int)p->order;
@@ -238,6 +297,10 @@ static int is_dally(const ns_policy *p) {
   return p->placement == NS_POLICY_PLACE_DALLY || p->placement == NS_POLICY_PLACE_DALLY_MANUAL;
 }
 
+static int preemptive(const ns_policy *p) {
+  return p->order == NS_POLICY_ORDER_2D_LAS || p->order == NS_POLICY_ORDER_2D_GITTINS;
+}
+
 /* Builds the state of its parts (once). */
 int nsp_ready(ns_policy *p, const char *fn) {
   if (p->ready)
@@ -267,11 +330,14 @@ int nsp_ready(ns_policy *p, const char *fn) {
     for (int i = 0; i < NSP_MAX_CANDIDATES && rc == NS_OK; i++)
       rc = (p->cand[i] = ns_placement_new()) == NULL ? NS_ENOMEM : NS_OK;
   }
+  if (rc == NS_OK && preemptive(p))
+    rc = nsp_las_new(p);
   if (rc < 0) {
     /* back to nothing built: a failed call leaves the handle as it was */
     ns_titan_opts_free(p->titan), ns_vclos_opts_free(p->vclos);
     ns_delay_tuner_free(p->tuner), ns_cassini_opts_free(p->cassini_opts);
     p->titan = NULL, p->vclos = NULL, p->tuner = NULL, p->cassini_opts = NULL;
+    nsp_las_free(p->las), p->las = NULL;
     for (int i = 0; i < NSP_MAX_CANDIDATES; i++)
       ns_placement_free(p->cand[i]), p->cand[i] = NULL;
     if (rc == NS_ENOMEM)
@@ -341,7 +407,23 @@ int ns_queue_add(ns_queue *q, const ns_job *job, uint64_t id, double arrival_ms)
   nsp_entry *e = &q->e[q->n];
   e->job = job, e->id = id, e->arrival = arrival_ms;
   e->ideal = NAN, e->nw = NAN, e->since = arrival_ms, e->since_set = 0;
+  e->running = 0, e->attained = 0;
   return (int)q->n++;
+}
+
+int ns_queue_add_running(ns_queue *q, const ns_job *job, uint64_t id, double arrival_ms) {
+  NSI_TRY(nsi_check_ptr(q, "ns_queue_add_running", "q"));
+  NSI_TRY(nsi_check_ptr(job, "ns_queue_add_running", "job"));
+  if (!isfinite(arrival_ms)) {
+    char b[32];
+    return nsi_fail(NS_EINVAL, "ns_queue_add_running: arrival_ms %s is not finite",
+                    nsi_fmt_real(arrival_ms, b, sizeof b));
+  }
+  int i = ns_queue_add(q, job, id, arrival_ms);
+  if (i < 0) /* out of memory or a full queue: say which call */
+    return nsi_fail(i, "ns_queue_add_running: %s", ns_last_error());
+  q->e[i].running = 1;
+  return i;
 }
 
 static int entry(ns_queue *q, size_t i, const char *fn, nsp_entry **out) {
@@ -369,6 +451,30 @@ int ns_queue_set_nw_sens(ns_queue *q, size_t i, double nw_sens) {
     NSI_TRY(nsi_check_finite_ge0(nw_sens, "ns_queue_set_nw_sens", "nw_sens"));
   e->nw = nw_sens;
   return NS_OK;
+}
+
+int ns_queue_set_attained_ms(ns_queue *q, size_t i, double gpu_ms) {
+  nsp_entry *e = NULL;
+  NSI_TRY(entry(q, i, "ns_queue_set_attained_ms", &e));
+  NSI_TRY(nsi_check_finite_ge0(gpu_ms, "ns_queue_set_attained_ms", "gpu_ms"));
+  e->attained = gpu_ms;
+  return NS_OK;
+}
+
+int ns_queue_set_running(ns_queue *q, size_t i, int running) {
+  nsp_entry *e = NULL;
+  NSI_TRY(entry(q, i, "ns_queue_set_running", &e));
+  NSI_TRY(nsi_check_int(running, 0, 1, "ns_queue_set_running", "running"));
+  e->running = running;
+  return NS_OK;
+}
+
+int ns_queue_is_running(const ns_queue *q, size_t i) {
+  NSI_TRY(nsi_check_ptr(q, "ns_queue_is_running", "q"));
+  if (i >= q->n)
+    return nsi_fail(NS_EINVAL, "ns_queue_is_running: i %zu is not a queue index (the queue "
+                               "holds %zu jobs)", i, q->n);
+  return q->e[i].running;
 }
 
 int ns_queue_set_waiting_since(ns_queue *q, size_t i, double ms) {
@@ -621,7 +727,9 @@ void ns_decision_free(ns_decision *d) {
     ns_placement_free(d->s[k].pl);
     ns_candidate_free(d->s[k].cand);
   }
-  free(d->s), free(d->status), free(d->retry);
+  for (size_t k = 0; k < d->capsusp; k++)
+    ns_placement_free(d->held[k]);
+  free(d->s), free(d->status), free(d->retry), free(d->susp), free(d->held);
   free(d);
 }
 
@@ -631,7 +739,7 @@ static int reset(ns_decision *d, size_t nq, const char *fn) {
     ns_candidate_free(d->s[k].cand);
     d->s[k].cand = NULL;
   }
-  d->ns = 0, d->next = INFINITY;
+  d->ns = 0, d->nsusp = 0, d->next = INFINITY;
   if (nq > d->capq) {
     int *st = realloc(d->status, nq * sizeof *st);
     if (st == NULL)
@@ -667,6 +775,12 @@ static int next_start(ns_decision *d, nsp_start **out, const char *fn) {
 }
 
 size_t ns_decision_job_count(const ns_decision *d) { return d != NULL ? d->nq : 0; }
+
+size_t ns_decision_suspend_count(const ns_decision *d) { return d != NULL ? d->nsusp : 0; }
+
+size_t ns_decision_suspend_job(const ns_decision *d, size_t k) {
+  return d != NULL && k < d->nsusp ? d->susp[k] : SIZE_MAX;
+}
 
 size_t ns_decision_start_count(const ns_decision *d) { return d != NULL ? d->ns : 0; }
 
@@ -881,6 +995,9 @@ int ns_policy_place(ns_policy *p, ns_cluster *c, const ns_queue *q, size_t i, do
   if (i >= q->n)
     return nsi_fail(NS_EINVAL, "ns_policy_place: i %zu is not a queue index (the queue holds "
                                "%zu jobs)", i, q->n);
+  if (q->e[i].running)
+    return nsi_fail(NS_EINVAL, "ns_policy_place: i %zu is a running job (job '%s'); only a "
+                               "waiting job is placed", i, ns_job_name(q->e[i].job));
   NSI_TRY(reset(d, q->n, "ns_policy_place"));
   int rc = place_one(p, c, q, i, now_ms, d);
   if (rc < 0)
@@ -905,22 +1022,29 @@ static int by_item(const void *a, const void *b) {
   return (x->i > y->i) - (x->i < y->i);
 }
 
-int ns_policy_decide(ns_policy *p, ns_cluster *c, const ns_queue *q, double now_ms,
-                     ns_decision *d) {
-  NSI_TRY(decide_args(p, c, q, now_ms, d, "ns_policy_decide"));
-  NSI_TRY(reset(d, q->n, "ns_policy_decide"));
+/* The non-preemptive orders: waiting jobs in the policy's order, each
+   placed and committed tentatively before the next is asked; running jobs
+   keep their GPUs (status NS_OK). */
+static int decide_queue(ns_policy *p, ns_cluster *c, const ns_queue *q, double now_ms,
+                        ns_decision *d) {
   nsp_item *it = malloc((q->n ? q->n : 1) * sizeof *it);
   if (it == NULL)
     return nsi_fail(NS_ENOMEM, "ns_policy_decide: out of memory");
+  size_t n = 0;
   for (size_t i = 0; i < q->n; i++) {
+    if (q->e[i].running) {
+      d->status[i] = NS_OK; /* keeps its GPUs: these orders never suspend */
+      continue;
+    }
     nsp_entry v = view(p, &q->e[i]);
-    it[i].key = key_fns[p->order](&v), it[i].arrival = v.arrival, it[i].id = v.id, it[i].i = i;
+    it[n].key = key_fns[p->order](&v), it[n].arrival = v.arrival, it[n].id = v.id, it[n].i = i;
+    n++;
   }
-  qsort(it, q->n, sizeof *it, by_item);
+  qsort(it, n, sizeof *it, by_item);
   int sharing = ns_cluster_gpu_sharing(c) == 1, rc = NS_OK;
   int free_gpus = ns_cluster_free_gpu_count(c);
   size_t committed = 0; /* starts committed tentatively (d->s[0..committed)) */
-  for (size_t k = 0; k < q->n && rc == NS_OK; k++) {
+  for (size_t k = 0; k < n && rc == NS_OK; k++) {
     size_t i = it[k].i;
     const ns_job *job = q->e[i].job;
     /* cheap filter; with GPU sharing, busy GPUs may still host the job */
@@ -946,6 +1070,123 @@ int ns_policy_decide(ns_policy *p, ns_cluster *c, const ns_queue *q, double now_
   for (size_t k = committed; k-- > 0;)
     ns_cluster_release(c, q->e[d->s[k].qi].job);
   free(it);
+  return rc;
+}
+
+/* Job record idx of c was released and the job committed again (appended
+   last): moves it back to idx, where the release put the last record. With
+   the releases undone in reverse order, c's commit list is as before (its
+   order is what CASSINI and vClos routing walk). */
+static void commit_back_at(ns_cluster *c, size_t idx) {
+  size_t last = c->ncommits - 1;
+  if (idx != last) {
+    nsi_commit t = c->commits[idx];
+    c->commits[idx] = c->commits[last], c->commits[last] = t;
+  }
+}
+
+/* The preemptive orders (las.c ranks, the file comment of policy.h): the
+   running jobs not granted GPUs are released tentatively, the waiting ones
+   granted are placed in queue order (each with as many GPUs free), each
+   committed before the next; then c is put back exactly. */
+static int decide_las(ns_policy *p, ns_cluster *c, const ns_queue *q, double now_ms,
+                      ns_decision *d) {
+  static const char fn[] = "ns_policy_decide";
+  size_t n = q->n ? q->n : 1, ngo = 0, nstop = 0;
+  size_t *go = malloc(n * sizeof *go), *stop = malloc(n * sizeof *stop);
+  long *at = malloc(n * sizeof *at);
+  int rc = go == NULL || stop == NULL || at == NULL ? nsi_fail(NS_ENOMEM, "%s: out of memory", fn)
+                                                     : NS_OK;
+  if (rc == NS_OK)
+    rc = nsp_las_rank(p, q, now_ms, ns_cluster_gpu_count(c), go, &ngo, stop, &nstop, fn);
+  int ranked = rc == NS_OK;
+  if (rc == NS_OK && nstop > d->capsusp) {
+    size_t *sv = realloc(d->susp, nstop * sizeof *sv);
+    ns_placement **hv = sv == NULL ? NULL : realloc(d->held, nstop * sizeof *hv);
+    if (sv != NULL)
+      d->susp = sv;
+    if (hv != NULL) {
+      d->held = hv;
+      for (; d->capsusp < nstop; d->capsusp++)
+        d->held[d->capsusp] = NULL;
+    } else {
+      rc = nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
+    }
+  }
+  for (size_t k = 0; k < nstop && rc == NS_OK; k++) {
+    const ns_job *job = q->e[stop[k]].job;
+    if (d->held[k] == NULL && (d->held[k] = ns_placement_new()) == NULL)
+      rc = nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
+    else if (nsi_find_commit(c, job) < 0)
+      rc = nsi_fail(NS_EINVAL, "%s: queue index %zu (job '%s') was added as running but is not "
+                               "committed on c (commit every running job where it runs)",
+                    fn, stop[k], ns_job_name(job));
+  }
+  for (size_t i = 0; i < q->n && rc == NS_OK; i++) /* running: keeps its GPUs unless suspended
+                                                       below; waiting: not granted GPUs */
+    d->status[i] = q->e[i].running ? NS_OK : NS_ENOSPACE;
+  size_t released = 0, committed = 0;
+  for (size_t k = 0; k < nstop && rc == NS_OK; k++) {
+    const ns_job *job = q->e[stop[k]].job;
+    at[k] = nsi_find_commit(c, job);
+    rc = ns_cluster_job_placement(c, job, d->held[k]);
+    if (rc == NS_OK)
+      rc = ns_cluster_release(c, job);
+    if (rc < 0) {
+      rc = nsi_fail(rc, "%s: cannot release running job '%s': %s", fn, ns_job_name(job),
+                    ns_last_error());
+      break;
+    }
+    released = k + 1;
+    d->susp[d->nsusp++] = stop[k];
+    d->status[stop[k]] = NS_ENOSPACE; /* suspended: waits again */
+  }
+  int sharing = ns_cluster_gpu_sharing(c) == 1;
+  for (size_t k = 0; k < ngo && rc == NS_OK; k++) {
+    size_t i = go[k];
+    const ns_job *job = q->e[i].job;
+    if (!sharing && ns_cluster_free_gpu_count(c) < ns_job_gpus(job)) {
+      d->status[i] = NS_ENOSPACE;
+      continue;
+    }
+    rc = place_one(p, c, q, i, now_ms, d);
+    if (rc == NS_OK && d->status[i] == NS_OK) {
+      rc = ns_cluster_commit(c, job, d->s[d->ns - 1].pl);
+      if (rc < 0)
+        rc = nsi_fail(rc, "%s: cannot commit job '%s' where the policy placed it (is it "
+                          "committed already?): %s", fn, ns_job_name(job), ns_last_error());
+      else
+        committed = d->ns;
+    }
+  }
+  for (size_t k = committed; k-- > 0;)
+    ns_cluster_release(c, q->e[d->s[k].qi].job);
+  for (size_t k = released; k-- > 0;) {
+    ns_cluster_commit(c, q->e[stop[k]].job, d->held[k]); /* its GPUs are free again */
+    commit_back_at(c, (size_t)at[k]);
+  }
+  if (rc == NS_OK) {
+    double next = nsp_las_settle(p, d->status, now_ms);
+    if (next < d->next)
+      d->next = next;
+  } else if (ranked) {
+    nsp_las_restore(p->las);
+  }
+  free(go), free(stop), free(at);
+  return rc;
+}
+
+static int (*const decide_fns[])(ns_policy *, ns_cluster *, const ns_queue *, double,
+                                 ns_decision *) = {
+    [NS_POLICY_ORDER_FIFO] = decide_queue,    [NS_POLICY_ORDER_SRSF] = decide_queue,
+    [NS_POLICY_ORDER_SJF] = decide_queue,     [NS_POLICY_ORDER_NW_SENS] = decide_queue,
+    [NS_POLICY_ORDER_2D_LAS] = decide_las,    [NS_POLICY_ORDER_2D_GITTINS] = decide_las};
+
+int ns_policy_decide(ns_policy *p, ns_cluster *c, const ns_queue *q, double now_ms,
+                     ns_decision *d) {
+  NSI_TRY(decide_args(p, c, q, now_ms, d, "ns_policy_decide"));
+  NSI_TRY(reset(d, q->n, "ns_policy_decide"));
+  int rc = decide_fns[p->order](p, c, q, now_ms, d);
   if (rc < 0)
     reset(d, q->n, "ns_policy_decide");
   return rc;

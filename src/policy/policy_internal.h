@@ -8,6 +8,7 @@
 #include "core/internal.h"
 
 #define NSP_MAX_CANDIDATES 10
+#define NSP_LAS_MAX_QUEUES 8 /* the preemptive orders' queues, at most */
 
 typedef struct nsp_preset {
   const char *name, *desc;
@@ -29,6 +30,8 @@ typedef struct nsp_entry {
   uint64_t id;
   double arrival, ideal, nw, since;
   int since_set;
+  int running;     /* ns_queue_add_running / ns_queue_set_running */
+  double attained; /* GPU-ms (ns_queue_set_attained_ms), 0 unless set */
 } nsp_entry;
 
 struct ns_queue {
@@ -60,12 +63,20 @@ struct ns_policy {
   double history_ms, machine_ms, rack_ms, drift;
   ns_policy_place_fn place_fn;
   void *place_user;
+  /* preemptive orders (las.c): K queues, K-1 thresholds (GPU-ms), the
+     starvation knob, 2D-Gittins's samples (GPU-ms, owned) */
+  int las_queues;
+  double las_limit[NSP_LAS_MAX_QUEUES - 1];
+  double starvation;
+  double *git_samples;
+  size_t git_nsamples;
   /* state, built at the first decision (ready) */
   int ready;
   ns_titan_opts *titan;
   ns_vclos_opts *vclos;
   ns_delay_tuner *tuner;
   ns_cassini_opts *cassini_opts;
+  struct nsp_las *las; /* 2D-LAS / 2D-Gittins queues and service (las.c) */
   ns_placement *cand[NSP_MAX_CANDIDATES];
   int *occ; /* candidate search: GPUs hidden */
   size_t capocc;
@@ -86,6 +97,21 @@ int nsp_ready(ns_policy *p, const char *fn);
 /* The tuner of p's parts, fresh (NULL: out of memory, message set). */
 ns_delay_tuner *nsp_new_tuner(const ns_policy *p);
 
+/* The preemptive orders (las.c). nsp_las_new builds p->las (NS_ENOMEM);
+   nsp_las_rank accounts the queue's jobs at now and lists, in queue order,
+   the waiting jobs to start (go) and the running ones to suspend (stop) as
+   queue indices (each array holds q's count); NS_EINVAL for repeated ids.
+   After it, policy.c either calls nsp_las_settle with every queue index's
+   status (NS_OK: runs after the decision) - it returns the time to ask
+   again (INFINITY if none) - or nsp_las_restore to undo the rank. */
+typedef struct nsp_las nsp_las;
+int nsp_las_new(ns_policy *p);
+void nsp_las_free(nsp_las *L);
+int nsp_las_rank(ns_policy *p, const ns_queue *q, double now, long total_gpus, size_t *go,
+                 size_t *ngo, size_t *stop, size_t *nstop, const char *fn);
+double nsp_las_settle(ns_policy *p, const int *status, double now);
+void nsp_las_restore(nsp_las *L);
+
 typedef struct nsp_start {
   size_t qi;
   ns_placement *pl;  /* owned, reused across decisions */
@@ -99,6 +125,9 @@ struct ns_decision {
   double *retry;
   size_t nq, capq;
   double next;
+  size_t *susp; /* queue indices of running jobs to suspend */
+  ns_placement **held; /* their placements while the starts are placed */
+  size_t nsusp, capsusp;
 };
 
 #endif

@@ -185,6 +185,46 @@ class TestPolicy(unittest.TestCase):
         with self.assertRaises(TypeError):
             r.load("text")  # type: ignore[arg-type]
 
+    def test_preemption_suspends_and_starts(self):
+        """tests/unit/test_policy_preempt.c's first case: a full 4-GPU server
+        runs L (4 GPUs, 4 x 1000 s = 4000 GPU-s attained, above the first
+        2d-las threshold of 3250 GPU-s); N (4 GPUs) arrives at 1000 s. L is
+        demoted to Q1, N (Q0) gets the 4 GPUs: suspend L, start N on 0-3;
+        next check at 1000 + floor(3250 / 4) = 1812 s. Below the threshold
+        (2000 GPU-s) nothing changes; "ff" never suspends."""
+        for preset, attained, suspended, started in (("2d-las", 4000e3, [0], [1]),
+                                                      ("2d-las", 2000e3, [], []),
+                                                      ("ff", 4000e3, [], [])):
+            c = Cluster.leaf_spine(1, 0, 1, 4, 0, 10.0)
+            L, N = Job("L", 4), Job("N", 4)
+            c.commit(L, Placement([0, 1, 2, 3]))
+            q = pol.Queue()
+            self.assertEqual(q.add(L, id=1, arrival_ms=0.0, running=True,
+                                   attained_ms=attained), 0)
+            self.assertEqual(q.add(N, id=2, arrival_ms=1000e3), 1)
+            self.assertTrue(q.running(0))
+            self.assertFalse(q.running(1))
+            d = Policy(preset).decide(c, q, now_ms=1000e3)
+            self.assertEqual(d.suspended, suspended, preset)
+            self.assertEqual(d.started, started, preset)
+            self.assertEqual(d.status(0), Status.ENOSPACE if suspended else Status.OK)
+            if started:
+                self.assertEqual(d.gpus(0), [0, 1, 2, 3])
+                self.assertAlmostEqual(d.next_ms, 1812e3)
+            self.assertEqual([j.name for j in c.committed_jobs], ["L"])  # decide proposes only
+        q = pol.Queue()
+        with self.assertRaises(netsched.InvalidArgumentError) as cm:
+            q.add(Job("x", 1), id=1, arrival_ms=0.0, running=True, attained_ms=-1.0)
+        self.assertIn("attained_ms", str(cm.exception))
+        self.assertEqual(len(q), 0)  # the failed add left the queue as it was
+        p = Policy("2d-gittins")
+        p.set_las_queues([60e3, 200e3])
+        p.set_starvation(2.0)
+        p.set_gittins_samples([10e3, 20e3, 40e3])
+        with self.assertRaises(netsched.InvalidArgumentError) as cm:
+            p.set_las_queues([5.0, 4.0])
+        self.assertIn("thresholds_gpu_ms[1]", str(cm.exception))
+
     def test_docstring_example(self):
         failures, tried = doctest.testmod(pol, verbose=False)[:2]
         self.assertGreater(tried, 5)

@@ -91,6 +91,7 @@ slurm_up() {
     echo "MinJobAge=2"
     echo "JobSubmitPlugins=lua"  # docs/slurm.md's job_submit.lua (partition "auto")
     echo "KillWait=1"
+    echo "AuthInfo=cred_expire=5"  # a requeued job may start again after 6 s, not 121 s
     echo "SlurmdTimeout=10"   # pings every ~3 s: a resumed node answers again quickly
     for i in $(seq 0 $((SLURM_NODES - 1))); do
       echo "NodeName=n$i NodeHostname=localhost NodeAddr=127.0.0.1 Port=${ports[$((i + 1))]} CPUs=8 Gres=gpu:$SLURM_GPUS State=UNKNOWN"

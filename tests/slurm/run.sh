@@ -495,7 +495,7 @@ case_dally_state() {
   a=$(submit -H --comment=netsched --gpus=4)
   ns --once --policy dally --state "$st"
   expect_line "$a placed n0"
-  [ "$(head -2 "$st" | paste -sd' ')" = "netsched-slurm-state 1 policy dally" ] || fail "state header: $(head -2 "$st")"
+  [ "$(head -2 "$st" | paste -sd' ')" = "netsched-slurm-state 2 policy dally" ] || fail "state header: $(head -2 "$st")"
   [ "$(grep -c '^wait 0 4 ' "$st")" -eq 1 ] || fail "state: $(cat "$st")"
   # b (4) after a restart: the first wait is replayed, the second added.
   b=$(submit -H --comment=netsched --gpus=4)

@@ -2,7 +2,8 @@
  * tests/unit/test_slurm_comment.c - netsched-slurm's comment handling
  * (bindings/slurm/comment.c) without Slurm: the user's part kept byte for
  * byte, the wait section found by its last " waits: ", shortened to Slurm's
- * 1024-byte limit, strict hints, control characters escaped, the read cap.
+ * 1024-byte limit, strict hints (model, iters, the bare preemptible),
+ * control characters escaped, the read cap.
  * tests/slurm runs the same rules on the real daemons (case_comments).
  */
 #include "helpers/ns_test.h"
@@ -120,6 +121,23 @@ static void test_hints(void **state) {
   assert_int_equal(j.model, -1);
   drop(&j);
   assert_int_equal(parse("netsched:", &j, msg, sizeof msg), 0); /* no hints */
+  assert_int_equal(j.preemptible, 0);
+  drop(&j);
+  /* preemptible: a bare key, alone or among the others, in any position */
+  assert_int_equal(parse("netsched:preemptible waits: x", &j, msg, sizeof msg), 0);
+  assert_int_equal(j.preemptible, 1);
+  drop(&j);
+  assert_int_equal(parse("netsched:model=vgg16,preemptible,iters=5", &j, msg, sizeof msg), 0);
+  assert_int_equal(j.preemptible, 1);
+  assert_int_equal((int)j.iters, 5);
+  drop(&j);
+  /* not a hint outside "netsched:...": free text does not opt in */
+  assert_int_equal(parse("netsched preemptible", &j, msg, sizeof msg), 0);
+  assert_int_equal(j.preemptible, 0);
+  drop(&j);
+  /* a bad hint anywhere: the comment opts into nothing */
+  assert_int_equal(parse("netsched:preemptible,model=gpt9", &j, msg, sizeof msg), -1);
+  assert_int_equal(j.preemptible, 0);
   drop(&j);
   static const struct {
     const char *comment, *msg;
@@ -135,7 +153,11 @@ static void test_hints(void **state) {
       {"netsched:iters=5,iters=6", "hint 'iters' given twice"},
       {"netsched:model=vgg16,", "empty hint"},
       {"netsched:model", "hint 'model' is not key=value"},
-      {"netsched:colour=red", "unknown hint 'colour'"},
+      {"netsched:colour=red", "unknown hint 'colour' (known: model, iters, preemptible)"},
+      {"netsched:preemptible=1", "hint 'preemptible' takes no value (got 'preemptible=1')"},
+      {"netsched:preemptible=", "hint 'preemptible' takes no value"},
+      {"netsched:preemptible,preemptible", "hint 'preemptible' given twice"},
+      {"netsched:Preemptible", "unknown hint 'Preemptible'"},
       {"netsched:model=vgg\n16", "unknown model 'vgg\\x0a16'"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {

@@ -22,6 +22,25 @@ committed where it runs):
 ...     c.commit(q.job(i), d.placement(k))
 ...     p.started(q.job(i), 10.0)
 >>> p.finished(a, 20.0); c.release(a)
+
+Preemption (2d-las, 2d-gittins): the queue holds the running jobs too, with
+their attained service (GPUs x ms run); the decision lists the running jobs
+to suspend, and the starts are placed on the GPUs those release. Release the
+suspended jobs first, then commit the starts:
+
+>>> c = netsched.Cluster.leaf_spine(1, 0, 1, 4, 0, 10.0)
+>>> long, new = netsched.Job("long", 4), netsched.Job("new", 4)
+>>> c.commit(long, netsched.Placement([0, 1, 2, 3]))
+>>> q = Queue()
+>>> q.add(long, id=1, arrival_ms=0.0, running=True, attained_ms=4 * 1000e3)
+0
+>>> q.add(new, id=2, arrival_ms=1000e3)
+1
+>>> p = Policy("2d-las")
+>>> d = p.decide(c, q, now_ms=1000e3)
+>>> d.suspended, d.started, d.gpus(0)
+([0], [1], [0, 1, 2, 3])
+>>> c.release(long); c.commit(new, d.placement(0))
 """
 
 from __future__ import annotations
@@ -105,16 +124,24 @@ class Queue(Handle):
         self._jobs: list[Job] = []
 
     def add(self, job: Job, id: int, arrival_ms: float, *, ideal_ms: float | None = None,
-            nw_sens: float | None = None, waiting_since_ms: float | None = None) -> int:
+            nw_sens: float | None = None, waiting_since_ms: float | None = None,
+            running: bool = False, attained_ms: float | None = None) -> int:
         """Adds a waiting job with a stable id and its arrival; optionally its
         ideal run time (SRSF/SJF), measured Nw_sens (Dally) and since when it
-        waits (Dally's starvation). Returns its index."""
+        waits (Dally's starvation). running=True adds a running job (it must
+        be committed on the cluster passed to decide); attained_ms is its
+        attained service, GPUs x ms run so far (2d-las / 2d-gittins).
+        Returns its index."""
         w = "Queue.add"
         jp = as_handle(job, Job, w, "job")
-        i = check(lib.ns_queue_add(self._ptr, jp, as_u64(id, w, "id"),
-                                   as_real(arrival_ms, w, "arrival_ms")), w)
+        add = lib.ns_queue_add_running if as_flag(running, w, "running") else lib.ns_queue_add
+        i = check(add(self._ptr, jp, as_u64(id, w, "id"), as_real(arrival_ms, w, "arrival_ms")), w)
         self._jobs.append(job)
         try:
+            if attained_ms is not None:
+                check(lib.ns_queue_set_attained_ms(self._ptr, i,
+                                                   as_real(attained_ms, w, "attained_ms")), w,
+                      names={"gpu_ms": "attained_ms"})
             if ideal_ms is not None:
                 check(lib.ns_queue_set_ideal_ms(self._ptr, i, as_real(ideal_ms, w, "ideal_ms")), w)
             if nw_sens is not None:
@@ -130,6 +157,24 @@ class Queue(Handle):
     def _truncate(self, n: int) -> None:
         check(lib.ns_queue_truncate(self._ptr, n), "Queue.add")
         del self._jobs[n:]
+
+    def set_attained_ms(self, i: int, attained_ms: float) -> None:
+        """Attained service of queue index i: GPUs x ms run so far."""
+        w = "Queue.set_attained_ms"
+        check(lib.ns_queue_set_attained_ms(self._ptr, as_size(i, w, "i"),
+                                           as_real(attained_ms, w, "attained_ms")), w,
+              names={"gpu_ms": "attained_ms"})
+
+    def set_running(self, i: int, running: bool) -> None:
+        """Marks queue index i running (committed where it runs) or waiting."""
+        w = "Queue.set_running"
+        check(lib.ns_queue_set_running(self._ptr, as_size(i, w, "i"),
+                                       as_flag(running, w, "running")), w)
+
+    def running(self, i: int) -> bool:
+        """True if queue index i is a running job."""
+        w = "Queue.running"
+        return bool(check(lib.ns_queue_is_running(self._ptr, as_size(i, w, "i")), w))
 
     def clear(self) -> None:
         """Empties the queue."""
@@ -158,6 +203,13 @@ class Decision(Handle):
         """Queue indexes of the jobs to start, in the order decided."""
         n = int(lib.ns_decision_start_count(self._ptr))
         return [int(lib.ns_decision_start_job(self._ptr, k)) for k in range(n)]
+
+    @property
+    def suspended(self) -> list[int]:
+        """Queue indexes of the running jobs to suspend (2d-las, 2d-gittins),
+        in the order decided: release them before committing the starts."""
+        n = int(lib.ns_decision_suspend_count(self._ptr))
+        return [int(lib.ns_decision_suspend_job(self._ptr, k)) for k in range(n)]
 
     def placement(self, k: int) -> Placement:
         """A copy of start k's placement, to commit as is."""
@@ -191,8 +243,9 @@ class Decision(Handle):
         return v.value
 
     def status(self, i: int) -> Status:
-        """Queue index i: Status.OK (started), ENOSPACE (waits), EINVAL
-        (never fits), ENOTFOUND (not offered)."""
+        """Queue index i: Status.OK (started; a running job: keeps running),
+        ENOSPACE (waits; a running job: suspended), EINVAL (never fits),
+        ENOTFOUND (not offered)."""
         w = "Decision.status"
         i = as_size(i, w, "i")
         n = int(lib.ns_decision_job_count(self._ptr))
@@ -283,6 +336,27 @@ class Policy(Handle):
         """CASSINI's re-adjustment threshold, [0, 1)."""
         w = "Policy.set_cassini_drift"
         check(lib.ns_policy_set_cassini_drift(self._ptr, as_real(fraction, w, "fraction")), w)
+
+    def set_las_queues(self, thresholds_gpu_ms: list[float]) -> None:
+        """2d-las / 2d-gittins queues: len(thresholds_gpu_ms) + 1 queues (1..8),
+        thresholds of attained service in GPU-ms, ascending."""
+        w = "Policy.set_las_queues"
+        vals = [as_real(v, w, "thresholds_gpu_ms") for v in thresholds_gpu_ms]
+        arr = (c_double * max(len(vals), 1))(*vals)
+        check(lib.ns_policy_set_las_queues(self._ptr, len(vals) + 1, arr), w)
+
+    def set_starvation(self, knob: float) -> None:
+        """Starvation promotion knob (0: never)."""
+        w = "Policy.set_starvation"
+        check(lib.ns_policy_set_starvation(self._ptr, as_real(knob, w, "knob")), w)
+
+    def set_gittins_samples(self, gpu_time_ms: list[float]) -> None:
+        """2D-Gittins's service distribution: GPU-time samples in GPU-ms."""
+        w = "Policy.set_gittins_samples"
+        vals = [as_real(v, w, "gpu_time_ms") for v in gpu_time_ms]
+        arr = (c_double * max(len(vals), 1))(*vals)
+        check(lib.ns_policy_set_gittins_samples(self._ptr, arr, len(vals)), w,
+              names={"gpu_time_samples": "gpu_time_ms"})
 
     def set_place_fn(self, fn: Callable[[Cluster, Job, Placement], None]) -> None:
         """A Python placement: fn(cluster, job, out) fills the Placement `out`

@@ -1,0 +1,511 @@
+/*
+ * src/policy/las.c - the preemptive orders' state and ranking (2D-LAS and
+ * 2D-Gittins, Tiresias's discretised schedulers, as the Tiresias simulator
+ * SymbioticLab/Tiresias simulator/run_sim.py dlas_sim_jobs and
+ * get_gittins_index run them): which waiting and running jobs hold GPUs at
+ * a decision. policy.c places the chosen waiting jobs and reports back
+ * which of them started (nsp_las_settle); this file calls nothing of it.
+ *
+ * Per job (keyed by the caller's id): attained service A = GPUs x executed
+ * time, from the queue (ns_queue_set_attained_ms), executed time = A /
+ * GPUs. K queues (default 3) with K-1 ascending thresholds in GPU-ms
+ * (default 3250 and 7200 GPU-s: the Tiresias simulator's jobs.py). A job
+ * first seen enters Q0 at its end (new jobs of one decision in order of
+ * arrival, then id); a running job whose GPUs x executed time since its
+ * last promotion reaches its queue's threshold moves to the end of the next
+ * queue (one queue per decision). At each decision the queues are walked in
+ * order, Q0 first, and within a queue in its list order (2D-LAS: FIFO;
+ * 2D-Gittins: by Gittins index, highest first, ties by arrival, stable); a
+ * job is granted its GPUs if as many are still uncounted (resource counting
+ * over the whole cluster, the simulator's "count" scheme: a job that does
+ * not fit lets the next one try); running jobs not granted are suspended.
+ * After the decision (assumed applied: suspends done, the placed starts
+ * running) every queue moves its jobs that are not running to its end,
+ * keeping their order.
+ *
+ * Starvation (the simulator's solve_starvation, 0 = off, its dlas-gpu
+ * default): a job in Q1.. that has run since its last promotion and has
+ * waited (summed over the decisions it waited through since then) at least
+ * knob x its executed time since then goes back to the end of Q0.
+ *
+ * Gittins index (get_gittins_index / cal_r_gittins_index, reproduced with
+ * their rounding): over the sorted service samples d_0..d_{n-1} (seconds of
+ * GPU time: ns_policy_set_gittins_samples's; none: every index is 0 and
+ * 2D-Gittins orders each queue by arrival), a job with attained a (whole
+ * GPU-seconds) takes the index computed at d_i - 1 where d_i is the first
+ * sample above a (0 beyond the largest); at a': i = first sample > a',
+ * m = first sample > a' + delta (n - 1 if beyond), P = round((m - i) /
+ * (n - i), 5), E = floor((sum d_i..d_{m-1} + delta (n - m)) / (n - i))
+ * (the simulator's Python 2 divides its integers so), index = round(P 1e6 /
+ * E, 4), with delta = the first threshold. (E sums the samples themselves,
+ * not what remains of them, as the simulator does.)
+ *
+ * When to ask again (nsp_las_settle's next): where the Tiresias simulator
+ * places its next check: a running job's next demotion check after
+ * (threshold - executed) / GPUs seconds in integer division (Python 2's /
+ * on ints) (executed time, not GPU time, subtracted from a GPU-time
+ * threshold: for a multi-GPU job the check comes late, and the demotion
+ * happens at the first decision at which GPUs x executed has reached the
+ * threshold), a waiting job's promotion after floor(knob x executed -
+ * waited) seconds.
+ *
+ * Moved here from src/sim/las.c (issue 28) with its arithmetic unchanged;
+ * the simulator now reports executed time x GPUs as attained service.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "policy/policy_internal.h"
+
+typedef struct nsp_lasjob {
+  uint64_t id;
+  double arrival;
+  int gpus, q, running;
+  double base;  /* executed ms at the latest promotion */
+  double exec;  /* executed ms since it (las.c's las_exec) */
+  double total; /* executed ms (las_total) */
+  double pend, check, rank;
+  double git_lo, git_hi; /* rank holds for attained GPU-s in [git_lo, git_hi) */
+  size_t git_i;
+  size_t qi; /* queue index at this decision; SIZE_MAX: not in the queue */
+} nsp_lasjob;
+
+typedef struct nsp_laskey {
+  double rank, arrival;
+  int slot;
+} nsp_laskey;
+
+/* The snapshot of everything a decision changes (a failed one restores it). */
+typedef struct nsp_lasstate {
+  nsp_lasjob *rec; /* slab, by slot */
+  size_t nrec;
+  int *run; /* slots in first-seen order (las.c's las_run) */
+  size_t nrun;
+  int *list[NSP_LAS_MAX_QUEUES];
+  size_t nlist[NSP_LAS_MAX_QUEUES];
+  int *freeslot;
+  size_t nfree;
+} nsp_lasstate;
+
+struct nsp_las {
+  nsp_lasstate s, saved;
+  size_t capslots; /* every array above holds capslots entries */
+  double *git_d, *git_r; /* Gittins: sorted samples (GPU-s), index at each */
+  size_t git_n;
+  nsi_ptrmap map;   /* id + 1 -> slot (rebuilt per decision) */
+  int max_slot;     /* slot of id UINT64_MAX (key 0), -1 if none */
+  nsp_laskey *key;  /* 2 x capslots sort scratch */
+  size_t *fresh;    /* queue indices first seen at this decision */
+};
+
+/* ---- Gittins index -------------------------------------------------------- */
+
+static int cmp_dbl(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double round_to(double v, double digits) {
+  double f = pow(10.0, digits);
+  return round(v * f) / f;
+}
+
+/* First index i >= hint in d[0..n) with d[i] > a (n if none), when the
+   answer is known to be >= hint: gallops forward from hint, then bisects. */
+static size_t first_above_from(const double *d, size_t n, double a, size_t hint) {
+  size_t lo = hint, hi = hint, step = 1;
+  while (hi < n && d[hi] <= a) {
+    lo = hi + 1;
+    hi = hint + step;
+    step *= 2;
+    if (hi > n)
+      hi = n;
+  }
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (d[mid] > a)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
+static size_t first_above(const double *d, size_t n, double a) { return first_above_from(d, n, a, 0); }
+
+/* cal_r_gittins_index at attained a' (seconds). */
+static double gittins_at(const double *d, const double *prefix, size_t n, double delta, double a) {
+  if (a > d[n - 1] - 1)
+    return 0.0;
+  size_t i = first_above(d, n, a);
+  size_t m = a + delta > d[n - 1] - 1 ? n - 1 : first_above(d, n, a + delta);
+  double p = round_to((double)(m - i) / (double)(n - i), 5);
+  double esum = (prefix[m] - prefix[i]) + delta * (double)(n - m);
+  double e = floor(esum / (double)(n - i) + 1e-9); /* Python 2: int / int */
+  return e > 0 ? round_to(p * 1e6 / e, 4) : 0.0;
+}
+
+/* The table of indices at every sample (parse_job_dist). */
+static int gittins_prepare(nsp_las *L, const ns_policy *p) {
+  size_t n = p->git_nsamples;
+  L->git_d = malloc((n + 1) * sizeof *L->git_d);
+  L->git_r = malloc((n + 1) * sizeof *L->git_r);
+  double *prefix = malloc((n + 1) * sizeof *prefix);
+  if (L->git_d == NULL || L->git_r == NULL || prefix == NULL) {
+    free(prefix);
+    return NS_ENOMEM;
+  }
+  for (size_t k = 0; k < n; k++) {
+    double gs = p->git_samples[k] / 1e3;
+    L->git_d[k] = round(gs * 1e6) / 1e6; /* whole seconds stay whole */
+  }
+  qsort(L->git_d, n, sizeof *L->git_d, cmp_dbl);
+  prefix[0] = 0;
+  for (size_t k = 0; k < n; k++)
+    prefix[k + 1] = prefix[k] + L->git_d[k];
+  double delta = p->las_limit[0] / 1e3;
+  for (size_t k = 0; k < n; k++)
+    L->git_r[k] = gittins_at(L->git_d, prefix, n, delta, L->git_d[k] - 1);
+  L->git_r[n] = 0.0; /* attained == the largest sample: nothing above it */
+  L->git_n = n;
+  free(prefix);
+  return NS_OK;
+}
+
+/* get_gittins_index at attained a (whole GPU-seconds), through the job's
+   cache of the interval its rank holds for. */
+static double gittins_index(const nsp_las *L, nsp_lasjob *j, double a) {
+  if (a >= j->git_lo && a < j->git_hi)
+    return j->rank;
+  size_t n = L->git_n;
+  double r;
+  if (n == 0) {
+    j->git_lo = -INFINITY, j->git_hi = INFINITY, r = 0.0;
+  } else if (a > L->git_d[n - 1]) {
+    j->git_lo = nextafter(L->git_d[n - 1], INFINITY), j->git_hi = INFINITY, r = 0.0;
+  } else {
+    size_t i = a >= j->git_hi && j->git_hi > j->git_lo ? first_above_from(L->git_d, n, a, j->git_i)
+                                                       : first_above(L->git_d, n, a);
+    j->git_i = i;
+    j->git_lo = i > 0 ? L->git_d[i - 1] : -INFINITY;
+    j->git_hi = i < n ? L->git_d[i] : nextafter(L->git_d[n - 1], INFINITY);
+    r = L->git_r[i];
+  }
+  return r;
+}
+
+/* ---- the object ------------------------------------------------------------ */
+
+static int gittins(const ns_policy *p) { return p->order == NS_POLICY_ORDER_2D_GITTINS; }
+
+int nsp_las_new(ns_policy *p) {
+  nsp_las *L = calloc(1, sizeof *L);
+  if (L == NULL)
+    return NS_ENOMEM;
+  L->max_slot = -1;
+  if (gittins(p) && gittins_prepare(L, p) < 0) {
+    nsp_las_free(L);
+    return NS_ENOMEM;
+  }
+  p->las = L;
+  return NS_OK;
+}
+
+static void state_free(nsp_lasstate *s) {
+  free(s->rec), free(s->run), free(s->freeslot);
+  for (int q = 0; q < NSP_LAS_MAX_QUEUES; q++)
+    free(s->list[q]);
+}
+
+void nsp_las_free(nsp_las *L) {
+  if (L == NULL)
+    return;
+  state_free(&L->s), state_free(&L->saved);
+  free(L->git_d), free(L->git_r), free(L->key), free(L->fresh);
+  nsi_ptrmap_free(&L->map);
+  free(L);
+}
+
+static int grow(void **v, size_t cap, size_t elem) {
+  void *n = realloc(*v, cap * elem);
+  if (n == NULL)
+    return NS_ENOMEM;
+  *v = n;
+  return NS_OK;
+}
+
+/* Room for `need` jobs in every array (both copies, scratch). */
+static int reserve(nsp_las *L, size_t need) {
+  if (need <= L->capslots)
+    return NS_OK;
+  size_t cap = L->capslots ? L->capslots : 16;
+  while (cap < need)
+    cap *= 2;
+  nsp_lasstate *st[2] = {&L->s, &L->saved};
+  for (int k = 0; k < 2; k++) {
+    NSI_TRY(grow((void **)&st[k]->rec, cap, sizeof(nsp_lasjob)));
+    NSI_TRY(grow((void **)&st[k]->run, cap, sizeof(int)));
+    NSI_TRY(grow((void **)&st[k]->freeslot, cap, sizeof(int)));
+    for (int q = 0; q < NSP_LAS_MAX_QUEUES; q++)
+      NSI_TRY(grow((void **)&st[k]->list[q], cap, sizeof(int)));
+  }
+  NSI_TRY(grow((void **)&L->key, 2 * cap, sizeof *L->key));
+  NSI_TRY(grow((void **)&L->fresh, cap, sizeof *L->fresh));
+  L->capslots = cap;
+  return NS_OK;
+}
+
+static void copy_state(nsp_lasstate *dst, const nsp_lasstate *src) {
+  memcpy(dst->rec, src->rec, src->nrec * sizeof *src->rec);
+  memcpy(dst->run, src->run, src->nrun * sizeof *src->run);
+  memcpy(dst->freeslot, src->freeslot, src->nfree * sizeof *src->freeslot);
+  for (int q = 0; q < NSP_LAS_MAX_QUEUES; q++)
+    memcpy(dst->list[q], src->list[q], src->nlist[q] * sizeof(int));
+  dst->nrec = src->nrec, dst->nrun = src->nrun, dst->nfree = src->nfree;
+  memcpy(dst->nlist, src->nlist, sizeof dst->nlist);
+}
+
+void nsp_las_restore(nsp_las *L) { copy_state(&L->s, &L->saved); }
+
+/* ---- one decision ------------------------------------------------------------ */
+
+static void list_drop(int *v, size_t *n, int x) {
+  for (size_t i = 0; i < *n; i++)
+    if (v[i] == x) {
+      memmove(v + i, v + i + 1, (*n - i - 1) * sizeof *v);
+      (*n)--;
+      return;
+    }
+}
+
+static void move_to(nsp_las *L, int slot, int q) {
+  nsp_lasjob *j = &L->s.rec[slot];
+  list_drop(L->s.list[j->q], &L->s.nlist[j->q], slot);
+  j->q = q;
+  L->s.list[q][L->s.nlist[q]++] = slot;
+}
+
+static int by_first_seen(const void *a, const void *b, const ns_queue *q) {
+  const nsp_entry *x = &q->e[*(const size_t *)a], *y = &q->e[*(const size_t *)b];
+  if (x->arrival != y->arrival)
+    return x->arrival < y->arrival ? -1 : 1;
+  return (x->id > y->id) - (x->id < y->id);
+}
+
+/* insertion sort of the (few) jobs first seen at one decision */
+static void sort_fresh(size_t *v, size_t n, const ns_queue *q) {
+  for (size_t i = 1; i < n; i++) {
+    size_t x = v[i], k = i;
+    while (k > 0 && by_first_seen(&x, &v[k - 1], q) < 0) {
+      v[k] = v[k - 1];
+      k--;
+    }
+    v[k] = x;
+  }
+}
+
+static int key_before(const nsp_laskey *x, const nsp_laskey *y) {
+  if (x->rank != y->rank)
+    return x->rank > y->rank;
+  return x->arrival < y->arrival;
+}
+
+/* Stable bottom-up merge sort of queue list v[0..n) by Gittins index. */
+static void sort_by_rank(nsp_las *L, int *v, size_t n) {
+  nsp_laskey *a = L->key, *tmp = L->key + n;
+  for (size_t i = 0; i < n; i++) {
+    const nsp_lasjob *j = &L->s.rec[v[i]];
+    a[i].rank = j->rank, a[i].arrival = j->arrival, a[i].slot = v[i];
+  }
+  size_t k = 1;
+  while (k < n && !key_before(&a[k], &a[k - 1]))
+    k++;
+  if (k >= n) /* already in order (most decisions): a stable sort keeps it */
+    return;
+  for (size_t w = 1; w < n; w *= 2) {
+    for (size_t lo = 0; lo < n; lo += 2 * w) {
+      size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+      size_t i = lo, r = mid, o = lo;
+      while (i < mid && r < hi)
+        tmp[o++] = key_before(&a[r], &a[i]) ? a[r++] : a[i++];
+      while (i < mid)
+        tmp[o++] = a[i++];
+      while (r < hi)
+        tmp[o++] = a[r++];
+    }
+    nsp_laskey *t = a;
+    a = tmp, tmp = t;
+  }
+  for (size_t i = 0; i < n; i++)
+    v[i] = a[i].slot;
+}
+
+static size_t find(const nsp_las *L, uint64_t id) {
+  if (id == UINT64_MAX)
+    return L->max_slot >= 0 ? (size_t)L->max_slot : SIZE_MAX;
+  return nsi_ptrmap_get(&L->map, id + 1);
+}
+
+int nsp_las_rank(ns_policy *p, const ns_queue *q, double now, long total_gpus, size_t *go,
+                 size_t *ngo, size_t *stop, size_t *nstop, const char *fn) {
+  nsp_las *L = p->las;
+  nsp_lasstate *S = &L->s;
+  /* memory first: nothing below fails */
+  if (reserve(L, S->nrec + q->n + 1) < 0)
+    return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
+  L->map.count = 0;
+  if (L->map.keys != NULL)
+    memset(L->map.keys, 0, L->map.cap * sizeof *L->map.keys);
+  if (nsi_ptrmap_reserve(&L->map, S->nrec + q->n) < 0)
+    return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
+  copy_state(&L->saved, S);
+  L->max_slot = -1;
+  for (size_t r = 0; r < S->nrun; r++) {
+    nsp_lasjob *j = &S->rec[S->run[r]];
+    j->qi = SIZE_MAX;
+    if (j->id == UINT64_MAX)
+      L->max_slot = S->run[r];
+    else
+      nsi_ptrmap_put(&L->map, j->id + 1, (size_t)S->run[r]);
+  }
+  /* each queued job to its record; ids must be distinct (SIZE_MAX - 1 in
+     the map: first seen now) */
+  size_t nfresh = 0;
+  int max_fresh = 0;
+  for (size_t i = 0; i < q->n; i++) {
+    uint64_t id = q->e[i].id;
+    size_t slot = find(L, id);
+    int dup = 0;
+    if (slot == SIZE_MAX && id == UINT64_MAX) {
+      dup = max_fresh, max_fresh = 1;
+      if (!dup)
+        L->fresh[nfresh++] = i;
+    } else if (slot == SIZE_MAX) {
+      nsi_ptrmap_put(&L->map, id + 1, SIZE_MAX - 1);
+      L->fresh[nfresh++] = i;
+    } else if (slot == SIZE_MAX - 1 || S->rec[slot].qi != SIZE_MAX) {
+      dup = 1;
+    } else {
+      S->rec[slot].qi = i;
+    }
+    if (dup) {
+      nsp_las_restore(L);
+      return nsi_fail(NS_EINVAL, "%s: queue index %zu has id %llu, which an earlier job of the "
+                                 "queue has (ids must be distinct)", fn, i, (unsigned long long)id);
+    }
+  }
+  /* jobs not in the queue have left (finished, cancelled): forgotten */
+  size_t w = 0;
+  for (size_t r = 0; r < S->nrun; r++) {
+    int slot = S->run[r];
+    nsp_lasjob *j = &S->rec[slot];
+    if (j->qi != SIZE_MAX) {
+      S->run[w++] = slot;
+      continue;
+    }
+    list_drop(S->list[j->q], &S->nlist[j->q], slot);
+    S->freeslot[S->nfree++] = slot;
+  }
+  S->nrun = w;
+  /* jobs first seen: to the end of Q0, by arrival then id */
+  sort_fresh(L->fresh, nfresh, q);
+  for (size_t k = 0; k < nfresh; k++) {
+    const nsp_entry *e = &q->e[L->fresh[k]];
+    int slot = S->nfree > 0 ? S->freeslot[--S->nfree] : (int)S->nrec++;
+    nsp_lasjob *j = &S->rec[slot];
+    memset(j, 0, sizeof *j);
+    j->id = e->id, j->arrival = e->arrival, j->qi = L->fresh[k];
+    j->q = 0, j->check = now;
+    j->git_lo = 1, j->git_hi = 0, j->git_i = 0; /* empty: no cached index yet */
+    j->rank = gittins(p) ? gittins_index(L, j, 0) : 0;
+    S->run[S->nrun++] = slot;
+    S->list[0][S->nlist[0]++] = slot;
+  }
+  /* service, demotion, starvation and Gittins ranks up to now, in
+     first-seen order (the simulator's runnable_jobs) */
+  int last = p->las_queues - 1;
+  for (size_t r = 0; r < S->nrun; r++) {
+    int slot = S->run[r];
+    nsp_lasjob *j = &S->rec[slot];
+    const nsp_entry *e = &q->e[j->qi];
+    double dt = now - j->check;
+    j->check = now;
+    j->gpus = ns_job_gpus(e->job);
+    j->running = e->running;
+    j->total = e->attained / j->gpus;
+    if (j->total < j->base)
+      j->base = j->total; /* the caller lowered it: count from there */
+    j->exec = j->total - j->base;
+    if (j->running) {
+      if (j->q < last && j->exec * j->gpus >= p->las_limit[j->q] * (1 - 1e-12))
+        move_to(L, slot, j->q + 1);
+    } else {
+      if (j->exec > 0)
+        j->pend += dt;
+      if (p->starvation > 0 && j->q > 0 && j->total > 0 && j->exec > 0 &&
+          j->pend >= j->exec * p->starvation * (1 - 1e-12)) {
+        j->base = j->total, j->exec = 0, j->pend = 0;
+        move_to(L, slot, 0);
+      }
+    }
+    if (gittins(p))
+      j->rank = gittins_index(L, j, floor(j->exec / 1e3 + 1e-9) * j->gpus);
+  }
+  /* the counting pass */
+  long free_gpus = total_gpus;
+  *ngo = *nstop = 0;
+  for (int k = 0; k < p->las_queues; k++) {
+    if (gittins(p))
+      sort_by_rank(L, S->list[k], S->nlist[k]);
+    for (size_t i = 0; i < S->nlist[k]; i++) {
+      const nsp_lasjob *j = &S->rec[S->list[k][i]];
+      if (free_gpus >= j->gpus) {
+        free_gpus -= j->gpus;
+        if (!j->running)
+          go[(*ngo)++] = j->qi;
+      } else if (j->running) {
+        stop[(*nstop)++] = j->qi;
+      }
+    }
+  }
+  return NS_OK;
+}
+
+double nsp_las_settle(ns_policy *p, const int *status, double now) {
+  nsp_las *L = p->las;
+  nsp_lasstate *S = &L->s;
+  /* after the decision: running = kept or started */
+  for (size_t r = 0; r < S->nrun; r++) {
+    nsp_lasjob *j = &S->rec[S->run[r]];
+    j->running = status[j->qi] == NS_OK;
+  }
+  int *wait = (int *)(void *)L->key; /* scratch: cap ints fit in 2 x cap keys */
+  for (int k = 0; k < p->las_queues; k++) {
+    int *v = S->list[k];
+    size_t w = 0, nw = 0;
+    for (size_t i = 0; i < S->nlist[k]; i++) {
+      if (S->rec[v[i]].running)
+        v[w++] = v[i];
+      else
+        wait[nw++] = v[i];
+    }
+    if (nw > 0)
+      memcpy(v + w, wait, nw * sizeof *wait);
+  }
+  /* the next demotion or starvation promotion */
+  double t = INFINITY;
+  int last = p->las_queues - 1;
+  for (size_t r = 0; r < S->nrun; r++) {
+    const nsp_lasjob *j = &S->rec[S->run[r]];
+    double at = INFINITY;
+    if (j->running && j->q < last) /* the simulator's estimate, s */
+      at = now + 1e3 * floor(floor((p->las_limit[j->q] - j->exec) / 1e3 + 1e-9) / j->gpus + 1e-9);
+    else if (!j->running && p->starvation > 0 && j->q > 0 && j->total > 0 && j->exec > 0)
+      at = now + 1e3 * floor((j->exec * p->starvation - j->pend) / 1e3 + 1e-9);
+    t = at < t ? at : t;
+  }
+  return t > now ? t : INFINITY;
+}
+
