@@ -85,6 +85,12 @@ typedef struct nss_job {
   int slurm_split;
 } nss_job;
 
+/* The arrival the policy sees: the first submission (arrival_ms, kept
+   across requeues), else Slurm's submit time. */
+static inline double nss_job_arrival_ms(const nss_job *j) {
+  return j->arrival_ms > 0 ? j->arrival_ms : j->submit_ms;
+}
+
 typedef struct nss_snapshot {
   nss_node *nodes;
   int nnodes;
@@ -144,7 +150,7 @@ const nss_order *nss_order_find(const char *name);
 const char *nss_order_name(const nss_order *o);
 const char *nss_order_names(void); /* "fifo|srsf|..." for messages */
 typedef struct nss_ctx nss_ctx;
-/* Sort key of a held job, the policy object's (smaller first; ties: submit
+/* Sort key of a held job, the policy object's (smaller first; ties: arrival
    time, then id). */
 double nss_order_key(nss_ctx *x, const nss_job *j);
 /* Ideal run time of a held job from its hints (SRSF / SJF), NAN if unknown. */

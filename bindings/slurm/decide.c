@@ -25,6 +25,10 @@
  *    jobs the node list is the policy's and Slurm chooses the split on it.
  *  - Backfilling as in the simulator: a job that waits does not block the
  *    jobs after it, except under the strict "fifo" preset (head-of-line).
+ *  - --preempt requeue with a preemptible job running: one ns_policy_decide
+ *    over held and running jobs instead, whose suspends main.c requeues
+ *    (decide_preempt).
+ *  - A held job Slurm requeued is not offered before Slurm would start it.
  */
 #include <math.h>
 #include <stdio.h>
@@ -220,8 +224,9 @@ static int cmp_items(const void *a, const void *b) {
   const order_item *x = a, *y = b;
   if (x->key != y->key)
     return x->key < y->key ? -1 : 1;
-  if (x->j->submit_ms != y->j->submit_ms)
-    return x->j->submit_ms < y->j->submit_ms ? -1 : 1;
+  double ax = nss_job_arrival_ms(x->j), ay = nss_job_arrival_ms(y->j);
+  if (ax != ay)
+    return ax < ay ? -1 : 1;
   return x->j->id < y->j->id ? -1 : x->j->id > y->j->id;
 }
 
@@ -324,6 +329,18 @@ static int place_per_node(nss_ctx *x, const geom *G, const nss_job *j, ns_placem
   return rc;
 }
 
+/* A job Slurm requeued (its restart count > 0) may not start again before
+   its begin time: Slurm sets it CredExpire + 1 s ahead (121 s by default).
+   Released before then it would hold its nodes idle, so it is not offered
+   until then. 1 with the reason set, else 0. */
+static int not_yet_eligible(const nss_job *j, double now_ms, char *reason, size_t n) {
+  if (j->restarts == 0 || j->eligible_ms <= now_ms)
+    return 0;
+  snprintf(reason, n, "requeued; Slurm lets it start again in %.0f s (CredExpire + 1 s after a "
+           "requeue)", ceil((j->eligible_ms - now_ms) / 1e3));
+  return 1;
+}
+
 /* Offers one held job; fills d. Returns the policy's status (NS_OK when
    placed), or 1 when the job waits for a reason of its own (hints, shape). */
 static int offer(nss_ctx *x, const geom *G, const nss_snapshot *s, const nss_job *j,
@@ -338,6 +355,8 @@ static int offer(nss_ctx *x, const geom *G, const nss_snapshot *s, const nss_job
     snprintf(d->reason, sizeof d->reason, "asks for no GPUs (netsched places GPU jobs only)");
     return 1;
   }
+  if (not_yet_eligible(j, s->now_ms, d->reason, sizeof d->reason))
+    return 1;
   ns_job *job = make_job(x, j, j->gpus);
   if (job == NULL) {
     snprintf(d->reason, sizeof d->reason, "%s", ns_last_error());
@@ -441,6 +460,178 @@ static void memo_reason(const memo *m, uint32_t id, char *dst, size_t n) {
 
 
 
+/* A running job the policy may suspend: opted in with the "preemptible"
+   hint (and not refused by Slurm before: nss_hist_apply), running (not
+   completing or suspended by Slurm), every GPU of it accounted on c. */
+static int preemptible(const nss_job *j, const ns_job *committed) {
+  return j->kind == NSS_JOB_RUNNING && j->preemptible && !j->completing && committed != NULL &&
+         ns_job_gpus(committed) == j->gpus;
+}
+
+/* 1 if placement pl uses a GPU of job (committed on c). */
+static int uses_gpus_of(ns_cluster *c, const ns_job *job, const ns_placement *pl,
+                        ns_placement *scratch) {
+  if (ns_cluster_job_placement(c, job, scratch) != NS_OK)
+    return 0;
+  for (size_t a = 0; a < ns_placement_gpu_count(pl); a++)
+    for (size_t b = 0; b < ns_placement_gpu_count(scratch); b++)
+      if (ns_placement_gpu(pl, a) == ns_placement_gpu(scratch, b))
+        return 1;
+  return 0;
+}
+
+/* --preempt requeue, in a cycle with a preemptible running job: one
+   ns_policy_decide over the held jobs and every job holding GPUs.
+   - Held jobs: arrival = first submission, attained service = the GPU x
+     ms of their earlier runs (history.c).
+   - Preemptible running jobs (ns_queue_add_running): attained = history +
+     GPUs x this run.
+   - Every other job holding GPUs (not opted in to preemption, in flight,
+     ending, refused by Slurm before) is in the queue as running too, so
+     the policy counts its GPUs (2D-LAS / 2D-Gittins grant GPUs while "as
+     many of the cluster's GPUs are uncounted", over the whole cluster), but
+     with no attained service: it stays in the policy's first queue, ahead
+     of the jobs that wait, and is not suspended; should the policy suspend
+     it all the same, the suspend is dropped and the starts placed on its
+     GPUs wait.
+   The suspends go to plan->s (main.c requeues them); the starts - placed
+   as if the suspended jobs' GPUs were free - become node lists (the same
+   shape check as offer(); no per-node fallback); every other held job
+   waits with the policy's status as its reason. 0: no preemptible running
+   job (the caller runs the ordinary cycle); 1: decided; -1: msg set. */
+static int decide_preempt(nss_ctx *x, const geom *G, const nss_snapshot *s, ns_job **jobs,
+                          int *counts, nss_plan *plan, char *msg, size_t msglen) {
+  int npre = 0, nheld = 0;
+  for (int i = 0; i < s->njobs; i++) {
+    npre += preemptible(&s->jobs[i], jobs[i]);
+    nheld += s->jobs[i].kind == NSS_JOB_HELD;
+  }
+  if (npre == 0)
+    return 0;
+  /* queue index -> job; job -> its decision; the jobs not to suspend */
+  int *at = malloc((size_t)s->njobs * 3 * sizeof *at);
+  ns_placement *scratch = ns_placement_new();
+  plan->d = calloc((size_t)nheld + 1, sizeof *plan->d);
+  plan->s = calloc((size_t)npre, sizeof *plan->s);
+  if (at == NULL || scratch == NULL || plan->d == NULL || plan->s == NULL) {
+    free(at);
+    ns_placement_free(scratch);
+    snprintf(msg, msglen, "out of memory");
+    return -1;
+  }
+  int *dec = at + s->njobs, *kept = dec + s->njobs, nkept = 0, rc = NS_OK;
+  ns_queue_clear(x->q);
+  for (int i = 0; i < s->njobs && rc >= 0; i++) {
+    const nss_job *j = &s->jobs[i];
+    dec[i] = -1;
+    if (j->kind != NSS_JOB_HELD)
+      continue;
+    nss_decision *d = &plan->d[plan->n];
+    dec[i] = plan->n++;
+    d->id = j->id;
+    if (j->hint_error[0] != '\0') {
+      nss_clean_reason(d->reason, sizeof d->reason, j->hint_error);
+      continue;
+    }
+    if (j->gpus <= 0) {
+      snprintf(d->reason, sizeof d->reason, "asks for no GPUs (netsched places GPU jobs only)");
+      continue;
+    }
+    if (not_yet_eligible(j, s->now_ms, d->reason, sizeof d->reason))
+      continue;
+    if ((jobs[i] = make_job(x, j, j->gpus)) == NULL) {
+      nss_clean_reason(d->reason, sizeof d->reason, ns_last_error());
+      continue;
+    }
+    rc = ns_queue_add(x->q, jobs[i], j->id, nss_job_arrival_ms(j));
+    if (rc >= 0) {
+      at[rc] = i;
+      int qi = rc;
+      rc = ns_queue_set_ideal_ms(x->q, (size_t)qi, nss_job_ideal_ms(j));
+      if (rc >= 0)
+        rc = ns_queue_set_attained_ms(x->q, (size_t)qi, j->attained_ms);
+    }
+  }
+  for (int i = 0; i < s->njobs && rc >= 0; i++) {
+    const nss_job *j = &s->jobs[i];
+    if (j->kind == NSS_JOB_HELD || jobs[i] == NULL)
+      continue;
+    int pre = preemptible(j, jobs[i]);
+    rc = ns_queue_add_running(x->q, jobs[i], j->id, nss_job_arrival_ms(j));
+    if (rc >= 0) {
+      at[rc] = i;
+      rc = ns_queue_set_attained_ms(x->q, (size_t)rc, pre ? j->attained_ms : 0.0);
+    }
+  }
+  if (rc >= 0)
+    rc = ns_policy_decide(x->pol, G->c, x->q, s->now_ms, x->d);
+  if (rc < 0) {
+    snprintf(msg, msglen, "policy %s failed (%s): %s", nss_policy_name(x->policy),
+             ns_strerror(rc), ns_last_error());
+    ns_queue_clear(x->q);
+    ns_placement_free(scratch);
+    free(at);
+    return -1;
+  }
+  for (size_t k = 0; k < ns_decision_suspend_count(x->d); k++) {
+    size_t qi = ns_decision_suspend_job(x->d, k);
+    if (qi >= ns_queue_count(x->q))
+      continue;
+    const nss_job *j = &s->jobs[at[qi]];
+    if (!preemptible(j, jobs[at[qi]])) {
+      kept[nkept++] = at[qi]; /* only what opted in is ever requeued */
+      continue;
+    }
+    nss_suspend *v = &plan->s[plan->ns++];
+    v->id = j->id, v->gpus = j->gpus, v->attained_ms = j->attained_ms, v->run_ms = j->run_ms;
+  }
+  for (size_t k = 0; k < ns_decision_start_count(x->d); k++) {
+    size_t qi = ns_decision_start_job(x->d, k);
+    if (qi >= ns_queue_count(x->q) || dec[at[qi]] < 0)
+      continue;
+    const nss_job *j = &s->jobs[at[qi]];
+    nss_decision *d = &plan->d[dec[at[qi]]];
+    const ns_placement *pl = ns_decision_placement(x->d, k);
+    char *list = NULL, why[NSS_MAX_REASON + 1] = "";
+    int nserv = 0, holder = -1;
+    for (int m = 0; m < nkept && holder < 0; m++)
+      if (uses_gpus_of(G->c, jobs[kept[m]], pl, scratch))
+        holder = kept[m];
+    if (holder >= 0) {
+      snprintf(d->reason, sizeof d->reason,
+               "the policy gave it the GPUs of job %u, which is not preemptible (no "
+               "netsched:preemptible hint, or ending)", s->jobs[holder].id);
+    } else if (describe(G, s, pl, &list, counts, &nserv) < 0) {
+      snprintf(d->reason, sizeof d->reason, "out of memory");
+    } else if (shape_mismatch(G, j, counts, nserv, why, sizeof why)) {
+      nss_clean_reason(d->reason, sizeof d->reason, why);
+      free(list);
+    } else {
+      d->placed = 1;
+      d->nodelist = list;
+    }
+  }
+  for (size_t qi = 0; qi < ns_queue_count(x->q); qi++) {
+    const nss_job *j = &s->jobs[at[qi]];
+    if (dec[at[qi]] < 0)
+      continue;
+    nss_decision *d = &plan->d[dec[at[qi]]];
+    if (d->placed || d->reason[0] != '\0')
+      continue;
+    if (ns_decision_status(x->d, qi) == NS_EINVAL)
+      snprintf(d->reason, sizeof d->reason, "never fits this cluster (%d GPUs)", j->gpus);
+    else
+      snprintf(d->reason, sizeof d->reason,
+               "%s: not started now (%d GPUs; attained service %.0f GPU-s: the policy "
+               "ranks the jobs holding the GPUs first)",
+               nss_policy_name(x->policy), j->gpus, j->attained_ms / 1e3);
+  }
+  ns_queue_clear(x->q);
+  ns_placement_free(scratch);
+  free(at);
+  return 1;
+}
+
 int nss_decide(nss_ctx *x, const nss_snapshot *s, nss_plan *plan, char *msg, size_t msglen) {
   memset(plan, 0, sizeof *plan);
   geom G = {0};
@@ -489,6 +680,13 @@ int nss_decide(nss_ctx *x, const nss_snapshot *s, nss_plan *plan, char *msg, siz
                ns_last_error());
       goto out;
     }
+  if (x->preempt) {
+    int r = decide_preempt(x, &G, s, jobs, counts, plan, msg, msglen);
+    if (r != 0) {
+      rc = r < 0 ? -1 : 0;
+      goto out;
+    }
+  }
   qsort(items, (size_t)nheld, sizeof *items, cmp_items);
   plan->d = calloc((size_t)nheld + 1, sizeof *plan->d);
   if (plan->d == NULL) {
@@ -551,8 +749,9 @@ void nss_plan_free(nss_plan *plan) {
   for (int i = 0; plan->d != NULL && i < plan->n; i++)
     free(plan->d[i].nodelist);
   free(plan->d);
-  plan->d = NULL;
-  plan->n = 0;
+  free(plan->s);
+  plan->d = NULL, plan->s = NULL;
+  plan->n = plan->ns = 0;
 }
 
 void nss_snapshot_free(nss_snapshot *s) {

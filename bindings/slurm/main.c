@@ -47,7 +47,7 @@ static void on_signal(int sig) {
 }
 
 typedef struct opts {
-  const char *policy, *order, *partition, *state, *lock;
+  const char *policy, *order, *partition, *state, *lock, *preempt;
   int once, dry_run, verbose, timeout_s, action; /* action: 'h'elp, 'v'ersion, 'l'ist */
   double interval_s;
   nss_ctx ctx;
@@ -191,6 +191,17 @@ static int set_path(const char *a, const char *v, const char **out) {
 }
 static int set_state(opts *o, const char *a, const char *v) { return set_path(a, v, &o->state); }
 static int set_lock(opts *o, const char *a, const char *v) { return set_path(a, v, &o->lock); }
+static const char *const preempt_names[] = {"off", "requeue"};
+static const char *preempt_at(int i) { return preempt_names[i]; }
+static int set_preempt(opts *o, const char *a, const char *v) {
+  for (int i = 0; i < 2; i++)
+    if (strcmp(v, preempt_names[i]) == 0) {
+      o->ctx.preempt = i;
+      o->preempt = v;
+      return 0;
+    }
+  return unknown_value(a, v, "preemption mode", preempt_at, 2, "known: off, requeue");
+}
 static int set_timeout(opts *o, const char *a, const char *v) {
   return parse_int(a, v, 1, 3600, &o->timeout_s);
 }
@@ -220,9 +231,10 @@ static const opt_def options[] = {
     {"--interval", "SECONDS", "run a cycle every SECONDS (0.1-86400) until SIGTERM or SIGINT", set_interval},
     {"--policy", "NAME", "placement policy, by netsched-sim's preset names (--list) (default ff)", set_policy},
     {"--order", "NAME", "order of the held jobs: fifo, srsf, sjf or nw-sens (default: the policy's)", set_order},
+    {"--preempt", "MODE", "off, or requeue: when the policy (2d-las, 2d-gittins) suspends a running job that opted in with netsched:preemptible, requeue it held; it is placed again later (default off)", set_preempt},
     {"--dry-run", NULL, "print the decisions, change nothing in Slurm, take no lock", set_dry},
     {"--partition", "NAME", "held jobs of partition NAME opt in without a comment (default: none)", set_partition},
-    {"--state", "FILE", "keep what the policy remembers (Dally's delay tuner) in FILE across restarts (default: none)", set_state},
+    {"--state", "FILE", "keep what the adapter remembers (Dally's delay tuner; requeued jobs' attained service) in FILE across restarts (default: none)", set_state},
     {"--lock", "FILE", "one instance per lock file (default $TMPDIR/netsched-slurm.lock, /tmp without TMPDIR)", set_lock},
     {"--timeout", "SECONDS", "give up reading slurm.conf or reaching slurmctld after SECONDS, 1-3600 (default 5)", set_timeout},
     {"--link-gbps", "G", "bandwidth of a leaf-spine link, Gbps (default 10)", set_link},
@@ -245,11 +257,13 @@ static const char *const SYNOPSIS =
 
 static void usage(FILE *f) {
   fputs(SYNOPSIS, f);
-  fputs("\nPlaces the held Slurm jobs that opt in (sbatch -H --comment=netsched[:model=M,iters=N],\n"
-        "or held in --partition) with a libnetsched policy and releases each onto its nodes;\n"
-        "every other job is left to Slurm. One line per opted-in job on stdout:\n"
+  fputs("\nPlaces the held Slurm jobs that opt in (sbatch -H --comment=netsched[:HINTS], hints\n"
+        "model=M, iters=N, preemptible; or held in --partition) with a libnetsched policy and\n"
+        "releases each onto its nodes; every other job is left to Slurm. One line per\n"
+        "opted-in job on stdout:\n"
         "  <jobid> placed <nodelist>      (node list set, job released)\n"
         "  <jobid> waits: <reason>        (reason also written after the marker in its comment)\n"
+        "  <jobid> requeued (...)         (--preempt requeue: its GPUs go to the jobs placed)\n"
         "Reads $SLURM_CONF like scontrol.\n\nOptions (each also as --option=value):\n", f);
   for (int i = 0; i < NOPTIONS; i++) {
     char head[40];
@@ -325,6 +339,15 @@ static int parse(int argc, char **argv, opts *o) {
   char msg[512];
   if (nss_ctx_init(&o->ctx, p, msg, sizeof msg) < 0) {
     fprintf(stderr, "netsched-slurm: %s\n", msg);
+    return -1;
+  }
+  int ord = ns_policy_order_of(o->ctx.pol);
+  if (o->ctx.preempt && ord != NS_POLICY_ORDER_2D_LAS && ord != NS_POLICY_ORDER_2D_GITTINS) {
+    fprintf(stderr, "netsched-slurm: --preempt '%s': policy %s%s%s never suspends a job (the "
+                    "preemptive policies: 2d-las, 2d-gittins)\n", o->preempt, o->policy,
+            o->order ? " with --order " : "", o->order ? o->order : "");
+    fprintf(stderr, "%s(netsched-slurm --help describes every option)\n", SYNOPSIS);
+    nss_ctx_free(&o->ctx);
     return -1;
   }
   return 0;
@@ -430,6 +453,28 @@ static const nss_job *find_job(const nss_snapshot *s, uint32_t id) {
   return NULL;
 }
 
+static const nss_job *find_any(const nss_snapshot *s, uint32_t id) {
+  for (int i = 0; i < s->njobs; i++)
+    if (s->jobs[i].id == id)
+      return &s->jobs[i];
+  return NULL;
+}
+
+/* The first of ids[0..n) running on a node of `nodelist` ("n1,n5"), or 0. */
+static uint32_t overlaps(const nss_snapshot *s, const char *nodelist, const uint32_t *ids, int n) {
+  for (int k = 0; k < n; k++) {
+    const nss_job *j = find_any(s, ids[k]);
+    for (int g = 0; j != NULL && g < j->nplaced; g++) {
+      const char *name = s->nodes[j->node_of[g]].name;
+      size_t len = strlen(name);
+      for (const char *p = nodelist; p != NULL; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+        if (strncmp(p, name, len) == 0 && (p[len] == ',' || p[len] == '\0'))
+          return ids[k];
+    }
+  }
+  return 0;
+}
+
 /* Sleeps up to s seconds; returns early once a stop is requested. */
 static void nap(double s) {
   for (double left = s; left > 0 && !stop_requested; left -= 0.1) {
@@ -467,6 +512,7 @@ static int cycle(opts *o) {
   if (now > o->ctx.now_ms)
     o->ctx.now_ms = now;
   s.now_ms = o->ctx.now_ms;
+  nss_hist_apply(&o->ctx, &s); /* arrivals and attained service (history.c) */
   if (nss_decide(&o->ctx, &s, &plan, msg, sizeof msg) < 0) {
     fprintf(stderr, "netsched-slurm: %s\n", msg);
     nss_snapshot_free(&s);
@@ -481,8 +527,44 @@ static int cycle(opts *o) {
   }
   if (plan.note[0] != '\0')
     fprintf(stderr, "netsched-slurm: warning: %s\n", plan.note);
+  /* Requeues first: the placed jobs were given the suspended jobs' GPUs. */
+  uint32_t *kept = calloc((size_t)plan.ns + 1, sizeof *kept);
+  int nkept = 0;
+  for (int i = 0; i < plan.ns; i++) {
+    const nss_suspend *v = &plan.s[i];
+    printf("%u requeued (attained service %.0f GPU-s; its GPUs go to the jobs placed)\n", v->id,
+           v->attained_ms / 1e3);
+    fflush(stdout);
+    if (o->dry_run)
+      continue;
+    int r = nss_slurm_requeue(v->id, msg, sizeof msg);
+    if (r == 0) {
+      /* this run's GPU x ms joins its history, saved at once (before the
+         placements are acted on) */
+      const nss_job *j = find_any(&s, v->id);
+      if (nss_hist_add(&o->ctx, v->id, (double)v->gpus * v->run_ms,
+                       j != NULL ? nss_job_arrival_ms(j) : 0) < 0)
+        fprintf(stderr, "netsched-slurm: job %u: out of memory for its history\n", v->id);
+      if (o->state != NULL && nss_state_save(&o->ctx, o->state, msg, sizeof msg) < 0)
+        fprintf(stderr, "netsched-slurm: %s\n", msg);
+      continue;
+    }
+    fprintf(stderr, "netsched-slurm: %s%s\n", msg,
+            r < 0 ? "; it is not offered as preemptible again" : "");
+    if (r < 0) { /* it keeps its GPUs: nothing may be released onto them */
+      nss_refused_add(&o->ctx, v->id);
+      if (kept != NULL)
+        kept[nkept++] = v->id;
+    }
+  }
   for (int i = 0; i < plan.n; i++) {
-    const nss_decision *d = &plan.d[i];
+    nss_decision *d = &plan.d[i];
+    uint32_t holder = d->placed ? overlaps(&s, d->nodelist, kept, nkept) : 0;
+    if (holder != 0) {
+      d->placed = 0;
+      snprintf(d->reason, sizeof d->reason,
+               "its GPUs were to come from job %u, which Slurm refused to requeue", holder);
+    }
     if (d->placed)
       printf("%u placed %s\n", d->id, d->nodelist);
     else
@@ -491,9 +573,10 @@ static int cycle(opts *o) {
       fprintf(stderr, "netsched-slurm: %s\n", msg);
   }
   fflush(stdout);
+  free(kept);
   nss_plan_free(&plan);
   nss_snapshot_free(&s);
-  if (o->state != NULL && !o->dry_run && o->ctx.tuner != NULL &&
+  if (o->state != NULL && !o->dry_run && (o->ctx.tuner != NULL || o->ctx.preempt) &&
       nss_state_save(&o->ctx, o->state, msg, sizeof msg) < 0)
     fprintf(stderr, "netsched-slurm: %s\n", msg);
   return 0;

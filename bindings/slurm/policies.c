@@ -12,9 +12,11 @@
  *    a batch scheduler does not have;
  *  - cassini-ff, cassini-lwf-1: the ranked candidate is applied; its
  *    time-shifts need the same control of iterations and are not applied;
- *  - 2d-las, 2d-gittins: they suspend running jobs, which the adapter does
- *    not do; the waiting jobs it places have no attained service, so both
- *    queues reduce to arrival order, with first-fit placement.
+ *  - 2d-las, 2d-gittins: they suspend running jobs; with --preempt requeue
+ *    the adapter requeues the ones that opted in (decide.c decide_preempt,
+ *    docs/slurm.md "Preemption"); without it nothing is suspended and the
+ *    held jobs (the attained service of earlier runs aside) go in arrival
+ *    order, with first-fit placement.
  * Also here: the orders --order accepts and the model profiles (AdaDUAL
  * Table III, the simulator's four, sim.h).
  */
@@ -132,7 +134,7 @@ double nss_order_key(nss_ctx *x, const nss_job *j) {
   double key = INFINITY;
   ns_job *job = j->gpus > 0 ? ns_job_new("key", j->gpus) : NULL;
   ns_queue_clear(x->q);
-  if (job != NULL && ns_queue_add(x->q, job, j->id, j->submit_ms) == 0) {
+  if (job != NULL && ns_queue_add(x->q, job, j->id, nss_job_arrival_ms(j)) == 0) {
     ns_queue_set_ideal_ms(x->q, 0, nss_job_ideal_ms(j));
     if (ns_policy_order_key(x->pol, x->q, 0, &key) < 0 || isnan(key))
       key = INFINITY;
@@ -165,7 +167,7 @@ static void load_table(void) {
     const char *note = a != NS_POLICY_ADMIT_ALL ? " (admission not enforceable by Slurm)"
                        : cassini ? " (time-shifts not enforceable by Slurm)"
                        : o == NS_POLICY_ORDER_2D_LAS || o == NS_POLICY_ORDER_2D_GITTINS
-                           ? " (preemption not enforceable by Slurm: arrival order)"
+                           ? " (preemption only with --preempt requeue)"
                            : "";
     table[i].preset = i;
     snprintf(table[i].desc, sizeof table[i].desc, "%s%s", ns_policy_preset_description(i), note);
@@ -230,13 +232,14 @@ ns_policy *nss_policy_new(const nss_ctx *x) {
 /* ---- one held job offered to the policy ------------------------------------ */
 
 /* Dally: starvation = time since submission (a held job has never been
-   assigned GPUs); the tuner's clock is wall-clock ms. An accept on one
+   assigned GPUs, or was requeued then: Slurm's submit time is the
+   requeue's); the tuner's clock is wall-clock ms. An accept on one
    machine or one rack is recorded by the tuner; we log it too so the state
    file can replay it. A decline says why. */
 int nss_policy_place(nss_ctx *x, ns_cluster *c, const ns_job *job, const nss_job *sj,
                      ns_placement *out, char *msg, size_t msglen) {
   ns_queue_clear(x->q);
-  int rc = ns_queue_add(x->q, job, sj->id, sj->submit_ms);
+  int rc = ns_queue_add(x->q, job, sj->id, nss_job_arrival_ms(sj));
   if (rc >= 0)
     rc = ns_queue_set_ideal_ms(x->q, 0, nss_job_ideal_ms(sj));
   if (rc >= 0)

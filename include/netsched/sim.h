@@ -205,9 +205,11 @@
  *
  * PREEMPTION (orders NS_SIM_ORDER_2D_LAS / _2D_GITTINS, presets "2d-las",
  * "2d-gittins"): at every event the queues of Tiresias's discretised
- * scheduler (src/sim/las.c: attained service = GPUs x executed time,
- * thresholds, starvation promotion, Gittins index as the Tiresias simulator
- * computes them) decide which jobs hold GPUs, counting GPUs over the whole
+ * scheduler decide which jobs hold GPUs (the policy object's decision,
+ * ns_policy_decide over every waiting and running job: src/policy/las.c;
+ * attained service = GPUs x executed time, thresholds, starvation
+ * promotion, Gittins index as the Tiresias simulator computes them),
+ * counting GPUs over the whole
  * cluster in queue order; a running job not chosen is suspended: it
  * releases its GPUs (ns_cluster_release) and keeps its progress (iterations
  * done); a chosen waiting job is placed by the placement policy (it stays

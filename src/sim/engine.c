@@ -5,7 +5,8 @@
  * the network model (s->net_model: start, update, event, stop, remaining,
  * measured - maxmin and contention in net_fluid.c, phase in net_phase.c)
  * and the policy's hooks (s->hooks: order, place, admit_comm, shift,
- * preempt, lease - policy.c). Preemption: las.c (2D-LAS, 2D-Gittins) or
+ * preempt, lease - policy.c). Preemption: the policy object's decision
+ * (2D-LAS, 2D-Gittins: ns_policy_decide's suspends, src/policy/las.c) or
  * the preempt or lease hook (Dally) decide, the engine suspends (suspend_job: GPUs
  * released, progress and measured Nw_sens kept) and restarts. One scheduling
  * pass per event time; the model's update runs only when the running set
@@ -126,7 +127,6 @@ void nsi_sim_reset(ns_sim *s) {
     j->hd = NULL;
   }
   nsi_sim_policy_release(s);
-  nsi_las_release(s);
   ns_placement_free(s->pl), ns_placement_free(s->scratch);
   s->pl = s->scratch = NULL;
   free(s->order), free(s->queue), free(s->running), free(s->net);
@@ -181,6 +181,7 @@ static int start_job(ns_sim *s, int ji) {
   j->ngpu = s->pl->ngpus;
   j->state = NSI_RUNNING;
   j->last_start = s->now;
+  j->att_at = s->now;
   if (j->resumed) /* preempted before: the network model resumes its progress */
     j->susp_ms += s->now - j->susp_at;
   else
@@ -229,8 +230,6 @@ static int suspend_job(ns_sim *s, int ji) {
 
 static int finish_job(ns_sim *s, int ji) {
   nsi_simjob *j = &s->jobs[ji];
-  if (nsi_las_active(&s->o))
-    nsi_las_leave(s, ji);
   j->nw_sens = nsi_sim_nw_sens(s, j); /* its whole run: ns_sim_job_nw_sens */
   NSI_TRY(release_job(s, ji));
   j->state = NSI_DONE;
@@ -305,8 +304,6 @@ static int enqueue(ns_sim *s, int ji) {
   NSI_TRY(make_job(s, j));
   j->state = NSI_QUEUED;
   j->nw_sens = nsi_sim_nw_sens(s, j); /* never ran: the initial estimate (policy.c) */
-  if (nsi_las_active(&s->o))
-    return nsi_las_arrive(s, ji);
   return insert_queue(s, ji);
 }
 
@@ -409,30 +406,36 @@ static int schedule(ns_sim *s, int *changed) {
   return NS_OK;
 }
 
-/* Preemptive orders: las.c decides who holds GPUs, the engine suspends
-   and (re)starts; a wake-up is pushed for the next demotion/promotion. */
+/* Preemptive orders: the policy decides over every waiting and running job
+   (who holds GPUs: Tiresias's queues, src/policy/las.c), the engine
+   suspends (back to the queue) and starts as decided, in the decision's
+   order; a wake-up is pushed for its next demotion/promotion check (only
+   the latest counts). Attained service is counted here, at each pass (the
+   points at which the Tiresias simulator counts it). */
 static int schedule_las(ns_sim *s, int *changed) {
-  NSI_TRY(nsi_las_account(s));
-  nsi_las_decide(s);
-  for (size_t i = 0; i < s->las_nstop; i++) {
-    NSI_TRY(suspend_job(s, s->las_stop[i]));
+  for (size_t r = 0; r < s->nrunning; r++) {
+    nsi_simjob *j = &s->jobs[s->running[r]];
+    j->att_ms += s->now - j->att_at;
+    j->att_at = s->now;
+  }
+  NSI_TRY(nsi_sim_decide(s));
+  for (size_t k = 0; k < ns_decision_suspend_count(s->pd); k++) {
+    int ji = s->pids[ns_decision_suspend_job(s->pd, k)];
+    NSI_TRY(suspend_job(s, ji));
+    NSI_TRY(insert_queue(s, ji));
     *changed = 1;
   }
-  for (size_t i = 0; i < s->las_ngo; i++) {
-    int ji = s->las_go[i], placed = 0;
-    if (ns_cluster_free_gpu_count(s->cluster) < s->jobs[ji].gpus && !s->o.gpu_sharing)
-      continue;
-    NSI_TRY(nsi_sim_place(s, ji, &placed));
-    if (placed > 0) {
-      NSI_TRY(start_job(s, ji));
-      *changed = 1;
-    }
+  for (size_t k = 0; k < ns_decision_start_count(s->pd); k++) {
+    int ji = -1;
+    NSI_TRY(nsi_sim_take_start(s, k, &ji));
+    unqueue(s, ji);
+    NSI_TRY(start_job(s, ji));
+    *changed = 1;
   }
-  nsi_las_settle(s);
-  double t = nsi_las_next(s);
-  s->las_wake_ver++; /* earlier wake-ups are stale */
+  double t = ns_decision_next_ms(s->pd);
+  s->wake_ver++; /* earlier wake-ups are stale */
   if (isfinite(t) && t > s->now)
-    NSI_TRY(nsi_sim_heap_push(&s->heap, t, NSI_LAS_WAKE, s->las_wake_ver));
+    NSI_TRY(nsi_sim_heap_push(&s->heap, t, NSI_DECIDE_WAKE, s->wake_ver));
   return NS_OK;
 }
 
@@ -482,7 +485,7 @@ static int setup_run(ns_sim *s) {
     j->servers = 0, j->mode = NSI_COLLIDE, j->paused_until = 0, j->wake_ms = -1;
     j->rate = 0, j->ver = 0, j->shift_pending = 0, j->shift_ms = 0, j->group = -1;
     j->hold_until = 0, j->it_left = j->iterations;
-    j->preemptions = j->promotions = j->resumed = 0, j->las_q = 0;
+    j->preemptions = j->resumed = 0, j->att_ms = 0, j->att_at = 0;
     j->susp_at = j->susp_ms = 0;
     j->nw_sens = NAN, j->run_acc = j->run_from = 0;
     j->wait_from = j->arrival_ms, j->last_start = -INFINITY;
@@ -500,17 +503,15 @@ static int setup_run(ns_sim *s) {
   s->lwf_refreshed = -1;
   s->net_dirty = 0;
   s->rejected = 0;
-  s->las_wake_ver = 0;
+  s->wake_ver = 0;
   s->pre_at = -INFINITY, s->pre_budget = 0, s->pre_nvictims = 0;
-  if (nsi_las_active(o))
-    NSI_TRY(nsi_las_prepare(s));
   return nsi_sim_policy_prepare(s);
 }
 
 /* Handles every event at time s->now; *changed if the running set moved. */
 static int handle_event(ns_sim *s, const nsi_event *e, size_t *done, int *changed, int *offer) {
-  if (e->job == NSI_LAS_WAKE) { /* only the latest demotion/promotion wake-up counts */
-    *offer |= e->ver == s->las_wake_ver;
+  if (e->job == NSI_DECIDE_WAKE) { /* only the latest demotion/promotion wake-up counts */
+    *offer |= e->ver == s->wake_ver;
     return NS_OK;
   }
   if (e->job < 0) {
@@ -565,7 +566,7 @@ static int loop(ns_sim *s) {
        while an event lies within rounding of t (a finish computed as
        start + work / rate lands a few ulps late): it runs once that event
        has been handled, so a job ending now is not preempted. */
-    int las = nsi_las_active(&s->o);
+    int las = nsi_sim_preemptive(&s->o);
     if (offer && las && s->heap.n > 0 && s->heap.ev[0].t <= t + 1e-12 * t + 1e-9)
       carry = 1;
     else if (offer)

@@ -100,6 +100,23 @@ static int dally_preempts(const ns_sim_opts *o) {
          !o->dally_no_preempt;
 }
 
+/* 2D-Gittins's distribution: ns_sim_opts_set_gittins_samples's, else the
+   workload's own jobs, GPUs x lone consolidated run time (GPU-ms). */
+static int gittins_samples(ns_sim *s) {
+  if (s->o.git_samples != NULL)
+    return ns_policy_set_gittins_samples(s->policy, s->o.git_samples, s->o.git_nsamples);
+  double *v = malloc((s->njobs ? s->njobs : 1) * sizeof *v);
+  if (v == NULL)
+    return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory for the Gittins distribution");
+  for (size_t k = 0; k < s->njobs; k++) {
+    const nsi_simjob *j = &s->jobs[k];
+    v[k] = j->gpus * nsi_sim_ideal_iter_ms(&s->o, j) * (double)j->iterations;
+  }
+  int rc = ns_policy_set_gittins_samples(s->policy, v, s->njobs);
+  free(v);
+  return rc;
+}
+
 /* The policy object for the run's options: the preset, then every part
    and option the options may have changed. */
 static int make_policy(ns_sim *s) {
@@ -121,6 +138,10 @@ static int make_policy(ns_sim *s) {
   NSI_TRY(ns_policy_set_cassini_drift(p, o->cassini_drift));
   if (o->place_fn != NULL)
     NSI_TRY(ns_policy_set_place_fn(p, o->place_fn, o->place_user));
+  NSI_TRY(ns_policy_set_las_queues(p, o->las_queues, o->las_limit));
+  NSI_TRY(ns_policy_set_starvation(p, o->starvation));
+  if (o->order == NS_SIM_ORDER_2D_GITTINS)
+    NSI_TRY(gittins_samples(s));
   if ((s->pq = ns_queue_new()) == NULL || (s->pd = ns_decision_new()) == NULL)
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
   /* room for the one job it is asked about: ns_queue_add cannot fail later */
@@ -168,6 +189,8 @@ void nsi_sim_policy_release(ns_sim *s) {
   ns_queue_free(s->pq);
   ns_decision_free(s->pd);
   s->policy = NULL, s->pq = NULL, s->pd = NULL;
+  free(s->pids);
+  s->pids = NULL, s->cap_pids = 0;
   ns_placement_free(s->pre_pl);
   s->pre_pl = NULL;
   for (int i = 0; i < NSI_DALLY_MAX_VICTIMS; i++) {
@@ -190,15 +213,25 @@ static double ideal_ms(const ns_sim *s, const nsi_simjob *j) {
 /* s->pq = job ji as the caller knows it: id = its index, arrival, ideal run
    (SRSF / SJF keys), kept Nw_sens (Dally's key), waiting since (Dally's
    starvation: arrival or the latest suspension). */
-static void view(ns_sim *s, int ji) {
+static int add_view(ns_sim *s, int ji, int running) {
   const nsi_simjob *j = &s->jobs[ji];
-  ns_queue_clear(s->pq);
-  ns_queue_add(s->pq, j->job, (uint64_t)ji, j->arrival_ms);
+  int i = running ? ns_queue_add_running(s->pq, j->job, (uint64_t)ji, j->arrival_ms)
+                  : ns_queue_add(s->pq, j->job, (uint64_t)ji, j->arrival_ms);
+  if (i < 0)
+    return nsi_fail(i, "ns_sim_run: %s", ns_last_error());
   if (s->o.order == NS_SIM_ORDER_SRSF || s->o.order == NS_SIM_ORDER_SJF)
-    ns_queue_set_ideal_ms(s->pq, 0, ideal_ms(s, j));
+    ns_queue_set_ideal_ms(s->pq, (size_t)i, ideal_ms(s, j));
   if (isfinite(j->nw_sens))
-    ns_queue_set_nw_sens(s->pq, 0, j->nw_sens);
-  ns_queue_set_waiting_since(s->pq, 0, j->wait_from);
+    ns_queue_set_nw_sens(s->pq, (size_t)i, j->nw_sens);
+  ns_queue_set_waiting_since(s->pq, (size_t)i, j->wait_from);
+  /* attained service, GPU-ms: what the preemptive orders rank by */
+  ns_queue_set_attained_ms(s->pq, (size_t)i, j->att_ms * j->gpus);
+  return NS_OK;
+}
+
+static void view(ns_sim *s, int ji) {
+  ns_queue_clear(s->pq);
+  add_view(s, ji, 0); /* cannot fail: room for one job was made up front */
 }
 
 /* ---- order: the queue key (fixed while a job waits), the policy's ------------ */
@@ -280,8 +313,13 @@ static int base_place(ns_sim *s, int ji, ns_placement *out) {
    model applies them (fluid: each pauses once; phase: their next compute
    phases are aligned). shift(x, job, &ms): the decision's or candidate's. */
 typedef int (*nsi_shift_of)(const void *x, const ns_job *job, double *ms);
+typedef struct nsi_start_ref {
+  const ns_decision *d;
+  size_t k;
+} nsi_start_ref;
 static int shift_of_decision(const void *x, const ns_job *job, double *ms) {
-  return ns_decision_shift_ms((const ns_decision *)x, 0, job, ms);
+  const nsi_start_ref *r = x;
+  return ns_decision_shift_ms(r->d, r->k, job, ms);
 }
 static int shift_of_candidate(const void *x, const ns_job *job, double *ms) {
   return ns_candidate_shift_ms((const ns_candidate *)x, job, ms);
@@ -297,6 +335,20 @@ static int apply_shifts(ns_sim *s, int ji, nsi_shift_of shift, const void *x) {
     nsi_simjob *k = &s->jobs[s->running[r]];
     if (shift(x, k->job, &sh) == NS_OK)
       k->shift_ms = sh, k->shift_pending = 1;
+  }
+  return NS_OK;
+}
+
+/* Start k of s->pd for job ji: s->pl = its placement, its time-shifts
+   recorded for the network model. */
+static int take(ns_sim *s, size_t k, int ji) {
+  NSI_TRY(nsi_placement_copy(s->pl, ns_decision_placement(s->pd, k)));
+  if (ns_decision_has_shifts(s->pd, k)) {
+    nsi_start_ref r = {s->pd, k};
+    int rc = apply_shifts(s, ji, shift_of_decision, &r);
+    if (rc < 0)
+      return nsi_fail(rc, "ns_sim_run: CASSINI failed on job '%s': %s", s->jobs[ji].name,
+                      ns_last_error());
   }
   return NS_OK;
 }
@@ -321,15 +373,50 @@ int nsi_sim_place(ns_sim *s, int ji, int *placed) {
     *placed = -1; /* the policy can never host this job here (e.g. no vClos shape) */
     return NS_OK;
   }
-  NSI_TRY(nsi_placement_copy(s->pl, ns_decision_placement(s->pd, 0)));
-  if (ns_decision_has_shifts(s->pd, 0)) {
-    int rc = apply_shifts(s, ji, shift_of_decision, s->pd);
-    if (rc < 0)
-      return nsi_fail(rc, "ns_sim_run: CASSINI failed on job '%s': %s", s->jobs[ji].name,
-                      ns_last_error());
-  }
+  NSI_TRY(take(s, 0, ji));
   *placed = 1;
   return NS_OK;
+}
+
+/* ---- preemptive orders: one decision over every waiting and running job ------ */
+
+int nsi_sim_preemptive(const ns_sim_opts *o) {
+  return o->order == NS_SIM_ORDER_2D_LAS || o->order == NS_SIM_ORDER_2D_GITTINS;
+}
+
+/* s->pq = the waiting jobs (s->queue) and the running ones (s->running),
+   s->pids their job indices; then the policy's decision into s->pd. */
+int nsi_sim_decide(ns_sim *s) {
+  if (reads_workload(&s->o))
+    NSI_TRY(refresh_lwf_workload(s)); /* the cluster it reads: remaining work per GPU */
+  size_t n = s->nqueue + s->nrunning, k = 0;
+  if (nsi_reserve(&s->pids, &s->cap_pids, n ? n : 1, sizeof *s->pids) < 0)
+    return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
+  ns_queue_clear(s->pq);
+  for (size_t i = 0; i < s->nqueue; i++, k++)
+    NSI_TRY(add_view(s, s->pids[k] = s->queue[i], 0));
+  for (size_t r = 0; r < s->nrunning; r++, k++)
+    NSI_TRY(add_view(s, s->pids[k] = s->running[r], 1));
+  int rc = ns_policy_decide(s->policy, s->cluster, s->pq, s->now, s->pd);
+  if (rc == NS_EUNSUPPORTED)
+    return unavailable(s, s->o.cassini ? "CASSINI" : "placement");
+  if (rc < 0)
+    return nsi_fail(rc, "ns_sim_run: policy '%s' failed: %s", pname(s), ns_last_error());
+  /* Dally's retry times of the waiting jobs it declined (as nsi_sim_place) */
+  for (size_t i = 0; i < s->nqueue; i++) {
+    nsi_simjob *j = &s->jobs[s->pids[i]];
+    double next = ns_decision_retry_ms(s->pd, i);
+    if (isfinite(next) && next != j->wake_ms) {
+      j->wake_ms = next;
+      NSI_TRY(nsi_sim_heap_push(&s->heap, next, -1, 0));
+    }
+  }
+  return NS_OK;
+}
+
+int nsi_sim_take_start(ns_sim *s, size_t k, int *ji) {
+  *ji = s->pids[ns_decision_start_job(s->pd, k)];
+  return take(s, k, *ji);
 }
 
 /* ---- Dally: Nw_sens and network-sensitive preemption ------------------------ */

@@ -14,7 +14,7 @@
 #define NSI_SIM_MAX_CANDIDATES 10
 #define NSI_LAS_MAX_QUEUES 8
 #define NSI_CURVE_MAX 256 /* points of a contention curve */
-#define NSI_LAS_WAKE (-2) /* event job id of las.c's wake-ups */
+#define NSI_DECIDE_WAKE (-2) /* event job id of the preemptive orders' wake-ups (ns_decision_next_ms) */
 /* Dally preemption (policy.c): victims per waiter, offers tried per pass */
 #define NSI_DALLY_MAX_VICTIMS 16
 #define NSI_DALLY_TRIES 8
@@ -48,7 +48,7 @@ struct ns_sim_opts {
   int phase_window;   /* fast-forward window W (iterations; 0 = off) */
   double cassini_drift; /* re-adjust when drift > this fraction of the period (0 = never) */
   int backfill; /* 0: strict order, the queue stops at the first misfit */
-  /* preemptive orders (las.c) */
+  /* preemptive orders (the policy object's options: src/policy/las.c) */
   int las_queues;                          /* K */
   double las_limit[NSI_LAS_MAX_QUEUES - 1]; /* thresholds, GPU-ms, ascending */
   double starvation;                       /* promote knob, 0 = off */
@@ -156,16 +156,10 @@ typedef struct nsi_simjob {
   int ar;               /* its all-reduce: 0 the run's, else 1 + ns_sim_allreduce */
   nsi_steps *hd;        /* halving-doubling: its steps (NULL: one ring transfer) */
   int step;             /* ... the step in progress while communicating */
-  /* preemption (las.c decides, engine.c suspends and resumes) */
-  int las_q;            /* queue */
-  double las_exec;      /* executed ms since the last promotion */
-  double las_total;     /* executed ms */
-  double las_pend;      /* ms waited since it last ran (starvation) */
-  double las_check;     /* time of the last account */
-  double las_rank;      /* Gittins index */
-  double git_lo, git_hi; /* las_rank holds for attained GPU-s in [git_lo, git_hi) (las.c) */
-  size_t git_i;         /* ... the sample index it was found at */
-  int preemptions, promotions, resumed;
+  /* preemption (the policy decides, engine.c suspends and resumes) */
+  double att_ms, att_at; /* executed ms as the preemptive orders count it (attained service =
+                            GPUs x att_ms: at each of their passes), and when last counted */
+  int preemptions, resumed;
   double susp_at, susp_ms; /* last suspension; total time suspended */
   /* Dally (policy.c): Nw_sens and what the network model measured for it */
   double nw_sens;       /* last measured (kept while suspended), or the initial estimate */
@@ -307,11 +301,6 @@ typedef struct nsi_hooks {
 } nsi_hooks;
 
 
-typedef struct nsi_lasq {
-  int *v;
-  size_t n, cap;
-} nsi_lasq;
-
 typedef struct nsi_event {
   double t;
   int job;      /* -1: wake-up only */
@@ -418,15 +407,11 @@ struct ns_sim {
   uint64_t phase_events;
   int ref_solve; /* tests: groups' max-min without memo (nsi_mm.scratch) */
   uint64_t cassini_readjusts; /* CASSINI re-adjustments of the last run (tests read it) */
-  /* preemptive orders (las.c) */
-  nsi_lasq lasq[NSI_LAS_MAX_QUEUES];
-  int *las_run, *las_stop, *las_go; /* jobs in the queues (arrival order); decisions */
-  size_t las_nrun, las_caprun, las_nstop, las_capstop, las_ngo, las_capgo;
-  struct nsi_laskey *las_key; /* 2D-Gittins sort scratch: 2 x las_nrun keys (las.c) */
-  size_t las_capkey;
-  double *git_d, *git_r; /* Gittins: sorted samples (GPU-s), index at each */
-  unsigned las_wake_ver; /* version of the live demotion/promotion wake-up */
-  size_t git_n;
+  /* preemptive orders: the queue view's job indices (queue index -> job),
+     and the version of the live wake-up at the decision's next_ms */
+  int *pids;
+  size_t cap_pids;
+  unsigned wake_ver;
   int *srv_busy;    /* busy GPUs per server */
   int used_servers, idle_on_used;
   /* metric integrals */
@@ -469,22 +454,20 @@ extern const nsi_netmodel nsi_sim_net_maxmin, nsi_sim_net_contention, nsi_sim_ne
 int nsi_sim_policy_prepare(ns_sim *s);
 void nsi_sim_policy_release(ns_sim *s);
 int nsi_sim_place(ns_sim *s, int ji, int *placed);
+/* The preemptive orders (2D-LAS, 2D-Gittins): the policy decides over every
+   waiting and running job at once (ns_policy_decide); s->pd holds the
+   decision, s->pids[i] the job of its queue index i. nsi_sim_take_start
+   readies start k: *ji = its job, s->pl = its placement, its time-shifts
+   recorded. */
+int nsi_sim_preemptive(const ns_sim_opts *o);
+int nsi_sim_decide(ns_sim *s);
+int nsi_sim_take_start(ns_sim *s, size_t k, int *ji);
 /* Dally's Nw_sens of a job now: measured while it runs (s->net_model's
    measured), its kept value otherwise (policy.c's header comment). */
 double nsi_sim_nw_sens(ns_sim *s, nsi_simjob *j);
 
-/* las.c */
 /* opts.c: dst = src, owned arrays copied (NS_ENOMEM with fn's name). */
 int nsi_sim_opts_copy(ns_sim_opts *dst, const ns_sim_opts *src, const char *fn);
-int nsi_las_active(const ns_sim_opts *o);
-int nsi_las_prepare(ns_sim *s);
-void nsi_las_release(ns_sim *s);
-int nsi_las_arrive(ns_sim *s, int ji);
-void nsi_las_leave(ns_sim *s, int ji);
-int nsi_las_account(ns_sim *s);
-void nsi_las_decide(ns_sim *s);
-void nsi_las_settle(ns_sim *s);
-double nsi_las_next(const ns_sim *s);
 
 /* csvfile.c: the CSV reader every input file goes through (its header
    comment lists the limits). */

@@ -563,6 +563,15 @@ case_usage() {
   ns --once --timeout 0
   expect_rc 2
   grep -q "^netsched-slurm: --timeout '0': expected a number in \[1, 3600\]" <<<"$ERR" || fail "$ERR"
+  ns --once --policy 2d-las --preempt requeu
+  expect_rc 2
+  grep -q "^netsched-slurm: --preempt 'requeu': unknown preemption mode; did you mean 'requeue'? (known: off, requeue)" <<<"$ERR" || fail "$ERR"
+  ns --once --preempt requeue
+  expect_rc 2
+  grep -q "^netsched-slurm: --preempt 'requeue': policy ff never suspends a job (the preemptive policies: 2d-las, 2d-gittins)" <<<"$ERR" || fail "$ERR"
+  ns --once --policy 2d-las --order srsf --preempt=requeue
+  expect_rc 2
+  grep -q "^netsched-slurm: --preempt 'requeue': policy 2d-las with --order srsf never suspends a job" <<<"$ERR" || fail "$ERR"
   ns --once stray
   expect_rc 2
   grep -q "^netsched-slurm: unexpected argument 'stray'" <<<"$ERR" || fail "$ERR"
@@ -571,11 +580,11 @@ case_usage() {
   ns --help
   expect_rc 0
   local o
-  for o in --once --interval --policy --order --dry-run --partition --state --lock --timeout \
+  for o in --once --interval --policy --order --preempt --dry-run --partition --state --lock --timeout \
     --link-gbps --nic-gbps --links-per-pair --spines --seed --verbose --list --version --help; do
     grep -qE -- "^  $o( [A-Z]+)? +[a-z]" <<<"$OUT" || fail "--help does not describe $o"
   done
-  for o in --interval --policy --order --partition --state --lock --timeout --link-gbps \
+  for o in --interval --policy --order --preempt --partition --state --lock --timeout --link-gbps \
     --nic-gbps --links-per-pair --spines --seed; do
     grep -E -- "^  $o " <<<"$OUT" | grep -qE "\(default|until SIGTERM" || fail "--help: no default for $o"
   done
@@ -791,12 +800,129 @@ case_stream() {
   echo "  stream: 30 jobs ($multi of 8+ GPUs) done in $((SECONDS - t0)) s, restart included"
 }
 
+# Issue 28 item 3: --preempt requeue under 2d-las, on the 64-GPU cluster.
+# L (preemptible) and N (not) hold 32 GPUs each (first-fit: n0-n7, n8-n15).
+# Their earlier runs are in the --state file: 4000 GPU-s each, above
+# 2D-LAS's first threshold (3250 GPU-s), so both run in the second queue.
+# S (4 GPUs) arrives on the full cluster: it enters the first queue and is
+# granted first; N is in the queue with no attained service (not
+# preemptible: first queue, counted before S), so L's 32 do not fit in the
+# 28 left and the policy suspends L: L is requeued (held), its attained
+# service (4000 GPU-s + 32 x its run) joins its history in the state file,
+# and S is placed on first-fit's lowest freed GPUs (n0). Every cycle is a
+# fresh --once process reading the state file (an adapter restart each
+# time). L waits until Slurm lets it start again (CredExpire 5 + 1 s),
+# is placed again on n0-n7 once S has ended, runs its second run (which
+# ends at once) and completes. N is never requeued.
+case_preempt_las() {
+  local st="$SD/las.state" l n s i out="" arr line got
+  local args=(--once --policy 2d-las --preempt requeue --state "$st")
+  l=$(sbatch --parsable -o /dev/null -H --comment=netsched:preemptible --gpus=32 --wrap \
+    "echo run >> $SD/out/L.runs; [ \${SLURM_RESTART_COUNT:-0} -ge 1 ] && exit 0; sleep 300" | cut -d';' -f1)
+  n=$(submit -H --comment=netsched --gpus=32)
+  ns "${args[@]}"
+  expect_line "$l placed n0,n1,n2,n3,n4,n5,n6,n7"
+  expect_line "$n placed n8,n9,n10,n11,n12,n13,n14,n15"
+  expect_runs "$l" n0,n1,n2,n3,n4,n5,n6,n7
+  expect_runs "$n" n8,n9,n10,n11,n12,n13,n14,n15
+  [ "$(head -1 "$st")" = "netsched-slurm-state 2" ] || fail "state: $(cat "$st")"
+  arr=$(($(date -d "$(squeue -h -j "$l" -o %V)" +%s) * 1000))
+  printf 'job %s 4000000 %s\njob %s 4000000 %s\n' "$l" "$arr" "$n" "$arr" >>"$st"
+  s=$(sbatch --parsable -o /dev/null -H --comment=netsched --gpus=4 --wrap "sleep 2" | cut -d';' -f1)
+  ns "${args[@]}"
+  expect_rc 0
+  out+="$OUT"$'\n'
+  line=$(grep "^$l requeued " <<<"$OUT")
+  got=$(sed -n 's/^[0-9]* requeued (attained service \([0-9]*\) GPU-s; .*/\1/p' <<<"$line")
+  [ -n "$got" ] && [ "$got" -ge 4000 ] && [ "$got" -le 4100 ] || fail "requeue line: $OUT"
+  expect_line "$s placed n0"
+  [ "$(wc -l <<<"$OUT")" -eq 2 ] || fail "output: $(tr '\n' '|' <<<"$OUT")"
+  for i in $(seq 1 100); do [ "$(job_state "$l")" = CG ] || break; sleep 0.1; done # its processes end
+  [ "$(squeue -h -j "$l" -o '%t %Q %r')" = "PD 0 job requeued in held state" ] ||
+    fail "L after the requeue: $(squeue -h -j "$l" -o '%t %Q %r')"
+  # history: 4000 GPU-s + 32 GPUs x this run (Slurm's whole seconds), the
+  # attained service the requeue line printed; its first arrival kept
+  line=$(grep "^job $l " "$st")
+  awk -v a="$arr" -v g="$got" '{ d = $3 - g * 1000; exit !($3 >= 4000000 && $3 % 32000 == 0 &&
+    d > -500 && d <= 500 && $4 == a) }' <<<"$line" ||
+    fail "L's history after the requeue: '$line' (printed $got GPU-s, arrival $arr)"
+  expect_runs "$s" n0
+  for i in $(seq 1 40); do # one --once a second: a restart each time
+    ns "${args[@]}"
+    out+="$OUT"$'\n'
+    grep -q "^$l placed " <<<"$OUT" && break
+    grep -qE "^$l waits: (requeued; Slurm lets it start again in [0-9]+ s|2d-las: |.*GPUs)" <<<"$OUT" ||
+      fail "L while requeued: $(tr '\n' '|' <<<"$OUT")"
+    sleep 1
+  done
+  expect_line "$l placed n0,n1,n2,n3,n4,n5,n6,n7"
+  for i in $(seq 1 100); do
+    case "$(squeue -h -t all -j "$l" -o %T 2>/dev/null)" in "" | COMPLETED) break ;; esac
+    sleep 0.1
+  done
+  [ "$(cat "$SD/out/L.runs" 2>/dev/null | wc -l)" -eq 2 ] || fail "L ran $(wc -l <"$SD/out/L.runs") times"
+  case "$(squeue -h -t all -j "$l" -o %T 2>/dev/null)" in "" | COMPLETED) ;; *) fail "L did not complete: $(squeue -h -t all -j "$l" -o '%T %r')" ;; esac
+  # L ended: the next cycle drops its history (a completed job is in no snapshot)
+  ns "${args[@]}"
+  ! grep -q "^job $l " "$st" || fail "L's history outlived it: $(cat "$st")"
+  grep -q "^$n " <<<"$out" && fail "N was decided on: $(grep "^$n " <<<"$out")"
+  [ "$(grep -c ' requeued ' <<<"$out")" -eq 1 ] || fail "requeues: $(grep ' requeued ' <<<"$out")"
+  [ "$(job_state "$n")" = R ] && scontrol show job "$n" | grep -q "Restarts=0 " ||
+    fail "N: $(squeue -h -j "$n" -o '%t %r'), $(scontrol show job "$n" | grep -o 'Restarts=[0-9]*')"
+}
+
+# --preempt requeue's failures: the policy suspends P (32 GPUs, n0-n7) and
+# Q (n8-n15) - both preemptible, 4000 GPU-s each from the state file, so
+# both in 2D-LAS's second queue - for H (36 GPUs, first queue: granted
+# first, 28 left). Between the decision and the requeues (the test pause)
+# P loses its requeue flag and Q is cancelled. P: Slurm refuses, P keeps
+# its GPUs, and H, placed by first-fit on n0-n8, would land on them: it
+# waits, saying so. Q: gone, nothing to do. Without --preempt, or with a
+# policy that never suspends, --preempt is a usage error / nothing.
+case_preempt_faults() {
+  local st="$SD/f.state" p q h arr pid
+  p=$(submit -H --comment=netsched:preemptible --gpus=32)
+  q=$(submit -H --comment=netsched:model=resnet50,iters=10,preemptible --gpus=32)
+  ns --once --policy 2d-las --preempt requeue --state "$st"
+  expect_runs "$p" n0,n1,n2,n3,n4,n5,n6,n7
+  expect_runs "$q" n8,n9,n10,n11,n12,n13,n14,n15
+  arr=$(($(date -d "$(squeue -h -j "$p" -o %V)" +%s) * 1000))
+  printf 'job %s 4000000 %s\njob %s 4000000 %s\n' "$p" "$arr" "$q" "$arr" >>"$st"
+  h=$(submit -H --comment=netsched --gpus=36)
+  NETSCHED_SLURM_TEST_PAUSE_S=3 "$BIN" --lock "$SD/lock" --once --policy 2d-las --preempt requeue \
+    --state "$st" >"$SD/out.txt" 2>"$SD/err.txt" &
+  pid=$!
+  for i in $(seq 1 50); do grep -q "test pause" "$SD/err.txt" 2>/dev/null && break; sleep 0.1; done
+  scontrol update JobId="$p" Requeue=0
+  scancel "$q"
+  wait $pid
+  RC=$?
+  OUT=$(cat "$SD/out.txt")
+  ERR=$(cat "$SD/err.txt")
+  expect_rc 0
+  grep -q "^$p requeued " <<<"$OUT" || fail "P: $OUT"
+  grep -q "^$q requeued " <<<"$OUT" || fail "Q: $OUT"
+  grep -q "^netsched-slurm: job $p: Slurm refused to requeue it: .*; it is not offered as preemptible again$" <<<"$ERR" ||
+    fail "no refusal for P: $ERR"
+  grep -q "^netsched-slurm: job $q: not requeued, it does not run any more" <<<"$ERR" || fail "no message for Q: $ERR"
+  expect_line "$h waits: its GPUs were to come from job $p, which Slurm refused to requeue"
+  [ "$(job_state "$p")" = R ] || fail "P: $(squeue -h -j "$p" -o '%t %r')"
+  expect_held "$h"
+  grep -q "^job $p " "$st" && [ "$(grep "^job $p " "$st" | cut -d' ' -f3)" = 4000000 ] ||
+    fail "P's history changed: $(cat "$st")"
+  # The next cycle reads P's requeue flag: not preemptible, nothing suspended.
+  ns --once --policy 2d-las --preempt requeue --state "$st"
+  expect_no_line_re "requeued"
+  grep -q "^$h waits: " <<<"$OUT" || fail "H: $OUT"
+}
+
 CASES=("$@")
 [ ${#CASES[@]} -gt 0 ] || CASES=(case_usage case_ff_once case_per_node case_lwf1 case_vclos case_waits case_order case_partition
   case_cassini case_unusable_nodes case_faults_midcycle case_job_finishes_midcycle
   case_lock_and_signals case_dally_state
   case_controller_restart case_all_presets
-  case_inflight_split case_restart_unknown case_few_spines case_comments case_stream)
+  case_inflight_split case_restart_unknown case_few_spines case_comments case_stream
+  case_preempt_las case_preempt_faults)
 
 t0=$SECONDS
 slurm_up || { echo "tests/slurm: FAILED - the test cluster did not start"; exit 1; }

@@ -193,9 +193,196 @@ static void test_adapter_decides_as_the_policy_for_every_preset(void **state) {
   nss_snapshot_free(&s);
 }
 
+/* ---- --preempt requeue: the suspends ------------------------------------
+
+   8 nodes x 4 GPUs (n0-n3 leaf 0, n4-n7 leaf 1). Running: A 16 GPUs on
+   n0-n3, preemptible, attained 4000 GPU-s (above 2D-LAS's first threshold,
+   3250 GPU-s: demoted to the second queue); B 8 GPUs on n4-n5, NOT
+   preemptible (attained 9000 GPU-s, which the adapter does not tell the
+   policy: it offers B with none); C 4 GPUs on n6, preemptible, 100 GPU-s.
+   n7 free. Held: H1 8 GPUs, H2 4 GPUs, arrived after them.
+   2D-LAS counts the cluster's 32 GPUs queue by queue: first queue (by
+   arrival) B 8, C 4, H1 8, H2 4 -> 8 left; second queue A 16 > 8: A is
+   suspended. With A's GPUs free, first-fit places H1 on GPUs 0-7 (n0, n1)
+   and H2 on 8-11 (n2). Had B been offered with its attained service it
+   would be in the second queue behind A (earlier arrival): A granted, B
+   suspended - the policy side below checks that too, so the test shows
+   that the adapter's rule is what keeps B running. */
+
+typedef struct prun {
+  uint32_t id;
+  int gpus, first_node, preemptible;
+  double attained_ms, arrival_ms;
+} prun;
+
+static const prun PR[] = {{300, 16, 0, 1, 4000e3, NOW - 600e3},
+                          {301, 8, 4, 0, 9000e3, NOW - 500e3},
+                          {302, 4, 6, 1, 100e3, NOW - 400e3}};
+#define NPR 3
+static const held PH[] = {{310, 8, -1, 0, NOW - 10e3}, {311, 4, -1, 0, NOW - 5e3}};
+#define NPH 2
+
+static void preempt_snapshot(nss_snapshot *s) {
+  memset(s, 0, sizeof *s);
+  s->nnodes = NODES, s->nleaves = 2, s->spines = 2, s->now_ms = NOW;
+  s->nodes = calloc(NODES, sizeof *s->nodes);
+  s->leaves = calloc(2, sizeof *s->leaves);
+  s->jobs = calloc(NPR + NPH, sizeof *s->jobs);
+  assert_non_null(s->nodes), assert_non_null(s->leaves), assert_non_null(s->jobs);
+  s->leaves[0] = strdup("leaf0"), s->leaves[1] = strdup("leaf1");
+  for (int i = 0; i < NODES; i++) {
+    char name[16];
+    snprintf(name, sizeof name, "n%d", i);
+    s->nodes[i].name = strdup(name);
+    s->nodes[i].gpus = GPN, s->nodes[i].leaf = i / 4, s->nodes[i].usable = 1;
+  }
+  for (int r = 0; r < NPR; r++) {
+    nss_job *j = &s->jobs[s->njobs++];
+    j->id = PR[r].id, j->kind = NSS_JOB_RUNNING, j->gpus = PR[r].gpus, j->model = -1;
+    j->submit_ms = PR[r].arrival_ms, j->arrival_ms = PR[r].arrival_ms;
+    j->preemptible = PR[r].preemptible, j->attained_ms = PR[r].attained_ms;
+    j->run_ms = 60e3, j->nplaced = PR[r].gpus;
+    j->node_of = malloc((size_t)PR[r].gpus * sizeof *j->node_of);
+    j->gpu_idx = malloc((size_t)PR[r].gpus * sizeof *j->gpu_idx);
+    for (int k = 0; k < PR[r].gpus; k++)
+      j->node_of[k] = PR[r].first_node + k / GPN, j->gpu_idx[k] = k % GPN;
+  }
+  for (int h = 0; h < NPH; h++) {
+    nss_job *j = &s->jobs[s->njobs++];
+    j->id = PH[h].id, j->kind = NSS_JOB_HELD, j->gpus = PH[h].gpus, j->model = -1;
+    j->submit_ms = PH[h].submit_ms, j->arrival_ms = PH[h].submit_ms;
+  }
+}
+
+/* The policy object on the same state: running jobs committed and in the
+   queue as running (B with no attained service, as the adapter offers it,
+   or - honest = 1 - with its own). Suspended ids into susp (count
+   returned), each held job's node list into lists. */
+static int preempt_policy_side(const char *preset, int honest, uint32_t *susp, char lists[][128]) {
+  ns_cluster *c = ns_cluster_new_leaf_spine(2, 2, 4, GPN, 4, 10.0);
+  assert_non_null(c);
+  ns_job *jobs[NPR + NPH] = {0};
+  ns_placement *p = ns_placement_new();
+  ns_queue *q = ns_queue_new();
+  for (int h = 0; h < NPH; h++) {
+    char name[32];
+    snprintf(name, sizeof name, "slurm-%u", PH[h].id);
+    jobs[NPR + h] = ns_job_new(name, PH[h].gpus);
+    assert_int_equal(ns_queue_add(q, jobs[NPR + h], PH[h].id, PH[h].submit_ms), h);
+  }
+  for (int r = 0; r < NPR; r++) {
+    char name[32];
+    snprintf(name, sizeof name, "slurm-%u", PR[r].id);
+    jobs[r] = ns_job_new(name, PR[r].gpus);
+    ns_placement_clear(p);
+    for (int k = 0; k < PR[r].gpus; k++)
+      assert_int_equal(ns_placement_add_gpu(p, PR[r].first_node * GPN + k), NS_OK);
+    assert_int_equal(ns_cluster_commit(c, jobs[r], p), NS_OK);
+    int i = ns_queue_add_running(q, jobs[r], PR[r].id, PR[r].arrival_ms);
+    assert_true(i >= 0);
+    double a = PR[r].preemptible || honest ? PR[r].attained_ms : 0.0;
+    assert_int_equal(ns_queue_set_attained_ms(q, (size_t)i, a), NS_OK);
+  }
+  ns_policy *pol = ns_policy_new(preset);
+  ns_decision *d = ns_decision_new();
+  if (ns_policy_decide(pol, c, q, NOW, d) != NS_OK)
+    fail_msg("%s: ns_policy_decide: %s", preset, ns_last_error());
+  int n = 0;
+  for (size_t k = 0; k < ns_decision_suspend_count(d); k++) {
+    size_t i = ns_decision_suspend_job(d, k);
+    assert_true(i >= NPH && i < NPH + NPR);
+    susp[n++] = PR[i - NPH].id;
+  }
+  for (int h = 0; h < NPH; h++)
+    lists[h][0] = '\0';
+  for (size_t k = 0; k < ns_decision_start_count(d); k++) {
+    size_t h = ns_decision_start_job(d, k);
+    assert_true(h < NPH);
+    const ns_placement *pl = ns_decision_placement(d, k);
+    int used[NODES] = {0};
+    for (size_t g = 0; g < ns_placement_gpu_count(pl); g++)
+      used[ns_placement_gpu(pl, g) / GPN] = 1;
+    for (int v = 0; v < NODES; v++)
+      if (used[v])
+        snprintf(lists[h] + strlen(lists[h]), 128 - strlen(lists[h]), "%sn%d",
+                 lists[h][0] ? "," : "", v);
+  }
+  ns_decision_free(d);
+  ns_policy_free(pol);
+  ns_queue_free(q);
+  for (int r = 0; r < NPR; r++)
+    ns_cluster_release(c, jobs[r]);
+  for (int k = 0; k < NPR + NPH; k++)
+    ns_job_free(jobs[k]);
+  ns_placement_free(p);
+  ns_cluster_free(c);
+  return n;
+}
+
+static void test_adapter_suspends_as_the_policy(void **state) {
+  (void)state;
+  static const char *const presets[] = {"2d-las", "2d-gittins"};
+  for (int k = 0; k < 2; k++) {
+    nss_snapshot s;
+    preempt_snapshot(&s);
+    nss_ctx x;
+    memset(&x, 0, sizeof x);
+    x.links_per_pair = 4, x.link_gbps = 10, x.nic_gbps = 10, x.seed = 1, x.preempt = 1;
+    char msg[512] = "";
+    if (nss_ctx_init(&x, nss_policy_find(presets[k]), msg, sizeof msg) < 0)
+      fail_msg("%s: %s", presets[k], msg);
+    x.now_ms = NOW;
+    nss_plan plan;
+    if (nss_decide(&x, &s, &plan, msg, sizeof msg) < 0)
+      fail_msg("%s: nss_decide: %s", presets[k], msg);
+    uint32_t want[NPR];
+    char lists[NPH][128];
+    int nwant = preempt_policy_side(presets[k], 0, want, lists);
+    /* hand-derived (above): A suspended, H1 on n0,n1, H2 on n2 */
+    assert_int_equal(nwant, 1);
+    assert_int_equal(want[0], 300);
+    assert_string_equal(lists[0], "n0,n1");
+    assert_string_equal(lists[1], "n2");
+    /* the adapter: the same suspends (with what main.c needs to requeue),
+       the same node lists */
+    assert_int_equal(plan.ns, nwant);
+    assert_int_equal(plan.s[0].id, want[0]);
+    assert_int_equal(plan.s[0].gpus, 16);
+    assert_true(plan.s[0].attained_ms == 4000e3 && plan.s[0].run_ms == 60e3);
+    assert_int_equal(plan.n, NPH);
+    for (int i = 0; i < plan.n; i++) {
+      int h = plan.d[i].id == PH[0].id ? 0 : 1;
+      assert_int_equal(plan.d[i].id, PH[h].id);
+      if (!plan.d[i].placed || strcmp(plan.d[i].nodelist, lists[h]) != 0)
+        fail_msg("%s: job %u: adapter '%s', policy '%s'", presets[k], PH[h].id,
+                 plan.d[i].placed ? plan.d[i].nodelist : plan.d[i].reason, lists[h]);
+    }
+    nss_plan_free(&plan);
+    /* B told with its real service would be the one suspended: the
+       adapter's rule (not preemptible -> no attained service) keeps it */
+    nwant = preempt_policy_side(presets[k], 1, want, lists);
+    assert_int_equal(nwant, 1);
+    assert_int_equal(want[0], 301);
+    /* --preempt off (or nothing preemptible): the ordinary cycle, nothing
+       suspended; the held jobs fit in n7's 4 free GPUs or wait */
+    x.preempt = 0;
+    if (nss_decide(&x, &s, &plan, msg, sizeof msg) < 0)
+      fail_msg("%s: nss_decide: %s", presets[k], msg);
+    assert_int_equal(plan.ns, 0);
+    for (int i = 0; i < plan.n; i++)
+      assert_true(plan.d[i].id == PH[1].id ? plan.d[i].placed : !plan.d[i].placed);
+    nss_plan_free(&plan);
+    printf("  %-14s suspends job 300 and places 310, 311 on its GPUs, as the policy object\n",
+           presets[k]);
+    nss_ctx_free(&x);
+    nss_snapshot_free(&s);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_adapter_decides_as_the_policy_for_every_preset),
+      cmocka_unit_test(test_adapter_suspends_as_the_policy),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,8 @@
 /*
  * tests/unit/test_sim_preempt.c - preemption in the engine and Tiresias's
- * 2D-LAS / 2D-Gittins (src/sim/las.c). Hand-computed cases first (the
- * derivations are in the comments), then agreement with the Tiresias
+ * 2D-LAS / 2D-Gittins (the policy object's decision, src/policy/las.c).
+ * Hand-computed cases first (the derivations are in the comments), then
+ * agreement with the Tiresias
  * simulator on its trace and on traces built from it.
  *
  * All hand cases use the IDEAL network and jobs of 1 s iterations (compute
@@ -154,7 +155,7 @@ static void test_bad_preemption_options(void **state) {
 /* 2D-Gittins with a given distribution (ns_sim_opts_set_gittins_samples).
    One GPU, one threshold of 50 GPU-s (delta = 50), A: 1 GPU at 0 s for
    30 s; B: 1 GPU at 20 s for 5 s. Neither reaches 50 GPU-s: both stay in Q0,
-   ordered by Gittins index (the table at d_k - 1, as las.c's header):
+   ordered by Gittins index (the table at d_k - 1, as src/policy/las.c's header):
    - own distribution (default): d = {5, 30}. At a' = 4: i = 0, 4 + 50 > 29
      so m = n - 1 = 1; P = 1/2; E = floor((5 + 50 x 1) / 2) = 27; index
      round(0.5e6 / 27, 4) = 18518.5185. At a' = 29: i = m = 1, P = 0: 0.
