@@ -93,6 +93,7 @@ ns_sim *ns_sim_new(const ns_sim_opts *o) {
     return NULL;
   }
   if (nsi_sim_opts_copy(&s->o, o, "ns_sim_new") < 0) {
+    nsi_sim_opts_release(&s->o);
     free(s);
     return NULL;
   }
@@ -109,7 +110,7 @@ void ns_sim_free(ns_sim *s) {
   for (size_t i = 0; i < s->nmodels; i++)
     free(s->models[i].name);
   free(s->models);
-  free(s->o.git_samples);
+  nsi_sim_opts_release(&s->o);
   free(s);
 }
 
@@ -391,7 +392,7 @@ static int schedule(ns_sim *s, int *changed) {
       s->rejected++;
     } else {
       s->queue[w++] = ji;
-      if (!s->o.backfill)
+      if (!nsi_backfill(&s->o))
         break;
     }
   }

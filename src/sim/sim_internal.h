@@ -28,13 +28,10 @@
 #define NSI_SIM_MIN_COMPUTE_MS 1e-3
 
 struct ns_sim_opts {
-  int policy; /* preset last applied, -1 = custom */
-  ns_sim_order order;
-  ns_sim_placement placement;
-  int kappa;
-  ns_sim_admission admission;
-  int admit_n;
-  int cassini, max_candidates;
+  /* the policy parts (order, placement, kappa, admission and n, CASSINI and
+     its candidates, backfilling, the preset's name): one ns_policy, owned,
+     never deciding (the run clones it); read through nsi_order() ... */
+  ns_policy *parts;
   ns_sim_network network;
   int leaves, spines, servers_per_leaf, gpus_per_server, links_per_pair;
   double link_gbps, nic_gbps, intra_gbps;
@@ -47,7 +44,6 @@ struct ns_sim_opts {
   int gpu_sharing;
   int phase_window;   /* fast-forward window W (iterations; 0 = off) */
   double cassini_drift; /* re-adjust when drift > this fraction of the period (0 = never) */
-  int backfill; /* 0: strict order, the queue stops at the first misfit */
   /* preemptive orders (the policy object's options: src/policy/las.c) */
   int las_queues;                          /* K */
   double las_limit[NSI_LAS_MAX_QUEUES - 1]; /* thresholds, GPU-ms, ascending */
@@ -466,8 +462,27 @@ int nsi_sim_take_start(ns_sim *s, size_t k, int *ji);
    measured), its kept value otherwise (policy.c's header comment). */
 double nsi_sim_nw_sens(ns_sim *s, nsi_simjob *j);
 
-/* opts.c: dst = src, owned arrays copied (NS_ENOMEM with fn's name). */
+/* opts.c: dst = src, owned arrays and parts copied (NS_ENOMEM with fn's
+   name); nsi_sim_opts_release frees what a copy owns. */
 int nsi_sim_opts_copy(ns_sim_opts *dst, const ns_sim_opts *src, const char *fn);
+void nsi_sim_opts_release(ns_sim_opts *o);
+/* The policy parts of o (o->parts). */
+static inline ns_sim_order nsi_order(const ns_sim_opts *o) {
+  return (ns_sim_order)ns_policy_order_of(o->parts);
+}
+static inline ns_sim_placement nsi_placement(const ns_sim_opts *o) {
+  return (ns_sim_placement)ns_policy_placement_of(o->parts);
+}
+static inline ns_sim_admission nsi_admission(const ns_sim_opts *o) {
+  return (ns_sim_admission)ns_policy_admission_of(o->parts, NULL);
+}
+static inline int nsi_admit_n(const ns_sim_opts *o) {
+  int n = 1;
+  ns_policy_admission_of(o->parts, &n);
+  return n;
+}
+static inline int nsi_cassini(const ns_sim_opts *o) { return ns_policy_uses_cassini(o->parts) == 1; }
+static inline int nsi_backfill(const ns_sim_opts *o) { return ns_policy_backfills(o->parts) == 1; }
 
 /* csvfile.c: the CSV reader every input file goes through (its header
    comment lists the limits). */
