@@ -2,9 +2,9 @@
 (issue 30 item 2): every preset run with the default shortcuts (fast-forward
 window W = NS_ACC_W, default 16; partial restarts; deferred neighbours) and
 exactly (W = 0, which turns all three off), on the embedded default workload
-and on Philly time windows (rows sorted by timestamp, NS_ACC_WINDOWS of
-NS_ACC_JOBS jobs at an offered load near NS_ACC_LOAD, on NS_ACC_CLUSTER =
-leaves,spines,servers,gpus,links,gbps).
+and on Philly time windows (rows sorted by timestamp, NS_ACC_JOBS jobs from
+each row of NS_ACC_STARTS, the first NS_ACC_WINDOWS of them, on
+NS_ACC_CLUSTER = leaves,spines,servers,gpus,links,gbps).
 
 Two comparisons, because several presets' schedules are chaotic (a tiny
 timing change at one all-reduce moves later placements and admissions, so
@@ -26,24 +26,29 @@ one exact run is one trajectory among many):
     the mean |error| beside the chaos floor's says the difference is the
     model's own sensitivity, not the shortcut.
 
-An exact run that does not end within NS_ACC_LIMIT seconds of wall time
-(default 60) is reported as such ("> limit"): the exact model is not yet
-fast enough to be the reference there (issue 30 item 1); such seeds are left
-out of the statistics and counted.
+A run that uses more than NS_ACC_LIMIT CPU seconds (default 600; the
+machine is shared, so CPU and not wall time: RLIMIT_CPU in the child) is
+reported as such ("> limit"): where the exact run does, the exact model is
+not yet fast enough to be the reference there (issue 30 item 1); such seeds
+are left out of the statistics and counted.
 
     make bench-accuracy                          # default workload + 3 windows
     NS_ACC_POLICIES=ff,titan NS_ACC_WINDOWS=0 NS_ACC_SEEDS=4 make bench-accuracy
 
 Knobs: NS_ACC_POLICIES (comma list, default every preset), NS_ACC_W (16),
 NS_ACC_SEEDS (10; 1 = run for run only), NS_ACC_SEEDS_PHILLY (seeds per
-Philly window, default 1), NS_ACC_WINDOWS (3), NS_ACC_JOBS (1000), NS_ACC_LOAD (1.25: each window
-is the one, in its n-th of the trace, whose offered load - GPU-seconds asked
-per second per GPU of the cluster - is nearest this),
-NS_ACC_CLUSTER (4,8,8,8,2,10: 256 GPUs), NS_ACC_LIMIT (60 s per run),
+Philly window, default 1), NS_ACC_WINDOWS (3: how many of the windows),
+NS_ACC_JOBS (1500 rows each), NS_ACC_STARTS (the windows' first rows,
+default 20000,45000,70000; empty: each window is the one, in its n-th of
+the trace past the first quarter, whose offered load - GPU-seconds asked per
+second per GPU of the cluster - is nearest NS_ACC_LOAD, 1.25),
+NS_ACC_CLUSTER (4,8,8,8,2,10: 256 GPUs), NS_ACC_LIMIT (600 CPU s per run),
 NS_ACC_PAR (parallel runs, 2), NS_ACC_JSON (file: every run's numbers),
 NS_ACC_REPORT (comma list of such files: print their tables, run nothing),
 NS_ACC_REUSE (comma list of such files: their exact and chaos-floor runs are
-taken, not run again - after a change to the shortcuts only).
+taken, not run again - after a change to the shortcuts only), NS_ACC_CACHE
+(a directory: each exact / chaos-floor run's numbers kept in one JSON file,
+keyed by the trace's bytes, preset, cluster, seed and scale, and reused).
 
 Each run is a child process (a time limit that cannot leave a half-run
 simulator behind). Reads ../shared/data (NS_DATA_DIR); windows are written
@@ -51,10 +56,13 @@ to a temporary directory, never into the project.
 """
 import csv
 import datetime
+import hashlib
 import json
 import math
 import multiprocessing as mp
 import os
+import resource
+import signal
 import sys
 import tempfile
 import time
@@ -74,6 +82,9 @@ def t95(df):
 
 
 def run_one(q, spec):
+    if spec.get("limit"):  # CPU seconds: the machine is shared, wall time is not the code's
+        lim = int(spec["limit"]) + 1  # SIGXCPU at lim (the hard limit's SIGKILL 1 s later)
+        resource.setrlimit(resource.RLIMIT_CPU, (lim, lim + 1))
     o = sim.Options()
     o.set_policy(spec["policy"])
     if spec["cluster"]:
@@ -100,11 +111,14 @@ def run_one(q, spec):
 
 
 class Runner:
-    """Runs specs in child processes, at most `par` at once, each killed
-    after `limit` seconds of wall time (result None)."""
+    """Runs specs in child processes, at most `par` at once. A child that
+    the CPU limit ends (run_one: RLIMIT_CPU = spec["limit"]; SIGXCPU), or
+    that runs past `wall` seconds of wall time (a backstop), gives
+    {"timeout": limit}."""
 
-    def __init__(self, par, limit, target=None):
+    def __init__(self, par, limit, target=None, wall=None):
         self.par, self.limit, self.target = par, limit, target or run_one
+        self.wall = wall if wall is not None else 20.0 * limit
 
     def run_all(self, specs, done_cb, ready=lambda spec: True, skip=lambda spec: False):
         todo = list(enumerate(specs))
@@ -131,8 +145,10 @@ class Runner:
                     p.join()
                 elif not p.is_alive():
                     p.join()
-                    res = q.get() if not q.empty() else {"failed": p.exitcode}
-                elif time.time() - t0 > self.limit:
+                    res = q.get() if not q.empty() else (
+                        {"timeout": self.limit} if p.exitcode == -signal.SIGXCPU else
+                        {"failed": p.exitcode})
+                elif time.time() - t0 > self.wall:
                     p.kill()
                     p.join()
                     res = {"timeout": self.limit}
@@ -155,11 +171,31 @@ def offered(part, gpus):
     return need / max(span_s(part), 1.0) / gpus
 
 
-def windows(n, jobs, tmp, gpus, target):
-    """n windows of `jobs` consecutive rows (by timestamp), one in each n-th of
-    the trace past its sparse first quarter: in each, the window whose
-    offered load is nearest `target` (so that jobs queue and share links:
-    a window at a quiet time, where every job runs alone, measures nothing)."""
+def cache_path(spec):
+    """NS_ACC_CACHE's file for an exact or chaos-floor run (W = 0: the
+    shortcuts do not change it), keyed by the trace's bytes, preset,
+    cluster, seed and arrival scale (seed 1 unscaled: the key of the first
+    version of this cache)."""
+    cache = os.environ.get("NS_ACC_CACHE")
+    if not cache or spec["window"] != 0:
+        return None
+    h = hashlib.sha256()
+    if spec["trace"]:
+        with open(spec["trace"], "rb") as f:
+            h.update(f.read())
+    key = (spec["policy"], spec["cluster"])
+    if spec["seed"] != 1 or spec["scale"] != 1.0:
+        key += (spec["seed"], spec["scale"])
+    h.update(repr(key).encode())
+    return os.path.join(cache, "exact-%s-%s.json" % (spec["policy"], h.hexdigest()[:16]))
+
+
+def windows(n, jobs, tmp, gpus, target, starts=None):
+    """`jobs` consecutive rows (by timestamp) from each row of `starts`, or
+    without starts n windows, one in each n-th of the trace past its sparse
+    first quarter: in each, the window whose offered load is nearest
+    `target` (so that jobs queue and share links: a window at a quiet time,
+    where every job runs alone, measures nothing)."""
     data = os.environ.get("NS_DATA_DIR", os.path.join(os.path.dirname(__file__), "..", "..",
                                                       "shared", "data"))
     path = os.path.join(data, "traces", "philly-adaptdl.csv")
@@ -173,10 +209,10 @@ def windows(n, jobs, tmp, gpus, target):
     out = []
     lo = len(rows) // 4
     seg = (len(rows) - lo) // n
-    for w in range(n):
-        starts = range(lo + w * seg, max(lo + (w + 1) * seg - jobs, lo + w * seg + 1),
-                       max(jobs // 4, 1))
-        start = min(starts, key=lambda a: abs(offered(rows[a:a + jobs], gpus) - target))
+    for w in range(len(starts) if starts else n):
+        cand = [starts[w]] if starts else range(
+            lo + w * seg, max(lo + (w + 1) * seg - jobs, lo + w * seg + 1), max(jobs // 4, 1))
+        start = min(cand, key=lambda a: abs(offered(rows[a:a + jobs], gpus) - target))
         part = rows[start:start + jobs]
         name = os.path.join(tmp, "philly-w%d.csv" % (w + 1))
         with open(name, "w", newline="") as f:
@@ -235,9 +271,11 @@ def verdict(avg, p95, short_abs, floor_abs, tol=3.0):
 
 
 def main():
-    limit = float(os.environ.get("NS_ACC_LIMIT", "60"))
+    limit = float(os.environ.get("NS_ACC_LIMIT", "600"))
     nwin = int(os.environ.get("NS_ACC_WINDOWS", "3"))
-    jobs = int(os.environ.get("NS_ACC_JOBS", "1000"))
+    jobs = int(os.environ.get("NS_ACC_JOBS", "1500"))
+    starts = [int(x) for x in os.environ.get("NS_ACC_STARTS", "20000,45000,70000").split(",")
+              if x.strip()][:nwin]  # NS_ACC_WINDOWS=1: the first one only; 0: none
     nseeds = int(os.environ.get("NS_ACC_SEEDS", "10"))
     nseeds_ph = int(os.environ.get("NS_ACC_SEEDS_PHILLY", "1"))
     W = int(os.environ.get("NS_ACC_W", "16"))
@@ -266,7 +304,7 @@ def main():
         gpus = cluster[0] * cluster[2] * cluster[3]
         loads = ([("default", None, None, 160, 1200000.0, nseeds)] if nseeds > 0 else []) + [
             ("philly %s +%d" % (ts, nj), path, cluster, nj, span, nseeds_ph)
-            for path, ts, nj, span in windows(nwin, jobs, tmp, gpus, target)]
+            for path, ts, nj, span in windows(nwin, jobs, tmp, gpus, target, starts)]
         specs = []  # seed-major: a run stopped early has every preset at similar seeds
         for seed in range(1, max(ld[5] for ld in loads) + 1):
             for label, trace, cl, _, span, ns in loads:
@@ -279,7 +317,7 @@ def main():
                     for kind, win, scale in kinds:
                         specs.append({"label": label, "policy": pol, "seed": seed,
                                       "kind": kind, "trace": trace, "cluster": cl,
-                                      "window": win, "scale": scale})
+                                      "window": win, "scale": scale, "limit": limit})
         if os.environ.get("NS_ACC_REUSE"):  # exact runs saved before (W = 0 is not a shortcut)
             for path in os.environ["NS_ACC_REUSE"].split(","):
                 with open(path) as f:
@@ -288,6 +326,12 @@ def main():
                             res.setdefault(tuple(k), v)
             specs = [sp for sp in specs if (sp["label"], sp["policy"], sp["seed"], sp["kind"])
                      not in res]
+        for sp in list(specs):  # NS_ACC_CACHE: exact runs kept from before
+            path = cache_path(sp)
+            if path and os.path.exists(path):
+                with open(path) as f:
+                    res[(sp["label"], sp["policy"], sp["seed"], sp["kind"])] = json.load(f)
+                specs.remove(sp)
         t0 = time.time()
         ndone = [0]
 
@@ -299,6 +343,12 @@ def main():
 
         def done(spec, r):
             res[(spec["label"], spec["policy"], spec["seed"], spec["kind"])] = r
+            path = cache_path(spec)
+            if path and ok(r):
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path + ".tmp", "w") as f:
+                    json.dump(r, f)
+                os.replace(path + ".tmp", path)
             ndone[0] += 1
             if ndone[0] % 50 == 0:
                 save()  # a long run stopped early still leaves its numbers
@@ -312,7 +362,8 @@ def main():
 
         # the chaos floor only where the exact run finished (no second timeout)
         Runner(par, limit).run_all(
-            specs, done, ready=lambda sp: not sp["kind"].startswith("chaos") or ref(sp) != "pending",
+            specs, done,
+            ready=lambda sp: not sp["kind"].startswith("chaos") or ref(sp) != "pending",
             skip=lambda sp: (sp["kind"].startswith("chaos") and ref(sp) != "pending" and
                              not ok(ref(sp))))
         save()
@@ -334,7 +385,7 @@ def ok(r):
 
 
 def report(res, loads, policies, W, limit, chaos2):
-    print("accuracy of the shortcuts: default (W = %d) vs exact (W = 0); limit %g s wall per run"
+    print("accuracy of the shortcuts: default (W = %d) vs exact (W = 0); limit %g CPU s per run"
           % (W, limit))
     print()
     print("Run for run (seed 1). Chaos floors: exact vs exact with arrivals shifted by <= 1 ms "
@@ -369,7 +420,8 @@ def report(res, loads, policies, W, limit, chaos2):
     print()
     print("| workload | policy | seeds | avg JCT err %% | p95 JCT err %% | makespan err %% | "
           "mean abs job JCT err %% | chaos 1ms avg %% | chaos 1ms p95 %% | "
-          "chaos 1ms mean abs job %% | chaos %gs avg %% | chaos %gs p95 %% | chaos %gs mean abs job %% | verdict |"
+          "chaos 1ms mean abs job %% | chaos %gs avg %% | chaos %gs p95 %% | "
+          "chaos %gs mean abs job %% | verdict |"
           % ((chaos2 / 1000,) * 3))
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for label, _, _, _, _, ns in multi:

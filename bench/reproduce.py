@@ -43,7 +43,8 @@ def run(settings, workload=("default",), seeds=(1,), extra=None, prepare=None):
     """Mean metrics (dict by metric name) of one configuration over seeds.
     workload: ("default",), ("trace", path, format) or ("jobs", fn) where
     fn(seed) lists (name, arrival_ms, gpus, iterations, compute_ms, bytes)
-    or (name, arrival_ms, gpus, iterations, sim.Model) tuples; prepare(s)
+    or (name, arrival_ms, gpus, iterations, sim.Model) tuples, either
+    optionally followed by the job's all-reduce ("ring" or "hd"); prepare(s)
     runs after loading (e.g. scale_arrivals); extra(s) adds metrics."""
     acc = {}
     for seed in seeds:
@@ -54,10 +55,11 @@ def run(settings, workload=("default",), seeds=(1,), extra=None, prepare=None):
                 s.load_trace(workload[1], workload[2])
             else:
                 for j in workload[1](seed):
-                    if len(j) == 5:
-                        s.add_model_job(*j)
-                    else:
-                        s.add_job(*j)
+                    algo = j[-1] if isinstance(j[-1], str) else None
+                    j = j[:-1] if algo else j
+                    i = s.add_model_job(*j) if len(j) == 5 else s.add_job(*j)
+                    if algo:
+                        s.set_job_allreduce(i, algo)
             if prepare is not None:
                 prepare(s)
             s.run()
@@ -167,7 +169,7 @@ def peer_file(name):
 
 # ---- AdaDUAL / LWF-kappa paper, Tables IV and V ------------------------------
 
-ADA_SEEDS = (1,)  # GPU sharing: every job in a phase group, ~13 s CPU a run
+ADA_SEEDS = (1, 2, 3)  # GPU sharing: every job in a phase group, ~13 s CPU a run
 ADA_BASE = dict(cluster=(1, 1, 16, 4, 1, 10.0), gpu_sharing=True, gpu_memory=32768.0)
 
 
@@ -189,9 +191,9 @@ def adadual_section():
          "server, GPU sharing on with 32768 MB per GPU (the authors' code), the embedded "
          "160-job workload (the paper's distribution: 1-32 GPUs, the four Table III models, "
          "arrivals over 20 min), SRSF order; phase model with the default contention "
-         "curve (fitted to HKBU's 10 GbE measurements, the same testbed family); seed %s "
-         "(the seed draws the workload; one seed keeps `make reproduce` within its time "
-         "budget: a GPU-sharing run costs ~13 s CPU)." % ", ".join(map(str, ADA_SEEDS)))
+         "curve (fitted to HKBU's 10 GbE measurements, the same testbed family); mean of "
+         "seeds %s (the seed draws the workload; a GPU-sharing run costs ~13 s CPU)."
+         % ", ".join(map(str, ADA_SEEDS)))
     emit()
     departures([
         "Workload: a fresh draw of §V-A's distribution per seed; the paper's draw is not "
@@ -289,8 +291,10 @@ def adadual_section():
             "authors' simulator fixed %s ([peer](%s)); our Eq. 5 run %+.1f %%"
             % (fixed["SRSF(2)"] or "(pending)", link, res["SRSF(2)"][2]))
     summary("AdaDUAL", "Ada-SRSF vs SRSF(1), avg JCT (Table V)", res["SRSF(1)"][0],
-            res["SRSF(1)"][1], "authors' simulator fixed %s; our Eq. 5 run %+.1f %%"
-            % (fixed["SRSF(1)"] or "(pending)", res["SRSF(1)"][2]))
+            res["SRSF(1)"][1], "%sauthors' simulator fixed %s; our Eq. 5 run %+.1f %%"
+            % ("the paper's direction is its simulator's defect: "
+               if same_dir(res["SRSF(1)"][0], res["SRSF(1)"][1]) != "yes" else "",
+               fixed["SRSF(1)"] or "(pending)", res["SRSF(1)"][2]))
 
 
 # ---- CASSINI -------------------------------------------------------------------
@@ -457,8 +461,10 @@ def titan_section():
         "the public Philly trace here (82,247 jobs) is used as a window, not whole; its "
         "Trace 2 (Shanghai AI Lab's Helios, six months) is not in shared/data and is not "
         "run. A model is drawn per job, as the paper does.",
-        "Collective: the simulator runs every all-reduce as a ring; Titan's placement and "
-        "the network model see a ring, not the paper's halving-doubling (not expressible).",
+        "Collective: every job runs halving-doubling as the paper's (`--allreduce hd`: the "
+        "library's collective that Titan's placement plans for, ranks in the placement's "
+        "order, Rabenseifner's fold for the 14 non-power-of-two jobs); the `ring` rows rerun "
+        "the highest load with rings to show what the collective changes.",
         "HiveD (fragment-first) has no preset; not compared.",
         "Fragmentation: ours is idle / equipped GPUs of used machines; the paper's Exp#2 "
         "writes occupied / equipped GPUs.",
@@ -469,11 +475,14 @@ def titan_section():
         for load in TITAN_LOADS:
             factor = work / (gpus * span) / load
             prep = lambda s, f=factor: s.scale_arrivals(f)
-            for net in ("phase", "ideal"):
+            for net in ("phase", "ideal", "ring"):
+                if net == "ring" and load != TITAN_LOADS[-1]:
+                    continue
                 for p in (paper if net == "phase" else ("titan", "best-fit")):
                     res[(load, net, p)] = run(
                         dict(policy=p, cluster=TITAN_CLUSTER, nics=(0, 0.0), backfill=False,
-                             network=net),
+                             network="ideal" if net == "ideal" else "phase",
+                             allreduce="ring" if net == "ring" else "hd"),
                         ("trace", path, sim.TraceFormat.PHILLY), prepare=prep,
                         extra=lambda s: {"last_arrival_ms": max(r.arrival_ms
                                                                 for r in s.results())})
@@ -481,10 +490,12 @@ def titan_section():
         os.remove(path)
     trs = []
     for (load, net, p), m in res.items():
-        trs.append(["%g" % load, net, p, "%.1f" % m["machines_at_arrival"],
+        trs.append(["%g" % load, {"phase": "phase, hd", "ideal": "ideal",
+                                  "ring": "phase, ring"}[net], p,
+                    "%.1f" % m["machines_at_arrival"],
                     "%.1f" % m["machines_used"], pct(m["fragmentation"]),
                     s1(m["avg_jct_ms"]), s1(m["avg_wait_ms"])])
-    table(["load", "network", "placement", "machines used at arrivals",
+    table(["load", "network, all-reduce", "placement", "machines used at arrivals",
            "machines used, time avg", "fragmentation", "avg JCT (s)", "avg wait (s)"], trs)
     emit("Paper (Fig. 2(a), Fig. 4(b)): machines used Titan 174, Elasticflow 334, Tiresias "
          "207; fragmentation 11.7 %, 38.1 %, 19.4 %.")
@@ -505,6 +516,8 @@ def titan_section():
                           g("ideal", "best-fit", "machines_used"))
     jct_bf = change(g("phase", "titan", "avg_jct_ms"), g("phase", "best-fit", "avg_jct_ms"))
     jct_bf_ideal = change(g("ideal", "titan", "avg_jct_ms"), g("ideal", "best-fit", "avg_jct_ms"))
+    tav_bf_ring = change(g("ring", "titan", "machines_used"), g("ring", "best-fit", "machines_used"))
+    jct_bf_ring = change(g("ring", "titan", "avg_jct_ms"), g("ring", "best-fit", "avg_jct_ms"))
     emit()
     emit("Why (the `--network ideal` runs isolate placement from the network): sampled at "
          "arrivals, every placement shows nearly the same count (Titan vs best-fit %+.1f %% "
@@ -518,17 +531,23 @@ def titan_section():
          "against %+.1f %%: with communication free, best-fit's consolidation costs "
          "nothing and Titan's packing of non-idle machines saves few machines; with the "
          "network modelled, best-fit's jobs run longer (the JCT column) and hold their machines "
-         "longer, which is where Titan's advantage comes from here."
+         "longer, which is where Titan's advantage comes from here. The collective: with "
+         "rings instead of halving-doubling (same load) Titan's time-average machines "
+         "against best-fit are %+.1f %% (halving-doubling %+.1f %%) and its average JCT "
+         "%+.1f %% (halving-doubling %+.1f %%); best-fit's average JCT is %s s with "
+         "halving-doubling against %s s with rings."
          % (arr_bf, hi, g("phase", "best-fit", "machines_at_arrival"),
             (g("phase", "best-fit", "last_arrival_ms") - 0.0) / 3.6e6,
             g("phase", "best-fit", "makespan_ms") / 3.6e6, tav_bf, tav_bf_ideal, jct_bf,
-            jct_bf_ideal))
+            jct_bf_ideal, tav_bf_ring, tav_bf, jct_bf_ring, jct_bf,
+            s1(g("phase", "best-fit", "avg_jct_ms")), s1(g("ring", "best-fit", "avg_jct_ms"))))
     emit()
     summary("Titan", "machines used vs Elasticflow, at arrivals (Exp#1)",
             change(174, 334), arr_bf, "arrivals end long before the drain where placements "
             "differ (section)")
     summary("Titan", "machines used vs Elasticflow, time average", change(174, 334), tav_bf,
-            "`--network ideal`: %+.1f %% (most of the gain is the network's)" % tav_bf_ideal)
+            "`--network ideal`: %+.1f %% (most of the gain is the network's); rings: %+.1f %%"
+            % (tav_bf_ideal, tav_bf_ring))
     summary("Titan", "machines used vs Tiresias, at arrivals (Exp#1)", change(174, 207),
             change(g("phase", "titan", "machines_at_arrival"),
                    g("phase", "tiresias", "machines_at_arrival")),
@@ -542,9 +561,11 @@ VC_SEEDS = (1, 2, 3)
 VC_PHILLY = (56000, 4000, 2.0)  # sorted rows [start, start + n), offered load
 
 
-def vclos_jobs(seed):
+def vclos_jobs(seed, mix=True):
     """The testbed's 100 FIFO jobs: 2/4/8/16 GPUs, models drawn from the
-    embedded four, 300-1000 iterations, Poisson arrivals at offered load 1."""
+    embedded four, 300-1000 iterations, Poisson arrivals at offered load 1;
+    with mix, each job's all-reduce ring or halving-doubling with equal
+    odds (drawn from its own stream, so the jobs are the same either way)."""
     r = random.Random(seed)
     prof = [sim.model_profile(m) for m in sim.Model]
     js = [(r.choice((2, 4, 8, 16)), r.randint(300, 1000), r.randrange(len(prof)))
@@ -552,9 +573,10 @@ def vclos_jobs(seed):
     work = sum(g * it * ideal_iter_ms(prof[m].fwd_ms + prof[m].bwd_ms, prof[m].model_bytes, g,
                                       100.0) for g, it, m in js) / len(js)
     rate = 32.0 / work
-    t, outj = 0.0, []
+    t, outj, ra = 0.0, [], random.Random(1000 + seed)
     for i, (g, it, m) in enumerate(js):
-        outj.append(("j%d" % i, t, g, it, sim.Model(m)))
+        algo = ra.choice(("ring", "hd"))
+        outj.append(("j%d" % i, t, g, it, sim.Model(m)) + ((algo,) if mix else ()))
         t += r.expovariate(rate)
     return outj
 
@@ -564,7 +586,8 @@ def vclos_section():
     emit("Setup (the paper's testbed, §8.1): 8 servers x 4 GPUs, one 100 Gbps NIC per GPU "
          "(`nics 0`), 2 leaves of 4 servers, 2 spines x 8 links of 100 Gbps per leaf "
          "(non-blocking, as the 4-switch testbed); 100 jobs of 2/4/8/16 GPUs (uniform), "
-         "300-1000 iterations, Poisson arrivals at offered load 1, strict FIFO (the "
+         "300-1000 iterations, each job's all-reduce ring or halving-doubling with equal "
+         "odds (`ns_sim_set_job_allreduce`), Poisson arrivals at offered load 1, strict FIFO (the "
          "paper's scheduler); ff and best-fit route inter-leaf flows by ECMP hash, vClos "
          "reserves an isolated virtual Clos and source-routes. The paper's \"ECMP + 50 %% "
          "links\" row (Redundance) is run as best-fit with 12 links per spine pair. Metric: "
@@ -573,8 +596,9 @@ def vclos_section():
     departures([
         "Models: the 4 embedded profiles for the testbed's VGG16, ResNet50/101, BERT, MoE "
         "and DLRM (no all-to-all jobs: MoE and DLRM are not modelled).",
-        "Collectives: every job runs a ring; the paper draws ring, hierarchical ring or "
-        "halving-doubling per job (the simulator has only the ring).",
+        "Collectives: ring or halving-doubling per job; the paper also draws hierarchical "
+        "ring, which the simulator does not model (its jobs are split between the other two). "
+        "The `rings only` rows rerun the same jobs with every all-reduce a ring.",
         "Same placement routed both ways: vClos and OCS-vClos also run with "
         "`--vclos-routing ecmp` (their placement and reservations, their flows hashed by "
         "ECMP over the shared fabric like best-fit's); best-fit also runs with 50 % more "
@@ -588,11 +612,15 @@ def vclos_section():
                                              cluster=VC_TESTBED[:4] + (64, 100.0)),
            "vclos": dict(policy="vclos"), "ocs-vclos": dict(policy="ocs-vclos"),
            "vclos (ECMP routing)": dict(policy="vclos", vclos_routing="ecmp"),
-           "ocs-vclos (ECMP routing)": dict(policy="ocs-vclos", vclos_routing="ecmp")}
+           "ocs-vclos (ECMP routing)": dict(policy="ocs-vclos", vclos_routing="ecmp"),
+           "best-fit (ECMP, rings only)": dict(policy="best-fit", rings=1),
+           "vclos (rings only)": dict(policy="vclos", rings=1)}
     res = {}
     for k, v in cfg.items():
+        v = dict(v)
+        mix = not v.pop("rings", 0)
         res[k] = run(dict(dict(cluster=VC_TESTBED, nics=(0, 0.0), backfill=False), **v),
-                     ("jobs", vclos_jobs), seeds=VC_SEEDS)
+                     ("jobs", lambda seed, mix=mix: vclos_jobs(seed, mix)), seeds=VC_SEEDS)
     table(["policy", "avg JRT (s)", "avg JWT (s)", "avg JCT (s)", "servers per job",
            "links shared"],
           [[k, s1(m["run_ms"]), s1(m["avg_wait_ms"]), s1(m["avg_jct_ms"]),
@@ -624,29 +652,37 @@ def vclos_section():
          "here and its JRT against best-fit (%+.1f %%) is its placement's. "
          % (s1(ve["run_ms"]), s1(v["run_ms"]), change(ve["run_ms"], v["run_ms"]),
             ve["links_shared"], v["links_shared"], o_route, o_jrt))
-    emit(why + "Best-fit's own placement with 8x "
-         "the spine links, where hash collisions become rare, changes its JRT by %+.1f %% "
-         "(+50 %% links: %+.1f %%), against vClos's %+.1f %%: routing is worth little here "
-         "because the library's ECMP hash puts few flows of different jobs on one link in "
-         "this non-blocking fabric with a NIC per GPU (links shared by two jobs at once: "
-         "%.0f under best-fit), while the paper measured frequent collisions on its "
-         "switches' hash (its §3.1). Under strict FIFO a job's wait is the run time of "
-         "the jobs ahead of it plus the time the head job cannot be placed: the paper's "
-         "JWT gain follows its JRT gain, and with JRTs equal here the waits differ by "
-         "placement only: vClos %+.1f %% and OCS-vClos %+.1f %% against best-fit (servers "
-         "per job %.2f, %.2f, %.2f). %s"
-         % (iso, red, o_jrt, bf["links_shared"], o_jwt, o_ocs, v["servers_per_job"],
-            o["servers_per_job"], bf["servers_per_job"],
+    rb, rv = res["best-fit (ECMP, rings only)"], res["vclos (rings only)"]
+    why += ("Most of that placement gain is the collective: with every all-reduce a ring, "
+            "vClos's JRT against best-fit is %+.1f %% (with the ring/halving-doubling mix "
+            "%+.1f %%): vClos lays a halving-doubling job's ranks so that every step is a "
+            "leaf-wise permutation (netsched/vclos.h), best-fit lists its GPUs in ascending "
+            "order, so the first halving step of its halving-doubling jobs sends M/2 between "
+            "servers (best-fit's JRT %s s with rings only, %s s mixed). "
+            % (change(rv["run_ms"], rb["run_ms"]), o_jrt, s1(rb["run_ms"]), s1(bf["run_ms"])))
+    emit(why + "Best-fit's own placement with 8x the spine links, where hash collisions "
+         "become rare, changes its JRT by %+.1f %% (+50 %% links: %+.1f %%): that much is "
+         "ECMP collisions of its flows (links shared by two jobs at once: %.0f under "
+         "best-fit, %.0f with rings only), the paper's §3.1 effect, smaller than the "
+         "paper's -9.3 %% for Redundance. Under strict FIFO a job's wait is the run time of "
+         "the jobs ahead of it plus the time the head job cannot be placed: here vClos's "
+         "JWT is %+.1f %% and OCS-vClos's %+.1f %% against best-fit (servers per job %.2f, "
+         "%.2f, %.2f), so vClos's %+.1f %% JRT does not carry into its waits. %s"
+         % (iso, red, bf["links_shared"], rb["links_shared"], o_jwt, o_ocs,
+            v["servers_per_job"], o["servers_per_job"], bf["servers_per_job"], o_jrt,
             "vClos waits longer than OCS-vClos: its reserved virtual Clos can leave the "
             "head job waiting for spine ports while GPUs are free (network fragmentation, "
             "the paper's Table 2), which the OCS layer relieves." if v["avg_wait_ms"] >
             o["avg_wait_ms"] else ""))
     emit()
     summary("vClos", "avg JRT vs ECMP, testbed (Table 4)", p_jrt, o_jrt,
-            "vClos's placement routed by ECMP vs isolated: %+.1f %%; best-fit with 8x "
-            "links: %+.1f %%" % (o_route, iso))
+            "vClos's placement routed by ECMP vs isolated: %+.1f %%; rings only: %+.1f %%; "
+            "best-fit with 8x links: %+.1f %%"
+            % (o_route, change(res["vclos (rings only)"]["run_ms"],
+                               res["best-fit (ECMP, rings only)"]["run_ms"]), iso))
     summary("vClos", "avg JWT vs ECMP, testbed (Table 4)", p_jwt, o_jwt,
-            "JRTs equal (routing ≈ 0), so no wait gain to pass on; OCS-vClos: %+.1f %%" % o_ocs)
+            "the JRT gain (%+.1f %%) does not shorten FIFO waits here; OCS-vClos: %+.1f %%"
+            % (o_jrt, o_ocs))
 
     rows = philly_rows()
     emit("**512 GPUs on Philly (the paper's CLUSTER512 simulation, Fig. 13a)**")

@@ -4,6 +4,7 @@ numbers, its per-run time limit, and the chaos-floor perturbation it applies
 
 import importlib.util
 import os
+import resource
 import time
 import unittest
 
@@ -24,6 +25,13 @@ def _quick(q, spec):
 def _slow(q, spec):
     time.sleep(30)
     q.put({"cpu": 30.0})
+
+
+def _spin(q, spec):  # as run_one under its CPU limit: SIGXCPU after 1 s of CPU
+    resource.setrlimit(resource.RLIMIT_CPU, (1, 2))
+    x = 0
+    while True:
+        x += 1
 
 
 class TestStatistics(unittest.TestCase):
@@ -81,13 +89,21 @@ class TestRunner(unittest.TestCase):
                 (_slow if spec.get("slow") else _quick)(q, spec)
 
         t0 = time.time()
-        acc.Runner(2, 1.0, target=Pick()).run_all(specs, done)
-        self.assertLess(time.time() - t0, 20.0)  # the 30 s run was killed
+        acc.Runner(2, 1.0, target=Pick(), wall=1.0).run_all(specs, done)
+        self.assertLess(time.time() - t0, 20.0)  # the 30 s sleep was killed at the backstop
         self.assertEqual(got[1], {"cpu": 0.0, "value": 1})
         self.assertEqual(got[3], {"cpu": 0.0, "value": 3})
         self.assertEqual(got[2], {"timeout": 1.0})
         self.assertFalse(acc.ok(got[2]))
         self.assertEqual(acc.cpu_of(got[2]), "> 1 (limit)")
+
+    def test_cpu_limit(self):
+        # the child ends on SIGXCPU after 1 s of CPU (however loaded the
+        # machine): reported as over the limit, not as a failure
+        got = {}
+        acc.Runner(1, 1.0, target=_spin, wall=600.0).run_all(
+            [{"value": 1}], lambda spec, r: got.__setitem__(1, r))
+        self.assertEqual(got[1], {"timeout": 1.0})
 
     def test_chaos_runs_wait_for_their_exact_run(self):
         order = []
