@@ -69,6 +69,9 @@
  *     ns_decision_suspend_count / _suspend_job: running jobs to suspend;
  *     ns_policy_set_las_queues / _set_starvation / _set_gittins_samples:
  *     the preemptive orders' options (as ns_sim_opts_set_* of those names)
+ *   ns_policy_clone / ns_policy_set_preset / ns_policy_kappa_of: a copy of
+ *     the parts and options, a preset's parts over the options (ns_sim_opts
+ *     holds its policy parts in one)
  * Not (yet) behind ns_policy: communication admission (SRSF(n), AdaDUAL: the
  * part is recorded, ns_policy_admission reads it; the simulator enforces it
  * per all-reduce), Dally's lease re-offers and pass-by-pass preemption, and
@@ -186,6 +189,16 @@ NS_API int ns_policy_preset_parts(int i, ns_policy_order *order, ns_policy_place
    drift 5 %. */
 NS_API ns_policy *ns_policy_new(const char *preset);
 NS_API void ns_policy_free(ns_policy *p);
+/* A new policy with p's parts and options (and name), but none of its state:
+   it has not decided, so its parts can still be set. NULL + ns_last_error()
+   if p is NULL or out of memory. */
+NS_API ns_policy *ns_policy_clone(const ns_policy *p);
+/* Applies a preset's parts (order, placement, kappa, admission, CASSINI,
+   backfilling) to p, keeping its options (seed, skew threshold, Dally timers,
+   CASSINI drift, callback, preemptive orders' options); p then has the
+   preset's name. NS_EINVAL listing the valid names (p unchanged); NS_ESTATE
+   after p's first decision. */
+NS_API int ns_policy_set_preset(ns_policy *p, const char *preset);
 /* The preset's name, or "custom" once a part was changed. */
 NS_API const char *ns_policy_name(const ns_policy *p);
 
@@ -217,6 +230,7 @@ NS_API int ns_policy_set_gittins_samples(ns_policy *p, const double *gpu_time_sa
 /* Read back. ns_policy_order / _placement / _admission return the enum value
    (< 0 and a message if p is NULL). */
 NS_API int ns_policy_order_of(const ns_policy *p);
+NS_API int ns_policy_kappa_of(const ns_policy *p);
 NS_API int ns_policy_placement_of(const ns_policy *p);
 NS_API int ns_policy_admission_of(const ns_policy *p, int *n);
 NS_API int ns_policy_uses_cassini(const ns_policy *p);

@@ -495,7 +495,11 @@ typedef int (*ns_sim_place_fn)(const ns_cluster *c, const ns_job *job, ns_placem
    Dally timers 12 h / 12 h (§4.3.2), history 7 days, leases 20 min. NULL on ENOMEM. */
 NS_API ns_sim_opts *ns_sim_opts_new(void);
 NS_API void ns_sim_opts_free(ns_sim_opts *o);
-/* Applies a preset (ordering, placement, kappa, admission, CASSINI flag). */
+/* Applies a preset (ordering, placement, kappa, admission, CASSINI flag).
+   The options hold these parts (order, placement, kappa, admission, CASSINI,
+   backfilling) in one policy object (netsched/policy.h): the setters below
+   are its setters (ns_policy_set_preset, _set_order, ...) under these names,
+   and each run decides with a copy of it (ns_policy_clone). */
 NS_API int ns_sim_opts_set_policy(ns_sim_opts *o, ns_sim_policy policy);
 /* Same by name; unknown name: NS_EINVAL whose message lists the valid names. */
 NS_API int ns_sim_opts_set_policy_name(ns_sim_opts *o, const char *name);

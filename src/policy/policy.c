@@ -63,6 +63,33 @@ ns_policy *ns_policy_new(const char *preset) {
   return p;
 }
 
+ns_policy *ns_policy_clone(const ns_policy *p) {
+  if (p == NULL) {
+    nsi_fail(NS_EINVAL, "ns_policy_clone: p is NULL");
+    return NULL;
+  }
+  ns_policy *n = calloc(1, sizeof *n);
+  double *samples = p->git_nsamples > 0 ? malloc(p->git_nsamples * sizeof *samples) : NULL;
+  if (n == NULL || (p->git_nsamples > 0 && samples == NULL)) {
+    free(n), free(samples);
+    nsi_fail(NS_ENOMEM, "ns_policy_clone: out of memory");
+    return NULL;
+  }
+  /* the parts and options; the state (built at a decision) is not copied */
+  n->preset = p->preset, n->order = p->order, n->placement = p->placement, n->kappa = p->kappa;
+  n->admission = p->admission, n->admit_n = p->admit_n, n->cassini = p->cassini;
+  n->max_candidates = p->max_candidates, n->backfill = p->backfill;
+  n->seed = p->seed, n->skew_bytes = p->skew_bytes;
+  n->history_ms = p->history_ms, n->machine_ms = p->machine_ms, n->rack_ms = p->rack_ms;
+  n->drift = p->drift, n->place_fn = p->place_fn, n->place_user = p->place_user;
+  n->las_queues = p->las_queues, n->starvation = p->starvation;
+  memcpy(n->las_limit, p->las_limit, sizeof n->las_limit);
+  if (samples != NULL)
+    memcpy(samples, p->git_samples, p->git_nsamples * sizeof *samples);
+  n->git_samples = samples, n->git_nsamples = p->git_nsamples;
+  return n;
+}
+
 void ns_policy_free(ns_policy *p) {
   if (p == NULL)
     return;
@@ -93,6 +120,20 @@ static int settable(ns_policy *p, const char *fn) {
     return nsi_fail(NS_ESTATE, "%s: the policy has already decided; its parts and options are "
                                "fixed from its first decision (make a new one)", fn);
   return NS_OK;
+}
+
+int ns_policy_set_preset(ns_policy *p, const char *preset) {
+  NSI_TRY(settable(p, "ns_policy_set_preset"));
+  int i = nsp_preset_find(preset, "ns_policy_set_preset");
+  if (i < 0)
+    return i;
+  apply_preset(p, i);
+  return NS_OK;
+}
+
+int ns_policy_kappa_of(const ns_policy *p) {
+  NSI_TRY(nsi_check_ptr(p, "ns_policy_kappa_of", "p"));
+  return p->kappa;
 }
 
 int ns_policy_set_order(ns_policy *p, ns_policy_order order) {

@@ -66,8 +66,8 @@ static void count_links(ns_sim *s) {
       if (c >= 2)
         s->shared_ever[j->links[i]] = 1;
     }
-    if (is_net(j) && j->mode != NSI_SHIFTED && s->o.admission == NS_SIM_ADMIT_SRSF)
-      j->mode = worst <= s->o.admit_n ? NSI_COLLIDE : NSI_SERIAL; /* at most n per link */
+    if (is_net(j) && j->mode != NSI_SHIFTED && nsi_admission(&s->o) == NS_SIM_ADMIT_SRSF)
+      j->mode = worst <= nsi_admit_n(&s->o) ? NSI_COLLIDE : NSI_SERIAL; /* at most n per link */
   }
 }
 
@@ -331,7 +331,7 @@ static int fluid_start(ns_sim *s, nsi_simjob *j) {
     j->shift_pending = 0;
     j->mode = NSI_SHIFTED;
     j->paused_until = s->now + j->shift_ms;
-  } else if (j->nsrv >= 2 && s->o.admission == NS_SIM_ADMIT_ADADUAL) {
+  } else if (j->nsrv >= 2 && nsi_admission(&s->o) == NS_SIM_ADMIT_ADADUAL) {
     int mode = adadual_mode(s, j);
     NSI_TRY(mode);
     j->mode = mode;

@@ -31,20 +31,22 @@ const char *ns_sim_policy_name(int policy) { return ns_policy_preset_name(policy
 
 const char *ns_sim_policy_description(int policy) { return ns_policy_preset_description(policy); }
 
-static void apply_preset(ns_sim_opts *o, int p) {
-  ns_policy_order order = NS_POLICY_ORDER_FIFO;
-  ns_policy_placement placement = NS_POLICY_PLACE_FIRST_FIT;
-  ns_policy_admission admission = NS_POLICY_ADMIT_ALL;
-  int kappa = 1, n = 1, cassini = 0, backfill = 1;
-  ns_policy_preset_parts(p, &order, &placement, &kappa, &admission, &n, &cassini, &backfill);
-  o->policy = p;
-  o->order = (ns_sim_order)order;
-  o->placement = (ns_sim_placement)placement;
-  o->kappa = kappa;
-  o->admission = (ns_sim_admission)admission;
-  o->admit_n = n;
-  o->cassini = cassini;
-  o->backfill = backfill;
+/* The policy parts (order, placement, kappa, admission, CASSINI,
+   backfilling) live in one ns_policy the options hold (o->parts): its
+   setters validate them, the ns_sim_opts_set_* of those parts forward to
+   them with the caller's function name in the message. */
+static int forward(int rc, const char *policy_fn, const char *fn) {
+  if (rc >= 0)
+    return rc;
+  const char *m = ns_last_error();
+  size_t n = strlen(policy_fn);
+  if (strncmp(m, policy_fn, n) == 0)
+    m += n;
+  else
+    return nsi_fail(rc, "%s: %s", fn, m);
+  char tail[512];
+  snprintf(tail, sizeof tail, "%s", m);
+  return nsi_fail(rc, "%s%s", fn, tail);
 }
 
 /* The default contention curve e(k), k concurrent all-reduces on a link.
@@ -76,8 +78,11 @@ ns_sim_opts *ns_sim_opts_new(void) {
     nsi_fail(NS_ENOMEM, "ns_sim_opts_new: out of memory");
     return NULL;
   }
-  apply_preset(o, NS_SIM_POLICY_FF);
-  o->max_candidates = NSI_SIM_MAX_CANDIDATES;
+  if ((o->parts = ns_policy_new("ff")) == NULL) {
+    free(o);
+    nsi_fail(NS_ENOMEM, "ns_sim_opts_new: out of memory");
+    return NULL;
+  }
   o->network = NS_SIM_NET_PHASE;
   o->phase_window = 16;
   o->cassini_drift = 0.05; /* CASSINI §5.7: five percent of the ideal iteration */
@@ -98,9 +103,16 @@ ns_sim_opts *ns_sim_opts_new(void) {
 }
 
 void ns_sim_opts_free(ns_sim_opts *o) {
-  if (o != NULL)
-    free(o->git_samples);
+  nsi_sim_opts_release(o);
   free(o);
+}
+
+void nsi_sim_opts_release(ns_sim_opts *o) {
+  if (o == NULL)
+    return;
+  free(o->git_samples);
+  ns_policy_free(o->parts);
+  o->git_samples = NULL, o->parts = NULL;
 }
 
 /* dst = src with its own copy of the owned arrays (the simulator's copy of
@@ -108,10 +120,14 @@ void ns_sim_opts_free(ns_sim_opts *o) {
 int nsi_sim_opts_copy(ns_sim_opts *dst, const ns_sim_opts *src, const char *fn) {
   *dst = *src;
   dst->git_samples = NULL, dst->git_nsamples = 0;
+  if ((dst->parts = ns_policy_clone(src->parts)) == NULL)
+    return nsi_fail(NS_ENOMEM, "%s: out of memory for the policy parts", fn);
   if (src->git_nsamples > 0) {
     dst->git_samples = malloc(src->git_nsamples * sizeof *dst->git_samples);
-    if (dst->git_samples == NULL)
+    if (dst->git_samples == NULL) {
+      ns_policy_free(dst->parts), dst->parts = NULL;
       return nsi_fail(NS_ENOMEM, "%s: out of memory for the Gittins samples", fn);
+    }
     memcpy(dst->git_samples, src->git_samples, src->git_nsamples * sizeof *dst->git_samples);
     dst->git_nsamples = src->git_nsamples;
   }
@@ -121,8 +137,8 @@ int nsi_sim_opts_copy(ns_sim_opts *dst, const ns_sim_opts *src, const char *fn) 
 int ns_sim_opts_set_policy(ns_sim_opts *o, ns_sim_policy policy) {
   NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_policy", "o"));
   NSI_TRY(nsi_check_int((long long)policy, 0, NPRESETS - 1, "ns_sim_opts_set_policy", "policy"));
-  apply_preset(o, (int)policy);
-  return NS_OK;
+  return forward(ns_policy_set_preset(o->parts, ns_policy_preset_name((int)policy)),
+                 "ns_policy_set_preset", "ns_sim_opts_set_policy");
 }
 
 static int unknown_policy(const char *name) {
@@ -140,25 +156,22 @@ int ns_sim_opts_set_policy_name(ns_sim_opts *o, const char *name) {
   NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_policy_name", "o"));
   NSI_TRY(nsi_check_ptr(name, "ns_sim_opts_set_policy_name", "name"));
   for (int i = 0; i < NPRESETS; i++)
-    if (strcmp(name, ns_policy_preset_name(i)) == 0) {
-      apply_preset(o, i);
-      return NS_OK;
-    }
+    if (strcmp(name, ns_policy_preset_name(i)) == 0)
+      return forward(ns_policy_set_preset(o->parts, name), "ns_policy_set_preset",
+                     "ns_sim_opts_set_policy_name");
   return unknown_policy(name);
 }
 
 const char *ns_sim_opts_policy_name(const ns_sim_opts *o) {
   if (o == NULL)
     return "";
-  return o->policy >= 0 ? ns_policy_preset_name(o->policy) : "custom";
+  return ns_policy_name(o->parts);
 }
 
 int ns_sim_opts_set_order(ns_sim_opts *o, ns_sim_order order) {
   NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_order", "o"));
-  NSI_TRY(nsi_check_int((long long)order, 0, NS_SIM_ORDER_2D_GITTINS, "ns_sim_opts_set_order",
-                        "order"));
-  o->order = order, o->policy = -1;
-  return NS_OK;
+  return forward(ns_policy_set_order(o->parts, (ns_policy_order)order), "ns_policy_set_order",
+                 "ns_sim_opts_set_order");
 }
 
 int ns_sim_opts_set_placement(ns_sim_opts *o, ns_sim_placement placement) {
@@ -168,33 +181,29 @@ int ns_sim_opts_set_placement(ns_sim_opts *o, ns_sim_placement placement) {
   if (placement == NS_SIM_PLACE_CUSTOM && o->place_fn == NULL)
     return nsi_fail(NS_EINVAL, "ns_sim_opts_set_placement: placement CUSTOM needs "
                                "ns_sim_opts_set_place_fn first");
-  o->placement = placement, o->policy = -1;
-  return NS_OK;
+  return forward(ns_policy_set_placement(o->parts, (ns_policy_placement)placement),
+                 "ns_policy_set_placement", "ns_sim_opts_set_placement");
 }
 
 int ns_sim_opts_set_kappa(ns_sim_opts *o, int kappa) {
   NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_kappa", "o"));
-  NSI_TRY(nsi_check_int(kappa, 1, 1 << 20, "ns_sim_opts_set_kappa", "kappa"));
-  o->kappa = kappa, o->policy = -1;
-  return NS_OK;
+  return forward(ns_policy_set_kappa(o->parts, kappa), "ns_policy_set_kappa",
+                 "ns_sim_opts_set_kappa");
 }
 
 int ns_sim_opts_set_admission(ns_sim_opts *o, ns_sim_admission admission, int n) {
   NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_admission", "o"));
   NSI_TRY(nsi_check_int((long long)admission, 0, NS_SIM_ADMIT_ADADUAL, "ns_sim_opts_set_admission",
                         "admission"));
-  NSI_TRY(nsi_check_int(n, 1, 64, "ns_sim_opts_set_admission", "n"));
-  o->admission = admission, o->admit_n = n, o->policy = -1;
-  return NS_OK;
+  NSI_TRY(nsi_check_int(n, 1, 64, "ns_sim_opts_set_admission", "n")); /* the simulator's range */
+  return forward(ns_policy_set_admission(o->parts, (ns_policy_admission)admission, n),
+                 "ns_policy_set_admission", "ns_sim_opts_set_admission");
 }
 
 int ns_sim_opts_set_cassini(ns_sim_opts *o, int enabled, int max_candidates) {
   NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_cassini", "o"));
-  NSI_TRY(nsi_check_int(enabled, 0, 1, "ns_sim_opts_set_cassini", "enabled"));
-  NSI_TRY(nsi_check_int(max_candidates, 1, NSI_SIM_MAX_CANDIDATES, "ns_sim_opts_set_cassini",
-                        "max_candidates"));
-  o->cassini = enabled, o->max_candidates = max_candidates, o->policy = -1;
-  return NS_OK;
+  return forward(ns_policy_set_cassini(o->parts, enabled, max_candidates),
+                 "ns_policy_set_cassini", "ns_sim_opts_set_cassini");
 }
 
 int ns_sim_opts_set_network(ns_sim_opts *o, ns_sim_network model) {
@@ -284,16 +293,16 @@ int ns_sim_opts_set_place_fn(ns_sim_opts *o, ns_sim_place_fn fn, void *user) {
   NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_place_fn", "o"));
   if (fn == NULL)
     return nsi_fail(NS_EINVAL, "ns_sim_opts_set_place_fn: fn is NULL");
+  NSI_TRY(forward(ns_policy_set_placement(o->parts, NS_POLICY_PLACE_CUSTOM),
+                  "ns_policy_set_placement", "ns_sim_opts_set_place_fn"));
   o->place_fn = fn, o->place_user = user;
-  o->placement = NS_SIM_PLACE_CUSTOM, o->policy = -1;
   return NS_OK;
 }
 
 int ns_sim_opts_set_backfill(ns_sim_opts *o, int enabled) {
   NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_backfill", "o"));
-  NSI_TRY(nsi_check_int(enabled, 0, 1, "ns_sim_opts_set_backfill", "enabled"));
-  o->backfill = enabled, o->policy = -1;
-  return NS_OK;
+  return forward(ns_policy_set_backfill(o->parts, enabled), "ns_policy_set_backfill",
+                 "ns_sim_opts_set_backfill");
 }
 
 int ns_sim_opts_set_las_queues(ns_sim_opts *o, int queues, const double *thresholds_gpu_ms) {

@@ -96,7 +96,7 @@ static void set_hooks(ns_sim *s);
    CASSINI (its shifts are decided at placement) nor GPU sharing (a
    victim's GPUs need not be what the waiter lacks). */
 static int dally_preempts(const ns_sim_opts *o) {
-  return o->order == NS_SIM_ORDER_NW_SENS && !o->cassini && !o->gpu_sharing &&
+  return nsi_order(o) == NS_SIM_ORDER_NW_SENS && !nsi_cassini(o) && !o->gpu_sharing &&
          !o->dally_no_preempt;
 }
 
@@ -117,20 +117,14 @@ static int gittins_samples(ns_sim *s) {
   return rc;
 }
 
-/* The policy object for the run's options: the preset, then every part
-   and option the options may have changed. */
+/* The policy object for the run's options: a fresh copy of the parts the
+   options hold (o->parts), then the options the simulator keeps itself. */
 static int make_policy(ns_sim *s) {
   const ns_sim_opts *o = &s->o;
-  ns_policy *p = ns_policy_new(o->policy >= 0 ? ns_policy_preset_name(o->policy) : "ff");
+  ns_policy *p = ns_policy_clone(o->parts); /* the parts: order, placement, ... */
   if (p == NULL)
-    return not_made(s, "ns_policy_new");
+    return not_made(s, "ns_policy_clone");
   s->policy = p;
-  NSI_TRY(ns_policy_set_order(p, (ns_policy_order)o->order));
-  NSI_TRY(ns_policy_set_placement(p, (ns_policy_placement)o->placement));
-  NSI_TRY(ns_policy_set_kappa(p, o->kappa));
-  NSI_TRY(ns_policy_set_admission(p, (ns_policy_admission)o->admission, o->admit_n));
-  NSI_TRY(ns_policy_set_cassini(p, o->cassini, o->max_candidates));
-  NSI_TRY(ns_policy_set_backfill(p, o->backfill));
   NSI_TRY(ns_policy_set_seed(p, o->seed));
   NSI_TRY(ns_policy_set_skew_bytes(p, o->skew_bytes));
   NSI_TRY(ns_policy_set_dally_timers(p, o->dally_history_ms, o->dally_machine_ms,
@@ -140,7 +134,7 @@ static int make_policy(ns_sim *s) {
     NSI_TRY(ns_policy_set_place_fn(p, o->place_fn, o->place_user));
   NSI_TRY(ns_policy_set_las_queues(p, o->las_queues, o->las_limit));
   NSI_TRY(ns_policy_set_starvation(p, o->starvation));
-  if (o->order == NS_SIM_ORDER_2D_GITTINS)
+  if (nsi_order(o) == NS_SIM_ORDER_2D_GITTINS)
     NSI_TRY(gittins_samples(s));
   if ((s->pq = ns_queue_new()) == NULL || (s->pd = ns_decision_new()) == NULL)
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
@@ -153,25 +147,26 @@ static int make_policy(ns_sim *s) {
 int nsi_sim_policy_prepare(ns_sim *s) {
   const ns_sim_opts *o = &s->o;
   set_hooks(s);
-  if (o->order == NS_SIM_ORDER_NW_SENS && !isfinite(ns_dally_priority(1, 2, 1.0, 1.0)))
+  if (nsi_order(o) == NS_SIM_ORDER_NW_SENS && !isfinite(ns_dally_priority(1, 2, 1.0, 1.0)))
     return unavailable(s, "ns_dally_priority");
-  if (o->cassini && (o->placement == NS_SIM_PLACE_DALLY || o->placement == NS_SIM_PLACE_DALLY_MANUAL))
+  if (nsi_cassini(o) &&
+      (nsi_placement(o) == NS_SIM_PLACE_DALLY || nsi_placement(o) == NS_SIM_PLACE_DALLY_MANUAL))
     return nsi_fail(NS_EINVAL, "ns_sim_run: CASSINI cannot augment Dally (every offer records a "
                                "wait in the tuner); choose another base placement");
   int rc = make_policy(s);
   if (rc < 0)
     return nsi_fail(rc, "ns_sim_run: cannot make policy '%s': %s", pname(s), ns_last_error());
-  if (o->placement == NS_SIM_PLACE_OCS_VCLOS) {
+  if (nsi_placement(o) == NS_SIM_PLACE_OCS_VCLOS) {
     rc = ns_cluster_enable_ocs(s->cluster, o->spines > 0 ? o->spines : 1);
     if (rc < 0)
       return nsi_fail(rc, "ns_sim_run: OCS-vClos needs an OCS layer: %s", ns_last_error());
   }
   /* the state it builds at its first decision (tuner, Titan / vClos /
      CASSINI options), built now so that a missing part fails the run here */
-  if ((o->placement == NS_SIM_PLACE_DALLY || o->placement == NS_SIM_PLACE_DALLY_MANUAL) &&
+  if ((nsi_placement(o) == NS_SIM_PLACE_DALLY || nsi_placement(o) == NS_SIM_PLACE_DALLY_MANUAL) &&
       ns_policy_tuner(s->policy) == NULL)
     return not_made(s, "ns_delay_tuner_new");
-  if (o->cassini && ns_policy_cassini_opts(s->policy) == NULL)
+  if (nsi_cassini(o) && ns_policy_cassini_opts(s->policy) == NULL)
     return not_made(s, "ns_cassini_opts_new");
   if (dally_preempts(o)) {
     s->pre_pl = ns_placement_new();
@@ -219,7 +214,7 @@ static int add_view(ns_sim *s, int ji, int running) {
                   : ns_queue_add(s->pq, j->job, (uint64_t)ji, j->arrival_ms);
   if (i < 0)
     return nsi_fail(i, "ns_sim_run: %s", ns_last_error());
-  if (s->o.order == NS_SIM_ORDER_SRSF || s->o.order == NS_SIM_ORDER_SJF)
+  if (nsi_order(&s->o) == NS_SIM_ORDER_SRSF || nsi_order(&s->o) == NS_SIM_ORDER_SJF)
     ns_queue_set_ideal_ms(s->pq, (size_t)i, ideal_ms(s, j));
   if (isfinite(j->nw_sens))
     ns_queue_set_nw_sens(s->pq, (size_t)i, j->nw_sens);
@@ -271,8 +266,8 @@ static int refresh_lwf_workload(ns_sim *s) {
 }
 
 static int reads_workload(const ns_sim_opts *o) {
-  return o->placement == NS_SIM_PLACE_LWF || o->placement == NS_SIM_PLACE_LIST_SCHEDULING ||
-         o->placement == NS_SIM_PLACE_CUSTOM;
+  ns_sim_placement pl = nsi_placement(o);
+  return pl == NS_SIM_PLACE_LWF || pl == NS_SIM_PLACE_LIST_SCHEDULING || pl == NS_SIM_PLACE_CUSTOM;
 }
 
 /* ---- place: the policy object asked about one job ----------------------------- */
@@ -286,7 +281,7 @@ static int ask(ns_sim *s, int ji, int *status) {
   view(s, ji);
   int rc = ns_policy_place(s->policy, s->cluster, s->pq, 0, s->now, s->pd);
   if (rc == NS_EUNSUPPORTED)
-    return unavailable(s, s->o.cassini ? "CASSINI" : "placement");
+    return unavailable(s, nsi_cassini(&s->o) ? "CASSINI" : "placement");
   if (rc < 0 && strncmp(ns_last_error(), "CASSINI failed", 14) == 0)
     return nsi_fail(rc, "ns_sim_run: %s", ns_last_error());
   if (rc < 0)
@@ -381,7 +376,7 @@ int nsi_sim_place(ns_sim *s, int ji, int *placed) {
 /* ---- preemptive orders: one decision over every waiting and running job ------ */
 
 int nsi_sim_preemptive(const ns_sim_opts *o) {
-  return o->order == NS_SIM_ORDER_2D_LAS || o->order == NS_SIM_ORDER_2D_GITTINS;
+  return nsi_order(o) == NS_SIM_ORDER_2D_LAS || nsi_order(o) == NS_SIM_ORDER_2D_GITTINS;
 }
 
 /* s->pq = the waiting jobs (s->queue) and the running ones (s->running),
@@ -399,7 +394,7 @@ int nsi_sim_decide(ns_sim *s) {
     NSI_TRY(add_view(s, s->pids[k] = s->running[r], 1));
   int rc = ns_policy_decide(s->policy, s->cluster, s->pq, s->now, s->pd);
   if (rc == NS_EUNSUPPORTED)
-    return unavailable(s, s->o.cassini ? "CASSINI" : "placement");
+    return unavailable(s, nsi_cassini(&s->o) ? "CASSINI" : "placement");
   if (rc < 0)
     return nsi_fail(rc, "ns_sim_run: policy '%s' failed: %s", pname(s), ns_last_error());
   /* Dally's retry times of the waiting jobs it declined (as nsi_sim_place) */
@@ -700,7 +695,7 @@ static int lease_walk(ns_sim *s, nsi_reoffer *ro) {
       rc = fits ? nsi_sim_place(s, ji, &placed) : NS_OK;
       if (rc == NS_OK && placed == 0)
         rc = lease_victims(s, ro, i, &placed);
-      blocked = placed == 0 && !s->o.backfill;
+      blocked = placed == 0 && !nsi_backfill(&s->o);
     }
     if (rc == NS_OK && placed > 0) {
       rc = nsi_placement_copy(s->lease_pl[s->lease_ngo], s->pl);
@@ -816,7 +811,7 @@ static int admit_srsf(ns_sim *s, nsi_simjob *j, int *start) {
       if (k != j && in_flight(k) && uses_link(k, j->links[i]))
         others++;
     }
-    *start = others < s->o.admit_n;
+    *start = others < nsi_admit_n(&s->o);
   }
   return NS_OK;
 }
@@ -921,9 +916,9 @@ static int cassini_readjust(ns_sim *s, nsi_simjob *j, int *done) {
 /* The run's policy: one function per part, from the options. */
 static void set_hooks(ns_sim *s) {
   s->hooks.order = order_key;
-  s->hooks.admit_comm = admit_fns[s->o.admission];
+  s->hooks.admit_comm = admit_fns[nsi_admission(&s->o)];
   int dally = dally_preempts(&s->o), lease = s->o.dally_lease_ms > 0;
   s->hooks.preempt = dally && !lease ? preempt_dally : NULL;
   s->hooks.lease = dally && lease ? lease_dally : NULL;
-  s->hooks.readjust = s->o.cassini ? cassini_readjust : NULL;
+  s->hooks.readjust = nsi_cassini(&s->o) ? cassini_readjust : NULL;
 }

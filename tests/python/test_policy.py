@@ -225,6 +225,26 @@ class TestPolicy(unittest.TestCase):
             p.set_las_queues([5.0, 4.0])
         self.assertIn("thresholds_gpu_ms[1]", str(cm.exception))
 
+    def test_clone_and_set_preset(self):
+        """tests/unit/test_policy.c's clone case: srsf-2 with kappa 3 decided
+        once; its clone keeps the parts (custom, kappa 3, SRSF(2)) and can
+        still be set; a preset replaces the parts and the name."""
+        p = Policy("srsf-2")
+        p.set_kappa(3)
+        p.decide(cluster16(), pol.Queue(), now_ms=0.0)
+        k = p.clone()
+        self.assertEqual((k.name, k.kappa, k.order, k.admission),
+                         ("custom", 3, pol.Order.SRSF, (pol.Admission.SRSF, 2)))
+        k.set_order(pol.Order.FIFO)
+        with self.assertRaises(netsched.StateError):
+            p.set_order(pol.Order.FIFO)
+        k.set_preset("cassini-lwf-1")
+        self.assertEqual((k.name, k.kappa, k.cassini), ("cassini-lwf-1", 1, True))
+        with self.assertRaises(netsched.InvalidArgumentError) as cm:
+            k.set_preset("nope")
+        self.assertIn("'nope'", str(cm.exception))
+        self.assertEqual(k.name, "cassini-lwf-1")
+
     def test_docstring_example(self):
         failures, tried = doctest.testmod(pol, verbose=False)[:2]
         self.assertGreater(tried, 5)

@@ -420,6 +420,63 @@ static void test_save_load_dally_state(void **state) {
   ns_cluster_free(c);
 }
 
+/* ns_policy_clone copies the parts and options, not the state: a clone of
+   a policy that has decided can still be set; ns_policy_set_preset applies
+   a preset's parts over the options. ns_sim_opts holds its parts in one
+   ns_policy: its setters forward and keep their messages. */
+static void test_clone_and_set_preset(void **state) {
+  (void)state;
+  ns_policy *p = ns_policy_new("srsf-2");
+  assert_int_equal(ns_policy_set_kappa(p, 3), NS_OK);
+  assert_int_equal(ns_policy_set_seed(p, 7), NS_OK);
+  ns_cluster *c = cluster16();
+  ns_queue *q = ns_queue_new();
+  ns_decision *d = ns_decision_new();
+  assert_int_equal(ns_policy_decide(p, c, q, 0.0, d), NS_OK);
+  ns_policy *k = ns_policy_clone(p);
+  assert_non_null(k);
+  assert_string_equal(ns_policy_name(k), "custom");
+  assert_int_equal(ns_policy_kappa_of(k), 3);
+  assert_int_equal(ns_policy_order_of(k), NS_POLICY_ORDER_SRSF);
+  int n = 0;
+  assert_int_equal(ns_policy_admission_of(k, &n), NS_POLICY_ADMIT_SRSF);
+  assert_int_equal(n, 2);
+  assert_int_equal(ns_policy_set_order(k, NS_POLICY_ORDER_FIFO), NS_OK); /* not yet decided */
+  assert_fails_with(ns_policy_set_order(p, NS_POLICY_ORDER_FIFO), NS_ESTATE, "already decided");
+  /* a preset over the options: parts replaced, kappa the preset's, name the preset's */
+  assert_int_equal(ns_policy_set_preset(k, "cassini-lwf-1"), NS_OK);
+  assert_string_equal(ns_policy_name(k), "cassini-lwf-1");
+  assert_int_equal(ns_policy_kappa_of(k), 1);
+  assert_int_equal(ns_policy_uses_cassini(k), 1);
+  assert_int_equal(ns_policy_placement_of(k), NS_POLICY_PLACE_LWF);
+  assert_fails_with(ns_policy_set_preset(k, "nope"), NS_EINVAL, "'nope'");
+  assert_string_equal(ns_policy_name(k), "cassini-lwf-1");
+  assert_null(ns_policy_clone(NULL));
+  assert_non_null(strstr(ns_last_error(), "p is NULL"));
+  /* the simulator's options: forwards, with their own function names */
+  ns_sim_opts *o = ns_sim_opts_new();
+  assert_fails_with(ns_sim_opts_set_kappa(o, 0), NS_EINVAL, "ns_sim_opts_set_kappa: kappa");
+  assert_fails_with(ns_sim_opts_set_cassini(o, 1, 11), NS_EINVAL,
+                    "ns_sim_opts_set_cassini: max_candidates");
+  assert_fails_with(ns_sim_opts_set_admission(o, NS_SIM_ADMIT_SRSF, 65), NS_EINVAL,
+                    "ns_sim_opts_set_admission: n");
+  assert_fails_with(ns_sim_opts_set_order(o, (ns_sim_order)9), NS_EINVAL,
+                    "ns_sim_opts_set_order: order");
+  assert_string_equal(ns_sim_opts_policy_name(o), "ff");
+  assert_int_equal(ns_sim_opts_set_policy_name(o, "2d-gittins"), NS_OK);
+  assert_string_equal(ns_sim_opts_policy_name(o), "2d-gittins");
+  assert_int_equal(ns_sim_opts_set_backfill(o, 0), NS_OK);
+  assert_string_equal(ns_sim_opts_policy_name(o), "custom");
+  assert_int_equal(ns_sim_opts_set_policy(o, NS_SIM_POLICY_FF), NS_OK);
+  assert_string_equal(ns_sim_opts_policy_name(o), "ff");
+  ns_sim_opts_free(o);
+  ns_policy_free(k);
+  ns_policy_free(p);
+  ns_decision_free(d);
+  ns_queue_free(q);
+  ns_cluster_free(c);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_preset_table_is_the_simulators),
@@ -430,6 +487,7 @@ int main(void) {
       cmocka_unit_test(test_reported_progress_orders_dally),
       cmocka_unit_test(test_cassini_candidates_and_shifts),
       cmocka_unit_test(test_save_load_dally_state),
+      cmocka_unit_test(test_clone_and_set_preset),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

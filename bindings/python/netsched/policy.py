@@ -282,6 +282,26 @@ class Policy(Handle):
         """The preset's name, or "custom" once a part changed."""
         return str(lib.ns_policy_name(self._ptr).decode())
 
+    def clone(self) -> "Policy":
+        """A new Policy with this one's parts and options but none of its
+        state (it has not decided: its parts can still be set)."""
+        p = Policy.__new__(Policy)
+        Handle.__init__(p, lib.ns_policy_clone(self._ptr))
+        p._callback = self._callback  # the callback the copy calls
+        return p
+
+    def set_preset(self, preset: str) -> None:
+        """Applies a preset's parts (order, placement, kappa, admission,
+        CASSINI, backfilling) over this policy's options (before the first
+        decision); the name becomes the preset's."""
+        w = "Policy.set_preset"
+        check(lib.ns_policy_set_preset(self._ptr, as_str(preset, w, "preset")), w)
+
+    @property
+    def kappa(self) -> int:
+        """LWF-kappa's kappa."""
+        return int(check(lib.ns_policy_kappa_of(self._ptr)))
+
     def set_order(self, order: Order | str | int) -> None:
         """Changes the queue order (before the first decision)."""
         w = "Policy.set_order"
