@@ -122,19 +122,18 @@ void nsi_sim_reset(ns_sim *s) {
     nsi_simjob *j = &s->jobs[i];
     ns_job_free(j->job);
     j->job = NULL;
-    free(j->links), free(j->srv), free(j->gpu), free(j->slinks);
+    free(j->links), free(j->srv), free(j->gpu);
     j->links = NULL, j->srv = NULL, j->gpu = NULL, j->nlinks = j->nsrv = j->ngpu = 0;
-    j->slinks = NULL, j->nslinks = 0;
     nsi_sim_steps_free(j->hd);
     j->hd = NULL;
   }
   nsi_sim_policy_release(s);
   ns_placement_free(s->pl), ns_placement_free(s->scratch);
   s->pl = s->scratch = NULL;
-  free(s->order), free(s->queue), free(s->running), free(s->net), free(s->heap.ev);
+  free(s->order), free(s->queue), free(s->running), free(s->net);
+  nsi_sim_heap_free(&s->heap);
   s->order = s->queue = s->running = s->net = NULL;
   s->nnet = s->cap_net = 0;
-  s->heap.ev = NULL, s->heap.n = s->heap.cap = 0;
   s->nqueue = s->cap_queue = s->nrunning = s->cap_running = 0;
   nsi_sim_net_free(s);
 }
@@ -470,6 +469,7 @@ static int setup_run(ns_sim *s) {
   s->order = malloc(s->njobs * sizeof *s->order);
   if (s->cluster == NULL || s->pl == NULL || s->scratch == NULL || s->order == NULL)
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory setting up the run");
+  NSI_TRY(nsi_sim_heap_init(&s->heap, s->njobs));
   NSI_TRY(nsi_sim_net_init(s));
   static const nsi_netmodel *const models[] = {
       [NS_SIM_NET_MAXMIN] = &nsi_sim_net_maxmin, [NS_SIM_NET_CONTENTION] = &nsi_sim_net_contention,

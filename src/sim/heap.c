@@ -1,23 +1,84 @@
 /*
  * src/sim/heap.c - the simulator's event heap: a binary min-heap on
- * (time, job). Events carry a version so that a job whose next event moves
- * simply pushes a new one; the engine skips the stale one when popped.
+ * (time, job). Events carry a version: the engine skips an event whose
+ * version is no longer its job's (the job's event was cancelled).
+ *
+ * Indexed for jobs: a job (job >= 0) has at most one entry, found through
+ * pos[job]; pushing a job's event again moves that entry to the new time
+ * (sift up or down) instead of adding one beside it. In the phase model
+ * every rate change of a group member re-times its event: with one entry
+ * per push the heap filled with stale events, each popped and skipped later
+ * (a quarter of an exact run's time on Philly, bench/RESULTS.md). Wake-ups
+ * (job < 0) are plain entries, any number. Valid events pop in the same
+ * (time, job) order as before; only the stale ones are gone.
  */
+#include <stdlib.h>
+
 #include "sim/sim_internal.h"
 
 static int ev_less(const nsi_event *a, const nsi_event *b) {
   return a->t < b->t || (a->t == b->t && a->job < b->job);
 }
 
-int nsi_sim_heap_push(nsi_heap *h, double t, int job, unsigned ver) {
-  NSI_TRY(nsi_reserve(&h->ev, &h->cap, h->n + 1, sizeof *h->ev));
-  size_t i = h->n++;
-  nsi_event e = {t, job, ver};
+static void put(nsi_heap *h, size_t i, nsi_event e) {
+  h->ev[i] = e;
+  if (e.job >= 0)
+    h->pos[e.job] = (int)i;
+}
+
+static void sift_up(nsi_heap *h, size_t i, nsi_event e) {
   while (i > 0 && ev_less(&e, &h->ev[(i - 1) / 2])) {
-    h->ev[i] = h->ev[(i - 1) / 2];
+    put(h, i, h->ev[(i - 1) / 2]);
     i = (i - 1) / 2;
   }
-  h->ev[i] = e;
+  put(h, i, e);
+}
+
+static void sift_down(nsi_heap *h, size_t i, nsi_event e) {
+  for (;;) {
+    size_t c = 2 * i + 1;
+    if (c >= h->n)
+      break;
+    if (c + 1 < h->n && ev_less(&h->ev[c + 1], &h->ev[c]))
+      c++;
+    if (!ev_less(&h->ev[c], &e))
+      break;
+    put(h, i, h->ev[c]);
+    i = c;
+  }
+  put(h, i, e);
+}
+
+int nsi_sim_heap_init(nsi_heap *h, size_t njobs) {
+  free(h->pos);
+  h->pos = malloc((njobs ? njobs : 1) * sizeof *h->pos);
+  if (h->pos == NULL)
+    return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
+  for (size_t i = 0; i < njobs; i++)
+    h->pos[i] = -1;
+  h->npos = njobs;
+  h->n = 0;
+  return NS_OK;
+}
+
+void nsi_sim_heap_free(nsi_heap *h) {
+  free(h->ev), free(h->pos);
+  h->ev = NULL, h->pos = NULL;
+  h->n = h->cap = h->npos = 0;
+}
+
+int nsi_sim_heap_push(nsi_heap *h, double t, int job, unsigned ver) {
+  nsi_event e = {t, job, ver};
+  if (job >= 0 && (size_t)job < h->npos && h->pos[job] >= 0) { /* the job's entry moves */
+    size_t i = (size_t)h->pos[job];
+    if (ev_less(&e, &h->ev[i]))
+      sift_up(h, i, e);
+    else
+      sift_down(h, i, e);
+    return NS_OK;
+  }
+  NSI_TRY(nsi_reserve(&h->ev, &h->cap, h->n + 1, sizeof *h->ev));
+  sift_up(h, h->n++, e);
   return NS_OK;
 }
 
@@ -25,20 +86,10 @@ int nsi_sim_heap_pop(nsi_heap *h, nsi_event *out) {
   if (h->n == 0)
     return 0;
   *out = h->ev[0];
+  if (out->job >= 0)
+    h->pos[out->job] = -1;
   nsi_event last = h->ev[--h->n];
-  size_t i = 0;
-  for (;;) {
-    size_t c = 2 * i + 1;
-    if (c >= h->n)
-      break;
-    if (c + 1 < h->n && ev_less(&h->ev[c + 1], &h->ev[c]))
-      c++;
-    if (!ev_less(&h->ev[c], &last))
-      break;
-    h->ev[i] = h->ev[c];
-    i = c;
-  }
   if (h->n > 0)
-    h->ev[i] = last;
+    sift_down(h, 0, last);
   return 1;
 }

@@ -15,6 +15,13 @@
  *    group, simulated phase by phase with max-min solved over its own
  *    links only. Groups are rebuilt only when a job starts or leaves, and
  *    only components whose membership changed are touched.
+ *  - Inside a group, a phase boundary re-solves only the all-reduces
+ *    connected to the job that changed, through links in use (max-min is
+ *    separable by component), over the group's link -> member lists built
+ *    once per membership (maxmin.c), and a memo returns the rates of an
+ *    active set solved before (phases repeat: 99 % of the solves of an
+ *    exact Philly run); the event heap keeps one entry per job (heap.c).
+ *    Both change no result (bit-identical JCTs on the default workload).
  *  - Lone jobs (a component of one: single-server jobs, and multi-server
  *    jobs alone on their links) are analytic: iteration = compute + the
  *    all-reduce alone, two events (start, finish) for the whole run. This
@@ -68,7 +75,7 @@
  * paper's five percent), or with NS_SIM_DRIFT_WAIT its next compute waits
  * for its next ideal slot.
  * Contention (network-model issue): a link carrying the transfers of k > 1
- * jobs at once delivers capacity x e(k) (contention_caps), the curve of
+ * jobs at once delivers capacity x e(k) (maxmin.c, per solve), the curve of
  * ns_sim_opts_set_contention_curve; an admitted all-reduce across servers
  * first spends its start-up latency alpha (NSI_PH_LAT: not shared, counted
  * in flight by admission) and then transfers (NSI_PH_COMM). Waiting
@@ -278,37 +285,60 @@ static int reserve_tmp(ns_sim *s, size_t n) {
   return NS_OK;
 }
 
-/* Per member of g: the links it shares with another member (slinks) and
-   its limit on the others (pcap, capeff / its flows there): what a solve
-   needs, computed once per membership and capacity (capeff_epoch) instead
-   of walking every link of every ring at every phase boundary. A ring has
-   exactly one flow out of and one into each of its servers, so a server's
-   NIC rx link carries the same jobs, once each, as its tx link, with the
-   same capacity and background: the same constraint, left out. */
+/* Per member of g: the links it shares with another member and its limit
+   on the others (capeff / its flows there): the structure of the group's
+   max-min (g->mm, maxmin.c), built once per membership and capacity
+   (capeff_epoch) instead of walking every link of every ring at every
+   phase boundary. The shared links get local ids in ascending link order
+   (s->lmap, valid where s->lmapg is the build's serial), so a solve sees
+   the links in the order it always did. A ring has exactly one flow out of
+   and one into each of its servers, so a server's NIC rx link carries the
+   same jobs, once each, as its tx link, with the same capacity and
+   background: the same constraint, left out. */
 static int group_cache(ns_sim *s, nsi_group *g) {
-  if (g->cache == s->capeff_epoch + 1)
+  if (g->cache == s->capeff_epoch + 1 && g->mm != NULL)
     return NS_OK;
   int S = s->nports; /* NIC tx [0, S), rx [S, 2S) */
   int skip_rx = s->ports_per_server == 1; /* else a port's rx and tx carry different rings */
+  size_t inc = 0;
   for (size_t m = 0; m < g->n; m++) {
     const nsi_simjob *k = &s->jobs[g->members[m]];
+    inc += k->nlinks;
     skip_rx &= k->hd == NULL; /* a fold step's flows are one-way */
     for (size_t i = 0; i < k->nlinks; i++)
       if (i == 0 || k->links[i] != k->links[i - 1])
         s->cnt[k->links[i]]++; /* members on the link */
   }
-  int rc = NS_OK;
+  NSI_TRY(reserve_tmp(s, g->n + 1));
+  if (g->mm == NULL)
+    g->mm = calloc(1, sizeof *g->mm);
+  int *loc = malloc((inc + 1) * sizeof *loc); /* members' local links, then the shared ones */
+  int *shared = malloc((inc + 1) * sizeof *shared);
+  double *rcap = malloc((inc + 1) * sizeof *rcap);
+  int rc = g->mm && loc && shared && rcap ? NS_OK : nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
+  unsigned serial = ++s->lmap_serial;
+  int nr = 0;
+  for (size_t m = 0; m < g->n && rc == NS_OK; m++) {
+    size_t nk;
+    const int *lk = cur_links(&s->jobs[g->members[m]], &nk);
+    for (size_t i = 0; i < nk; i++) {
+      int l = lk[i];
+      if (!(skip_rx && l >= S && l < 2 * S) && s->cnt[l] >= 2 && s->lmapg[l] != serial)
+        s->lmapg[l] = serial, shared[nr++] = l;
+    }
+  }
+  if (rc == NS_OK) {
+    qsort(shared, (size_t)nr, sizeof *shared, nsi_cmp_int);
+    for (int r = 0; r < nr; r++)
+      s->lmap[shared[r]] = r, rcap[r] = s->capeff[shared[r]];
+  }
+  size_t at = 0;
   for (size_t m = 0; m < g->n && rc == NS_OK; m++) {
     nsi_simjob *k = &s->jobs[g->members[m]];
     size_t nk;
     const int *lk = cur_links(k, &nk);
-    free(k->slinks);
-    k->slinks = malloc((nk ? nk : 1) * sizeof *k->slinks);
-    k->nslinks = 0, k->pcap = INFINITY;
-    if (k->slinks == NULL) {
-      rc = nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
-      break;
-    }
+    double pcap = INFINITY;
+    s->res_tmp[m] = loc + at, s->nres_tmp[m] = 0;
     for (size_t i = 0; i < nk;) {
       size_t e = i;
       while (e < nk && lk[e] == lk[i])
@@ -318,47 +348,51 @@ static int group_cache(ns_sim *s, nsi_group *g) {
         i = e; /* a server's NIC rx carries the same rings as its tx, once each */
       } else if (s->cnt[l] >= 2) {
         for (; i < e; i++)
-          k->slinks[k->nslinks++] = l;
+          loc[at++] = s->lmap[l], s->nres_tmp[m]++;
       } else {
         double v = s->capeff[l] / (double)(e - i);
-        k->pcap = v < k->pcap ? v : k->pcap;
+        pcap = v < pcap ? v : pcap;
         i = e;
       }
     }
+    s->icap_tmp[m] = pcap;
+    k->gi = (int)m;
   }
   for (size_t m = 0; m < g->n; m++) {
     const nsi_simjob *k = &s->jobs[g->members[m]];
     for (size_t i = 0; i < k->nlinks; i++)
       s->cnt[k->links[i]] = 0;
   }
-  if (rc == NS_OK)
-    g->cache = s->capeff_epoch + 1;
-  return rc;
+  if (rc == NS_OK) {
+    double *ek = NULL;
+    if (s->o.curve_n > 0) { /* e(k), k jobs transferring on a link (contention_caps before) */
+      ek = s->rate_tmp;
+      for (size_t k = 0; k <= g->n; k++)
+        ek[k] = k <= 64 ? s->ek[k] : nsi_sim_curve(&s->o, (int)k);
+    }
+    rc = nsi_mm_build(g->mm, (int)g->n, (const int *const *)s->res_tmp, s->nres_tmp, s->icap_tmp, nr,
+                      rcap, ek);
+  }
+  free(loc), free(shared), free(rcap);
+  if (rc != NS_OK)
+    return rc;
+  for (size_t m = 0; m < g->n; m++) {
+    const nsi_simjob *k = &s->jobs[g->members[m]];
+    nsi_mm_set(g->mm, (int)m, k->phase == NSI_PH_COMM && k->nsrv >= 2);
+  }
+  g->mm->scratch = s->ref_solve;
+  g->mm_serial = serial;
+  g->cache = s->capeff_epoch + 1;
+  return NS_OK;
 }
 
-/* Contention loss (sim.h, ns_sim_opts_set_contention_curve): in a solve of
-   n transfers (res_tmp / nres_tmp), a link carrying the flows of k > 1
-   distinct jobs delivers capeff x e(k), shared max-min as before; k counts
-   jobs, not flows (a ring's k flows on a link are one all-reduce). Kept jobs
-   of a partial restart are not counted: their mean load is already off
-   capeff. The ideal curve (e = 1) leaves capeff as it is. */
-static const double *contention_caps(ns_sim *s, size_t n) {
-  if (s->o.curve_n == 0)
-    return s->capeff;
-  for (size_t i = 0; i < n; i++)
-    for (size_t x = 0; x < s->nres_tmp[i]; x++)
-      if (x == 0 || s->res_tmp[i][x] != s->res_tmp[i][x - 1])
-        s->cnt[s->res_tmp[i][x]]++;
-  for (size_t i = 0; i < n; i++)
-    for (size_t x = 0; x < s->nres_tmp[i]; x++) {
-      int l = s->res_tmp[i][x], k = s->cnt[l];
-      s->capk[l] = s->capeff[l] * (k <= 64 ? s->ek[k] : nsi_sim_curve(&s->o, k));
-    }
-  for (size_t i = 0; i < n; i++)
-    for (size_t x = 0; x < s->nres_tmp[i]; x++)
-      s->cnt[s->res_tmp[i][x]] = 0;
-  return s->capk;
-}
+/* Contention loss (sim.h, ns_sim_opts_set_contention_curve): in a solve,
+   a link carrying the flows of k > 1 distinct jobs delivers capeff x e(k),
+   shared max-min as before; k counts jobs, not flows (a ring's k flows on a
+   link are one all-reduce). Kept jobs of a partial restart are not
+   counted: their mean load is already off capeff. The ideal curve (e = 1)
+   leaves capeff as it is. group_cache hands e to the group's max-min
+   (maxmin.c applies it per solve). */
 
 /* Rates of a group's members: all-reduces max-min over the links (rate as a
    fraction of the flow rate d), compute phases over shared GPUs. */
@@ -366,24 +400,19 @@ static int solve(ns_sim *s, nsi_group *g) {
   NSI_TRY(reserve_tmp(s, g->n));
   NSI_TRY(group_cache(s, g));
   double d = nsi_sim_nic_gbps(&s->o);
-  size_t n = 0;
   for (size_t m = 0; m < g->n; m++) {
     nsi_simjob *k = &s->jobs[g->members[m]];
     k->ph_rate = k->phase == NSI_PH_WAIT ? 0.0 : 1.0;
-    if (k->phase == NSI_PH_COMM && k->nsrv >= 2)
-      s->res_tmp[n] = k->slinks, s->nres_tmp[n] = k->nslinks, s->icap_tmp[n++] = k->pcap;
+    nsi_mm_set(g->mm, (int)m, k->phase == NSI_PH_COMM && k->nsrv >= 2);
   }
-  NSI_TRY(nsi_sim_fill(&s->fill, n, s->res_tmp, s->nres_tmp, s->icap_tmp, d,
-                       contention_caps(s, n), s->lid, s->rate_tmp));
-  n = 0;
-  for (size_t m = 0; m < g->n; m++) {
-    nsi_simjob *k = &s->jobs[g->members[m]];
-    if (k->phase == NSI_PH_COMM && k->nsrv >= 2)
-      k->ph_rate = s->rate_tmp[n++] / d;
+  NSI_TRY(nsi_mm_solve_all(g->mm, d));
+  for (int x = 0; x < g->mm->ncomp; x++) {
+    int m = g->mm->comp[x];
+    s->jobs[g->members[m]].ph_rate = g->mm->rate[m] / d;
   }
   if (!s->o.gpu_sharing)
     return NS_OK;
-  n = 0;
+  size_t n = 0;
   for (size_t m = 0; m < g->n; m++) {
     nsi_simjob *k = &s->jobs[g->members[m]];
     if (k->phase == NSI_PH_COMPUTE)
@@ -417,47 +446,43 @@ static int push_group(ns_sim *s, nsi_group *g) {
 /* After phase changes of the seeds (s->seeds) in a group: only the
    all-reduces connected to a seed through links in use can change rate
    (max-min is separable by connected component), so only they are solved
-   again, and only events that moved are pushed again. GPU sharing couples
-   compute phases too: the whole group is solved. */
+   again (nsi_mm_solve: a search over the group's link -> member lists, and
+   a memo of the components solved before), and only events that moved are
+   pushed again. A seed that left the group starts the search from its
+   links still shared in it. GPU sharing couples compute phases too: the
+   whole group is solved. */
 static int resolve(ns_sim *s, nsi_group *g) {
   if (s->o.gpu_sharing) {
     NSI_TRY(solve(s, g));
     return push_group(s, g);
   }
-  NSI_TRY(reserve_tmp(s, g->n));
   NSI_TRY(group_cache(s, g));
-  int stamp = ++s->stamp;
+  NSI_TRY(reserve_tmp(s, s->nseeds + 1));
+  nsi_mm *mm = g->mm;
+  int stamp = ++s->stamp, gi = (int)(g - s->grp);
+  size_t nitem = 0, nres = 0;
   for (size_t i = 0; i < s->nseeds; i++) {
     nsi_simjob *k = &s->jobs[s->seeds[i]];
     k->ph_rate = k->phase == NSI_PH_WAIT ? 0.0 : 1.0;
-    for (size_t l = 0; l < k->nslinks; l++) /* only shared links connect */
-      s->own[k->slinks[l]] = stamp;
-  }
-  size_t n = 0;
-  for (int grew = 1; grew;) { /* the all-reduces reachable from the seeds' links */
-    grew = 0;
-    for (size_t m = 0; m < g->n; m++) {
-      nsi_simjob *k = &s->jobs[g->members[m]];
-      if (k->phase != NSI_PH_COMM || k->nsrv < 2 || k->mark == stamp)
+    if (k->group == gi) {
+      nsi_mm_set(mm, k->gi, k->phase == NSI_PH_COMM && k->nsrv >= 2);
+      s->idx_tmp[nitem++] = k->gi;
+      continue;
+    }
+    for (size_t l = 0; l < k->nlinks; l++) { /* it left: its links still shared here */
+      int r = k->links[l];
+      if (s->lmapg[r] != g->mm_serial)
         continue;
-      size_t l = 0;
-      while (l < k->nslinks && s->own[k->slinks[l]] != stamp)
-        l++;
-      if (l == k->nslinks && k->seed != stamp)
-        continue;
-      k->mark = stamp, grew = 1;
-      for (l = 0; l < k->nslinks; l++)
-        s->own[k->slinks[l]] = stamp;
-      s->res_tmp[n] = k->slinks, s->nres_tmp[n] = k->nslinks, s->icap_tmp[n] = k->pcap;
-      s->idx_tmp[n++] = g->members[m];
+      NSI_TRY(nsi_reserve(&s->lseed, &s->cap_lseed, nres + 1, sizeof *s->lseed));
+      s->lseed[nres++] = s->lmap[r];
     }
   }
   double d = nsi_sim_nic_gbps(&s->o);
-  NSI_TRY(nsi_sim_fill(&s->fill, n, s->res_tmp, s->nres_tmp, s->icap_tmp, d,
-                       contention_caps(s, n), s->lid, s->rate_tmp));
-  for (size_t i = 0; i < n; i++) {
-    nsi_simjob *k = &s->jobs[s->idx_tmp[i]];
-    double r = s->rate_tmp[i] / d;
+  NSI_TRY(nsi_mm_solve(mm, s->idx_tmp, (int)nitem, s->lseed, (int)nres, d));
+  for (int x = 0; x < mm->ncomp; x++) {
+    nsi_simjob *k = &s->jobs[g->members[mm->comp[x]]];
+    double r = mm->rate[mm->comp[x]] / d;
+    k->mark = stamp;
     if (r == k->ph_rate && k->seed != stamp)
       continue; /* its event stands */
     k->ph_rate = r;
@@ -711,6 +736,9 @@ static int maybe_detach(ns_sim *s, nsi_group *g, nsi_simjob *j) {
   if (g->n == 0) {
     free(g->members);
     g->members = NULL, g->partial = 0;
+    nsi_mm_free(g->mm);
+    free(g->mm);
+    g->mm = NULL;
     s->net_dirty |= s->stale_any; /* over: the deferred neighbours' turn (engine's update) */
     return NS_OK;
   }
@@ -909,7 +937,7 @@ static int new_group(ns_sim *s, const int *members, size_t n) {
   if (g->members == NULL)
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
   memcpy(g->members, members, n * sizeof *members);
-  g->n = n, g->ff = 0, g->partial = 0, g->cache = 0;
+  g->n = n, g->ff = 0, g->partial = 0, g->cache = 0, g->mm = NULL;
   return (int)s->ngrp++;
 }
 
@@ -942,6 +970,9 @@ static void drop_group(ns_sim *s, nsi_simjob *j) {
   if (g != NULL && g->members != NULL) {
     free(g->members);
     g->members = NULL, g->n = 0, g->ff = 0, g->partial = 0;
+    nsi_mm_free(g->mm);
+    free(g->mm);
+    g->mm = NULL;
   }
   j->group = -1;
   j->w_n = 0;

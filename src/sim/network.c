@@ -81,6 +81,9 @@ int nsi_sim_net_init(ns_sim *s) {
   for (int k = 0; k <= 64; k++)
     s->ek[k] = nsi_sim_curve(o, k);
   s->bgcnt = calloc(n, sizeof *s->bgcnt);
+  s->lmap = malloc(n * sizeof *s->lmap);
+  s->lmapg = calloc(n, sizeof *s->lmapg);
+  s->lmap_serial = 0;
   s->touch = calloc(n + (size_t)G, sizeof *s->touch);
   s->touch_epoch = 1;
   s->cassini_readjusts = 0;
@@ -89,7 +92,7 @@ int nsi_sim_net_init(ns_sim *s) {
   s->gcap = malloc((size_t)G * sizeof *s->gcap);
   s->gload = calloc((size_t)G, sizeof *s->gload);
   s->gused = calloc((size_t)G, sizeof *s->gused);
-  if (!s->own || !s->lid || !s->bg || !s->capeff || !s->capk || !s->bgcnt || !s->touch || !s->gcap || !s->gload || !s->gused)
+  if (!s->own || !s->lid || !s->bg || !s->capeff || !s->capk || !s->bgcnt || !s->lmap || !s->lmapg || !s->touch || !s->gcap || !s->gload || !s->gused)
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory for %d GPUs", G);
   for (int g = 0; g < G; g++)
     s->gcap[g] = 1.0;
@@ -101,6 +104,8 @@ void nsi_sim_net_free(ns_sim *s) {
   free(s->srv_busy), free(s->own), free(s->lid), free(s->gcap), free(s->gload), free(s->gused);
   free(s->bg), free(s->capeff), free(s->bgcnt), free(s->touch), free(s->capk), free(s->wtmp);
   s->capk = NULL, s->wtmp = NULL, s->cap_wtmp = 0;
+  free(s->lmap), free(s->lmapg), free(s->lseed);
+  s->lmap = s->lseed = NULL, s->lmapg = NULL, s->cap_lseed = 0;
   s->lid = s->bgcnt = s->touch = NULL;
   s->bg = s->capeff = NULL;
   nsi_sim_fill_free(&s->fill);
@@ -112,8 +117,11 @@ void nsi_sim_net_free(ns_sim *s) {
   free(s->rate_tmp), free(s->res_tmp), free(s->nres_tmp), free(s->idx_tmp), free(s->seeds);
   s->rate_tmp = NULL, s->res_tmp = NULL, s->nres_tmp = NULL, s->cap_tmp = 0;
   s->idx_tmp = NULL, s->seeds = NULL, s->nseeds = s->cap_seeds = 0;
-  for (size_t g = 0; g < s->ngrp; g++)
+  for (size_t g = 0; g < s->ngrp; g++) {
     free(s->grp[g].members);
+    nsi_mm_free(s->grp[g].mm);
+    free(s->grp[g].mm);
+  }
   free(s->grp);
   s->grp = NULL, s->ngrp = s->cap_grp = 0;
 }

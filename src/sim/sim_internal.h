@@ -144,9 +144,7 @@ typedef struct nsi_simjob {
   double w_t1, w_tl;    /* ... time of the first and of the last */
   int mark, seed;       /* net_phase.c resolve(): stamps */
   double bgx;           /* its mean throughput per flow while bgon (Gbps) */
-  int *slinks;          /* its links shared with another member of its group (multiplicity) */
-  size_t nslinks;
-  double pcap;          /* its flow rate limit on its other links (capeff / multiplicity) */
+  int gi;               /* its index in its group's members (and max-min items, g->mm) */
   int bgon;             /* lone at its window mean inside a large component: its mean
                            throughput loads its links (net_phase.c, partial restarts) */
   int stale;            /* a neighbour of changes not yet re-simulated (its touched links,
@@ -174,7 +172,9 @@ typedef struct nsi_group {
   int ff;       /* fast-forwarded: members run as lone jobs at their window mean */
   int partial;  /* a re-simulated part of a large component (net_phase.c) */
   uint64_t W;   /* its window (iterations) */
-  unsigned cache; /* capeff_epoch + 1 of its members' slinks / pcap, 0 = stale */
+  unsigned cache; /* capeff_epoch + 1 of its max-min structure (mm), 0 = stale */
+  struct nsi_mm *mm; /* its members' all-reduces over their shared links (maxmin.c) */
+  unsigned mm_serial; /* s->lmapg of its shared links (local ids in s->lmap) */
 } nsi_group;
 
 /* Scratch of nsi_sim_fill (grown as needed, freed with the run). */
@@ -185,6 +185,71 @@ typedef struct nsi_fill {
   double *hval;        /* hval[at] = hkey[hlnk[at]]: the heap compares without the indirection */
   size_t cap, nheap;
 } nsi_fill;
+
+/* Incremental max-min over a fixed structure (maxmin.c): items (a group's
+   all-reduces) over local resources (the links they share), each item
+   active or not (transferring). */
+struct nsi_mm_entry;
+typedef struct nsi_mm {
+  int n, nr;                /* items, resources */
+  int *ist, *ir;            /* item i's resources ir[ist[i] .. ist[i + 1]), ascending, repeated */
+  int *rst, *ri;            /* resource r's distinct items ri[rst[r] .. rst[r + 1]), ascending */
+  double *rcap, *icap, *ek; /* per resource capacity; per item own limit; e(k), k = 0..n */
+  int has_ek;               /* 0: e = 1 (ideal curve) */
+  unsigned char *on;        /* per item: active (nsi_mm_set) */
+  int *idst, *idr, *xown;   /* item i's distinct resources: incidences idst[i] .. idst[i + 1) */
+  int *ra, *na, *ipos;      /* per resource its active incidences; an incidence's place there */
+  double *rate;             /* per item: its rate in the last solve that covered it */
+  int *comp, ncomp;         /* the last solve's items, ascending */
+  /* scratch */
+  unsigned *rmark, *imark, stamp;
+  int *queue, *lid, *cnt;
+  double *capk, *ic, *out;
+  int **res;
+  size_t *nres;
+  uint64_t *akey;           /* the active set, a bit per item */
+  size_t words;
+  int nact;                 /* active items */
+  int *lab, *pitem, *poff, nparts; /* components of the active items: part per item, items by part */
+  double *prate;
+  int *pcnt;
+  nsi_fill fill;
+  /* memo: solved components by item set */
+  size_t *slot, nslot;
+  struct nsi_mm_entry *ent;
+  size_t nent;
+  uint64_t *kpool;
+  int *ipool;
+  double *rpool;
+  size_t nk, ni, nrp;
+  double demand;            /* of the memo's rates */
+  int scratch;              /* tests: no memo, every solve searches and fills from scratch */
+  uint64_t hits, misses;
+  size_t cap_ist, cap_ir, cap_ri, cap_rst, cap_rcap, cap_rmark, cap_lid, cap_cnt, cap_capk,
+      cap_queue, cap_icap, cap_ek, cap_on, cap_imark, cap_comp, cap_rate, cap_res, cap_nres,
+      cap_ic, cap_out, cap_akey, cap_lab, cap_pitem, cap_poff, cap_prate, cap_ipool, cap_pcnt, cap_ent, cap_kpool, cap_rpool, cap_ra, cap_idr, cap_xown, cap_ipos,
+      cap_idst, cap_na;
+} nsi_mm;
+
+/* Sets up m (its memory reused) for n items, item i on local resources
+   res[i][0 .. nres[i]) (ascending, a repeat = one more flow there) with its
+   own limit icap[i] (INFINITY: none), nr resources of capacity rcap[r]; ek:
+   e(k) for k = 0..n (NULL: 1). Every item inactive, the memo empty. NS_OK or
+   NS_ENOMEM (m stays freeable). */
+int nsi_mm_build(nsi_mm *m, int n, const int *const *res, const size_t *nres, const double *icap,
+                 int nr, const double *rcap, const double *ek);
+/* Max-min rates (progressive filling, each at most `demand`) of the active
+   items connected through resources to seeds[0 .. nseeds) (active or not:
+   their resources start the search) and to the resources seed_res[0 ..
+   nseed_res): m->comp / m->ncomp, m->rate[item].
+   Identical to nsi_sim_fill over those items in ascending order. */
+/* Item i transfers (on) or not. */
+void nsi_mm_set(nsi_mm *m, int i, int on);
+int nsi_mm_solve(nsi_mm *m, const int *seeds, int nseeds, const int *seed_res, int nseed_res,
+                 double demand);
+/* The same over every active item at once (one fill). */
+int nsi_mm_solve_all(nsi_mm *m, double demand);
+void nsi_mm_free(nsi_mm *m);
 
 struct ns_sim;
 
@@ -241,6 +306,8 @@ typedef struct nsi_event {
 typedef struct nsi_heap {
   nsi_event *ev;
   size_t n, cap;
+  int *pos;    /* per job: its entry's index in ev, -1 = none (heap.c) */
+  size_t npos; /* jobs pos covers; a job past it gets plain entries */
 } nsi_heap;
 
 struct ns_sim {
@@ -299,6 +366,11 @@ struct ns_sim {
   int *wtmp;           /* scratch: waiting all-reduces of a group (admit_waiters) */
   size_t cap_wtmp;
   int *bgcnt;       /* per link: bgon jobs on it */
+  int *lmap;        /* per link: its local id in the max-min of the group built last over it ... */
+  unsigned *lmapg;  /* ... valid where this equals that group's mm_serial */
+  unsigned lmap_serial;
+  int *lseed;       /* scratch: local links a leaving job starts a solve from */
+  size_t cap_lseed;
   int *touch;       /* per link and GPU: == touch_epoch if a job started or left on it */
   int touch_epoch;
   int stale_any;    /* some running job has stale > 0: re-simulated when a restart ends */
@@ -329,6 +401,7 @@ struct ns_sim {
   int pre_budget;  /* offers still to try in that pass */
   size_t cap_tmp;
   uint64_t phase_events;
+  int ref_solve; /* tests: groups' max-min without memo (nsi_mm.scratch) */
   uint64_t cassini_readjusts; /* CASSINI re-adjustments of the last run (tests read it) */
   /* preemptive orders: the queue view's job indices (queue index -> job),
      and the version of the live wake-up at the decision's next_ms */
@@ -348,7 +421,9 @@ struct ns_sim {
   size_t nmodels, cap_models;
 };
 
-/* heap.c */
+/* heap.c: one entry per job (a push moves it), any number of wake-ups */
+int nsi_sim_heap_init(nsi_heap *h, size_t njobs); /* empty, for jobs 0..njobs-1 */
+void nsi_sim_heap_free(nsi_heap *h);
 int nsi_sim_heap_push(nsi_heap *h, double t, int job, unsigned ver);
 int nsi_sim_heap_pop(nsi_heap *h, nsi_event *out);
 
