@@ -72,10 +72,12 @@
  *   ns_policy_clone / ns_policy_set_preset / ns_policy_kappa_of: a copy of
  *     the parts and options, a preset's parts over the options (ns_sim_opts
  *     holds its policy parts in one)
- * Not (yet) behind ns_policy: communication admission (SRSF(n), AdaDUAL: the
- * part is recorded, ns_policy_admission reads it; the simulator enforces it
- * per all-reduce), Dally's lease re-offers and pass-by-pass preemption, and
- * CASSINI's drift re-adjustment (the simulator's).
+ *   ns_policy_admit: communication admission of one all-reduce (SRSF(n),
+ *     AdaDUAL) from what the caller sees in flight around it
+ * Not (yet) behind ns_policy: Dally's lease re-offers and pass-by-pass
+ * preemption, and CASSINI's drift re-adjustment (the simulator's). The
+ * simulator enforces admission per all-reduce through ns_policy_admit (it
+ * measures what is in flight; a batch cluster manager cannot enforce it).
  *
  * PREEMPTION (orders NS_POLICY_ORDER_2D_LAS / _2D_GITTINS: presets "2d-las",
  * "2d-gittins"; src/policy/las.c). The queue then holds the waiting AND the
@@ -154,7 +156,7 @@ typedef enum ns_policy_placement {
   NS_POLICY_PLACE_CUSTOM = 11          /* ns_policy_set_place_fn's callback */
 } ns_policy_placement;
 
-/* Communication admission (enforced per all-reduce by the simulator). */
+/* Communication admission (ns_policy_admit; enforced per all-reduce by the simulator). */
 typedef enum ns_policy_admission {
   NS_POLICY_ADMIT_ALL = 0,
   NS_POLICY_ADMIT_SRSF = 1,   /* SRSF(n) */
@@ -352,6 +354,21 @@ NS_API int ns_policy_place(ns_policy *p, ns_cluster *c, const ns_queue *q, size_
    returning: c is left as it was. d holds every start and every job's status. */
 NS_API int ns_policy_decide(ns_policy *p, ns_cluster *c, const ns_queue *q, double now_ms,
                             ns_decision *d);
+
+/* Communication admission of one all-reduce of a job about to start, by
+   the policy's admission part, from what the caller sees in flight now:
+   per link of the job, the number of OTHER all-reduces in flight on it
+   (SRSF(n): it starts iff every count is below n); per server of the job,
+   the all-reduces in flight there and the bytes the one in flight still
+   has (AdaDUAL Algorithm 2: ns_adadual_decide with Eq. 5's b and eta, and
+   the job's model_bytes, 0 counted as 1). *start = 1 (start now) or 0
+   (wait); NS_POLICY_ADMIT_ALL: always 1. The arrays may be NULL when their
+   count is 0; a negative count is NS_EINVAL naming it. Only a simulator or
+   an agent inside the training job can enforce this. */
+NS_API int ns_policy_admit(const ns_policy *p, uint64_t model_bytes, const int *others_per_link,
+                           size_t nlinks, const int *tasks_per_server,
+                           const uint64_t *remaining_bytes, size_t nservers, double b_ms_per_byte,
+                           double eta_ms_per_byte, int *start);
 
 /* Report back (the contract above). job: the caller's handle; times finite and
    not before the job's arrival as the caller knows it. */

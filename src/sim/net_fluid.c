@@ -312,8 +312,8 @@ static int adadual_mode(ns_sim *s, nsi_simjob *j) {
         }
   }
   int start = 0;
-  int rc = ns_adadual_decide(eq5_b(&s->o), eq5_eta(&s->o), j->model_bytes ? j->model_bytes : 1,
-                             tasks, rem, j->nsrv, &start);
+  int rc = ns_policy_admit(s->policy, j->model_bytes, NULL, 0, tasks, rem, j->nsrv,
+                           eq5_b(&s->o), eq5_eta(&s->o), &start);
   free(tasks), free(rem);
   if (rc < 0)
     return rc == NS_EUNSUPPORTED ? nsi_fail(rc, "ns_sim_run: policy '%s' unavailable: "

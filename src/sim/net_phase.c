@@ -28,8 +28,8 @@
  *    is exactly the fluid model's lone iteration.
  *  - Fast-forward: once every member of a group has completed W + 1
  *    iterations since the group formed (W = ns_sim_opts_set_phase_window,
- *    default 16; 0 = off; shortened to max(2, 256 / n) for a group of n > 8
- *    jobs, see window()), each member continues as a lone job whose
+ *    default 16; 0 = off; a group of n jobs uses max(2, 16 W / n)
+ *    iterations, see window()), each member continues as a lone job whose
  *    iteration time is its mean over its last W iterations, until the
  *    group's membership changes again; then phase simulation resumes from
  *    the extrapolated position. Error bound: when the group's relative
@@ -671,18 +671,31 @@ static void leave_group(ns_sim *s, nsi_simjob *j) {
   s->net_dirty = 1; /* the component changed: rebuilt at the next update */
 }
 
-/* The group's window: W, shortened for large groups so that a window
-   costs at most about NSI_PHASE_BUDGET member-iterations (each of a group's
-   n members runs W iterations: n x W phase pairs, each touching n members),
-   but never below 2 iterations. */
-#define NSI_PHASE_BUDGET 256
-#define NSI_PHASE_BUDGET_PART 64 /* a partial restart (see affected()) */
+/* The group's window. A whole group of n jobs runs max(2, NSI_PHASE_SPAN x
+   W / n) iterations before it is fast-forwarded: every window costs about
+   NSI_PHASE_SPAN x W member-iterations (n members, each its window; 256 at
+   the default W = 16), so a pair runs 8 W iterations, a group of 16 runs W,
+   larger ones fewer (the shortening that bounds their cost). Small groups
+   are where most jobs meet (the embedded workload's groups are 2-8 jobs),
+   and a window of W = 16 iterations there was too short to average the
+   slow relative drift of two periods (test_phase_window_pair: 2 % early
+   with 16 iterations, 0.1 % with 128) or an admission pattern to settle
+   (bench_accuracy, 20 seeds of the embedded workload, bench/RESULTS.md:
+   mean |avg JCT error| against W = 0 e.g. AdaDUAL 5.2 -> 3.0 %, ff 2.6 ->
+   2.2 %, p95 ff 4.3 -> 3.2 %), at the cost per window of a group of 16. A partial restart (see affected())
+   runs min(W, NSI_PHASE_BUDGET_PART / n) iterations, at least 2 (1 past 32
+   re-simulated jobs). */
+#define NSI_PHASE_SPAN 16
+#define NSI_PHASE_BUDGET_PART 64
 static uint64_t window(const ns_sim *s, const nsi_group *g) {
-  uint64_t budget = g->partial ? NSI_PHASE_BUDGET_PART : NSI_PHASE_BUDGET;
-  uint64_t W = (uint64_t)s->o.phase_window, cap = budget / (g->n ? g->n : 1);
+  uint64_t W = (uint64_t)s->o.phase_window, n = g->n ? g->n : 1;
   if (W == 0)
     return 0;
-  uint64_t lo = g->partial && g->n > 32 ? 1 : 2; /* a large partial restart: one iteration */
+  if (!g->partial) {
+    uint64_t w = NSI_PHASE_SPAN * W / n; /* W <= 2^20: no overflow */
+    return w < 2 ? 2 : w;
+  }
+  uint64_t cap = NSI_PHASE_BUDGET_PART / n, lo = n > 32 ? 1 : 2; /* large: one iteration */
   cap = cap < lo ? lo : cap;
   return W < cap ? W : cap;
 }

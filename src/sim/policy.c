@@ -797,23 +797,30 @@ static int uses_link(const nsi_simjob *k, int l) {
   return k->nlinks > 0 && bsearch(&l, k->links, k->nlinks, sizeof *k->links, nsi_cmp_int) != NULL;
 }
 
-/* SRSF(n) (LWF-kappa paper §IV): the task starts only while fewer than n
-   other tasks communicate on each of its links; only the excess waits. */
+/* SRSF(n) (LWF-kappa paper §IV): per distinct link of the job, the other
+   tasks communicating on it; the policy admits the task only while each
+   count is below n (ns_policy_admit). */
 static int admit_srsf(ns_sim *s, nsi_simjob *j, int *start) {
   const nsi_group *g = &s->grp[j->group];
-  *start = 1;
-  for (size_t i = 0; i < j->nlinks && *start; i++) {
+  int buf[64] = {0}, *others = j->nlinks <= 64 ? buf : malloc(j->nlinks * sizeof *others);
+  if (others == NULL)
+    return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
+  size_t n = 0;
+  for (size_t i = 0; i < j->nlinks; i++) {
     if (i > 0 && j->links[i] == j->links[i - 1])
       continue;
-    int others = 0;
+    int c = 0;
     for (size_t m = 0; m < g->n; m++) {
       const nsi_simjob *k = &s->jobs[g->members[m]];
       if (k != j && in_flight(k) && uses_link(k, j->links[i]))
-        others++;
+        c++;
     }
-    *start = others < nsi_admit_n(&s->o);
+    others[n++] = c;
   }
-  return NS_OK;
+  int rc = ns_policy_admit(s->policy, j->model_bytes, others, n, NULL, NULL, 0, 1.0, 0.0, start);
+  if (others != buf)
+    free(others);
+  return rc < 0 ? nsi_fail(rc, "ns_sim_run: %s", ns_last_error()) : NS_OK;
 }
 
 /* AdaDUAL Algorithm 2 at the start of every all-reduce: per server of the
@@ -847,11 +854,12 @@ static int admit_adadual(ns_sim *s, nsi_simjob *j, int *start) {
         }
   }
   double b = nsi_sim_eq5_b(&s->o), e2 = nsi_sim_curve(&s->o, 2);
-  int rc = ns_adadual_decide(b, 2.0 * b * (1.0 / e2 - 1.0),
-                             j->model_bytes ? j->model_bytes : 1, tasks, rem, j->nsrv, start);
+  int rc = ns_policy_admit(s->policy, j->model_bytes, NULL, 0, tasks, rem, j->nsrv, b,
+                           2.0 * b * (1.0 / e2 - 1.0), start);
   free(tasks), free(rem);
   if (rc < 0)
-    return rc == NS_EUNSUPPORTED ? unavailable(s, "ns_adadual_decide") : rc;
+    return rc == NS_EUNSUPPORTED ? unavailable(s, "ns_adadual_decide")
+                                 : nsi_fail(rc, "ns_sim_run: %s", ns_last_error());
   return NS_OK;
 }
 

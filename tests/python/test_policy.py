@@ -245,6 +245,21 @@ class TestPolicy(unittest.TestCase):
         self.assertIn("'nope'", str(cm.exception))
         self.assertEqual(k.name, "cassini-lwf-1")
 
+    def test_admission(self):
+        """tests/unit/test_policy.c's admission case: SRSF(1) waits with one
+        other all-reduce on a link; AdaDUAL (b = 1, eta = 0: threshold 0.5)
+        starts 100 new bytes against 300 left (1/3), not 200 (2/3)."""
+        self.assertTrue(Policy("srsf-1").admit(100, others_per_link=[0, 0]))
+        self.assertFalse(Policy("srsf-1").admit(100, others_per_link=[0, 1]))
+        self.assertTrue(Policy("srsf-2").admit(100, others_per_link=[1, 1]))
+        ad = Policy("ada-srsf")
+        self.assertTrue(ad.admit(100, tasks_per_server=[1, 0], remaining_bytes=[300, 0]))
+        self.assertFalse(ad.admit(200, tasks_per_server=[1, 0], remaining_bytes=[300, 0]))
+        self.assertTrue(Policy("ff").admit(100, others_per_link=[5]))
+        with self.assertRaises(netsched.InvalidArgumentError) as cm:
+            Policy("srsf-1").admit(100, others_per_link=[0, -1])
+        self.assertIn("others_per_link[1]", str(cm.exception))
+
     def test_docstring_example(self):
         failures, tried = doctest.testmod(pol, verbose=False)[:2]
         self.assertGreater(tried, 5)

@@ -477,6 +477,53 @@ static void test_clone_and_set_preset(void **state) {
   ns_cluster_free(c);
 }
 
+/* ns_policy_admit by hand: SRSF(1) starts only with no other all-reduce on
+   any of its links ({0, 0} yes, {0, 1} no); SRSF(2) with fewer than 2 on
+   each ({1, 1} yes, {2, 0} no); AdaDUAL with b = 1, eta = 0 has threshold
+   b / (2 (b + eta)) = 0.5: no task on its servers -> start; one task with
+   300 bytes left and 100 new bytes (1/3 < 0.5) -> start, 200 new bytes
+   (2/3) -> wait; two tasks on a server -> wait. "ff" admits everything. */
+static void test_admission(void **state) {
+  (void)state;
+  ns_policy *ff = ns_policy_new("ff"), *s1 = ns_policy_new("srsf-1");
+  ns_policy *s2 = ns_policy_new("srsf-2"), *ad = ns_policy_new("ada-srsf");
+  int st = -1;
+  const int zero[] = {0, 0}, one[] = {0, 1}, ones[] = {1, 1}, two[] = {2, 0};
+  assert_int_equal(ns_policy_admit(s1, 100, zero, 2, NULL, NULL, 0, 1, 0, &st), NS_OK);
+  assert_int_equal(st, 1);
+  assert_int_equal(ns_policy_admit(s1, 100, one, 2, NULL, NULL, 0, 1, 0, &st), NS_OK);
+  assert_int_equal(st, 0);
+  assert_int_equal(ns_policy_admit(s2, 100, ones, 2, NULL, NULL, 0, 1, 0, &st), NS_OK);
+  assert_int_equal(st, 1);
+  assert_int_equal(ns_policy_admit(s2, 100, two, 2, NULL, NULL, 0, 1, 0, &st), NS_OK);
+  assert_int_equal(st, 0);
+  assert_int_equal(ns_policy_admit(ff, 100, two, 2, NULL, NULL, 0, 1, 0, &st), NS_OK);
+  assert_int_equal(st, 1);
+  const int t0[] = {0, 0}, t1[] = {1, 0}, t2[] = {2, 0};
+  const uint64_t r0[] = {0, 0}, r1[] = {300, 0};
+  assert_int_equal(ns_policy_admit(ad, 100, NULL, 0, t0, r0, 2, 1, 0, &st), NS_OK);
+  assert_int_equal(st, 1);
+  assert_int_equal(ns_policy_admit(ad, 100, NULL, 0, t1, r1, 2, 1, 0, &st), NS_OK);
+  assert_int_equal(st, 1);
+  assert_int_equal(ns_policy_admit(ad, 200, NULL, 0, t1, r1, 2, 1, 0, &st), NS_OK);
+  assert_int_equal(st, 0);
+  assert_int_equal(ns_policy_admit(ad, 100, NULL, 0, t2, r0, 2, 1, 0, &st), NS_OK);
+  assert_int_equal(st, 0);
+  /* bad input names the argument; *start untouched */
+  const int neg[] = {0, -1};
+  st = 7;
+  assert_fails_with(ns_policy_admit(s1, 100, neg, 2, NULL, NULL, 0, 1, 0, &st), NS_EINVAL,
+                    "others_per_link[1]");
+  assert_fails_with(ns_policy_admit(s1, 100, NULL, 2, NULL, NULL, 0, 1, 0, &st), NS_EINVAL,
+                    "others_per_link");
+  assert_fails_with(ns_policy_admit(ad, 100, NULL, 0, t1, r1, 2, -1, 0, &st), NS_EINVAL,
+                    "ns_policy_admit");
+  assert_int_equal(st, 7);
+  assert_fails_with(ns_policy_admit(s1, 100, zero, 2, NULL, NULL, 0, 1, 0, NULL), NS_EINVAL,
+                    "start");
+  ns_policy_free(ff), ns_policy_free(s1), ns_policy_free(s2), ns_policy_free(ad);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_preset_table_is_the_simulators),
@@ -488,6 +535,7 @@ int main(void) {
       cmocka_unit_test(test_cassini_candidates_and_shifts),
       cmocka_unit_test(test_save_load_dally_state),
       cmocka_unit_test(test_clone_and_set_preset),
+      cmocka_unit_test(test_admission),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -513,6 +513,38 @@ static void test_phase_fast_forward_leave(void **state) {
   ns_sim_opts_free(o);
 }
 
+/* A pair's window is 8 W iterations (window(): 16 W / n for a group of n),
+   long enough for the slow relative drift of two periods. A: 2000 x 100 ms
+   compute, B: 1500 x 130 ms, 100 ms all-reduces alone on the same NICs: their
+   relative phase drifts by 30 ms an iteration and returns after about
+   (230..330) / 30 = 8-11 iterations, each pass with its own collision
+   pattern, so a 16-iteration window is not a whole number of passes (with a
+   window of W = 16 both finished ~2 % early against W = 0: A 503.2 s vs
+   513.9 s). The documented bound with the pair's window of 128: a finish
+   moves by at most x 100 / (128 (c + 100)) + one iteration (c + 200): A
+   513.9 s x 100 / (128 x 200) + 300 ms = 2.31 s (0.45 %), B 458.9 s x 100 /
+   (128 x 230) + 330 ms = 1.89 s (0.41 %); a 16-iteration window's own bound
+   (8x wider) would allow 16.4 s and 12.8 s. */
+static void test_phase_window_pair(void **state) {
+  (void)state;
+  static const double jobs[2][4] = {{0, 2000, 100.0, 125e6}, {0, 1500, 130.0, 125e6}};
+  ns_sim_opts *o = opts_custom(ns_test_place_spread);
+  assert_int_equal(ns_sim_opts_set_phase_window(o, 0), NS_OK);
+  ns_sim *exact = run_jobs(o, 2, jobs);
+  assert_int_equal(ns_sim_opts_set_phase_window(o, 16), NS_OK);
+  ns_sim *ff = run_jobs(o, 2, jobs);
+  for (int j = 0; j < 2; j++) {
+    double c = jobs[j][2], x = ns_test_jct_ms(exact, j), y = ns_test_jct_ms(ff, j);
+    double bound = x * 100.0 / (128.0 * (c + 100.0)) + (c + 200.0);
+    assert_true(fabs(x - y) <= bound);
+    /* the exact run lies between alone (c + 100) and colliding every time (c + 200) */
+    assert_true(x > jobs[j][1] * (c + 100.0) && x < jobs[j][1] * (c + 200.0));
+  }
+  ns_sim_free(exact);
+  ns_sim_free(ff);
+  ns_sim_opts_free(o);
+}
+
 /* Two GPUs on consecutive servers: the lowest odd GPU g with g and g + 1
    free (2 GPUs per server: job k of a full chain holds servers k, k + 1). */
 static int place_chain(const ns_cluster *c, const ns_job *job, ns_placement *out, void *user) {
@@ -1256,6 +1288,7 @@ int main(void) {
       cmocka_unit_test(test_phase_lwf_remaining),
       cmocka_unit_test(test_phase_fast_forward),
       cmocka_unit_test(test_phase_fast_forward_leave),
+      cmocka_unit_test(test_phase_window_pair),
       cmocka_unit_test(test_phase_partial_restart),
       cmocka_unit_test(test_phase_deferred_neighbours),
       cmocka_unit_test(test_phase_cassini_readjust),

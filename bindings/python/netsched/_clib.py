@@ -353,6 +353,8 @@ _TABLE: dict[str, tuple[Any, list[Any]]] = {
     "ns_policy_clone": (POLICY, [POLICY]),
     "ns_policy_set_preset": (c_int, [POLICY, c_char_p]),
     "ns_policy_kappa_of": (c_int, [POLICY]),
+    "ns_policy_admit": (c_int, [POLICY, c_uint64, _int_p, c_size_t, _int_p, POINTER(c_uint64),
+                                c_size_t, c_double, c_double, _int_p]),
     "ns_policy_set_starvation": (c_int, [POLICY, c_double]),
     "ns_policy_set_gittins_samples": (c_int, [POLICY, _dbl_p, c_size_t]),
     "ns_decision_new": (DECISION, []),

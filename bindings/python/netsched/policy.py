@@ -48,7 +48,7 @@ from __future__ import annotations
 import ctypes
 import enum
 from ctypes import c_double, c_int
-from typing import Callable
+from typing import Callable, Sequence
 
 from ._clib import lib
 from ._handle import Handle, as_enum, as_flag, as_handle, as_int, as_real, as_size, as_str, as_u64
@@ -493,6 +493,32 @@ class Policy(Handle):
                                         as_handle(queue, Queue, w, "queue"),
                                         as_real(now_ms, w, "now_ms"), d._ptr), w)
         return d
+
+    def admit(self, model_bytes: int, others_per_link: Sequence[int] = (),
+              tasks_per_server: Sequence[int] = (), remaining_bytes: Sequence[int] = (),
+              b_ms_per_byte: float = 1.0, eta_ms_per_byte: float = 0.0) -> bool:
+        """Communication admission of one all-reduce about to start (SRSF(n),
+        AdaDUAL; "all" admits everything): True to start now, False to wait.
+        others_per_link: other all-reduces in flight on each of the job's
+        links; tasks_per_server / remaining_bytes: per server of the job, the
+        all-reduces in flight and the bytes the one in flight still has
+        (AdaDUAL with Eq. 5's b and eta)."""
+        w = "Policy.admit"
+        links = [as_int(v, w, "others_per_link") for v in others_per_link]
+        tasks = [as_int(v, w, "tasks_per_server") for v in tasks_per_server]
+        rem = [as_u64(v, w, "remaining_bytes") for v in remaining_bytes]
+        if len(rem) != len(tasks):
+            raise ValueError("%s: remaining_bytes has %d entries, tasks_per_server %d"
+                             % (w, len(rem), len(tasks)))
+        start = c_int(0)
+        check(lib.ns_policy_admit(self._ptr, as_u64(model_bytes, w, "model_bytes"),
+                                  (c_int * max(len(links), 1))(*links), len(links),
+                                  (c_int * max(len(tasks), 1))(*tasks),
+                                  (ctypes.c_uint64 * max(len(rem), 1))(*rem), len(tasks),
+                                  as_real(b_ms_per_byte, w, "b_ms_per_byte"),
+                                  as_real(eta_ms_per_byte, w, "eta_ms_per_byte"),
+                                  ctypes.byref(start)), w)
+        return bool(start.value)
 
     def started(self, job: Job, now_ms: float) -> None:
         """Report back: the job started."""
