@@ -74,6 +74,8 @@ class TestStatistics(unittest.TestCase):
                          "no bias shown; spread > the floor's")
         self.assertEqual(acc.verdict((1.0, float("nan")), (0.0, float("nan")), (0, 0), (0, 0)),
                          "1 seed")
+        self.assertEqual(acc.verdict((1.0, 5.0), (0.0, 1.0), (5, 4), None),
+                         "no bias shown; no floor run")  # NS_ACC_CHAOS*_MS=0
 
 
 class TestRunner(unittest.TestCase):
