@@ -93,7 +93,8 @@
  * index of the job's attained service over ns_policy_set_gittins_samples's
  * distribution (none set: every index 0, i.e. arrival order). decide()
  * walks the queues in order and grants each job its GPUs while as many of
- * the cluster's GPUs are uncounted; a running job not granted is suspended
+ * the grantable GPUs are uncounted (the free GPUs plus those of the running
+ * jobs in the queue: GPUs held by jobs not in the queue are not granted); a running job not granted is suspended
  * (ns_decision_suspend_job; status NS_ENOSPACE), a waiting job granted is
  * placed by the placement part assuming every suspended job's GPUs are
  * released (status NS_OK and a start; NS_ENOSPACE if the placement finds no

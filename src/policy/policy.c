@@ -1138,8 +1138,18 @@ static int decide_las(ns_policy *p, ns_cluster *c, const ns_queue *q, double now
   long *at = malloc(n * sizeof *at);
   int rc = go == NULL || stop == NULL || at == NULL ? nsi_fail(NS_ENOMEM, "%s: out of memory", fn)
                                                      : NS_OK;
+  /* GPUs to grant: the free ones and those of the running jobs in the
+     queue, not the whole cluster: GPUs held by jobs the caller did not
+     queue (not preemptible, down nodes modelled as held) are nobody's to
+     grant. At most the cluster's (GPU sharing counts a GPU once). */
+  long grantable = ns_cluster_free_gpu_count(c);
+  for (size_t i = 0; i < q->n; i++)
+    if (q->e[i].running)
+      grantable += ns_job_gpus(q->e[i].job);
+  if (grantable > ns_cluster_gpu_count(c))
+    grantable = ns_cluster_gpu_count(c);
   if (rc == NS_OK)
-    rc = nsp_las_rank(p, q, now_ms, ns_cluster_gpu_count(c), go, &ngo, stop, &nstop, fn);
+    rc = nsp_las_rank(p, q, now_ms, grantable, go, &ngo, stop, &nstop, fn);
   int ranked = rc == NS_OK;
   if (rc == NS_OK && nstop > d->capsusp) {
     size_t *sv = realloc(d->susp, nstop * sizeof *sv);

@@ -122,6 +122,44 @@ static void test_las_suspends_long_job_for_new_one(void **state) {
   free_case(p, c, q, L, N);
 }
 
+
+/* GPUs held by a job NOT in the queue (a job the caller does not let the
+   policy preempt, or a down node modelled as held) are nobody's to grant.
+   Two servers of 4 GPUs: O holds 4-7 outside the queue, L (4 GPUs, 4000
+   GPU-s: demoted to Q1) runs on 0-3, N (4 GPUs) arrives. Grantable = 0
+   free + L's 4 = 4: Q0 = [N] granted (4 -> 0), Q1 = [L] not granted ->
+   suspended, N placed on L's GPUs 0-3. Counting the whole cluster (8)
+   would grant both and suspend nothing, and N would find no room. */
+static void test_las_grants_only_queued_gpus(void **state) {
+  (void)state;
+  ns_cluster *c = ns_cluster_new_leaf_spine(1, 0, 2, 4, 0, 10.0);
+  assert_non_null(c);
+  ns_job *O = job("O", 4), *L = job("L", 4), *N = job("N", 4);
+  commit_first(c, L, 0);
+  commit_first(c, O, 4);
+  ns_queue *q = ns_queue_new();
+  ns_policy *p = ns_policy_new("2d-las");
+  ns_decision *d = ns_decision_new();
+  assert_int_equal(ns_queue_add_running(q, L, 1, 0.0), 0);
+  assert_int_equal(ns_queue_set_attained_ms(q, 0, 4000e3), NS_OK);
+  assert_int_equal(ns_queue_add(q, N, 2, 1000e3), 1);
+  assert_int_equal(ns_policy_decide(p, c, q, 1000e3, d), NS_OK);
+  assert_int_equal(ns_decision_suspend_count(d), 1);
+  assert_int_equal(ns_decision_suspend_job(d, 0), 0);
+  assert_int_equal(ns_decision_start_count(d), 1);
+  assert_int_equal(ns_decision_start_job(d, 0), 1);
+  const ns_placement *pl = ns_decision_placement(d, 0);
+  assert_non_null(pl);
+  assert_int_equal(ns_placement_gpu_count(pl), 4);
+  for (int k = 0; k < 4; k++)
+    assert_int_equal(ns_placement_gpu(pl, k), k);
+  ns_decision_free(d);
+  ns_policy_free(p);
+  ns_queue_free(q);
+  ns_cluster_free(c);
+  ns_job_free(O), ns_job_free(L), ns_job_free(N);
+}
+
 /* Below the threshold (L: 4 x 500 = 2000 GPU-s < 3250): L stays in Q0
    ahead of N and keeps the 4 GPUs; N is not granted (waits). Next check:
    L's demotion, 1000 + floor(floor(3250 - 500) / 4) = 1000 + 687 s. */
@@ -421,6 +459,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_las_suspends_long_job_for_new_one),
       cmocka_unit_test(test_las_below_threshold_keeps_running_job),
+      cmocka_unit_test(test_las_grants_only_queued_gpus),
       cmocka_unit_test(test_non_preemptive_presets_never_suspend),
       cmocka_unit_test(test_gittins_orders_by_index),
       cmocka_unit_test(test_bad_input_names_the_argument),
