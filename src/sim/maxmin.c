@@ -10,7 +10,8 @@
  * after a boundary only the active items connected to the items that
  * changed can move: nsi_mm_solve finds that component by a breadth-first
  * search over resource -> item lists and solves it by progressive filling
- * (nsi_sim_fill, network.c) over it alone - the same solve as before, on
+ * (nsi_sim_fill, at the end of this file; the fluid models call it too)
+ * over it alone - the same solve as before, on
  * the same items in the same (ascending) order.
  *
  * Memo: the rates of a component depend only on which items are in it (the
@@ -456,5 +457,220 @@ int nsi_mm_solve_all(nsi_mm *m, double demand) {
   NSI_TRY(fill_comp(m, demand));
   for (int x = 0; x < m->ncomp; x++)
     m->rate[m->comp[x]] = m->out[x];
+  return NS_OK;
+}
+
+/* ---- progressive filling (the max-min solve every network model uses) ---- */
+
+/* Max-min fairness by progressive filling: every unfrozen item's rate rises
+   together until one of its resources saturates or it reaches `demand`.
+   Item i uses res[i][0..nres[i]) (a repeated resource counts once per
+   repeat, as k flows of one ring on one link) and, when icap is not NULL,
+   rises to at most icap[i] (its own limit from resources no other item
+   can use, INFINITY for none). lid is scratch per resource, -1 on entry
+   and on return.
+   Water-filling over the distinct resources of the call: a shared
+   resource's fill level (capacity left / unfrozen items on it) only rises
+   as items freeze; a resource of a single item is that item's own constant
+   limit. An indexed min-heap of those levels (shared resources and items'
+   own limits) finds each round's bottlenecks; a round freezes every
+   unfrozen item on an entry within 1e-9 (relative) of the lowest level.
+   O(I log R) for I incidences over R resources (the same rates as filling
+   every item round by round, up to rounding). */
+static void heap_set(nsi_fill *f, size_t at, int id) {
+  f->hlnk[at] = id;
+  f->hval[at] = f->hkey[id];
+  f->hpos[id] = (int)at;
+}
+
+static void heap_up(nsi_fill *f, size_t i) {
+  int id = f->hlnk[i];
+  double key = f->hkey[id];
+  while (i > 0) {
+    size_t p = (i - 1) / 2;
+    if (f->hval[p] <= key)
+      break;
+    heap_set(f, i, f->hlnk[p]);
+    i = p;
+  }
+  heap_set(f, i, id);
+}
+
+static void heap_down(nsi_fill *f, size_t i) {
+  int id = f->hlnk[i];
+  double key = f->hkey[id];
+  size_t n = f->nheap;
+  for (;;) {
+    size_t c = 2 * i + 1;
+    if (c >= n)
+      break;
+    if (c + 1 < n && f->hval[c + 1] < f->hval[c])
+      c++;
+    if (f->hval[c] >= key)
+      break;
+    heap_set(f, i, f->hlnk[c]);
+    i = c;
+  }
+  heap_set(f, i, id);
+}
+
+static void heap_remove(nsi_fill *f, int id) {
+  int at = f->hpos[id];
+  if (at < 0)
+    return;
+  f->hpos[id] = -1;
+  int last = f->hlnk[--f->nheap];
+  if ((size_t)at == f->nheap)
+    return;
+  heap_set(f, (size_t)at, last);
+  heap_up(f, (size_t)at);
+  heap_down(f, (size_t)f->hpos[last]);
+}
+
+void nsi_sim_fill_free(nsi_fill *f) {
+  free(f->lres), free(f->lstart), free(f->litem), free(f->lrem), free(f->lcnt), free(f->hkey);
+  free(f->hlnk), free(f->frozen), free(f->lown), free(f->hpos), free(f->hval);
+  memset(f, 0, sizeof *f);
+}
+
+/* Resizes one scratch array to c elements of elem bytes; 1 on success, 0
+   on failure (the old buffer is kept, so the nsi_fill stays freeable). */
+static int fill_grow(void *bufp, size_t c, size_t elem) {
+  void **buf = (void **)bufp, *nb = realloc(*buf, c * elem);
+  if (nb != NULL)
+    *buf = nb;
+  return nb != NULL;
+}
+
+int nsi_sim_fill(nsi_fill *f, size_t n, int *const *res, const size_t *nres, const double *icap,
+                 double demand, const double *cap, int *lid, double *rate) {
+  size_t inc = 0;
+  for (size_t i = 0; i < n; i++)
+    inc += nres[i];
+  size_t need = inc + n + 1; /* resources <= incidences; heap ids: resources, then items */
+  if (need > f->cap) {
+    size_t c = need > 2 * f->cap ? need : 2 * f->cap;
+    int ok = fill_grow(&f->lres, c, sizeof *f->lres) & fill_grow(&f->lstart, c + 1, sizeof *f->lstart) &
+             fill_grow(&f->litem, c, sizeof *f->litem) & fill_grow(&f->lcnt, c, sizeof *f->lcnt) &
+             fill_grow(&f->lrem, c, sizeof *f->lrem) & fill_grow(&f->hkey, c, sizeof *f->hkey) &
+             fill_grow(&f->hlnk, c, sizeof *f->hlnk) & fill_grow(&f->frozen, c, sizeof *f->frozen) &
+             fill_grow(&f->lown, c, sizeof *f->lown) & fill_grow(&f->hpos, c, sizeof *f->hpos) &
+             fill_grow(&f->hval, c, sizeof *f->hval);
+    if (!ok)
+      return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory solving max-min over %zu flows", n);
+    f->cap = c;
+  }
+  /* distinct resources, their item counts (with multiplicity), sharing */
+  size_t nl = 0, left = 0;
+  for (size_t i = 0; i < n; i++) {
+    rate[i] = -1.0; /* unfrozen */
+    for (size_t k = 0; k < nres[i]; k++) {
+      int r = res[i][k];
+      if (lid[r] < 0) {
+        lid[r] = (int)nl;
+        f->lres[nl] = r, f->lcnt[nl] = 0, f->lrem[nl] = cap[r], f->lown[nl] = (int)i;
+        nl++;
+      }
+      int l = lid[r];
+      f->lcnt[l]++;
+      if (f->lown[l] != (int)i)
+        f->lown[l] = -1; /* shared */
+    }
+  }
+  /* items of each shared resource (CSR) */
+  f->lstart[0] = 0;
+  for (size_t l = 0; l < nl; l++)
+    f->lstart[l + 1] = f->lstart[l] + (f->lown[l] < 0 ? f->lcnt[l] : 0);
+  for (size_t i = 0; i < n; i++)
+    for (size_t k = 0; k < nres[i]; k++) {
+      int l = lid[res[i][k]];
+      if (f->lown[l] < 0)
+        f->litem[f->lstart[l + 1] - f->lcnt[l]--] = (int)i;
+    }
+  /* heap ids: shared resource l, item i's own limit nl + i */
+  f->nheap = 0;
+  for (size_t i = 0; i < n; i++)
+    f->hpos[nl + i] = -1, f->hkey[nl + i] = icap != NULL ? icap[i] : INFINITY;
+  for (size_t l = 0; l < nl; l++) {
+    f->hpos[l] = -1;
+    if (f->lown[l] >= 0) {
+      double v = f->lrem[l] / f->lcnt[l];
+      size_t id = nl + (size_t)f->lown[l];
+      f->hkey[id] = v < f->hkey[id] ? v : f->hkey[id];
+    } else {
+      f->lcnt[l] = f->lstart[l + 1] - f->lstart[l]; /* again: the CSR fill consumed it */
+      f->hkey[l] = f->lrem[l] / f->lcnt[l];
+      heap_set(f, f->nheap++, (int)l);
+    }
+  }
+  for (size_t i = 0; i < n; i++) {
+    if (nres[i] == 0 && !isfinite(f->hkey[nl + i])) {
+      rate[i] = demand; /* nothing limits it */
+      continue;
+    }
+    left++;
+    if (isfinite(f->hkey[nl + i]))
+      heap_set(f, f->nheap++, (int)(nl + i));
+  }
+  for (size_t h = f->nheap / 2; h-- > 0;) /* heapify: O(R) */
+    heap_down(f, h);
+  while (left > 0) {
+    double low = f->nheap > 0 ? f->hval[0] : INFINITY;
+    double level = low < demand ? low : demand;
+    if (level < 1e-12)
+      level = 1e-12;
+    size_t nf = 0;
+    if (level >= demand * (1 - 1e-12)) { /* every item left reaches the demand */
+      for (size_t i = 0; i < n; i++)
+        if (rate[i] == -1.0)
+          f->frozen[nf++] = (int)i;
+    } else {
+      while (f->nheap > 0 && f->hval[0] <= level * (1 + 1e-9)) {
+        int id = f->hlnk[0];
+        heap_remove(f, id);
+        if ((size_t)id >= nl) { /* an item's own resource */
+          int i = id - (int)nl;
+          if (rate[i] == -1.0)
+            rate[i] = -2.0, f->frozen[nf++] = i;
+          continue;
+        }
+        for (int x = f->lstart[id]; x < f->lstart[id + 1]; x++) {
+          int i = f->litem[x];
+          if (rate[i] == -1.0) /* unfrozen (a ring's repeats are listed again) */
+            rate[i] = -2.0, f->frozen[nf++] = i; /* frozen this round */
+        }
+      }
+    }
+    if (nf == 0)
+      break; /* cannot happen: the lowest level's items freeze */
+    for (size_t q = 0; q < nf; q++) {
+      int i = f->frozen[q];
+      rate[i] = level, left--;
+      heap_remove(f, (int)(nl + (size_t)i));
+      for (size_t k = 0; k < nres[i]; k++) {
+        int l = lid[res[i][k]];
+        if (f->lown[l] >= 0)
+          continue;
+        f->lrem[l] -= level;
+        f->lcnt[l]--;
+      }
+    }
+    for (size_t q = 0; q < nf; q++) { /* levels that rose: moved down the heap */
+      int i = f->frozen[q];
+      for (size_t k = 0; k < nres[i]; k++) {
+        int l = lid[res[i][k]];
+        if (f->lown[l] >= 0 || f->hpos[l] < 0 || (k > 0 && res[i][k] == res[i][k - 1]))
+          continue;
+        if (f->lcnt[l] == 0) {
+          heap_remove(f, l);
+        } else {
+          f->hkey[l] = f->lrem[l] / f->lcnt[l];
+          heap_down(f, (size_t)f->hpos[l]);
+        }
+      }
+    }
+  }
+  for (size_t l = 0; l < nl; l++)
+    lid[f->lres[l]] = -1;
   return NS_OK;
 }
