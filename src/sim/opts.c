@@ -94,8 +94,7 @@ ns_sim_opts *ns_sim_opts_new(void) {
   o->dally_machine_ms = o->dally_rack_ms = 12 * 3600e3; /* Dally §4.3 defaults */
   o->dally_history_ms = 7 * 24 * 3600e3;
   o->dally_lease_ms = NSI_DALLY_LEASE_MS; /* Themis-lease preemption (policy.c) */
-  o->las_queues = 3, o->las_limit[0] = 3250e3, o->las_limit[1] = 7200e3; /* jobs.py */
-  o->starvation = 0.0, o->restore_ms = 0.0;
+  o->restore_ms = 0.0; /* LAS queues, starvation, Gittins samples: o->parts' defaults */
   o->skew_bytes = 200000000ull; /* VGG-16, LSTM-PTB skewed; ResNet-50, Inception-V3 not */
   o->nic_ports = 1; /* one NIC per server: the AdaDUAL testbed of the embedded workload */
   default_curve(o);
@@ -110,27 +109,16 @@ void ns_sim_opts_free(ns_sim_opts *o) {
 void nsi_sim_opts_release(ns_sim_opts *o) {
   if (o == NULL)
     return;
-  free(o->git_samples);
   ns_policy_free(o->parts);
-  o->git_samples = NULL, o->parts = NULL;
+  o->parts = NULL;
 }
 
-/* dst = src with its own copy of the owned arrays (the simulator's copy of
-   the options it was made with). NS_ENOMEM leaves dst without samples. */
+/* dst = src with its own copy of the policy parts (the simulator's copy of
+   the options it was made with). */
 int nsi_sim_opts_copy(ns_sim_opts *dst, const ns_sim_opts *src, const char *fn) {
   *dst = *src;
-  dst->git_samples = NULL, dst->git_nsamples = 0;
   if ((dst->parts = ns_policy_clone(src->parts)) == NULL)
     return nsi_fail(NS_ENOMEM, "%s: out of memory for the policy parts", fn);
-  if (src->git_nsamples > 0) {
-    dst->git_samples = malloc(src->git_nsamples * sizeof *dst->git_samples);
-    if (dst->git_samples == NULL) {
-      ns_policy_free(dst->parts), dst->parts = NULL;
-      return nsi_fail(NS_ENOMEM, "%s: out of memory for the Gittins samples", fn);
-    }
-    memcpy(dst->git_samples, src->git_samples, src->git_nsamples * sizeof *dst->git_samples);
-    dst->git_nsamples = src->git_nsamples;
-  }
   return NS_OK;
 }
 
@@ -305,29 +293,18 @@ int ns_sim_opts_set_backfill(ns_sim_opts *o, int enabled) {
                  "ns_sim_opts_set_backfill");
 }
 
+/* The preemptive orders' options live in the policy parts (src/policy/las.c
+   reads them): the same checks and messages, under this function's name. */
 int ns_sim_opts_set_las_queues(ns_sim_opts *o, int queues, const double *thresholds_gpu_ms) {
-  static const char fn[] = "ns_sim_opts_set_las_queues";
-  NSI_TRY(nsi_check_ptr(o, fn, "o"));
-  NSI_TRY(nsi_check_int(queues, 1, NSI_LAS_MAX_QUEUES, fn, "queues"));
-  if (queues > 1)
-    NSI_TRY(nsi_check_ptr(thresholds_gpu_ms, fn, "thresholds_gpu_ms"));
-  for (int q = 0; q + 1 < queues; q++) {
-    double v = thresholds_gpu_ms[q];
-    if (!isfinite(v) || v <= 0 || (q > 0 && v <= thresholds_gpu_ms[q - 1]))
-      return nsi_fail(NS_EINVAL, "%s: thresholds_gpu_ms[%d] must be finite, > 0 and above the "
-                                 "previous one (got %g)", fn, q, v);
-  }
-  o->las_queues = queues;
-  for (int q = 0; q + 1 < queues; q++)
-    o->las_limit[q] = thresholds_gpu_ms[q];
-  return NS_OK;
+  NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_las_queues", "o"));
+  return forward(ns_policy_set_las_queues(o->parts, queues, thresholds_gpu_ms),
+                 "ns_policy_set_las_queues", "ns_sim_opts_set_las_queues");
 }
 
 int ns_sim_opts_set_starvation(ns_sim_opts *o, double knob) {
   NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_starvation", "o"));
-  NSI_TRY(nsi_check_finite_ge0(knob, "ns_sim_opts_set_starvation", "knob"));
-  o->starvation = knob;
-  return NS_OK;
+  return forward(ns_policy_set_starvation(o->parts, knob), "ns_policy_set_starvation",
+                 "ns_sim_opts_set_starvation");
 }
 
 int ns_sim_opts_set_preemption_overhead(ns_sim_opts *o, double restore_ms) {
@@ -338,28 +315,10 @@ int ns_sim_opts_set_preemption_overhead(ns_sim_opts *o, double restore_ms) {
 }
 
 int ns_sim_opts_set_gittins_samples(ns_sim_opts *o, const double *gpu_time_samples, size_t n) {
-  static const char fn[] = "ns_sim_opts_set_gittins_samples";
-  NSI_TRY(nsi_check_ptr(o, fn, "o"));
-  if (n > 0)
-    NSI_TRY(nsi_check_ptr(gpu_time_samples, fn, "gpu_time_samples"));
-  if (n >= SIZE_MAX / sizeof(double)) /* the table holds n + 1 */
-    return nsi_fail(NS_EINVAL, "%s: n must be below %zu (got %zu)", fn,
-                    SIZE_MAX / sizeof(double), n);
-  for (size_t i = 0; i < n; i++) {
-    double v = gpu_time_samples[i];
-    if (!isfinite(v) || v <= 0 || v > 1e18)
-      return nsi_fail(NS_EINVAL, "%s: gpu_time_samples[%zu] must be finite, > 0 and at most 1e18 GPU-ms "
-                                 "(got %s)", fn, i, NSI_REAL_STR(v));
-  }
-  double *copy = NULL;
-  if (n > 0) {
-    copy = malloc(n * sizeof *copy);
-    if (copy == NULL)
-      return nsi_fail(NS_ENOMEM, "%s: out of memory for %zu samples", fn, n);
-    memcpy(copy, gpu_time_samples, n * sizeof *copy);
-  }
-  free(o->git_samples);
-  o->git_samples = copy, o->git_nsamples = n;
+  NSI_TRY(nsi_check_ptr(o, "ns_sim_opts_set_gittins_samples", "o"));
+  NSI_TRY(forward(ns_policy_set_gittins_samples(o->parts, gpu_time_samples, n),
+                  "ns_policy_set_gittins_samples", "ns_sim_opts_set_gittins_samples"));
+  o->git_set = n > 0; /* none: the workload's own distribution at each run */
   return NS_OK;
 }
 

@@ -103,8 +103,8 @@ static int dally_preempts(const ns_sim_opts *o) {
 /* 2D-Gittins's distribution: ns_sim_opts_set_gittins_samples's, else the
    workload's own jobs, GPUs x lone consolidated run time (GPU-ms). */
 static int gittins_samples(ns_sim *s) {
-  if (s->o.git_samples != NULL)
-    return ns_policy_set_gittins_samples(s->policy, s->o.git_samples, s->o.git_nsamples);
+  if (s->o.git_set) /* in the parts the policy was cloned from */
+    return NS_OK;
   double *v = malloc((s->njobs ? s->njobs : 1) * sizeof *v);
   if (v == NULL)
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory for the Gittins distribution");
@@ -132,8 +132,6 @@ static int make_policy(ns_sim *s) {
   NSI_TRY(ns_policy_set_cassini_drift(p, o->cassini_drift));
   if (o->place_fn != NULL)
     NSI_TRY(ns_policy_set_place_fn(p, o->place_fn, o->place_user));
-  NSI_TRY(ns_policy_set_las_queues(p, o->las_queues, o->las_limit));
-  NSI_TRY(ns_policy_set_starvation(p, o->starvation));
   if (nsi_order(o) == NS_SIM_ORDER_2D_GITTINS)
     NSI_TRY(gittins_samples(s));
   if ((s->pq = ns_queue_new()) == NULL || (s->pd = ns_decision_new()) == NULL)

@@ -12,7 +12,6 @@
 #include "core/internal.h"
 
 #define NSI_SIM_MAX_CANDIDATES 10
-#define NSI_LAS_MAX_QUEUES 8
 #define NSI_CURVE_MAX 256 /* points of a contention curve */
 #define NSI_DECIDE_WAKE (-2) /* event job id of the preemptive orders' wake-ups (ns_decision_next_ms) */
 /* Dally preemption (policy.c): victims per waiter, offers tried per pass */
@@ -44,13 +43,11 @@ struct ns_sim_opts {
   int gpu_sharing;
   int phase_window;   /* fast-forward window W (iterations; 0 = off) */
   double cassini_drift; /* re-adjust when drift > this fraction of the period (0 = never) */
-  /* preemptive orders (the policy object's options: src/policy/las.c) */
-  int las_queues;                          /* K */
-  double las_limit[NSI_LAS_MAX_QUEUES - 1]; /* thresholds, GPU-ms, ascending */
-  double starvation;                       /* promote knob, 0 = off */
-  double restore_ms;                       /* checkpoint/restore per resume */
-  double *git_samples; /* 2D-Gittins distribution, GPU-ms, owned; NULL: the workload's own */
-  size_t git_nsamples;
+  /* preemptive orders: queues, starvation and Gittins samples are the
+     policy parts' (src/policy/las.c reads them) */
+  double restore_ms; /* checkpoint/restore per resume */
+  int git_set;       /* 1: ns_sim_opts_set_gittins_samples gave samples (in parts); 0: the
+                        workload's own distribution */
   ns_sim_place_fn place_fn;
   void *place_user;
   /* network-model issue (26): phase-model contention and NICs */
