@@ -324,6 +324,23 @@ static void sort_by_rank(nsp_las *L, int *v, size_t n) {
     k++;
   if (k >= n) /* already in order (most decisions): a stable sort keeps it */
     return;
+  /* Nearly in order (a few jobs' ranks moved): a stable insertion sort,
+     O(n + moves), within a budget of moves; past it the merge sort below
+     finishes the job. Both are stable and the insertion keeps equal keys
+     in their order, so the result is the stable sort's either way. */
+  size_t budget = 8 * n + 64, moves = 0;
+  for (; k < n && moves <= budget; k++) {
+    nsp_laskey x = a[k];
+    size_t i = k;
+    while (i > 0 && key_before(&x, &a[i - 1]))
+      a[i] = a[i - 1], i--, moves++;
+    a[i] = x;
+  }
+  if (k >= n && moves <= budget) {
+    for (size_t i = 0; i < n; i++)
+      v[i] = a[i].slot;
+    return;
+  }
   for (size_t w = 1; w < n; w *= 2) {
     for (size_t lo = 0; lo < n; lo += 2 * w) {
       size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;

@@ -1142,12 +1142,18 @@ static int decide_las(ns_policy *p, ns_cluster *c, const ns_queue *q, double now
      queue, not the whole cluster: GPUs held by jobs the caller did not
      queue (not preemptible, down nodes modelled as held) are nobody's to
      grant. At most the cluster's (GPU sharing counts a GPU once). */
-  long grantable = ns_cluster_free_gpu_count(c);
+  /* = all GPUs - those committed to jobs not in the queue: O(jobs), not a
+     scan of every GPU at each decision */
+  long grantable = ns_cluster_gpu_count(c);
+  for (size_t k = 0; k < c->ncommits; k++)
+    grantable -= (long)c->commits[k].ngpus;
   for (size_t i = 0; i < q->n; i++)
     if (q->e[i].running)
       grantable += ns_job_gpus(q->e[i].job);
   if (grantable > ns_cluster_gpu_count(c))
     grantable = ns_cluster_gpu_count(c);
+  if (grantable < 0)
+    grantable = 0;
   if (rc == NS_OK)
     rc = nsp_las_rank(p, q, now_ms, grantable, go, &ngo, stop, &nstop, fn);
   int ranked = rc == NS_OK;
