@@ -214,9 +214,15 @@ static int add_view(ns_sim *s, int ji, int running) {
     return nsi_fail(i, "ns_sim_run: %s", ns_last_error());
   if (nsi_order(&s->o) == NS_SIM_ORDER_SRSF || nsi_order(&s->o) == NS_SIM_ORDER_SJF)
     ns_queue_set_ideal_ms(s->pq, (size_t)i, ideal_ms(s, j));
-  if (isfinite(j->nw_sens))
+  /* Nw_sens: the NW_SENS key; waiting since: Dally's placements; a custom
+     placement may read either. Skipped otherwise: the preemptive orders
+     build this view for every job at every decision. */
+  ns_sim_placement pl = nsi_placement(&s->o);
+  int custom = pl == NS_SIM_PLACE_CUSTOM;
+  if (isfinite(j->nw_sens) && (custom || nsi_order(&s->o) == NS_SIM_ORDER_NW_SENS))
     ns_queue_set_nw_sens(s->pq, (size_t)i, j->nw_sens);
-  ns_queue_set_waiting_since(s->pq, (size_t)i, j->wait_from);
+  if (custom || pl == NS_SIM_PLACE_DALLY || pl == NS_SIM_PLACE_DALLY_MANUAL)
+    ns_queue_set_waiting_since(s->pq, (size_t)i, j->wait_from);
   /* attained service, GPU-ms: what the preemptive orders rank by */
   ns_queue_set_attained_ms(s->pq, (size_t)i, j->att_ms * j->gpus);
   return NS_OK;
