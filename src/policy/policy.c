@@ -1505,12 +1505,14 @@ static int decide_nw_sens(ns_policy *p, ns_cluster *c, const ns_queue *q, double
       nsp_entry v = view(p, &q->e[i]);
       it[m].key = key_nw_sens(&v), it[m].arrival = v.arrival, it[m].id = v.id, it[m].i = i;
       m++;
-      if (expired) /* its GPUs, should it lose them */
-        rc = ns_cluster_job_placement(c, q->e[i].job, d->held[e++]);
-      if (rc < 0)
+      if (expired && nsi_find_commit(c, q->e[i].job) < 0)
         rc = nsi_fail(NS_EINVAL, "%s: queue index %zu (job '%s') was added as running but is "
                                  "not committed on c (commit every running job where it runs)",
                       fn, i, ns_job_name(q->e[i].job));
+      else if (expired) /* its GPUs, should it lose them */
+        rc = ns_cluster_job_placement(c, q->e[i].job, d->held[e++]);
+      if (rc < 0 && rc != NS_EINVAL)
+        rc = nsi_fail(rc, "%s: %s", fn, ns_last_error());
     }
     if (rc == NS_OK) {
       qsort(it, m, sizeof *it, by_item);
