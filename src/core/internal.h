@@ -121,6 +121,10 @@ size_t nsi_ptrmap_get(const nsi_ptrmap *m, uint64_t key);
 int nsi_ptrmap_reserve(nsi_ptrmap *m, size_t extra);
 /* Inserts key -> val (key nonzero and absent). NS_OK / NS_ENOMEM. */
 int nsi_ptrmap_put(nsi_ptrmap *m, uint64_t key, size_t val);
+/* Changes the index of a present key (NS_ENOTFOUND if absent). */
+int nsi_ptrmap_set(nsi_ptrmap *m, uint64_t key, size_t val);
+/* Removes key if present (backward-shift deletion: lookups stay exact). */
+void nsi_ptrmap_del(nsi_ptrmap *m, uint64_t key);
 void nsi_ptrmap_free(nsi_ptrmap *m);
 
 /* ---- jobs ------------------------------------------------------------ */

@@ -25,6 +25,43 @@ size_t nsi_ptrmap_get(const nsi_ptrmap *m, uint64_t key) {
   return SIZE_MAX;
 }
 
+static size_t slot_at(const nsi_ptrmap *m, uint64_t key) {
+  if (m->cap == 0)
+    return SIZE_MAX;
+  for (size_t i = slot_of(key, m->cap); m->keys[i] != 0; i = (i + 1) & (m->cap - 1))
+    if (m->keys[i] == key)
+      return i;
+  return SIZE_MAX;
+}
+
+int nsi_ptrmap_set(nsi_ptrmap *m, uint64_t key, size_t val) {
+  size_t i = slot_at(m, key);
+  if (i == SIZE_MAX)
+    return NS_ENOTFOUND;
+  m->vals[i] = val;
+  return NS_OK;
+}
+
+/* Linear probing's deletion (Knuth 6.4, Algorithm R): the slots after the
+   hole up to the next empty one move back into it unless their home slot
+   lies cyclically in (hole, slot]. */
+void nsi_ptrmap_del(nsi_ptrmap *m, uint64_t key) {
+  size_t i = slot_at(m, key), mask = m->cap - 1;
+  if (i == SIZE_MAX)
+    return;
+  m->keys[i] = 0;
+  m->count--;
+  for (size_t j = (i + 1) & mask; m->keys[j] != 0; j = (j + 1) & mask) {
+    size_t k = slot_of(m->keys[j], m->cap);
+    int stays = i <= j ? (i < k && k <= j) : (i < k || k <= j);
+    if (stays)
+      continue;
+    m->keys[i] = m->keys[j], m->vals[i] = m->vals[j];
+    m->keys[j] = 0;
+    i = j;
+  }
+}
+
 static void insert(uint64_t *keys, size_t *vals, size_t cap, uint64_t key, size_t val) {
   size_t i = slot_of(key, cap);
   while (keys[i] != 0)
