@@ -41,7 +41,7 @@ void nsp_sched_forget(ns_policy *p, const ns_job *job) {
   size_t last = --p->nsched;
   if (i != last) { /* the last record fills the hole */
     p->sched[i] = p->sched[last];
-    nsi_ptrmap_set(&p->sched_ix, nsi_key_ptr(p->sched[i].job), i);
+    *nsi_ptrmap_ref(&p->sched_ix, nsi_key_ptr(p->sched[i].job)) = i;
   }
 }
 

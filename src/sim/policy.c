@@ -212,22 +212,37 @@ static double ideal_ms(const ns_sim *s, const nsi_simjob *j) {
 /* s->pq = job ji as the caller knows it: id = its index, arrival, ideal run
    (SRSF / SJF keys), kept Nw_sens (Dally's key), waiting since (Dally's
    starvation: arrival or the latest suspension). */
-static int add_view(ns_sim *s, int ji, int running) {
+/* What the queue view carries besides id, arrival and attained service: the
+   same for every job of a decision (read once per view, not per job). */
+typedef struct nsi_viewkind {
+  int ideal;   /* SRSF / SJF: ideal run time */
+  int nw_sens; /* the NW_SENS key; a custom placement may read it */
+  int since;   /* Dally's placements (and a custom one): waiting since */
+} nsi_viewkind;
+
+static nsi_viewkind view_kind(const ns_sim *s) {
+  ns_sim_order o = nsi_order(&s->o);
+  ns_sim_placement pl = nsi_placement(&s->o);
+  int custom = pl == NS_SIM_PLACE_CUSTOM;
+  nsi_viewkind k = {o == NS_SIM_ORDER_SRSF || o == NS_SIM_ORDER_SJF,
+                    custom || o == NS_SIM_ORDER_NW_SENS,
+                    custom || pl == NS_SIM_PLACE_DALLY || pl == NS_SIM_PLACE_DALLY_MANUAL};
+  return k;
+}
+
+static int add_view(ns_sim *s, nsi_viewkind kind, int ji, int running) {
   const nsi_simjob *j = &s->jobs[ji];
   int i = running ? ns_queue_add_running(s->pq, j->job, (uint64_t)ji, j->arrival_ms)
                   : ns_queue_add(s->pq, j->job, (uint64_t)ji, j->arrival_ms);
   if (i < 0)
     return nsi_fail(i, "ns_sim_run: %s", ns_last_error());
-  if (nsi_order(&s->o) == NS_SIM_ORDER_SRSF || nsi_order(&s->o) == NS_SIM_ORDER_SJF)
+  if (kind.ideal)
     ns_queue_set_ideal_ms(s->pq, (size_t)i, ideal_ms(s, j));
-  /* Nw_sens: the NW_SENS key; waiting since: Dally's placements; a custom
-     placement may read either. Skipped otherwise: the preemptive orders
-     build this view for every job at every decision. */
-  ns_sim_placement pl = nsi_placement(&s->o);
-  int custom = pl == NS_SIM_PLACE_CUSTOM;
-  if (isfinite(j->nw_sens) && (custom || nsi_order(&s->o) == NS_SIM_ORDER_NW_SENS))
+  /* Nw_sens and waiting since are skipped where nothing reads them: the
+     preemptive orders build this view for every job at every decision. */
+  if (kind.nw_sens && isfinite(j->nw_sens))
     ns_queue_set_nw_sens(s->pq, (size_t)i, j->nw_sens);
-  if (custom || pl == NS_SIM_PLACE_DALLY || pl == NS_SIM_PLACE_DALLY_MANUAL)
+  if (kind.since)
     ns_queue_set_waiting_since(s->pq, (size_t)i, j->wait_from);
   /* attained service, GPU-ms: what the preemptive orders rank by */
   ns_queue_set_attained_ms(s->pq, (size_t)i, j->att_ms * j->gpus);
@@ -236,7 +251,7 @@ static int add_view(ns_sim *s, int ji, int running) {
 
 static void view(ns_sim *s, int ji) {
   ns_queue_clear(s->pq);
-  add_view(s, ji, 0); /* cannot fail: room for one job was made up front */
+  add_view(s, view_kind(s), ji, 0); /* cannot fail: room for one job was made up front */
 }
 
 /* ---- order: the queue key (fixed while a job waits), the policy's ------------ */
@@ -396,10 +411,11 @@ int nsi_sim_decide(ns_sim *s) {
   if (nsi_reserve(&s->pids, &s->cap_pids, n ? n : 1, sizeof *s->pids) < 0)
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
   ns_queue_clear(s->pq);
+  nsi_viewkind kind = view_kind(s);
   for (size_t i = 0; i < s->nqueue; i++, k++)
-    NSI_TRY(add_view(s, s->pids[k] = s->queue[i], 0));
+    NSI_TRY(add_view(s, kind, s->pids[k] = s->queue[i], 0));
   for (size_t r = 0; r < s->nrunning; r++, k++)
-    NSI_TRY(add_view(s, s->pids[k] = s->running[r], 1));
+    NSI_TRY(add_view(s, kind, s->pids[k] = s->running[r], 1));
   int rc = ns_policy_decide(s->policy, s->cluster, s->pq, s->now, s->pd);
   if (rc == NS_EUNSUPPORTED)
     return unavailable(s, nsi_cassini(&s->o) ? "CASSINI" : "placement");
