@@ -41,7 +41,10 @@
  *    (ns_cluster_set_gpu_workload_ms).
  * The calls ns_policy_started / ns_policy_finished / ns_policy_suspended /
  * ns_policy_progress report what happened; they validate their arguments and
- * are cheap. Of today's presets none keeps state from them (Dally's tuner
+ * are cheap (finished and suspended also forget the job's CASSINI schedule).
+ * Under CASSINI a caller that can shift a running job's phases also reports
+ * iterations, applied shifts and all-reduce starts ("CASSINI's drift
+ * re-adjustment" below). Of today's presets none keeps state from them (Dally's tuner
  * records its waits when it accepts an offer, inside the decision); they are
  * the stable contract under which preemptive policies (LAS attained service,
  * Dally leases) will keep their state, so callers should make them now.
@@ -74,10 +77,18 @@
  *     holds its policy parts in one)
  *   ns_policy_admit: communication admission of one all-reduce (SRSF(n),
  *     AdaDUAL) from what the caller sees in flight around it
+ *   (issue 28, CASSINI's drift re-adjustment) ns_policy_report_iteration /
+ *     _report_shifted / _report_allreduce: report each job's iteration at
+ *     its start, each applied shift's slot, each all-reduce start; the
+ *     answer (ns_policy_drift: nothing, new shifts, a hold, a dropped
+ *     schedule), ns_decision_readjust_shift_ms its shifts,
+ *     ns_policy_set_cassini_drift_rule, ns_policy_readjust_count (section
+ *     "CASSINI's drift re-adjustment" below)
  * Not (yet) behind ns_policy: Dally's lease re-offers and pass-by-pass
- * preemption, and CASSINI's drift re-adjustment (the simulator's). The
- * simulator enforces admission per all-reduce through ns_policy_admit (it
- * measures what is in flight; a batch cluster manager cannot enforce it).
+ * preemption. The simulator enforces admission per all-reduce through
+ * ns_policy_admit and CASSINI's re-adjustment through the report calls (it
+ * measures what is in flight and when each all-reduce starts; a batch
+ * cluster manager can enforce neither).
  *
  * PREEMPTION (orders NS_POLICY_ORDER_2D_LAS / _2D_GITTINS: presets "2d-las",
  * "2d-gittins"; src/policy/las.c). The queue then holds the waiting AND the

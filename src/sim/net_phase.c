@@ -69,11 +69,12 @@
  * of the winning candidate and the new one align their next compute starts
  * to T0 + shift, T0 = the latest next iteration start among the running
  * ones (their current iteration is not cut). Re-adjustment (CASSINI §4.2,
- * §5.7): when a shifted job starts an all-reduce more than `drift` x its
- * ideal iteration away from its ideal schedule, the shifts of its shared
- * links are ranked and applied again from now (default; drift 0.05, the
- * paper's five percent), or with NS_SIM_DRIFT_WAIT its next compute waits
- * for its next ideal slot.
+ * §5.7) is the policy's (src/policy/drift.c): this model reports each job's
+ * iteration by its schedule when it starts (compute + lone_comm), the slot
+ * T0 + shift it applied, and each all-reduce start (the run's hooks); the
+ * policy answers new shifts for the job and its link partners (applied as
+ * at a placement) or, with NS_SIM_DRIFT_WAIT, a hold until its next ideal
+ * slot.
  * Contention (network-model issue): a link carrying the transfers of k > 1
  * jobs at once delivers capacity x e(k) (maxmin.c, per solve), the curve of
  * ns_sim_opts_set_contention_curve; an admitted all-reduce across servers
