@@ -70,6 +70,7 @@ typedef struct nsp_lasjob {
   double att_seen;    /* the attained GPU-ms total was computed from */
   double exec_ranked; /* the exec rank was computed at (NAN: not yet) */
   int git_gpus;       /* and the GPUs */
+  double exec_safe;   /* below it (and not below exec_ranked) the rank holds */
   double git_lo, git_hi; /* rank holds for attained GPU-s in [git_lo, git_hi) */
   size_t git_i;
   size_t qi;      /* queue index at the decision of stamp */
@@ -422,6 +423,18 @@ static size_t match(const nsp_las *L, const nsp_lasstate *old, int prev, size_t 
   return find(L, id);
 }
 
+/* Whether job j's Gittins rank is the one computed at exec_ranked without
+   computing its attained GPU-s (a division per running job per decision):
+   attained a = floor(exec / 1 s + 1e-9) x GPUs grows with exec, so from
+   exec_ranked on it stays >= the start of the interval the rank holds for,
+   and below exec_safe it stays below its end git_hi: with C = ceil(git_hi
+   / GPUs), exec < (C - 1) s (1 - 1e-6) gives floor(...) <= C - 2 and a <=
+   (C - 2) GPUs < git_hi, with a unit to spare for C's rounding. */
+static int rank_holds(const nsp_lasjob *j) {
+  return j->gpus == j->git_gpus &&
+         (j->exec == j->exec_ranked || (j->exec > j->exec_ranked && j->exec < j->exec_safe));
+}
+
 int nsp_las_rank(ns_policy *p, const ns_queue *q, double now, long total_gpus, size_t *go,
                  size_t *ngo, size_t *stop, size_t *nstop, const char *fn) {
   nsp_las *L = p->las;
@@ -496,7 +509,7 @@ int nsp_las_rank(ns_policy *p, const ns_queue *q, double now, long total_gpus, s
     j->q = 0, j->check = now;
     j->git_lo = 1, j->git_hi = 0, j->git_i = 0; /* empty: no cached index yet */
     j->rank = gittins(p) ? gittins_index(L, j, 0) : 0;
-    j->att_seen = NAN, j->exec_ranked = NAN;
+    j->att_seen = NAN, j->exec_ranked = NAN, j->exec_safe = -INFINITY;
     S->qslot[L->fresh[k]] = slot;
     S->run[S->nrun++] = slot;
     S->list[0][S->nlist[0]++] = slot;
@@ -536,9 +549,11 @@ int nsp_las_rank(ns_policy *p, const ns_queue *q, double now, long total_gpus, s
         move_to(S, slot, 0);
       }
     }
-    if (gittins(p) && !(j->exec == j->exec_ranked && j->gpus == j->git_gpus)) {
+    if (gittins(p) && !rank_holds(j)) {
       j->rank = gittins_index(L, j, floor(j->exec / 1e3 + 1e-9) * j->gpus);
       j->exec_ranked = j->exec, j->git_gpus = j->gpus;
+      j->exec_safe = isinf(j->git_hi) ? INFINITY
+                                      : (ceil(j->git_hi / j->gpus) - 1.0) * 1e3 * (1 - 1e-6);
     }
   }
   /* the counting pass */
