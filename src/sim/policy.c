@@ -911,6 +911,12 @@ static int cassini_shifted(ns_sim *s, nsi_simjob *j, double slot) {
   return rc < 0 ? nsi_fail(rc, "ns_sim_run: job '%s': %s", j->name, ns_last_error()) : NS_OK;
 }
 
+/* The report-back contract's finish: the policy's schedules hold the jobs
+   running, not every job of the run (cannot fail: s->now is finite). */
+static void cassini_finished(ns_sim *s, nsi_simjob *j) {
+  (void)ns_policy_finished(s->policy, j->job, s->now);
+}
+
 static int shift_of_readjust(const void *x, const ns_job *job, double *ms) {
   return ns_decision_readjust_shift_ms((const ns_decision *)x, job, ms);
 }
@@ -935,4 +941,5 @@ static void set_hooks(ns_sim *s) {
   s->hooks.cassini_started = cassini ? cassini_started : NULL;
   s->hooks.cassini_shifted = cassini ? cassini_shifted : NULL;
   s->hooks.cassini_allreduce = cassini ? cassini_allreduce : NULL;
+  s->hooks.cassini_finished = cassini ? cassini_finished : NULL;
 }

@@ -293,6 +293,8 @@ typedef struct nsi_hooks {
   int (*cassini_started)(struct ns_sim *s, nsi_simjob *j);
   int (*cassini_shifted)(struct ns_sim *s, nsi_simjob *j, double slot);
   int (*cassini_allreduce)(struct ns_sim *s, nsi_simjob *j, double *hold_until);
+  /* j finished: the policy forgets its schedule (the engine frees its handle next) */
+  void (*cassini_finished)(struct ns_sim *s, nsi_simjob *j);
 } nsi_hooks;
 
 
