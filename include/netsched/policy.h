@@ -409,7 +409,11 @@ NS_API int ns_policy_progress(ns_policy *p, const ns_job *job, double iters_done
    again for 10 x 2^n (n capped at 20) of its iterations (re-ranking at every
    drifted all-reduce made cassini-ff 13x slower on Philly; the paper reports
    re-adjustments as rare); WAIT re-shifts only when ns_cassini_readjust
-   finds a measured drift, otherwise the job waits for its next ideal slot. */
+   finds a measured drift, otherwise the job waits for its next ideal slot.
+   The schedules are not part of ns_policy_save: after a restart the caller
+   reports its running jobs' iterations and slots again. Cost: the report
+   calls find a job's record in O(1); a drift reads the cluster (O(jobs
+   committed)) and ranks the job's links once. */
 typedef enum ns_policy_drift_rule {
   NS_POLICY_DRIFT_RULE_READJUST = 0,
   NS_POLICY_DRIFT_RULE_WAIT = 1
