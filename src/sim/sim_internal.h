@@ -21,8 +21,6 @@
    (ns_sim_opts_set_dally_lease) */
 #define NSI_DALLY_LEASE_MS (20 * 60e3)
 #define NSI_DALLY_MIN_LEASE_MS 1000.0
-/* ... and offers with GPUs taken from expired jobs per lease re-offer */
-#define NSI_DALLY_LEASE_TRIES 64
 /* Floor of a trace-derived compute per iteration (sim.h, TRACE DURATIONS). */
 #define NSI_SIM_MIN_COMPUTE_MS 1e-3
 
@@ -42,7 +40,7 @@ struct ns_sim_opts {
   uint64_t skew_bytes;
   int gpu_sharing;
   int phase_window;   /* fast-forward window W (iterations; 0 = off) */
-  double cassini_drift; /* re-adjust when drift > this fraction of the period (0 = never) */
+  /* CASSINI's drift threshold and rule: the policy parts' (src/policy/drift.c) */
   /* preemptive orders: queues, starvation and Gittins samples are the
      policy parts' (src/policy/las.c reads them) */
   double restore_ms; /* checkpoint/restore per resume */
@@ -56,7 +54,6 @@ struct ns_sim_opts {
   int curve_n;          /* points of the contention curve (0: ideal, e = 1) */
   double curve_k[NSI_CURVE_MAX], curve_e[NSI_CURVE_MAX];
   double gpu_mem_mb;    /* 0: the cluster's default (16384 MB) */
-  int drift_rule;       /* ns_sim_drift_rule */
   int dally_new;        /* ns_sim_dally_new: Nw_sens of a job that never ran */
   int vclos_routing;    /* ns_sim_vclos_routing: reserved links (0) or ECMP (network.c) */
   int allreduce;        /* ns_sim_allreduce of jobs without their own (network.c) */
@@ -134,9 +131,6 @@ typedef struct nsi_simjob {
   double lat_ms;        /* its start-up latency alpha (multi-server, phase model), else 0 */
   int group;            /* group id, -1 = lone */
   double hold_until;    /* the next compute phase starts no earlier (CASSINI) */
-  double anchor;        /* CASSINI: a compute start of the ideal schedule (drift check) */
-  double readj_until;   /* CASSINI: no re-adjustment of this job before then (NSI_READJUST_GAP) */
-  int readj_n;          /* its re-adjustments so far (the gap doubles with each) */
   uint64_t w_n;         /* fast-forward window: iteration ends counted ... */
   double w_t1, w_tl;    /* ... time of the first and of the last */
   int mark, seed;       /* net_phase.c resolve(): stamps */
@@ -160,7 +154,6 @@ typedef struct nsi_simjob {
   double run_from;      /* this placement: progress counted from (start + restore) */
   double wait_from;     /* Dally starvation: arrival, or the latest suspension */
   double last_start;    /* time of the latest start (not a victim in that pass) */
-  double lease_from, lease_end; /* Dally lease reading: its current lease (granted, expires) */
 } nsi_simjob;
 
 typedef struct nsi_group {
@@ -290,15 +283,17 @@ typedef struct nsi_hooks {
      s->pre_pl), or -1. Decides only; the engine suspends and starts. NULL:
      the policy never preempts this way. */
   int (*preempt)(struct ns_sim *s, int *waiter);
-  /* Dally, lease reading (policy.c), at an offer time: *expired = running
-     jobs whose lease ended now; if > 0, the re-offer's decision is in
-     s->lease_keep (renew), s->lease_stop (suspend), s->lease_go with
-     s->lease_pl (start on that placement; a job in both moves). Decides
-     only, the cluster is left as it was; the engine acts. NULL: no leases. */
-  int (*lease)(struct ns_sim *s, size_t *expired);
-  /* CASSINI (phase model): j drifted off its schedule. *done = 1: new
-     time-shifts recorded (shift_pending); 0: the shifts stand */
-  int (*readjust)(struct ns_sim *s, nsi_simjob *j, int *done);
+  /* CASSINI's drift re-adjustment (phase model; policy.c reports to the
+     policy, which keeps the schedules and decides): j (re)started, its
+     iteration known (compute_ms, lone_comm); j's shift was applied, its
+     next compute starting at slot; j starts an all-reduce now: *hold_until
+     = when its next compute may start (NAN: no hold), or new time-shifts
+     recorded (shift_pending). NULL without CASSINI. */
+  int (*cassini_started)(struct ns_sim *s, nsi_simjob *j);
+  int (*cassini_shifted)(struct ns_sim *s, nsi_simjob *j, double slot);
+  int (*cassini_allreduce)(struct ns_sim *s, nsi_simjob *j, double *hold_until);
+  /* j finished: the policy forgets its schedule (the engine frees its handle next) */
+  void (*cassini_finished)(struct ns_sim *s, nsi_simjob *j);
 } nsi_hooks;
 
 
@@ -341,6 +336,7 @@ struct ns_sim {
   ns_policy *policy;
   ns_queue *pq;
   ns_decision *pd;
+  ns_decision *rd; /* CASSINI: a drift's re-adjustment (NULL without CASSINI) */
   int *order; /* job indices by arrival */
   int *queue;
   size_t nqueue, cap_queue;
@@ -397,19 +393,14 @@ struct ns_sim {
   size_t pre_nvictims;
   ns_placement *pre_pl, *pre_held[NSI_DALLY_MAX_VICTIMS];
   double pre_at;   /* time of the pass the budget below belongs to */
-  /* Dally lease reading (policy.c decides, engine.c acts) */
-  int *lease_buf; /* 4 x lease_n ints: keep, stop, go, expired */
-  int *lease_keep, *lease_stop, *lease_go, *lease_exp;
-  size_t lease_nkeep, lease_nstop, lease_ngo, lease_cap;
-  ns_placement **lease_pl; /* per lease_go entry (lease_pl[i]), then the expired jobs' own */
-  size_t lease_cappl;
   int pre_budget;  /* offers still to try in that pass */
   size_t cap_tmp;
   uint64_t phase_events;
   int ref_solve; /* tests: groups' max-min without memo (nsi_mm.scratch) */
-  uint64_t cassini_readjusts; /* CASSINI re-adjustments of the last run (tests read it) */
-  /* preemptive orders: the queue view's job indices (queue index -> job),
-     and the version of the live wake-up at the decision's next_ms */
+  uint64_t cassini_readjusts; /* the last run's policy's ns_policy_readjust_count (tests read it) */
+  /* decisions over the whole queue (preemptive orders, Dally's leases):
+     the queue view's job indices (queue index -> job), and the version of
+     the live wake-up at the decision's next_ms */
   int *pids;
   size_t cap_pids;
   unsigned wake_ver;
@@ -455,12 +446,14 @@ extern const nsi_netmodel nsi_sim_net_maxmin, nsi_sim_net_contention, nsi_sim_ne
 int nsi_sim_policy_prepare(ns_sim *s);
 void nsi_sim_policy_release(ns_sim *s);
 int nsi_sim_place(ns_sim *s, int ji, int *placed);
-/* The preemptive orders (2D-LAS, 2D-Gittins): the policy decides over every
-   waiting and running job at once (ns_policy_decide); s->pd holds the
-   decision, s->pids[i] the job of its queue index i. nsi_sim_take_start
+/* The preemptive orders (2D-LAS, 2D-Gittins) and Dally's lease reading
+   (nsi_sim_leasing): the policy decides over every waiting and running job
+   at once (ns_policy_decide); s->pd holds the decision, s->pids[i] the job
+   of its queue index i (the waiting ones first). nsi_sim_take_start
    readies start k: *ji = its job, s->pl = its placement, its time-shifts
    recorded. */
 int nsi_sim_preemptive(const ns_sim_opts *o);
+int nsi_sim_leasing(const ns_sim_opts *o);
 int nsi_sim_decide(ns_sim *s);
 int nsi_sim_take_start(ns_sim *s, size_t k, int *ji);
 /* Dally's Nw_sens of a job now: measured while it runs (s->net_model's

@@ -225,6 +225,58 @@ class TestPolicy(unittest.TestCase):
             p.set_las_queues([5.0, 4.0])
         self.assertIn("thresholds_gpu_ms[1]", str(cm.exception))
 
+    @support.requires("ns_policy_set_dally_lease", "ns_decision_renew_count")
+    def test_dally_leases_renew_suspend_and_wake(self):
+        """tests/unit/test_policy_lease.c's cases: leases of 60 s, first-fit,
+        measured-Nw_sens order. Two servers of 4 GPUs: O holds 6-7 outside
+        the queue, R1 (2 GPUs) runs on 0-1 and R2 (2) on 2-3, first seen at
+        0 (leases end at 60 s: next_ms). At 60 s R1 measured 0.9, R2 0.95,
+        W (4 GPUs, 0.5) waits: W takes the 2 free GPUs and R2's (the latest
+        expired after it): start W on 2-5, suspend R2, renew R1; next_ms is
+        the new leases' end, 120 s."""
+        c = Cluster.leaf_spine(1, 0, 2, 4, 0, 10.0)
+        O, R1, R2, W = Job("O", 2), Job("R1", 2), Job("R2", 2), Job("W", 4)
+        c.commit(R1, Placement([0, 1]))
+        c.commit(R2, Placement([2, 3]))
+        c.commit(O, Placement([6, 7]))
+        p = Policy("ff")
+        p.set_order("NW_SENS")
+        p.set_dally_lease(60e3)
+        self.assertEqual(p.dally_lease_ms, 60e3)
+        self.assertIsNone(p.lease(1))
+        q = pol.Queue()
+        q.add(R1, id=1, arrival_ms=0.0, running=True)
+        q.add(R2, id=2, arrival_ms=0.0, running=True)
+        d = p.decide(c, q, now_ms=0.0)
+        self.assertEqual((d.renewed, d.suspended, d.started), ([], [], []))
+        self.assertEqual(d.next_ms, 60e3)
+        self.assertEqual(p.lease(2), (0.0, 60e3))
+        q.clear()
+        q.add(R1, id=1, arrival_ms=0.0, running=True, nw_sens=0.9)
+        q.add(R2, id=2, arrival_ms=0.0, running=True, nw_sens=0.95)
+        q.add(W, id=3, arrival_ms=5e3, nw_sens=0.5)
+        d = p.decide(c, q, now_ms=60e3)
+        self.assertEqual(d.renewed, [0])
+        self.assertEqual(d.suspended, [1])
+        self.assertEqual(d.started, [2])
+        self.assertEqual(d.gpus(0), [2, 3, 4, 5])
+        self.assertEqual([d.status(i) for i in range(3)], [Status.OK, Status.ENOSPACE, Status.OK])
+        self.assertEqual(d.next_ms, 120e3)
+        self.assertIsNone(p.lease(2))
+        self.assertEqual(p.lease(1), (60e3, 120e3))
+        self.assertEqual(p.lease(3), (60e3, 120e3))
+        # the preset's default, and bad input named as the caller wrote it
+        self.assertEqual(Policy("dally").dally_lease_ms, 1200e3)
+        p2 = Policy("dally")
+        for bad, text in ((-1.0, "-1"), (999.0, "999"), (math.nan, "nan")):
+            with self.assertRaises(netsched.InvalidArgumentError) as cm:
+                p2.set_dally_lease(bad)
+            self.assertIn("lease_ms", str(cm.exception))
+            self.assertIn(text, str(cm.exception))
+        self.assertEqual(p2.dally_lease_ms, 1200e3)  # a failed call changed nothing
+        with self.assertRaises(netsched.StateError):
+            p.set_dally_lease(2000.0)  # fixed after the first decision
+
     def test_clone_and_set_preset(self):
         """tests/unit/test_policy.c's clone case: srsf-2 with kappa 3 decided
         once; its clone keeps the parts (custom, kappa 3, SRSF(2)) and can
@@ -259,6 +311,73 @@ class TestPolicy(unittest.TestCase):
         with self.assertRaises(netsched.InvalidArgumentError) as cm:
             Policy("srsf-1").admit(100, others_per_link=[0, -1])
         self.assertIn("others_per_link[1]", str(cm.exception))
+
+    @support.requires("ns_policy_report_allreduce")
+    def test_cassini_drift_readjustment(self):
+        """tests/unit/test_policy_drift.c's fabric: A on GPUs {0, 2}, B on
+        {1, 3} share server 0's and 1's NIC ports (one merged 10 Gbps link);
+        both iterate 100 ms, all-reduce 50 ms at C. B's slot 1050: ideal
+        all-reduce starts 1100 + k 100, threshold 5 ms. 1304: nothing; 1306:
+        re-ranked, A 0 and B 50 (the worked optimum); then the gap of 10
+        iterations (1406: nothing). WAIT: a hold until the next slot after
+        the all-reduce alone ends (1356 -> 1450)."""
+        c = Cluster.leaf_spine(1, 0, 3, 2, 0, 10.0)
+        c.set_nic_ports(1, 10.0)
+        a, b, x = (Job(n, 2, iteration_ms=100, phases=[(50, 0), (50, 10)]) for n in "ABC")
+        for j, g in ((a, [0, 2]), (b, [1, 3]), (x, [4, 5])):
+            c.commit(j, Placement(g))
+
+        def scheduled(rule):
+            p = Policy("cassini-ff")
+            p.set_cassini_drift_rule(rule)
+            for j, slot in ((a, 1000), (b, 1050), (x, 0)):
+                p.report_iteration(j, 50, 50)
+                p.report_shifted(j, slot)
+            return p
+
+        p = scheduled("readjust")
+        r = p.report_allreduce(c, b, 1304)
+        self.assertEqual(r.action, pol.Drift.NONE)
+        self.assertTrue(math.isnan(r.hold_until_ms))
+        self.assertIsNone(r.decision.readjust_shift_ms(b))
+        r = p.report_allreduce(c, b, 1306, out=r.decision)
+        self.assertEqual(r.action, pol.Drift.SHIFTS)
+        self.assertAlmostEqual(r.decision.readjust_shift_ms(a), 0.0, places=9)
+        self.assertAlmostEqual(r.decision.readjust_shift_ms(b), 50.0, places=9)
+        self.assertIsNone(r.decision.readjust_shift_ms(x))  # shares no link with B
+        self.assertEqual(p.report_allreduce(c, b, 1406).action, pol.Drift.NONE)  # the gap
+        self.assertEqual(p.readjust_count, 1)
+        # C alone: nothing to re-rank, its schedule is dropped
+        self.assertEqual(p.report_allreduce(c, x, 60).action, pol.Drift.DROPPED)
+        self.assertEqual(p.readjust_count, 2)
+        w = scheduled(pol.DriftRule.WAIT)
+        r = w.report_allreduce(c, b, 1306)
+        self.assertEqual(r.action, pol.Drift.HOLD)
+        self.assertAlmostEqual(r.hold_until_ms, 1450.0, places=9)
+        # bad input: the Python argument named, the value quoted, nothing changed
+        with self.assertRaises(netsched.InvalidArgumentError) as cm:
+            p.report_allreduce(c, b, -1.0)
+        self.assertIn("Policy.report_allreduce", str(cm.exception))
+        self.assertIn("start_ms", str(cm.exception))
+        self.assertIn("-1", str(cm.exception))
+        with self.assertRaises(netsched.InvalidArgumentError) as cm:
+            p.report_iteration(b, float("nan"), 50)
+        self.assertIn("compute_ms", str(cm.exception))
+        with self.assertRaises(netsched.NotFoundError) as cm:
+            p.report_shifted(Job("stranger", 2), 10.0)
+        self.assertIn("'stranger'", str(cm.exception))
+        with self.assertRaises(netsched.InvalidArgumentError) as cm:
+            Policy("cassini-ff").set_cassini_drift_rule("later")
+        self.assertIn("rule", str(cm.exception))
+        self.assertIn("'later'", str(cm.exception))
+        with self.assertRaises(netsched.InvalidArgumentError) as cm:
+            Policy("cassini-ff").set_cassini_drift(1.5)
+        self.assertIn("1.5", str(cm.exception))
+        self.assertEqual(p.readjust_count, 2)
+        # a finished job is forgotten
+        p.finished(b, 9000.0)
+        with self.assertRaises(netsched.NotFoundError):
+            p.report_allreduce(c, b, 9006)
 
     def test_docstring_example(self):
         failures, tried = doctest.testmod(pol, verbose=False)[:2]
