@@ -44,10 +44,11 @@
  * are cheap (finished and suspended also forget the job's CASSINI schedule).
  * Under CASSINI a caller that can shift a running job's phases also reports
  * iterations, applied shifts and all-reduce starts ("CASSINI's drift
- * re-adjustment" below). Of today's presets none keeps state from them (Dally's tuner
- * records its waits when it accepts an offer, inside the decision); they are
- * the stable contract under which preemptive policies (LAS attained service,
- * Dally leases) will keep their state, so callers should make them now.
+ * re-adjustment" below). Of today's presets none keeps other state from
+ * them (Dally's tuner records its waits when it accepts an offer, inside the
+ * decision; the preemptive orders' queues and Dally's leases are kept per
+ * queue id from the decisions themselves, assumed applied: PREEMPTION,
+ * LEASES); callers should make them all the same, as the stable contract.
  *
  * Determinism: the same policy state, cluster, queue (in any order) and
  * now_ms give the same decision. Ties of the order key go to the earlier
