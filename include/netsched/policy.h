@@ -41,7 +41,10 @@
  *    (ns_cluster_set_gpu_workload_ms).
  * The calls ns_policy_started / ns_policy_finished / ns_policy_suspended /
  * ns_policy_progress report what happened; they validate their arguments and
- * are cheap. Of today's presets none keeps state from them (Dally's tuner
+ * are cheap (finished and suspended also forget the job's CASSINI schedule).
+ * Under CASSINI a caller that can shift a running job's phases also reports
+ * iterations, applied shifts and all-reduce starts ("CASSINI's drift
+ * re-adjustment" below). Of today's presets none keeps state from them (Dally's tuner
  * records its waits when it accepts an offer, inside the decision); they are
  * the stable contract under which preemptive policies (LAS attained service,
  * Dally leases) will keep their state, so callers should make them now.
@@ -74,10 +77,18 @@
  *     holds its policy parts in one)
  *   ns_policy_admit: communication admission of one all-reduce (SRSF(n),
  *     AdaDUAL) from what the caller sees in flight around it
+ *   (issue 28, CASSINI's drift re-adjustment) ns_policy_report_iteration /
+ *     _report_shifted / _report_allreduce: report each job's iteration at
+ *     its start, each applied shift's slot, each all-reduce start; the
+ *     answer (ns_policy_drift: nothing, new shifts, a hold, a dropped
+ *     schedule), ns_decision_readjust_shift_ms its shifts,
+ *     ns_policy_set_cassini_drift_rule, ns_policy_readjust_count (section
+ *     "CASSINI's drift re-adjustment" below)
  * Not (yet) behind ns_policy: Dally's lease re-offers and pass-by-pass
- * preemption, and CASSINI's drift re-adjustment (the simulator's). The
- * simulator enforces admission per all-reduce through ns_policy_admit (it
- * measures what is in flight; a batch cluster manager cannot enforce it).
+ * preemption. The simulator enforces admission per all-reduce through
+ * ns_policy_admit and CASSINI's re-adjustment through the report calls (it
+ * measures what is in flight and when each all-reduce starts; a batch
+ * cluster manager can enforce neither).
  *
  * PREEMPTION (orders NS_POLICY_ORDER_2D_LAS / _2D_GITTINS: presets "2d-las",
  * "2d-gittins"; src/policy/las.c). The queue then holds the waiting AND the
@@ -380,6 +391,84 @@ NS_API int ns_policy_suspended(ns_policy *p, const ns_job *job, double now_ms);
    (Dally's Nw_sens inputs; both finite, >= 0). */
 NS_API int ns_policy_progress(ns_policy *p, const ns_job *job, double iters_done, double run_ms,
                               double now_ms);
+
+/* ---- CASSINI's drift re-adjustment (§4.2, §5.7) ---------------------------- */
+
+/* A shifted job keeps an ideal schedule: its compute starts at the slot the
+   caller applied its shift to (ns_policy_report_shifted) and every iteration
+   after, each iteration compute_ms then its all-reduce alone (as reported by
+   ns_policy_report_iteration). When one of its all-reduces starts more than
+   drift x its iteration off that schedule (ns_policy_set_cassini_drift;
+   default 5 %, the paper's), the policy re-ranks the links it shares from the
+   cluster (ns_cassini_candidate_from_cluster and ns_cassini_rank; then
+   ns_cassini_readjust with every partner's reported iteration, which
+   re-optimises when one differs from its profile by more than the drift)
+   and answers one of these. Rule (ns_policy_set_cassini_drift_rule, values
+   equal ns_sim_drift_rule's): READJUST (default) applies the ranked shifts
+   again from now, and after its n-th re-adjustment a job is not re-adjusted
+   again for 10 x 2^n (n capped at 20) of its iterations (re-ranking at every
+   drifted all-reduce made cassini-ff 13x slower on Philly; the paper reports
+   re-adjustments as rare); WAIT re-shifts only when ns_cassini_readjust
+   finds a measured drift, otherwise the job waits for its next ideal slot.
+   The schedules are not part of ns_policy_save: after a restart the caller
+   reports its running jobs' iterations and slots again. Cost: the report
+   calls find a job's record in O(1); a drift reads the cluster (O(jobs
+   committed)) and ranks the job's links once. */
+typedef enum ns_policy_drift_rule {
+  NS_POLICY_DRIFT_RULE_READJUST = 0,
+  NS_POLICY_DRIFT_RULE_WAIT = 1
+} ns_policy_drift_rule;
+
+/* ns_policy_report_allreduce's answer. */
+typedef enum ns_policy_drift {
+  NS_POLICY_DRIFT_NONE = 0,    /* nothing to do: on schedule, no schedule, or re-adjusted lately */
+  NS_POLICY_DRIFT_SHIFTS = 1,  /* re-adjusted: apply d's shifts (ns_decision_readjust_shift_ms) to
+                                  the job and its link partners as at a placement, then report
+                                  each new slot (ns_policy_report_shifted) */
+  NS_POLICY_DRIFT_HOLD = 2,    /* rule WAIT: hold the job's next compute until *hold_until_ms, its
+                                  next ideal slot after this all-reduce alone */
+  NS_POLICY_DRIFT_DROPPED = 3  /* drifted, but its links share nothing now or have no loop-free
+                                  shifts: its schedule is dropped, nothing to apply */
+} ns_policy_drift;
+
+/* The rule above; NS_EINVAL quoting any other value, NS_ESTATE after the
+   first decision (as every option). */
+NS_API int ns_policy_set_cassini_drift_rule(ns_policy *p, ns_policy_drift_rule rule);
+
+/* Report back: job (re)started on its placement, where by its schedule an
+   iteration is compute_ms of compute then its all-reduce alone, allreduce_ms
+   (both finite, >= 0; a cluster manager measures them, the simulator derives
+   them from the placement's links). Begins a new record for the job: any
+   schedule and re-adjustment history it had are dropped. Call it at every
+   start and resume, for every job (a job's reported iteration is what
+   ns_cassini_readjust gets for it as a link partner). */
+NS_API int ns_policy_report_iteration(ns_policy *p, const ns_job *job, double compute_ms,
+                                      double allreduce_ms);
+/* Report back: the caller applied the job's time-shift (from a decision or a
+   re-adjustment): its next compute starts at slot_ms (finite, >= 0), which
+   sets its ideal schedule. NS_ENOTFOUND naming the job if no iteration was
+   reported for it. */
+NS_API int ns_policy_report_shifted(ns_policy *p, const ns_job *job, double slot_ms);
+/* Report back, at every all-reduce start of a running job: job (committed on
+   c where it runs) starts an all-reduce at start_ms (finite, >= 0). Returns
+   an ns_policy_drift (>= 0) or a negative status; d is reset and holds the
+   re-adjusted shifts (NS_POLICY_DRIFT_SHIFTS), *hold_until_ms the hold
+   (NS_POLICY_DRIFT_HOLD; NAN otherwise). c is left as it was. A policy
+   without CASSINI answers NS_POLICY_DRIFT_NONE. Errors (p, c, d and *hold
+   untouched): NS_EINVAL (NULL argument, a time not finite or negative, job
+   not committed on c when it drifted: c is read only then), NS_ENOTFOUND (no iteration reported for job),
+   NS_ENOMEM; a failure of the CASSINI library with its message. */
+NS_API int ns_policy_report_allreduce(ns_policy *p, ns_cluster *c, const ns_job *job,
+                                      double start_ms, ns_decision *d, double *hold_until_ms);
+/* The re-adjusted time-shift of `job` (the drifted job or a partner on its
+   links) held by d after NS_POLICY_DRIFT_SHIFTS: NS_OK with *shift_ms in
+   [0, its iteration), NS_ENOTFOUND if d holds no re-adjustment or it does
+   not shift this job. The caller re-aligns them as at a placement. */
+NS_API int ns_decision_readjust_shift_ms(const ns_decision *d, const ns_job *job,
+                                         double *shift_ms);
+/* How many all-reduces drifted past the threshold and were acted on
+   (SHIFTS, HOLD or DROPPED) since the policy was made; 0 for NULL. */
+NS_API uint64_t ns_policy_readjust_count(const ns_policy *p);
 
 #ifdef __cplusplus
 }

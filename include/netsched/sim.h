@@ -151,8 +151,11 @@
  *        running ones). A shifted job whose all-reduce starts more than
  *        drift x its ideal iteration off that schedule is re-adjusted
  *        (CASSINI §4.2/§5.7; drift 5 % by default,
- *        ns_sim_opts_set_cassini_drift, which is also the library's
- *        ns_cassini_opts_set_drift_fraction): ns_cassini_readjust re-ranks
+ *        ns_sim_opts_set_cassini_drift, which is the policy's
+ *        ns_policy_set_cassini_drift and the library's
+ *        ns_cassini_opts_set_drift_fraction; the policy object decides,
+ *        policy.h "CASSINI's drift re-adjustment", and the phase model
+ *        reports and applies): ns_cassini_readjust re-ranks
  *        its shared links with each job's iteration on its placement
  *        (compute + its all-reduce alone); where one differs from its
  *        profile by more than the threshold the new shifts are applied as
@@ -533,8 +536,10 @@ NS_API int ns_sim_opts_set_phase_window(ns_sim_opts *o, int iterations);
 /* Phase model, CASSINI: re-adjust a shifted job's time-shift when its
    all-reduce starts more than fraction x its ideal iteration away from its
    schedule (0 = shifts are applied once; at most 0.5; default 0.05, the
-   paper's §5.7 threshold). The same fraction is the library's re-adjustment
-   threshold (ns_cassini_opts_set_drift_fraction, ns_cassini_readjust). */
+   paper's §5.7 threshold). Forwarded to the run's policy
+   (ns_policy_set_cassini_drift, which decides the re-adjustments); the same
+   fraction is the library's re-adjustment threshold
+   (ns_cassini_opts_set_drift_fraction, ns_cassini_readjust). */
 NS_API int ns_sim_opts_set_cassini_drift(ns_sim_opts *o, double fraction);
 /* Leaf-spine shape, as ns_cluster_new_leaf_spine (spines may be 0). */
 NS_API int ns_sim_opts_set_cluster(ns_sim_opts *o, int leaves, int spines, int servers_per_leaf,
@@ -657,7 +662,8 @@ NS_API int ns_sim_opts_set_nics(ns_sim_opts *o, int nics_per_server, double gbps
    32768). Jobs whose memory does not fit a GPU cannot be placed. */
 NS_API int ns_sim_opts_set_gpu_memory(ns_sim_opts *o, double mb);
 /* CASSINI's drift rule in the phase model (ns_sim_opts_set_cassini_drift
-   sets the threshold). */
+   sets the threshold); forwarded to the run's policy
+   (ns_policy_set_cassini_drift_rule; values equal ns_policy_drift_rule's). */
 typedef enum ns_sim_drift_rule {
   NS_SIM_DRIFT_READJUST = 0, /* default: the shifts of its links are ranked and applied again */
   NS_SIM_DRIFT_WAIT = 1      /* the drifted job waits for its next ideal slot (earlier rule) */

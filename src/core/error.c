@@ -43,10 +43,8 @@ int nsi_fail(int status, const char *fmt, ...) {
   return status;
 }
 
-int nsi_check_ptr(const void *p, const char *fn, const char *arg) {
-  if (p == NULL)
-    return nsi_fail(NS_EINVAL, "%s: %s is NULL", fn, arg);
-  return NS_OK;
+int nsi_null_arg(const char *fn, const char *arg) {
+  return nsi_fail(NS_EINVAL, "%s: %s is NULL", fn, arg);
 }
 
 int nsi_check_int(long long v, long long lo, long long hi, const char *fn, const char *arg) {
@@ -102,10 +100,8 @@ static int real_out_of_range(double v, const char *fn, const char *arg, const ch
                   nsi_fmt_real(v, got, sizeof got));
 }
 
-int nsi_check_finite_ge0(double v, const char *fn, const char *arg) {
-  if (!isfinite(v) || v < 0 || v > NSI_REAL_MAX)
-    return real_out_of_range(v, fn, arg, "finite, in [0, 1e+15]");
-  return NS_OK;
+int nsi_bad_finite_ge0(double v, const char *fn, const char *arg) {
+  return real_out_of_range(v, fn, arg, "finite, in [0, 1e+15]");
 }
 
 int nsi_check_finite_gt0(double v, const char *fn, const char *arg) {

@@ -37,8 +37,14 @@ int nsi_fail(int status, const char *fmt, ...) NSI_PRINTF(2, 3);
       return nsi_rc_;          \
   } while (0)
 
-/* Validation helpers: NS_OK, or NS_EINVAL with "fn: arg ..." recorded. */
-int nsi_check_ptr(const void *p, const char *fn, const char *arg);
+/* Validation helpers: NS_OK, or NS_EINVAL with "fn: arg ..." recorded.
+   The checks called per job of a queue at every decision are inline (the
+   test in the caller, the message out of line): a call each cost ~5 % of a
+   preemptive policy's run on the Philly trace. */
+int nsi_null_arg(const char *fn, const char *arg); /* records "fn: arg is NULL" */
+static inline int nsi_check_ptr(const void *p, const char *fn, const char *arg) {
+  return p == NULL ? nsi_null_arg(fn, arg) : NS_OK;
+}
 int nsi_check_int(long long v, long long lo, long long hi, const char *fn, const char *arg);
 /* The product of n factors (each >= 0) computed without overflow: NS_OK with
    *out set when it is at most `limit`, else NS_EINVAL "fn: what (a*b*c)
@@ -52,7 +58,11 @@ int nsi_check_product(const long long *factors, int n, long long limit, const ch
    Gbps): sums and products of a few such values stay finite, so no result
    overflows to inf. */
 #define NSI_REAL_MAX 1e15
-int nsi_check_finite_ge0(double v, const char *fn, const char *arg); /* finite, [0, MAX] */
+int nsi_bad_finite_ge0(double v, const char *fn, const char *arg); /* records why v is not */
+/* finite, [0, MAX] (NaN fails both comparisons, +inf the second) */
+static inline int nsi_check_finite_ge0(double v, const char *fn, const char *arg) {
+  return v >= 0 && v <= NSI_REAL_MAX ? NS_OK : nsi_bad_finite_ge0(v, fn, arg);
+}
 int nsi_check_finite_gt0(double v, const char *fn, const char *arg); /* finite, (0, MAX] */
 /* Without the cap, for pure computations (ns_comm_time_ms, cost models,
    priorities) that report an overflowing result themselves (NS_ERANGE). */
@@ -121,6 +131,10 @@ size_t nsi_ptrmap_get(const nsi_ptrmap *m, uint64_t key);
 int nsi_ptrmap_reserve(nsi_ptrmap *m, size_t extra);
 /* Inserts key -> val (key nonzero and absent). NS_OK / NS_ENOMEM. */
 int nsi_ptrmap_put(nsi_ptrmap *m, uint64_t key, size_t val);
+/* The value stored for key, to change in place, or NULL if key is absent. */
+size_t *nsi_ptrmap_ref(nsi_ptrmap *m, uint64_t key);
+/* Removes key (absent: nothing happens). Never fails, never shrinks. */
+void nsi_ptrmap_del(nsi_ptrmap *m, uint64_t key);
 void nsi_ptrmap_free(nsi_ptrmap *m);
 
 /* ---- jobs ------------------------------------------------------------ */

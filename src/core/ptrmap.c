@@ -2,7 +2,8 @@
  * src/core/ptrmap.c - open-addressing map from a nonzero 64-bit key (a
  * borrowed handle's address, or a packed pair) to an index, so that building
  * an Affinity graph or a candidate, or checking a link for duplicate jobs,
- * stays linear in its size.
+ * stays linear in its size; and a map kept across calls with keys removed
+ * (nsi_ptrmap_del, backward-shift deletion: no tombstones).
  */
 #include <stdlib.h>
 
@@ -67,6 +68,40 @@ int nsi_ptrmap_put(nsi_ptrmap *m, uint64_t key, size_t val) {
   insert(m->keys, m->vals, m->cap, key, val);
   m->count++;
   return NS_OK;
+}
+
+size_t *nsi_ptrmap_ref(nsi_ptrmap *m, uint64_t key) {
+  if (m->cap == 0)
+    return NULL;
+  for (size_t i = slot_of(key, m->cap); m->keys[i] != 0; i = (i + 1) & (m->cap - 1))
+    if (m->keys[i] == key)
+      return &m->vals[i];
+  return NULL;
+}
+
+/* Linear probing without tombstones: after emptying slot i, each key of
+   the cluster that follows it moves back into the hole unless its home
+   slot lies cyclically in (hole, its position] (Knuth 6.4 Algorithm R). */
+void nsi_ptrmap_del(nsi_ptrmap *m, uint64_t key) {
+  if (m->cap == 0)
+    return;
+  size_t mask = m->cap - 1, i = slot_of(key, m->cap);
+  while (m->keys[i] != key) {
+    if (m->keys[i] == 0)
+      return;
+    i = (i + 1) & mask;
+  }
+  m->keys[i] = 0;
+  m->count--;
+  for (size_t j = (i + 1) & mask; m->keys[j] != 0; j = (j + 1) & mask) {
+    size_t home = slot_of(m->keys[j], m->cap);
+    /* stays if home is in (i, j] cyclically */
+    if (i <= j ? (home > i && home <= j) : (home > i || home <= j))
+      continue;
+    m->keys[i] = m->keys[j], m->vals[i] = m->vals[j];
+    m->keys[j] = 0;
+    i = j;
+  }
 }
 
 void nsi_ptrmap_free(nsi_ptrmap *m) {

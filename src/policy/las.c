@@ -67,9 +67,14 @@ typedef struct nsp_lasjob {
   double exec;  /* executed ms since it (las.c's las_exec) */
   double total; /* executed ms (las_total) */
   double pend, check, rank;
+  double att_seen;    /* the attained GPU-ms total was computed from */
+  double exec_ranked; /* the exec rank was computed at (NAN: not yet) */
+  int git_gpus;       /* and the GPUs */
+  double exec_safe;   /* below it (and not below exec_ranked) the rank holds */
   double git_lo, git_hi; /* rank holds for attained GPU-s in [git_lo, git_hi) */
   size_t git_i;
-  size_t qi; /* queue index at this decision; SIZE_MAX: not in the queue */
+  size_t qi;      /* queue index at the decision of stamp */
+  uint64_t stamp; /* the decision that matched it to the queue */
 } nsp_lasjob;
 
 typedef struct nsp_laskey {
@@ -77,7 +82,12 @@ typedef struct nsp_laskey {
   int slot;
 } nsp_laskey;
 
-/* The snapshot of everything a decision changes (a failed one restores it). */
+/* Everything a decision changes, twice: the state after the last decision
+   (st[cur]) and the one this decision builds (st[1 - cur]), which
+   nsp_las_settle makes current and nsp_las_restore drops. A decision copies
+   each job's record into the new state as it matches the job to the queue
+   (one pass, no separate snapshot of the whole state). A record is valid
+   in a state only for the slots its run lists. */
 typedef struct nsp_lasstate {
   nsp_lasjob *rec; /* slab, by slot */
   size_t nrec;
@@ -87,15 +97,28 @@ typedef struct nsp_lasstate {
   size_t nlist[NSP_LAS_MAX_QUEUES];
   int *freeslot;
   size_t nfree;
+  int *qslot; /* slot of each queue index of its decision */
+  size_t nq;
 } nsp_lasstate;
 
+/* One change of the id map by a decision, undone if it fails. */
+typedef struct nsp_maplog {
+  uint64_t key;
+  size_t slot; /* SIZE_MAX: the key was put (undo: delete); else deleted */
+} nsp_maplog;
+
 struct nsp_las {
-  nsp_lasstate s, saved;
+  nsp_lasstate st[2];
+  int cur;
   size_t capslots; /* every array above holds capslots entries */
   double *git_d, *git_r; /* Gittins: sorted samples (GPU-s), index at each */
   size_t git_n;
-  nsi_ptrmap map;   /* id + 1 -> slot (rebuilt per decision) */
+  nsi_ptrmap map;   /* id + 1 -> slot of every job known (kept across decisions) */
   int max_slot;     /* slot of id UINT64_MAX (key 0), -1 if none */
+  int max_slot_was; /* max_slot before the pending decision */
+  nsp_maplog *log;  /* the pending decision's map changes */
+  size_t nlog;
+  uint64_t stamp;   /* decisions ranked */
   nsp_laskey *key;  /* 2 x capslots sort scratch */
   size_t *fresh;    /* queue indices first seen at this decision */
 };
@@ -214,7 +237,7 @@ int nsp_las_new(ns_policy *p) {
 }
 
 static void state_free(nsp_lasstate *s) {
-  free(s->rec), free(s->run), free(s->freeslot);
+  free(s->rec), free(s->run), free(s->freeslot), free(s->qslot);
   for (int q = 0; q < NSP_LAS_MAX_QUEUES; q++)
     free(s->list[q]);
 }
@@ -222,8 +245,8 @@ static void state_free(nsp_lasstate *s) {
 void nsp_las_free(nsp_las *L) {
   if (L == NULL)
     return;
-  state_free(&L->s), state_free(&L->saved);
-  free(L->git_d), free(L->git_r), free(L->key), free(L->fresh);
+  state_free(&L->st[0]), state_free(&L->st[1]);
+  free(L->git_d), free(L->git_r), free(L->key), free(L->fresh), free(L->log);
   nsi_ptrmap_free(&L->map);
   free(L);
 }
@@ -243,22 +266,27 @@ static int reserve(nsp_las *L, size_t need) {
   size_t cap = L->capslots ? L->capslots : 16;
   while (cap < need)
     cap *= 2;
-  nsp_lasstate *st[2] = {&L->s, &L->saved};
   for (int k = 0; k < 2; k++) {
-    NSI_TRY(grow((void **)&st[k]->rec, cap, sizeof(nsp_lasjob)));
-    NSI_TRY(grow((void **)&st[k]->run, cap, sizeof(int)));
-    NSI_TRY(grow((void **)&st[k]->freeslot, cap, sizeof(int)));
+    nsp_lasstate *st = &L->st[k];
+    NSI_TRY(grow((void **)&st->rec, cap, sizeof(nsp_lasjob)));
+    /* zeroed: a decision reads the stamp of records the other state wrote */
+    memset(st->rec + L->capslots, 0, (cap - L->capslots) * sizeof(nsp_lasjob));
+    NSI_TRY(grow((void **)&st->run, cap, sizeof(int)));
+    NSI_TRY(grow((void **)&st->freeslot, cap, sizeof(int)));
+    NSI_TRY(grow((void **)&st->qslot, cap, sizeof(int)));
     for (int q = 0; q < NSP_LAS_MAX_QUEUES; q++)
-      NSI_TRY(grow((void **)&st[k]->list[q], cap, sizeof(int)));
+      NSI_TRY(grow((void **)&st->list[q], cap, sizeof(int)));
   }
   NSI_TRY(grow((void **)&L->key, 2 * cap, sizeof *L->key));
   NSI_TRY(grow((void **)&L->fresh, cap, sizeof *L->fresh));
+  NSI_TRY(grow((void **)&L->log, 2 * cap, sizeof *L->log)); /* a put and a delete per job */
   L->capslots = cap;
   return NS_OK;
 }
 
-static void copy_state(nsp_lasstate *dst, const nsp_lasstate *src) {
-  memcpy(dst->rec, src->rec, src->nrec * sizeof *src->rec);
+/* The new state starts as the current one, records aside (copied per job
+   as the queue is matched). */
+static void copy_lists(nsp_lasstate *dst, const nsp_lasstate *src) {
   memcpy(dst->run, src->run, src->nrun * sizeof *src->run);
   memcpy(dst->freeslot, src->freeslot, src->nfree * sizeof *src->freeslot);
   for (int q = 0; q < NSP_LAS_MAX_QUEUES; q++)
@@ -267,7 +295,22 @@ static void copy_state(nsp_lasstate *dst, const nsp_lasstate *src) {
   memcpy(dst->nlist, src->nlist, sizeof dst->nlist);
 }
 
-void nsp_las_restore(nsp_las *L) { copy_state(&L->s, &L->saved); }
+static void log_map(nsp_las *L, uint64_t key, size_t slot) {
+  L->log[L->nlog].key = key, L->log[L->nlog++].slot = slot;
+}
+
+/* Drops the pending decision: the current state was never written; the id
+   map's changes are undone, last first. */
+void nsp_las_restore(nsp_las *L) {
+  while (L->nlog > 0) {
+    const nsp_maplog *g = &L->log[--L->nlog];
+    if (g->slot == SIZE_MAX)
+      nsi_ptrmap_del(&L->map, g->key);
+    else
+      nsi_ptrmap_put(&L->map, g->key, g->slot); /* it held the key before: room */
+  }
+  L->max_slot = L->max_slot_was;
+}
 
 /* ---- one decision ------------------------------------------------------------ */
 
@@ -280,11 +323,11 @@ static void list_drop(int *v, size_t *n, int x) {
     }
 }
 
-static void move_to(nsp_las *L, int slot, int q) {
-  nsp_lasjob *j = &L->s.rec[slot];
-  list_drop(L->s.list[j->q], &L->s.nlist[j->q], slot);
+static void move_to(nsp_lasstate *S, int slot, int q) {
+  nsp_lasjob *j = &S->rec[slot];
+  list_drop(S->list[j->q], &S->nlist[j->q], slot);
   j->q = q;
-  L->s.list[q][L->s.nlist[q]++] = slot;
+  S->list[q][S->nlist[q]++] = slot;
 }
 
 static int by_first_seen(const void *a, const void *b, const ns_queue *q) {
@@ -313,10 +356,10 @@ static int key_before(const nsp_laskey *x, const nsp_laskey *y) {
 }
 
 /* Stable bottom-up merge sort of queue list v[0..n) by Gittins index. */
-static void sort_by_rank(nsp_las *L, int *v, size_t n) {
+static void sort_by_rank(nsp_las *L, const nsp_lasstate *S, int *v, size_t n) {
   nsp_laskey *a = L->key, *tmp = L->key + n;
   for (size_t i = 0; i < n; i++) {
-    const nsp_lasjob *j = &L->s.rec[v[i]];
+    const nsp_lasjob *j = &S->rec[v[i]];
     a[i].rank = j->rank, a[i].arrival = j->arrival, a[i].slot = v[i];
   }
   size_t k = 1;
@@ -365,47 +408,69 @@ static size_t find(const nsp_las *L, uint64_t id) {
   return nsi_ptrmap_get(&L->map, id + 1);
 }
 
+/* The slot of queue index i's id: a caller that builds its queue in the
+   same order at each decision (the simulator: waiting jobs, then running
+   ones) mostly lists after a job the job it listed after it last time, so
+   that one is tried before the map. prev: the slot matched at i - 1 (-1:
+   none or first seen). */
+static size_t match(const nsp_las *L, const nsp_lasstate *old, int prev, size_t i, uint64_t id) {
+  size_t at = prev >= 0 ? old->rec[prev].qi + 1 : i == 0 ? 0 : SIZE_MAX;
+  if (at < old->nq) {
+    int h = old->qslot[at];
+    if (old->rec[h].id == id)
+      return (size_t)h;
+  }
+  return find(L, id);
+}
+
+/* Whether job j's Gittins rank is the one computed at exec_ranked without
+   computing its attained GPU-s (a division per running job per decision):
+   attained a = floor(exec / 1 s + 1e-9) x GPUs grows with exec, so from
+   exec_ranked on it stays >= the start of the interval the rank holds for,
+   and below exec_safe it stays below its end git_hi: with C = ceil(git_hi
+   / GPUs), exec < (C - 1) s (1 - 1e-6) gives floor(...) <= C - 2 and a <=
+   (C - 2) GPUs < git_hi, with a unit to spare for C's rounding. */
+static int rank_holds(const nsp_lasjob *j) {
+  return j->gpus == j->git_gpus &&
+         (j->exec == j->exec_ranked || (j->exec > j->exec_ranked && j->exec < j->exec_safe));
+}
+
 int nsp_las_rank(ns_policy *p, const ns_queue *q, double now, long total_gpus, size_t *go,
                  size_t *ngo, size_t *stop, size_t *nstop, const char *fn) {
   nsp_las *L = p->las;
-  nsp_lasstate *S = &L->s;
+  const nsp_lasstate *old = &L->st[L->cur];
   /* memory first: nothing below fails */
-  if (reserve(L, S->nrec + q->n + 1) < 0)
+  if (reserve(L, old->nrec + q->n + 1) < 0 || nsi_ptrmap_reserve(&L->map, q->n) < 0)
     return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
-  L->map.count = 0;
-  if (L->map.keys != NULL)
-    memset(L->map.keys, 0, L->map.cap * sizeof *L->map.keys);
-  if (nsi_ptrmap_reserve(&L->map, S->nrec + q->n) < 0)
-    return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
-  copy_state(&L->saved, S);
-  L->max_slot = -1;
-  for (size_t r = 0; r < S->nrun; r++) {
-    nsp_lasjob *j = &S->rec[S->run[r]];
-    j->qi = SIZE_MAX;
-    if (j->id == UINT64_MAX)
-      L->max_slot = S->run[r];
-    else
-      nsi_ptrmap_put(&L->map, j->id + 1, (size_t)S->run[r]);
-  }
-  /* each queued job to its record; ids must be distinct (SIZE_MAX - 1 in
-     the map: first seen now) */
+  old = &L->st[L->cur];
+  nsp_lasstate *S = &L->st[1 - L->cur];
+  copy_lists(S, old);
+  L->nlog = 0, L->max_slot_was = L->max_slot;
+  uint64_t stamp = ++L->stamp;
+  /* each queued job to its record, copied into the new state; ids must be
+     distinct (SIZE_MAX - 1 in the map: first seen now) */
   size_t nfresh = 0;
-  int max_fresh = 0;
+  int max_fresh = 0, prev = -1;
   for (size_t i = 0; i < q->n; i++) {
     uint64_t id = q->e[i].id;
-    size_t slot = find(L, id);
+    size_t slot = match(L, old, prev, i, id);
     int dup = 0;
+    prev = -1;
     if (slot == SIZE_MAX && id == UINT64_MAX) {
       dup = max_fresh, max_fresh = 1;
       if (!dup)
         L->fresh[nfresh++] = i;
     } else if (slot == SIZE_MAX) {
-      nsi_ptrmap_put(&L->map, id + 1, SIZE_MAX - 1);
+      nsi_ptrmap_put(&L->map, id + 1, SIZE_MAX - 1); /* reserved: cannot fail */
+      log_map(L, id + 1, SIZE_MAX);
       L->fresh[nfresh++] = i;
-    } else if (slot == SIZE_MAX - 1 || S->rec[slot].qi != SIZE_MAX) {
+    } else if (slot == SIZE_MAX - 1 || S->rec[slot].stamp == stamp) {
       dup = 1;
     } else {
-      S->rec[slot].qi = i;
+      S->rec[slot] = old->rec[slot];
+      S->rec[slot].qi = i, S->rec[slot].stamp = stamp;
+      S->qslot[i] = (int)slot;
+      prev = (int)slot;
     }
     if (dup) {
       nsp_las_restore(L);
@@ -413,17 +478,24 @@ int nsp_las_rank(ns_policy *p, const ns_queue *q, double now, long total_gpus, s
                                  "queue has (ids must be distinct)", fn, i, (unsigned long long)id);
     }
   }
+  S->nq = q->n;
   /* jobs not in the queue have left (finished, cancelled): forgotten */
   size_t w = 0;
   for (size_t r = 0; r < S->nrun; r++) {
     int slot = S->run[r];
-    nsp_lasjob *j = &S->rec[slot];
-    if (j->qi != SIZE_MAX) {
+    if (S->rec[slot].stamp == stamp) {
       S->run[w++] = slot;
       continue;
     }
+    const nsp_lasjob *j = &old->rec[slot]; /* not copied: left */
     list_drop(S->list[j->q], &S->nlist[j->q], slot);
     S->freeslot[S->nfree++] = slot;
+    if (j->id == UINT64_MAX) {
+      L->max_slot = -1;
+    } else {
+      nsi_ptrmap_del(&L->map, j->id + 1);
+      log_map(L, j->id + 1, (size_t)slot);
+    }
   }
   S->nrun = w;
   /* jobs first seen: to the end of Q0, by arrival then id */
@@ -433,15 +505,22 @@ int nsp_las_rank(ns_policy *p, const ns_queue *q, double now, long total_gpus, s
     int slot = S->nfree > 0 ? S->freeslot[--S->nfree] : (int)S->nrec++;
     nsp_lasjob *j = &S->rec[slot];
     memset(j, 0, sizeof *j);
-    j->id = e->id, j->arrival = e->arrival, j->qi = L->fresh[k];
+    j->id = e->id, j->arrival = e->arrival, j->qi = L->fresh[k], j->stamp = stamp;
     j->q = 0, j->check = now;
     j->git_lo = 1, j->git_hi = 0, j->git_i = 0; /* empty: no cached index yet */
     j->rank = gittins(p) ? gittins_index(L, j, 0) : 0;
+    j->att_seen = NAN, j->exec_ranked = NAN, j->exec_safe = -INFINITY;
+    S->qslot[L->fresh[k]] = slot;
     S->run[S->nrun++] = slot;
     S->list[0][S->nlist[0]++] = slot;
+    if (e->id == UINT64_MAX)
+      L->max_slot = slot;
+    else
+      *nsi_ptrmap_ref(&L->map, e->id + 1) = (size_t)slot; /* put above */
   }
   /* service, demotion, starvation and Gittins ranks up to now, in
-     first-seen order (the simulator's runnable_jobs) */
+     first-seen order (the simulator's runnable_jobs); a waiting job's
+     service has not changed: its executed time and rank are kept */
   int last = p->las_queues - 1;
   for (size_t r = 0; r < S->nrun; r++) {
     int slot = S->run[r];
@@ -449,33 +528,40 @@ int nsp_las_rank(ns_policy *p, const ns_queue *q, double now, long total_gpus, s
     const nsp_entry *e = &q->e[j->qi];
     double dt = now - j->check;
     j->check = now;
-    j->gpus = ns_job_gpus(e->job);
+    int gpus = e->job->gpus;
+    if (e->attained != j->att_seen || gpus != j->gpus) {
+      j->gpus = gpus, j->att_seen = e->attained;
+      j->total = e->attained / gpus;
+    }
     j->running = e->running;
-    j->total = e->attained / j->gpus;
     if (j->total < j->base)
       j->base = j->total; /* the caller lowered it: count from there */
     j->exec = j->total - j->base;
     if (j->running) {
       if (j->q < last && j->exec * j->gpus >= p->las_limit[j->q] * (1 - 1e-12))
-        move_to(L, slot, j->q + 1);
+        move_to(S, slot, j->q + 1);
     } else {
       if (j->exec > 0)
         j->pend += dt;
       if (p->starvation > 0 && j->q > 0 && j->total > 0 && j->exec > 0 &&
           j->pend >= j->exec * p->starvation * (1 - 1e-12)) {
         j->base = j->total, j->exec = 0, j->pend = 0;
-        move_to(L, slot, 0);
+        move_to(S, slot, 0);
       }
     }
-    if (gittins(p))
+    if (gittins(p) && !rank_holds(j)) {
       j->rank = gittins_index(L, j, floor(j->exec / 1e3 + 1e-9) * j->gpus);
+      j->exec_ranked = j->exec, j->git_gpus = j->gpus;
+      j->exec_safe = isinf(j->git_hi) ? INFINITY
+                                      : (ceil(j->git_hi / j->gpus) - 1.0) * 1e3 * (1 - 1e-6);
+    }
   }
   /* the counting pass */
   long free_gpus = total_gpus;
   *ngo = *nstop = 0;
   for (int k = 0; k < p->las_queues; k++) {
     if (gittins(p))
-      sort_by_rank(L, S->list[k], S->nlist[k]);
+      sort_by_rank(L, S, S->list[k], S->nlist[k]);
     for (size_t i = 0; i < S->nlist[k]; i++) {
       const nsp_lasjob *j = &S->rec[S->list[k][i]];
       if (free_gpus >= j->gpus) {
@@ -492,7 +578,8 @@ int nsp_las_rank(ns_policy *p, const ns_queue *q, double now, long total_gpus, s
 
 double nsp_las_settle(ns_policy *p, const int *status, double now) {
   nsp_las *L = p->las;
-  nsp_lasstate *S = &L->s;
+  L->cur = 1 - L->cur, L->nlog = 0; /* the decision stands */
+  nsp_lasstate *S = &L->st[L->cur];
   /* after the decision: running = kept or started */
   for (size_t r = 0; r < S->nrun; r++) {
     nsp_lasjob *j = &S->rec[S->run[r]];

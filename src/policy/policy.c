@@ -81,7 +81,8 @@ ns_policy *ns_policy_clone(const ns_policy *p) {
   n->max_candidates = p->max_candidates, n->backfill = p->backfill;
   n->seed = p->seed, n->skew_bytes = p->skew_bytes;
   n->history_ms = p->history_ms, n->machine_ms = p->machine_ms, n->rack_ms = p->rack_ms;
-  n->drift = p->drift, n->place_fn = p->place_fn, n->place_user = p->place_user;
+  n->drift = p->drift, n->drift_rule = p->drift_rule;
+  n->place_fn = p->place_fn, n->place_user = p->place_user;
   n->las_queues = p->las_queues, n->starvation = p->starvation;
   memcpy(n->las_limit, p->las_limit, sizeof n->las_limit);
   if (samples != NULL)
@@ -104,6 +105,7 @@ void ns_policy_free(ns_policy *p) {
   free(p->occ);
   free(p->known);
   free(p->waits);
+  nsp_sched_free(p);
   free(p);
 }
 
@@ -214,6 +216,14 @@ int ns_policy_set_cassini_drift(ns_policy *p, double fraction) {
                     nsi_fmt_real(fraction, b, sizeof b));
   }
   p->drift = fraction;
+  return NS_OK;
+}
+
+int ns_policy_set_cassini_drift_rule(ns_policy *p, ns_policy_drift_rule rule) {
+  NSI_TRY(settable(p, "ns_policy_set_cassini_drift_rule"));
+  NSI_TRY(nsi_check_int((long long)rule, NS_POLICY_DRIFT_RULE_READJUST,
+                        NS_POLICY_DRIFT_RULE_WAIT, "ns_policy_set_cassini_drift_rule", "rule"));
+  p->drift_rule = (int)rule;
   return NS_OK;
 }
 
@@ -574,6 +584,7 @@ int ns_policy_finished(ns_policy *p, const ns_job *job, double now_ms) {
   nsp_known *k = known_find(p, job);
   if (k != NULL)
     *k = p->known[--p->nknown]; /* forgotten: the handle may be freed and reused */
+  nsp_sched_forget(p, job);
   return NS_OK;
 }
 
@@ -582,6 +593,7 @@ int ns_policy_suspended(ns_policy *p, const ns_job *job, double now_ms) {
   NSI_TRY(report_args(p, job, now_ms, "ns_policy_suspended"));
   NSI_TRY(known_get(p, job, "ns_policy_suspended", &k));
   k->running = 0, k->since = now_ms;
+  nsp_sched_forget(p, job); /* off its placement: a resume reports a new iteration */
   return NS_OK;
 }
 
@@ -770,16 +782,18 @@ void ns_decision_free(ns_decision *d) {
   }
   for (size_t k = 0; k < d->capsusp; k++)
     ns_placement_free(d->held[k]);
+  ns_candidate_free(d->readj);
   free(d->s), free(d->status), free(d->retry), free(d->susp), free(d->held);
   free(d);
 }
 
-/* Empties d for a queue of nq jobs: nobody offered yet. */
-static int reset(ns_decision *d, size_t nq, const char *fn) {
+int nsp_decision_reset(ns_decision *d, size_t nq, const char *fn) {
   for (size_t k = 0; k < d->ns; k++) {
     ns_candidate_free(d->s[k].cand);
     d->s[k].cand = NULL;
   }
+  ns_candidate_free(d->readj);
+  d->readj = NULL;
   d->ns = 0, d->nsusp = 0, d->next = INFINITY;
   if (nq > d->capq) {
     int *st = realloc(d->status, nq * sizeof *st);
@@ -1039,10 +1053,10 @@ int ns_policy_place(ns_policy *p, ns_cluster *c, const ns_queue *q, size_t i, do
   if (q->e[i].running)
     return nsi_fail(NS_EINVAL, "ns_policy_place: i %zu is a running job (job '%s'); only a "
                                "waiting job is placed", i, ns_job_name(q->e[i].job));
-  NSI_TRY(reset(d, q->n, "ns_policy_place"));
+  NSI_TRY(nsp_decision_reset(d, q->n, "ns_policy_place"));
   int rc = place_one(p, c, q, i, now_ms, d);
   if (rc < 0)
-    reset(d, q->n, "ns_policy_place");
+    nsp_decision_reset(d, q->n, "ns_policy_place");
   return rc;
 }
 
@@ -1242,9 +1256,9 @@ static int (*const decide_fns[])(ns_policy *, ns_cluster *, const ns_queue *, do
 int ns_policy_decide(ns_policy *p, ns_cluster *c, const ns_queue *q, double now_ms,
                      ns_decision *d) {
   NSI_TRY(decide_args(p, c, q, now_ms, d, "ns_policy_decide"));
-  NSI_TRY(reset(d, q->n, "ns_policy_decide"));
+  NSI_TRY(nsp_decision_reset(d, q->n, "ns_policy_decide"));
   int rc = decide_fns[p->order](p, c, q, now_ms, d);
   if (rc < 0)
-    reset(d, q->n, "ns_policy_decide");
+    nsp_decision_reset(d, q->n, "ns_policy_decide");
   return rc;
 }

@@ -87,7 +87,32 @@ struct ns_policy {
   nsp_wait *waits;
   size_t nwaits, capwaits;
   double clock; /* the largest now_ms a decision used */
+  /* CASSINI's drift re-adjustment (drift.c): the rule, the count, and per
+     job its reported iteration and ideal schedule (schedule.c) */
+  int drift_rule; /* ns_policy_drift_rule */
+  uint64_t readjusts;
+  struct nsp_sched *sched;
+  size_t nsched, capsched;
+  nsi_ptrmap sched_ix; /* job handle -> index into sched */
 };
+
+/* One job's CASSINI schedule (drift.c): its iteration by its schedule
+   (compute then its all-reduce alone, per = compute + comm), the compute
+   start of its ideal schedule (slot, NAN: none), and its re-adjustment gap
+   (no re-adjustment before `until`; n so far). */
+typedef struct nsp_sched {
+  const ns_job *job;
+  double compute, comm, per, slot, until;
+  int n;
+} nsp_sched;
+
+/* The table of schedules (schedule.c), keyed by job handle: the record of
+   job or NULL; a fresh record for job (reset if it had one; NULL +
+   NS_ENOMEM message with fn's name); forgetting it; freeing the table. */
+nsp_sched *nsp_sched_find(const ns_policy *p, const ns_job *job);
+nsp_sched *nsp_sched_reset(ns_policy *p, const ns_job *job, const char *fn);
+void nsp_sched_forget(ns_policy *p, const ns_job *job);
+void nsp_sched_free(ns_policy *p);
 
 /* Records a wait the tuner recorded (NS_ENOMEM, with fn's name). */
 int nsp_log_wait(ns_policy *p, int tier, int gpus, double waited_ms, double now_ms, const char *fn);
@@ -128,6 +153,11 @@ struct ns_decision {
   size_t *susp; /* queue indices of running jobs to suspend */
   ns_placement **held; /* their placements while the starts are placed */
   size_t nsusp, capsusp;
+  ns_candidate *readj; /* a CASSINI re-adjustment's ranked links (drift.c), or NULL */
 };
+
+/* Empties d for a queue of nq jobs (policy.c): nobody offered yet, no
+   re-adjustment. NS_ENOMEM with fn's name. */
+int nsp_decision_reset(ns_decision *d, size_t nq, const char *fn);
 
 #endif

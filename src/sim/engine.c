@@ -235,6 +235,8 @@ static int finish_job(ns_sim *s, int ji) {
   NSI_TRY(release_job(s, ji));
   j->state = NSI_DONE;
   j->finish_ms = s->now;
+  if (s->hooks.cassini_finished != NULL) /* before its handle is freed */
+    s->hooks.cassini_finished(s, j);
   ns_job_free(j->job);
   j->job = NULL;
   return NS_OK;

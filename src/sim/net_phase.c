@@ -71,11 +71,12 @@
  * of the winning candidate and the new one align their next compute starts
  * to T0 + shift, T0 = the latest next iteration start among the running
  * ones (their current iteration is not cut). Re-adjustment (CASSINI §4.2,
- * §5.7): when a shifted job starts an all-reduce more than `drift` x its
- * ideal iteration away from its ideal schedule, the shifts of its shared
- * links are ranked and applied again from now (default; drift 0.05, the
- * paper's five percent), or with NS_SIM_DRIFT_WAIT its next compute waits
- * for its next ideal slot.
+ * §5.7) is the policy's (src/policy/drift.c): this model reports each job's
+ * iteration by its schedule when it starts (compute + lone_comm), the slot
+ * T0 + shift it applied, and each all-reduce start (the run's hooks); the
+ * policy answers new shifts for the job and its link partners (applied as
+ * at a placement) or, with NS_SIM_DRIFT_WAIT, a hold until its next ideal
+ * slot.
  * Contention (network-model issue): a link carrying the transfers of k > 1
  * jobs at once delivers capacity x e(k) (maxmin.c, per solve), the curve of
  * ns_sim_opts_set_contention_curve; an admitted all-reduce across servers
@@ -558,63 +559,19 @@ static void begin_compute(ns_sim *s, nsi_simjob *j) {
     j->phase = NSI_PH_COMPUTE, j->ph_left = j->compute_ms;
 }
 
-/* CASSINI re-adjustment (§4.2, §5.7): the all-reduce starts at now; if that
-   is more than drift x the ideal iteration P off the ideal schedule, the
-   policy's readjust hook re-ranks the job's shared links and hands the
-   library the iteration each of their jobs runs at on its placement while
-   it keeps its schedule (compute + its all-reduce alone on its links).
-   Where one differs from its job's profile by more than the threshold
-   (e.g. uplinks slower than the NIC), ns_cassini_readjust
-   re-optimises the shifts and the hook records them (applied as at a
-   placement). Otherwise, under the default rule (NS_SIM_DRIFT_READJUST),
-   the ranked shifts are applied again from now (the paper re-adjusts,
-   §4.2, §5.7); under NS_SIM_DRIFT_WAIT the shifts stand and the next
-   compute waits for the job's next ideal slot (the earlier reading:
-   workers respect the time-shifts they were given). Feeding the library the contended mean iteration instead
-   re-optimised on transient contention and lengthened cassini-ff's mean
-   JCT by 2-6 % on the default workload (commit log). */
-/* Under NS_SIM_DRIFT_READJUST a job's n-th re-adjustment opens a gap of
-   NSI_READJUST_GAP x 2^n of its ideal iterations before the next one (n
-   capped at 20): each re-adjustment re-ranks its links (ns_cassini_rank),
-   and a job whose partners keep perturbing it (a contended uplink, a third
-   job of another period) drifts again within an iteration or two.
-   Re-ranking at every drifted all-reduce made cassini-ff 13x slower on the
-   first 30,000 Philly jobs (185 s vs 14 s CPU), a fixed gap of 10
-   iterations 17x; the doubling bounds a job's re-rankings by the log of its
-   iterations (the paper reports re-adjustments as rare, §5.7). Between
-   re-adjustments a drifted job runs on (it does not wait for its slot). */
-#define NSI_READJUST_GAP 10.0
-
+/* CASSINI re-adjustment (§4.2, §5.7): the all-reduce starts at now. The
+   policy keeps the job's ideal schedule and decides whether it drifted and
+   what to do (src/policy/drift.c, through the run's hook): new time-shifts
+   for it and its link partners (recorded, applied by apply_shifts as at a
+   placement), or, under the WAIT rule, a hold of its next compute until its
+   next ideal slot. */
 static int check_drift(ns_sim *s, nsi_simjob *j) {
-  if (!isfinite(j->anchor) || s->o.cassini_drift <= 0)
+  if (s->hooks.cassini_allreduce == NULL)
     return NS_OK;
-  if (s->o.drift_rule == NS_SIM_DRIFT_READJUST && s->now < j->readj_until)
-    return NS_OK;
-  double P = ideal_per(j);
-  double dev = fmod(s->now - (j->anchor + j->compute_ms), P);
-  if (dev < 0)
-    dev += P;
-  if (dev > P / 2)
-    dev -= P;
-  if (fabs(dev) <= s->o.cassini_drift * P)
-    return NS_OK;
-  int done = 0;
-  s->cassini_readjusts++; /* past the threshold: re-adjusted, by the hook or below */
-  if (s->hooks.readjust != NULL)
-    NSI_TRY(s->hooks.readjust(s, j, &done));
-  if (s->o.drift_rule == NS_SIM_DRIFT_READJUST) {
-    j->readj_until = s->now + ldexp(NSI_READJUST_GAP, j->readj_n < 20 ? j->readj_n : 20) * P;
-    j->readj_n++;
-  }
-  if (done)
-    return NS_OK;
-  if (s->o.drift_rule == NS_SIM_DRIFT_READJUST) {
-    j->anchor = NAN; /* no loop-free shifts to re-apply: the schedule is dropped */
-    return NS_OK;
-  }
-  double end = s->now + j->lone_comm; /* expected end of this all-reduce */
-  double k = ceil((end - j->anchor) / P - EPS);
-  j->hold_until = j->anchor + k * P;
+  double hold = NAN;
+  NSI_TRY(s->hooks.cassini_allreduce(s, j, &hold));
+  if (isfinite(hold))
+    j->hold_until = hold;
   return NS_OK;
 }
 
@@ -892,7 +849,9 @@ static int phase_start(ns_sim *s, nsi_simjob *j) {
   j->per = ideal_per(j);
   j->pos = j->resumed ? (frac < 1 ? frac : 0.0) * j->per - s->o.restore_ms : 0.0;
   j->t_upd = s->now;
-  j->hold_until = 0, j->anchor = NAN, j->readj_until = -INFINITY, j->readj_n = 0;
+  j->hold_until = 0;
+  if (s->hooks.cassini_started != NULL) /* a new schedule (the policy's) */
+    NSI_TRY(s->hooks.cassini_started(s, j));
   j->w_n = 0, j->bgon = 0, j->stale = 0;
   j->run_from = s->now + (j->resumed ? s->o.restore_ms : 0.0); /* measured(): after the restore */
   if (meets(s, j)) {
@@ -946,8 +905,9 @@ static double next_start_in(ns_sim *s, nsi_simjob *j) {
 }
 
 /* CASSINI's shifts (policy.c records them): every pending job's next
-   compute starts at T0 + its shift. */
-static void apply_shifts(ns_sim *s) {
+   compute starts at T0 + its shift, the slot its schedule starts from
+   (reported to the policy, which checks the drift against it). */
+static int apply_shifts(ns_sim *s) {
   double t0 = s->now;
   int any = 0;
   for (size_t r = 0; r < s->nrunning; r++) {
@@ -961,14 +921,15 @@ static void apply_shifts(ns_sim *s) {
     t0 = t > t0 ? t : t0;
   }
   if (!any)
-    return;
+    return NS_OK;
   for (size_t r = 0; r < s->nrunning; r++) {
     nsi_simjob *j = &s->jobs[s->running[r]];
     if (!j->shift_pending)
       continue;
     j->shift_pending = 0;
     j->hold_until = t0 + j->shift_ms;
-    j->anchor = j->hold_until;
+    if (s->hooks.cassini_shifted != NULL)
+      NSI_TRY(s->hooks.cassini_shifted(s, j, j->hold_until));
     if (is_lone(s, j) && j->pos == 0 && j->t_upd == s->now) { /* at its start now */
       j->pos = -(j->hold_until - s->now);
       (void)push(s, j, s->now + lone_left(j));
@@ -976,6 +937,7 @@ static void apply_shifts(ns_sim *s) {
       begin_compute(s, j); /* at its start now: holds; the rebuild pushes its event */
     }
   }
+  return NS_OK;
 }
 
 static int find(int *parent, int i) {
@@ -1086,7 +1048,7 @@ static int phase_update(ns_sim *s) {
   if (!s->net_dirty)
     return NS_OK;
   s->net_dirty = 0;
-  apply_shifts(s);
+  NSI_TRY(apply_shifts(s));
   size_t n = 0;
   for (size_t r = 0; r < s->nrunning; r++)
     if (meets(s, &s->jobs[s->running[r]]))

@@ -87,7 +87,6 @@ int nsi_sim_net_init(ns_sim *s) {
   s->lmap_serial = 0;
   s->touch = calloc(n + (size_t)G, sizeof *s->touch);
   s->touch_epoch = 1;
-  s->cassini_readjusts = 0;
   if (s->capeff != NULL)
     memcpy(s->capeff, s->cap, n * sizeof *s->capeff);
   s->gcap = malloc((size_t)G * sizeof *s->gcap);

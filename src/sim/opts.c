@@ -85,7 +85,7 @@ ns_sim_opts *ns_sim_opts_new(void) {
   }
   o->network = NS_SIM_NET_PHASE;
   o->phase_window = 16;
-  o->cassini_drift = 0.05; /* CASSINI §5.7: five percent of the ideal iteration */
+  /* CASSINI's drift (5 %, §5.7) and rule (re-adjust): o->parts' defaults */
   o->leaves = 4, o->spines = 8, o->servers_per_leaf = 4, o->gpus_per_server = 4;
   o->links_per_pair = 2, o->link_gbps = 10.0; /* one uplink per GPU port (vClos) */
   o->nic_gbps = 0.0, o->intra_gbps = 100.0;
@@ -342,8 +342,9 @@ int ns_sim_opts_set_cassini_drift(ns_sim_opts *o, double fraction) {
   if (fraction > 0.5)
     return nsi_fail(NS_EINVAL, "ns_sim_opts_set_cassini_drift: fraction must be in [0, 0.5] "
                                "(got %s)", NSI_REAL_STR(fraction));
-  o->cassini_drift = fraction;
-  return NS_OK;
+  /* the policy's threshold (src/policy/drift.c decides the re-adjustments) */
+  return forward(ns_policy_set_cassini_drift(o->parts, fraction), "ns_policy_set_cassini_drift",
+                 "ns_sim_opts_set_cassini_drift");
 }
 
 /* ---- network-model issue: contention curve, latency, NICs, GPU memory --- */
@@ -440,8 +441,8 @@ int ns_sim_opts_set_cassini_drift_rule(ns_sim_opts *o, ns_sim_drift_rule rule) {
   static const char fn[] = "ns_sim_opts_set_cassini_drift_rule";
   NSI_TRY(nsi_check_ptr(o, fn, "o"));
   NSI_TRY(nsi_check_int((long long)rule, NS_SIM_DRIFT_READJUST, NS_SIM_DRIFT_WAIT, fn, "rule"));
-  o->drift_rule = (int)rule;
-  return NS_OK;
+  return forward(ns_policy_set_cassini_drift_rule(o->parts, (ns_policy_drift_rule)rule),
+                 "ns_policy_set_cassini_drift_rule", fn);
 }
 
 int ns_sim_opts_set_dally_new_jobs(ns_sim_opts *o, ns_sim_dally_new reading) {

@@ -2,7 +2,9 @@
  * src/sim/policy.c - the run's policy: the policy object of the public API
  * (netsched/policy.h), asked exactly as a cluster manager asks it, plus
  * what only a simulator can enforce (per-all-reduce admission, Dally's
- * preemption readings, CASSINI's drift re-adjustment).
+ * preemption readings), and what it reports back (CASSINI's iterations,
+ * applied shifts and all-reduce starts, for the drift re-adjustment the
+ * policy decides).
  *
  * The queue order, the placement dispatch, CASSINI's candidate search,
  * ranking and time-shifts and Dally's tuner live behind ns_policy
@@ -129,12 +131,12 @@ static int make_policy(ns_sim *s) {
   NSI_TRY(ns_policy_set_skew_bytes(p, o->skew_bytes));
   NSI_TRY(ns_policy_set_dally_timers(p, o->dally_history_ms, o->dally_machine_ms,
                                      o->dally_rack_ms));
-  NSI_TRY(ns_policy_set_cassini_drift(p, o->cassini_drift));
   if (o->place_fn != NULL)
     NSI_TRY(ns_policy_set_place_fn(p, o->place_fn, o->place_user));
   if (nsi_order(o) == NS_SIM_ORDER_2D_GITTINS)
     NSI_TRY(gittins_samples(s));
-  if ((s->pq = ns_queue_new()) == NULL || (s->pd = ns_decision_new()) == NULL)
+  if ((s->pq = ns_queue_new()) == NULL || (s->pd = ns_decision_new()) == NULL ||
+      (nsi_cassini(o) && (s->rd = ns_decision_new()) == NULL))
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
   /* room for the one job it is asked about: ns_queue_add cannot fail later */
   NSI_TRY(ns_queue_add(s->pq, (const ns_job *)s, 0, 0.0));
@@ -144,6 +146,7 @@ static int make_policy(ns_sim *s) {
 
 int nsi_sim_policy_prepare(ns_sim *s) {
   const ns_sim_opts *o = &s->o;
+  s->cassini_readjusts = 0;
   set_hooks(s);
   if (nsi_order(o) == NS_SIM_ORDER_NW_SENS && !isfinite(ns_dally_priority(1, 2, 1.0, 1.0)))
     return unavailable(s, "ns_dally_priority");
@@ -178,10 +181,13 @@ int nsi_sim_policy_prepare(ns_sim *s) {
 }
 
 void nsi_sim_policy_release(ns_sim *s) {
+  if (s->policy != NULL) /* the run's statistic outlives its policy */
+    s->cassini_readjusts = ns_policy_readjust_count(s->policy);
   ns_policy_free(s->policy);
   ns_queue_free(s->pq);
   ns_decision_free(s->pd);
-  s->policy = NULL, s->pq = NULL, s->pd = NULL;
+  ns_decision_free(s->rd);
+  s->policy = NULL, s->pq = NULL, s->pd = NULL, s->rd = NULL;
   free(s->pids);
   s->pids = NULL, s->cap_pids = 0;
   ns_placement_free(s->pre_pl);
@@ -206,22 +212,37 @@ static double ideal_ms(const ns_sim *s, const nsi_simjob *j) {
 /* s->pq = job ji as the caller knows it: id = its index, arrival, ideal run
    (SRSF / SJF keys), kept Nw_sens (Dally's key), waiting since (Dally's
    starvation: arrival or the latest suspension). */
-static int add_view(ns_sim *s, int ji, int running) {
+/* What the queue view carries besides id, arrival and attained service: the
+   same for every job of a decision (read once per view, not per job). */
+typedef struct nsi_viewkind {
+  int ideal;   /* SRSF / SJF: ideal run time */
+  int nw_sens; /* the NW_SENS key; a custom placement may read it */
+  int since;   /* Dally's placements (and a custom one): waiting since */
+} nsi_viewkind;
+
+static nsi_viewkind view_kind(const ns_sim *s) {
+  ns_sim_order o = nsi_order(&s->o);
+  ns_sim_placement pl = nsi_placement(&s->o);
+  int custom = pl == NS_SIM_PLACE_CUSTOM;
+  nsi_viewkind k = {o == NS_SIM_ORDER_SRSF || o == NS_SIM_ORDER_SJF,
+                    custom || o == NS_SIM_ORDER_NW_SENS,
+                    custom || pl == NS_SIM_PLACE_DALLY || pl == NS_SIM_PLACE_DALLY_MANUAL};
+  return k;
+}
+
+static int add_view(ns_sim *s, nsi_viewkind kind, int ji, int running) {
   const nsi_simjob *j = &s->jobs[ji];
   int i = running ? ns_queue_add_running(s->pq, j->job, (uint64_t)ji, j->arrival_ms)
                   : ns_queue_add(s->pq, j->job, (uint64_t)ji, j->arrival_ms);
   if (i < 0)
     return nsi_fail(i, "ns_sim_run: %s", ns_last_error());
-  if (nsi_order(&s->o) == NS_SIM_ORDER_SRSF || nsi_order(&s->o) == NS_SIM_ORDER_SJF)
+  if (kind.ideal)
     ns_queue_set_ideal_ms(s->pq, (size_t)i, ideal_ms(s, j));
-  /* Nw_sens: the NW_SENS key; waiting since: Dally's placements; a custom
-     placement may read either. Skipped otherwise: the preemptive orders
-     build this view for every job at every decision. */
-  ns_sim_placement pl = nsi_placement(&s->o);
-  int custom = pl == NS_SIM_PLACE_CUSTOM;
-  if (isfinite(j->nw_sens) && (custom || nsi_order(&s->o) == NS_SIM_ORDER_NW_SENS))
+  /* Nw_sens and waiting since are skipped where nothing reads them: the
+     preemptive orders build this view for every job at every decision. */
+  if (kind.nw_sens && isfinite(j->nw_sens))
     ns_queue_set_nw_sens(s->pq, (size_t)i, j->nw_sens);
-  if (custom || pl == NS_SIM_PLACE_DALLY || pl == NS_SIM_PLACE_DALLY_MANUAL)
+  if (kind.since)
     ns_queue_set_waiting_since(s->pq, (size_t)i, j->wait_from);
   /* attained service, GPU-ms: what the preemptive orders rank by */
   ns_queue_set_attained_ms(s->pq, (size_t)i, j->att_ms * j->gpus);
@@ -230,7 +251,7 @@ static int add_view(ns_sim *s, int ji, int running) {
 
 static void view(ns_sim *s, int ji) {
   ns_queue_clear(s->pq);
-  add_view(s, ji, 0); /* cannot fail: room for one job was made up front */
+  add_view(s, view_kind(s), ji, 0); /* cannot fail: room for one job was made up front */
 }
 
 /* ---- order: the queue key (fixed while a job waits), the policy's ------------ */
@@ -310,7 +331,8 @@ static int base_place(ns_sim *s, int ji, ns_placement *out) {
 /* Records the time-shifts decided with a placement or a re-adjustment (Eq. 5
    t_j) for job ji and the running jobs on its shared links; the network
    model applies them (fluid: each pauses once; phase: their next compute
-   phases are aligned). shift(x, job, &ms): the decision's or candidate's. */
+   phases are aligned). shift(x, job, &ms): the decision's start's or its
+   re-adjustment's. */
 typedef int (*nsi_shift_of)(const void *x, const ns_job *job, double *ms);
 typedef struct nsi_start_ref {
   const ns_decision *d;
@@ -319,9 +341,6 @@ typedef struct nsi_start_ref {
 static int shift_of_decision(const void *x, const ns_job *job, double *ms) {
   const nsi_start_ref *r = x;
   return ns_decision_shift_ms(r->d, r->k, job, ms);
-}
-static int shift_of_candidate(const void *x, const ns_job *job, double *ms) {
-  return ns_candidate_shift_ms((const ns_candidate *)x, job, ms);
 }
 static int apply_shifts(ns_sim *s, int ji, nsi_shift_of shift, const void *x) {
   double sh = 0;
@@ -392,10 +411,11 @@ int nsi_sim_decide(ns_sim *s) {
   if (nsi_reserve(&s->pids, &s->cap_pids, n ? n : 1, sizeof *s->pids) < 0)
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
   ns_queue_clear(s->pq);
+  nsi_viewkind kind = view_kind(s);
   for (size_t i = 0; i < s->nqueue; i++, k++)
-    NSI_TRY(add_view(s, s->pids[k] = s->queue[i], 0));
+    NSI_TRY(add_view(s, kind, s->pids[k] = s->queue[i], 0));
   for (size_t r = 0; r < s->nrunning; r++, k++)
-    NSI_TRY(add_view(s, s->pids[k] = s->running[r], 1));
+    NSI_TRY(add_view(s, kind, s->pids[k] = s->running[r], 1));
   int rc = ns_policy_decide(s->policy, s->cluster, s->pq, s->now, s->pd);
   if (rc == NS_EUNSUPPORTED)
     return unavailable(s, nsi_cassini(&s->o) ? "CASSINI" : "placement");
@@ -873,55 +893,40 @@ static int (*const admit_fns[])(ns_sim *, nsi_simjob *, int *) = {
 
 /* ---- CASSINI ------------------------------------------------------------ */
 
-/* Re-adjustment (CASSINI §4.2, §5.7), called by the phase model when job j
-   starts an all-reduce more than the drift threshold off its schedule: j's
-   shared links are described again from the cluster (j is committed: the
-   others on them, then j) and ranked; ns_cassini_readjust gets every job of
-   the candidate with the iteration it runs at on its placement by its
-   schedule (compute + its all-reduce alone on its links, net_phase.c). When one differs from its profile by more than the
-   threshold, the re-optimised shifts are recorded for all of them, as at a
-   placement (apply_shifts), and *done = 1. Otherwise, under the default
-   drift rule (NS_SIM_DRIFT_READJUST, CASSINI §4.2 "adjust the time-shifts",
-   §5.7) the ranked shifts are applied again from now, re-aligning j and its
-   link partners (*done = 1); under NS_SIM_DRIFT_WAIT (the earlier reading)
-   *done = 0 and the phase model holds j to its next ideal slot. No shared
-   link or a loop: *done = 0. */
-static int cassini_readjust(ns_sim *s, nsi_simjob *j, int *done) {
-  *done = 0;
-  size_t cap = s->nrunning + 1, m = 0, n = 0, best = 0;
-  ns_candidate *cand = ns_candidate_new();
-  ns_placement *p = ns_placement_new();
-  const ns_job **jobs = malloc(cap * sizeof *jobs);
-  double *iter = malloc(cap * sizeof *iter), sh = 0;
-  int rc = cand && p && jobs && iter ? NS_OK : nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
-  if (rc == NS_OK)
-    rc = ns_cluster_job_placement(s->cluster, j->job, p);
-  if (rc == NS_OK)
-    rc = ns_cassini_candidate_from_cluster(cand, s->cluster, j->job, p);
-  if (rc == NS_OK && ns_candidate_shift_ms(cand, j->job, &sh) != NS_ENOTFOUND) {
-    rc = ns_cassini_rank(&cand, 1, ns_policy_cassini_opts(s->policy), &best, NULL);
-    for (size_t r = 0; r < s->nrunning && rc == NS_OK; r++) {
-      const nsi_simjob *k = &s->jobs[s->running[r]];
-      double per = k->compute_ms + k->lone_comm; /* its iteration by its schedule */
-      if (per > 0 && ns_candidate_shift_ms(cand, k->job, &sh) == NS_OK)
-        jobs[m] = k->job, iter[m++] = per;
-    }
-    if (rc == NS_OK)
-      rc = ns_cassini_readjust(cand, ns_policy_cassini_opts(s->policy), jobs, iter, m, &n);
-    int again = n > 0 || s->o.drift_rule == NS_SIM_DRIFT_READJUST;
-    if (rc == NS_OK && again)
-      rc = apply_shifts(s, (int)(j - s->jobs), shift_of_candidate, cand);
-    if (rc == NS_OK)
-      *done = again;
-    if (rc == NS_ELOOP || rc == NS_ERANGE)
-      rc = NS_OK; /* no loop-free shifts: the schedule is kept */
-  }
-  ns_candidate_free(cand);
-  ns_placement_free(p);
-  free(jobs), free(iter);
-  if (rc < 0)
-    return nsi_fail(rc, "ns_sim_run: CASSINI re-adjustment failed on job '%s': %s", j->name,
-                    ns_last_error());
+/* CASSINI's drift re-adjustment (§4.2, §5.7) is the policy's
+   (src/policy/drift.c: schedules, threshold, rule, re-ranking); the phase
+   model measures and applies, as a cluster manager would: it reports each
+   job's iteration by its schedule when it starts (compute + its all-reduce
+   alone on its links, net_phase.c's lone_comm), the slot each applied
+   shift gives its next compute, and every all-reduce start; the policy's
+   answer is re-ranked shifts for the job and its link partners (recorded
+   as at a placement, apply_shifts) or a hold until its next ideal slot. */
+static int cassini_started(ns_sim *s, nsi_simjob *j) {
+  int rc = ns_policy_report_iteration(s->policy, j->job, j->compute_ms, j->lone_comm);
+  return rc < 0 ? nsi_fail(rc, "ns_sim_run: job '%s': %s", j->name, ns_last_error()) : NS_OK;
+}
+
+static int cassini_shifted(ns_sim *s, nsi_simjob *j, double slot) {
+  int rc = ns_policy_report_shifted(s->policy, j->job, slot);
+  return rc < 0 ? nsi_fail(rc, "ns_sim_run: job '%s': %s", j->name, ns_last_error()) : NS_OK;
+}
+
+/* The report-back contract's finish: the policy's schedules hold the jobs
+   running, not every job of the run (cannot fail: s->now is finite). */
+static void cassini_finished(ns_sim *s, nsi_simjob *j) {
+  (void)ns_policy_finished(s->policy, j->job, s->now);
+}
+
+static int shift_of_readjust(const void *x, const ns_job *job, double *ms) {
+  return ns_decision_readjust_shift_ms((const ns_decision *)x, job, ms);
+}
+
+static int cassini_allreduce(ns_sim *s, nsi_simjob *j, double *hold_until) {
+  int act = ns_policy_report_allreduce(s->policy, s->cluster, j->job, s->now, s->rd, hold_until);
+  if (act == NS_POLICY_DRIFT_SHIFTS)
+    act = apply_shifts(s, (int)(j - s->jobs), shift_of_readjust, s->rd);
+  if (act < 0)
+    return nsi_fail(act, "ns_sim_run: job '%s': %s", j->name, ns_last_error());
   return NS_OK;
 }
 
@@ -932,5 +937,9 @@ static void set_hooks(ns_sim *s) {
   int dally = dally_preempts(&s->o), lease = s->o.dally_lease_ms > 0;
   s->hooks.preempt = dally && !lease ? preempt_dally : NULL;
   s->hooks.lease = dally && lease ? lease_dally : NULL;
-  s->hooks.readjust = nsi_cassini(&s->o) ? cassini_readjust : NULL;
+  int cassini = nsi_cassini(&s->o);
+  s->hooks.cassini_started = cassini ? cassini_started : NULL;
+  s->hooks.cassini_shifted = cassini ? cassini_shifted : NULL;
+  s->hooks.cassini_allreduce = cassini ? cassini_allreduce : NULL;
+  s->hooks.cassini_finished = cassini ? cassini_finished : NULL;
 }

@@ -42,7 +42,7 @@ struct ns_sim_opts {
   uint64_t skew_bytes;
   int gpu_sharing;
   int phase_window;   /* fast-forward window W (iterations; 0 = off) */
-  double cassini_drift; /* re-adjust when drift > this fraction of the period (0 = never) */
+  /* CASSINI's drift threshold and rule: the policy parts' (src/policy/drift.c) */
   /* preemptive orders: queues, starvation and Gittins samples are the
      policy parts' (src/policy/las.c reads them) */
   double restore_ms; /* checkpoint/restore per resume */
@@ -56,7 +56,6 @@ struct ns_sim_opts {
   int curve_n;          /* points of the contention curve (0: ideal, e = 1) */
   double curve_k[NSI_CURVE_MAX], curve_e[NSI_CURVE_MAX];
   double gpu_mem_mb;    /* 0: the cluster's default (16384 MB) */
-  int drift_rule;       /* ns_sim_drift_rule */
   int dally_new;        /* ns_sim_dally_new: Nw_sens of a job that never ran */
   int vclos_routing;    /* ns_sim_vclos_routing: reserved links (0) or ECMP (network.c) */
   int allreduce;        /* ns_sim_allreduce of jobs without their own (network.c) */
@@ -134,9 +133,6 @@ typedef struct nsi_simjob {
   double lat_ms;        /* its start-up latency alpha (multi-server, phase model), else 0 */
   int group;            /* group id, -1 = lone */
   double hold_until;    /* the next compute phase starts no earlier (CASSINI) */
-  double anchor;        /* CASSINI: a compute start of the ideal schedule (drift check) */
-  double readj_until;   /* CASSINI: no re-adjustment of this job before then (NSI_READJUST_GAP) */
-  int readj_n;          /* its re-adjustments so far (the gap doubles with each) */
   uint64_t w_n;         /* fast-forward window: iteration ends counted ... */
   double w_t1, w_tl;    /* ... time of the first and of the last */
   int mark, seed;       /* net_phase.c resolve(): stamps */
@@ -297,9 +293,17 @@ typedef struct nsi_hooks {
      s->lease_pl (start on that placement; a job in both moves). Decides
      only, the cluster is left as it was; the engine acts. NULL: no leases. */
   int (*lease)(struct ns_sim *s, size_t *expired);
-  /* CASSINI (phase model): j drifted off its schedule. *done = 1: new
-     time-shifts recorded (shift_pending); 0: the shifts stand */
-  int (*readjust)(struct ns_sim *s, nsi_simjob *j, int *done);
+  /* CASSINI's drift re-adjustment (phase model; policy.c reports to the
+     policy, which keeps the schedules and decides): j (re)started, its
+     iteration known (compute_ms, lone_comm); j's shift was applied, its
+     next compute starting at slot; j starts an all-reduce now: *hold_until
+     = when its next compute may start (NAN: no hold), or new time-shifts
+     recorded (shift_pending). NULL without CASSINI. */
+  int (*cassini_started)(struct ns_sim *s, nsi_simjob *j);
+  int (*cassini_shifted)(struct ns_sim *s, nsi_simjob *j, double slot);
+  int (*cassini_allreduce)(struct ns_sim *s, nsi_simjob *j, double *hold_until);
+  /* j finished: the policy forgets its schedule (the engine frees its handle next) */
+  void (*cassini_finished)(struct ns_sim *s, nsi_simjob *j);
 } nsi_hooks;
 
 
@@ -342,6 +346,7 @@ struct ns_sim {
   ns_policy *policy;
   ns_queue *pq;
   ns_decision *pd;
+  ns_decision *rd; /* CASSINI: a drift's re-adjustment (NULL without CASSINI) */
   int *order; /* job indices by arrival */
   int *queue;
   size_t nqueue, cap_queue;
@@ -409,7 +414,7 @@ struct ns_sim {
   size_t cap_tmp;
   uint64_t phase_events;
   int ref_solve; /* tests: groups' max-min without memo (nsi_mm.scratch) */
-  uint64_t cassini_readjusts; /* CASSINI re-adjustments of the last run (tests read it) */
+  uint64_t cassini_readjusts; /* the last run's policy's ns_policy_readjust_count (tests read it) */
   /* preemptive orders: the queue view's job indices (queue index -> job),
      and the version of the live wake-up at the decision's next_ms */
   int *pids;

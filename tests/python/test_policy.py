@@ -260,6 +260,73 @@ class TestPolicy(unittest.TestCase):
             Policy("srsf-1").admit(100, others_per_link=[0, -1])
         self.assertIn("others_per_link[1]", str(cm.exception))
 
+    @support.requires("ns_policy_report_allreduce")
+    def test_cassini_drift_readjustment(self):
+        """tests/unit/test_policy_drift.c's fabric: A on GPUs {0, 2}, B on
+        {1, 3} share server 0's and 1's NIC ports (one merged 10 Gbps link);
+        both iterate 100 ms, all-reduce 50 ms at C. B's slot 1050: ideal
+        all-reduce starts 1100 + k 100, threshold 5 ms. 1304: nothing; 1306:
+        re-ranked, A 0 and B 50 (the worked optimum); then the gap of 10
+        iterations (1406: nothing). WAIT: a hold until the next slot after
+        the all-reduce alone ends (1356 -> 1450)."""
+        c = Cluster.leaf_spine(1, 0, 3, 2, 0, 10.0)
+        c.set_nic_ports(1, 10.0)
+        a, b, x = (Job(n, 2, iteration_ms=100, phases=[(50, 0), (50, 10)]) for n in "ABC")
+        for j, g in ((a, [0, 2]), (b, [1, 3]), (x, [4, 5])):
+            c.commit(j, Placement(g))
+
+        def scheduled(rule):
+            p = Policy("cassini-ff")
+            p.set_cassini_drift_rule(rule)
+            for j, slot in ((a, 1000), (b, 1050), (x, 0)):
+                p.report_iteration(j, 50, 50)
+                p.report_shifted(j, slot)
+            return p
+
+        p = scheduled("readjust")
+        r = p.report_allreduce(c, b, 1304)
+        self.assertEqual(r.action, pol.Drift.NONE)
+        self.assertTrue(math.isnan(r.hold_until_ms))
+        self.assertIsNone(r.decision.readjust_shift_ms(b))
+        r = p.report_allreduce(c, b, 1306, out=r.decision)
+        self.assertEqual(r.action, pol.Drift.SHIFTS)
+        self.assertAlmostEqual(r.decision.readjust_shift_ms(a), 0.0, places=9)
+        self.assertAlmostEqual(r.decision.readjust_shift_ms(b), 50.0, places=9)
+        self.assertIsNone(r.decision.readjust_shift_ms(x))  # shares no link with B
+        self.assertEqual(p.report_allreduce(c, b, 1406).action, pol.Drift.NONE)  # the gap
+        self.assertEqual(p.readjust_count, 1)
+        # C alone: nothing to re-rank, its schedule is dropped
+        self.assertEqual(p.report_allreduce(c, x, 60).action, pol.Drift.DROPPED)
+        self.assertEqual(p.readjust_count, 2)
+        w = scheduled(pol.DriftRule.WAIT)
+        r = w.report_allreduce(c, b, 1306)
+        self.assertEqual(r.action, pol.Drift.HOLD)
+        self.assertAlmostEqual(r.hold_until_ms, 1450.0, places=9)
+        # bad input: the Python argument named, the value quoted, nothing changed
+        with self.assertRaises(netsched.InvalidArgumentError) as cm:
+            p.report_allreduce(c, b, -1.0)
+        self.assertIn("Policy.report_allreduce", str(cm.exception))
+        self.assertIn("start_ms", str(cm.exception))
+        self.assertIn("-1", str(cm.exception))
+        with self.assertRaises(netsched.InvalidArgumentError) as cm:
+            p.report_iteration(b, float("nan"), 50)
+        self.assertIn("compute_ms", str(cm.exception))
+        with self.assertRaises(netsched.NotFoundError) as cm:
+            p.report_shifted(Job("stranger", 2), 10.0)
+        self.assertIn("'stranger'", str(cm.exception))
+        with self.assertRaises(netsched.InvalidArgumentError) as cm:
+            Policy("cassini-ff").set_cassini_drift_rule("later")
+        self.assertIn("rule", str(cm.exception))
+        self.assertIn("'later'", str(cm.exception))
+        with self.assertRaises(netsched.InvalidArgumentError) as cm:
+            Policy("cassini-ff").set_cassini_drift(1.5)
+        self.assertIn("1.5", str(cm.exception))
+        self.assertEqual(p.readjust_count, 2)
+        # a finished job is forgotten
+        p.finished(b, 9000.0)
+        with self.assertRaises(netsched.NotFoundError):
+            p.report_allreduce(c, b, 9006)
+
     def test_docstring_example(self):
         failures, tried = doctest.testmod(pol, verbose=False)[:2]
         self.assertGreater(tried, 5)

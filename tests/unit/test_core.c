@@ -36,6 +36,49 @@ static void test_fail_rewords_last_error(void **state) {
   assert_string_equal(ns_last_error(), "ns_outer: line 3: ns_inner: GPU 7 is taken");
 }
 
+/* ---- the key -> index map ------------------------------------------------- */
+
+/* Random puts, deletes (present and absent keys) and value changes against
+   a plain array: after every operation each key 1..K maps to what the
+   array says (SIZE_MAX = absent), and count is the number present. Keys
+   are drawn from a small range so that probe clusters form and deletion
+   has to move keys back across them (a tombstone-free deletion that stops
+   too early loses keys; one that moves a key before its home slot makes it
+   unreachable). */
+static void test_ptrmap_put_del_oracle(void **state) {
+  (void)state;
+  enum { K = 200, OPS = 20000 };
+  size_t want[K + 1];
+  for (int k = 0; k <= K; k++)
+    want[k] = SIZE_MAX;
+  nsi_ptrmap m = {0};
+  unsigned long long x = 12345;
+  size_t present = 0;
+  for (int op = 0; op < OPS; op++) {
+    x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+    uint64_t key = 1 + (x >> 33) % K;
+    int what = (int)((x >> 20) % 3);
+    if (what == 0 && want[key] == SIZE_MAX) {
+      assert_int_equal(nsi_ptrmap_put(&m, key, (size_t)op), NS_OK);
+      want[key] = (size_t)op, present++;
+    } else if (what == 1) {
+      nsi_ptrmap_del(&m, key);
+      if (want[key] != SIZE_MAX)
+        present--;
+      want[key] = SIZE_MAX;
+    } else if (what == 2) {
+      size_t *v = nsi_ptrmap_ref(&m, key);
+      assert_true((v == NULL) == (want[key] == SIZE_MAX));
+      if (v != NULL)
+        *v = want[key] = (size_t)op + OPS;
+    }
+    assert_int_equal(m.count, present);
+    for (uint64_t k = 1; k <= K; k++)
+      assert_int_equal(nsi_ptrmap_get(&m, k), want[k]);
+  }
+  nsi_ptrmap_free(&m);
+}
+
 /* ---- jobs --------------------------------------------------------------- */
 
 static void test_job_defaults_and_setters(void **state) {
@@ -446,6 +489,7 @@ int main(void) {
       cmocka_unit_test(test_occupy_vacate),
       cmocka_unit_test(test_commit_links),
       cmocka_unit_test(test_random_commit_release_invariant),
+      cmocka_unit_test(test_ptrmap_put_del_oracle),
   };
   return cmocka_run_group_tests_name("core", tests, NULL, NULL);
 }

@@ -341,7 +341,18 @@ static const struct {
 };
 #define NWL (sizeof WL / sizeof WL[0])
 
-static void replay(const char *preset) {
+/* mode 0: the queue lists jobs in index order, ids = indices. mode 1: the
+   same jobs, each decision's queue in another order (rotated by the
+   decision's number, reversed every other one), job 0's id UINT64_MAX
+   (the one id the policy cannot keep in its map), and before each decision
+   a failed one (the queue with the first job's id repeated at its end: the
+   policy has matched, created and dropped records by then and must undo
+   it all). The policy's decisions do not depend on the queue's order and
+   a failed decision changes nothing, so both modes must equal the
+   simulator. */
+static uint64_t replay_id(int mode, size_t i) { return mode == 1 && i == 0 ? UINT64_MAX : i; }
+
+static void replay(const char *preset, int mode) {
   double limits[2] = {60e3, 200e3};
   /* the simulator */
   ns_sim_opts *o = ns_sim_opts_new();
@@ -397,15 +408,31 @@ static void replay(const char *preset) {
       }
     }
     ns_queue_clear(q);
-    size_t n = 0;
-    for (size_t i = 0; i < NWL; i++) {
-      if (J[i].state != 1 && J[i].state != 2)
-        continue;
-      int k = J[i].state == 2 ? ns_queue_add_running(q, J[i].job, i, J[i].arrival)
-                              : ns_queue_add(q, J[i].job, i, J[i].arrival);
-      assert_int_equal(k, (int)n);
-      assert_int_equal(ns_queue_set_attained_ms(q, n, J[i].served * J[i].gpus), NS_OK);
-      ids[n++] = i;
+    size_t n = 0, order[NWL];
+    for (size_t i = 0; i < NWL; i++)
+      if (J[i].state == 1 || J[i].state == 2)
+        order[n++] = i;
+    for (size_t r = 0; mode == 1 && n > 0 && r < (size_t)guard % n; r++) { /* rotate */
+      size_t first = order[0];
+      memmove(order, order + 1, (n - 1) * sizeof *order);
+      order[n - 1] = first;
+    }
+    for (size_t a = 0; mode == 1 && guard % 2 == 1 && a < n / 2; a++) { /* reverse */
+      size_t t = order[a];
+      order[a] = order[n - 1 - a], order[n - 1 - a] = t;
+    }
+    for (size_t k = 0; k < n; k++) {
+      size_t i = order[k];
+      int at = J[i].state == 2 ? ns_queue_add_running(q, J[i].job, replay_id(mode, i), J[i].arrival)
+                               : ns_queue_add(q, J[i].job, replay_id(mode, i), J[i].arrival);
+      assert_int_equal(at, (int)k);
+      assert_int_equal(ns_queue_set_attained_ms(q, k, J[i].served * J[i].gpus), NS_OK);
+      ids[k] = i;
+    }
+    if (mode == 1 && n > 0) {
+      assert_int_equal(ns_queue_add(q, J[order[0]].job, replay_id(mode, order[0]), now), (int)n);
+      assert_fails_with(ns_policy_decide(p, c, q, now, d), NS_EINVAL, "ids must be distinct");
+      assert_int_equal(ns_queue_truncate(q, n), NS_OK);
     }
     assert_int_equal(ns_policy_decide(p, c, q, now, d), NS_OK);
     for (size_t k = 0; k < ns_decision_suspend_count(d); k++) {
@@ -447,12 +474,18 @@ static void replay(const char *preset) {
 
 static void test_replay_equals_simulator_2d_las(void **state) {
   (void)state;
-  replay("2d-las");
+  replay("2d-las", 0);
 }
 
 static void test_replay_equals_simulator_2d_gittins(void **state) {
   (void)state;
-  replay("2d-gittins");
+  replay("2d-gittins", 0);
+}
+
+static void test_replay_any_queue_order_and_failed_decisions(void **state) {
+  (void)state;
+  replay("2d-las", 1);
+  replay("2d-gittins", 1);
 }
 
 int main(void) {
@@ -465,6 +498,7 @@ int main(void) {
       cmocka_unit_test(test_bad_input_names_the_argument),
       cmocka_unit_test(test_replay_equals_simulator_2d_las),
       cmocka_unit_test(test_replay_equals_simulator_2d_gittins),
+      cmocka_unit_test(test_replay_any_queue_order_and_failed_decisions),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

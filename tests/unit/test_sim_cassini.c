@@ -248,96 +248,113 @@ static void test_sim_cassini_links_agree_vclos(void **state) {
   assert_int_equal(st.spine_shared, 0);
 }
 
-/* The drift hook (policy.c cassini_readjust): 2 leaves x 1 spine x 2
-   servers x 1 GPU, 10 Gbps leaf-spine links, 20 Gbps NICs. A on GPUs {0, 2}
-   and B on {1, 3} cross the leaves: they share the uplinks and downlinks
-   (10 Gbps), not the NICs. Their profile (make_job's): compute 100 ms, then
-   the all-reduce 50 ms at the NIC rate (iteration 150 ms). Alone on its
-   links each all-reduce runs at 10 Gbps: 100 ms, so each iterates in 200 ms
-   by its schedule, 33 % off its profile: beyond the 5 % threshold the hook
-   re-optimises with both stretched to 200 ms (phases 133.3 ms at 0 and
-   66.7 ms at 20 Gbps) and records the shifts for both, A (committed first)
-   the reference at 0, B at the offset ns_cassini_score gives a hand-built
-   10 Gbps link carrying the stretched A and B. With a 40 % threshold, or
-   when the all-reduce alone takes the profile's 50 ms, the shifts stand
-   (*done = 0, nothing recorded). */
+/* The drift hooks (policy.c: the phase model reports, the policy decides):
+   2 leaves x 1 spine x 2 servers x 1 GPU, 10 Gbps leaf-spine links, 20
+   Gbps NICs. A on GPUs {0, 2} and B on {1, 3} cross the leaves: they share
+   the uplinks and downlinks (10 Gbps), not the NICs. Their profile
+   (make_job's): compute 100 ms, then the all-reduce 50 ms at the NIC rate
+   (iteration 150 ms). Both report compute 100 ms and their all-reduce alone
+   (lone: 100 ms at 10 Gbps, so each iterates in 200 ms by its schedule, 33 %
+   off its profile; or the profile's 50 ms) and a shift applied at slot 0;
+   B's all-reduce then starts at 190 ms, its ideal start being 100 + k P
+   (P = 200 or 150): 90 ms late, or 60 ms early, beyond 5 % and 40 % of P.
+   With a 5 % threshold and lone 100 ms the policy re-optimises with both
+   stretched to 200 ms (phases 133.3 ms at 0 and 66.7 ms at 20 Gbps) and the
+   hook records the shifts for both, A (committed first) the reference at 0,
+   B at the offset ns_cassini_score gives a hand-built 10 Gbps link carrying
+   the stretched A and B. With a 40 % threshold, or when the all-reduce
+   alone takes the profile's 50 ms, nothing drifted against the profile:
+   under WAIT the job holds until its next ideal slot after this all-reduce
+   alone (end 190 + lone; slot 0 + ceil(end / P) P: 400 ms for P = 200, 300
+   ms for P = 150) and nothing is recorded; under READJUST (the default,
+   CASSINI §4.2) the ranked shifts of the profiles are applied again. */
+static ns_sim *hook_sim(ns_sim_opts *o, double lone) {
+  ns_sim *s = ns_sim_new(o);
+  assert_non_null(s);
+  assert_true(ns_sim_add_job(s, "A", 0, 2, 10, 100, 125000000ull, 0) >= 0);
+  assert_true(ns_sim_add_job(s, "B", 0, 2, 10, 100, 125000000ull, 0) >= 0);
+  s->cluster = ns_cluster_new_leaf_spine(2, 1, 2, 1, 1, 10);
+  assert_int_equal(nsi_sim_net_init(s), NS_OK);
+  assert_int_equal(nsi_sim_policy_prepare(s), NS_OK);
+  assert_non_null(s->hooks.cassini_allreduce);
+  static int running[2] = {0, 1};
+  s->running = running, s->nrunning = 2;
+  const int gpus[2][2] = {{0, 2}, {1, 3}};
+  for (int i = 0; i < 2; i++) {
+    nsi_simjob *j = &s->jobs[i];
+    j->job = ns_job_new(j->name, 2);
+    assert_int_equal(ns_job_set_iteration_ms(j->job, 150), NS_OK);
+    assert_int_equal(ns_job_add_phase(j->job, 100, 0), NS_OK);
+    assert_int_equal(ns_job_add_phase(j->job, 50, 20), NS_OK);
+    ns_placement *p = ns_placement_new();
+    for (int g = 0; g < 2; g++)
+      assert_int_equal(ns_placement_add_gpu(p, gpus[i][g]), NS_OK);
+    assert_int_equal(ns_cluster_commit(s->cluster, j->job, p), NS_OK);
+    ns_placement_free(p);
+    j->compute_ms = 100, j->lone_comm = lone;
+    assert_int_equal(s->hooks.cassini_started(s, j), NS_OK);
+    assert_int_equal(s->hooks.cassini_shifted(s, j, 0.0), NS_OK);
+  }
+  s->now = 190;
+  return s;
+}
+
 static void test_sim_cassini_readjust_hook(void **state) {
   (void)state;
-  const double thresholds[] = {0.05, 0.4, 0.05}, lone[] = {100, 100, 50};
+  const double thresholds[] = {0.05, 0.4, 0.05}, lone[] = {100, 100, 50}, held[] = {0, 400, 300};
   for (int c = 0; c < 3; c++) {
-    ns_sim_opts *o = ns_sim_opts_new();
-    assert_int_equal(ns_sim_opts_set_cluster(o, 2, 1, 2, 1, 1, 10), NS_OK);
-    assert_int_equal(ns_sim_opts_set_bandwidth(o, 20, 100), NS_OK);
-    assert_int_equal(ns_sim_opts_set_cassini(o, 1, 10), NS_OK);
-    assert_int_equal(ns_sim_opts_set_cassini_drift(o, thresholds[c]), NS_OK);
-    ns_sim *s = ns_sim_new(o);
-    assert_non_null(s);
-    assert_true(ns_sim_add_job(s, "A", 0, 2, 10, 100, 125000000ull, 0) >= 0);
-    assert_true(ns_sim_add_job(s, "B", 0, 2, 10, 100, 125000000ull, 0) >= 0);
-    s->cluster = ns_cluster_new_leaf_spine(2, 1, 2, 1, 1, 10);
-    assert_int_equal(nsi_sim_net_init(s), NS_OK);
-    assert_int_equal(nsi_sim_policy_prepare(s), NS_OK);
-    assert_non_null(s->hooks.readjust);
-    const int gpus[2][2] = {{0, 2}, {1, 3}};
-    int running[2] = {0, 1};
-    s->running = running, s->nrunning = 2;
-    for (int i = 0; i < 2; i++) {
-      nsi_simjob *j = &s->jobs[i];
-      j->job = ns_job_new(j->name, 2);
-      assert_int_equal(ns_job_set_iteration_ms(j->job, 150), NS_OK);
-      assert_int_equal(ns_job_add_phase(j->job, 100, 0), NS_OK);
-      assert_int_equal(ns_job_add_phase(j->job, 50, 20), NS_OK);
-      ns_placement *p = ns_placement_new();
-      for (int g = 0; g < 2; g++)
-        assert_int_equal(ns_placement_add_gpu(p, gpus[i][g]), NS_OK);
-      assert_int_equal(ns_cluster_commit(s->cluster, j->job, p), NS_OK);
-      ns_placement_free(p);
-      j->compute_ms = 100, j->lone_comm = lone[c], j->anchor = 0;
-    }
-    int done = -1;
-    if (c > 0) /* no iteration off its profile: the rule decides */
-      s->o.drift_rule = NS_SIM_DRIFT_WAIT;
-    assert_int_equal(s->hooks.readjust(s, &s->jobs[1], &done), NS_OK);
-    if (c > 0) {
-      assert_int_equal(done, 0); /* WAIT: the shifts stand, j waits for its slot */
-      assert_int_equal(s->jobs[0].shift_pending + s->jobs[1].shift_pending, 0);
-      /* READJUST (the default, CASSINI §4.2): the ranked shifts of the
-         profiles are applied again from now: A the reference at 0, B
-         interleaved (its all-reduce in A's compute: a shift > 0) */
-      s->o.drift_rule = NS_SIM_DRIFT_READJUST;
-      assert_int_equal(s->hooks.readjust(s, &s->jobs[1], &done), NS_OK);
-      assert_int_equal(done, 1);
-      assert_int_equal(s->jobs[0].shift_pending, 1);
-      assert_int_equal(s->jobs[1].shift_pending, 1);
-      assert_near(s->jobs[0].shift_ms, 0, 0);
-      assert_true(s->jobs[1].shift_ms > 0 && s->jobs[1].shift_ms < 150);
-    } else {
-      assert_int_equal(done, 1);
-      assert_int_equal(s->jobs[0].shift_pending, 1);
-      assert_int_equal(s->jobs[1].shift_pending, 1);
-      ns_job *st[2];
-      for (int i = 0; i < 2; i++) {
-        st[i] = ns_job_new(i ? "b" : "a", 2);
-        assert_int_equal(ns_job_set_iteration_ms(st[i], 200), NS_OK);
-        assert_int_equal(ns_job_add_phase(st[i], 100 * 200.0 / 150, 0), NS_OK);
-        assert_int_equal(ns_job_add_phase(st[i], 50 * 200.0 / 150, 20), NS_OK);
+    for (int wait = 0; wait < (c > 0 ? 2 : 1); wait++) {
+      ns_sim_opts *o = ns_sim_opts_new();
+      assert_int_equal(ns_sim_opts_set_cluster(o, 2, 1, 2, 1, 1, 10), NS_OK);
+      assert_int_equal(ns_sim_opts_set_bandwidth(o, 20, 100), NS_OK);
+      assert_int_equal(ns_sim_opts_set_cassini(o, 1, 10), NS_OK);
+      assert_int_equal(ns_sim_opts_set_cassini_drift(o, thresholds[c]), NS_OK);
+      assert_int_equal(ns_sim_opts_set_cassini_drift_rule(
+                           o, wait ? NS_SIM_DRIFT_WAIT : NS_SIM_DRIFT_READJUST),
+                       NS_OK);
+      ns_sim *s = hook_sim(o, lone[c]);
+      double hold = -1;
+      assert_int_equal(s->hooks.cassini_allreduce(s, &s->jobs[1], &hold), NS_OK);
+      assert_int_equal(ns_policy_readjust_count(s->policy), 1);
+      if (wait) { /* no iteration off its profile: the shifts stand, B waits for its slot */
+        assert_near(hold, held[c], 1e-9);
+        assert_int_equal(s->jobs[0].shift_pending + s->jobs[1].shift_pending, 0);
+      } else if (c > 0) {
+        /* READJUST: the profiles' ranked shifts again from now: A the
+           reference at 0, B interleaved (its all-reduce in A's compute) */
+        assert_true(isnan(hold));
+        assert_int_equal(s->jobs[0].shift_pending, 1);
+        assert_int_equal(s->jobs[1].shift_pending, 1);
+        assert_near(s->jobs[0].shift_ms, 0, 0);
+        assert_true(s->jobs[1].shift_ms > 0 && s->jobs[1].shift_ms < 150);
+      } else {
+        assert_true(isnan(hold));
+        assert_int_equal(s->jobs[0].shift_pending, 1);
+        assert_int_equal(s->jobs[1].shift_pending, 1);
+        ns_job *st[2];
+        for (int i = 0; i < 2; i++) {
+          st[i] = ns_job_new(i ? "b" : "a", 2);
+          assert_int_equal(ns_job_set_iteration_ms(st[i], 200), NS_OK);
+          assert_int_equal(ns_job_add_phase(st[i], 100 * 200.0 / 150, 0), NS_OK);
+          assert_int_equal(ns_job_add_phase(st[i], 50 * 200.0 / 150, 20), NS_OK);
+        }
+        ns_link *l = ns_link_new("up", 10);
+        assert_int_equal(ns_link_add_job(l, st[0]), NS_OK);
+        assert_int_equal(ns_link_add_job(l, st[1]), NS_OK);
+        ns_cassini_opts *co = ns_cassini_opts_new();
+        double score, sh[2];
+        assert_int_equal(ns_cassini_score(l, co, &score, sh, 2), NS_OK);
+        assert_near(s->jobs[0].shift_ms, 0, 0);
+        assert_near(s->jobs[1].shift_ms, fmod(sh[1] - sh[0] + 200, 200), 1e-9);
+        assert_true(s->jobs[1].shift_ms > 0); /* they interleave: not both at 0 */
+        ns_cassini_opts_free(co);
+        ns_link_free(l);
+        ns_job_free(st[0]), ns_job_free(st[1]);
       }
-      ns_link *l = ns_link_new("up", 10);
-      assert_int_equal(ns_link_add_job(l, st[0]), NS_OK);
-      assert_int_equal(ns_link_add_job(l, st[1]), NS_OK);
-      ns_cassini_opts *co = ns_cassini_opts_new();
-      double score, sh[2];
-      assert_int_equal(ns_cassini_score(l, co, &score, sh, 2), NS_OK);
-      assert_near(s->jobs[0].shift_ms, 0, 0);
-      assert_near(s->jobs[1].shift_ms, fmod(sh[1] - sh[0] + 200, 200), 1e-9);
-      assert_true(s->jobs[1].shift_ms > 0); /* they interleave: not both at 0 */
-      ns_cassini_opts_free(co);
-      ns_link_free(l);
-      ns_job_free(st[0]), ns_job_free(st[1]);
+      s->running = NULL, s->nrunning = 0;
+      ns_sim_free(s);
+      ns_sim_opts_free(o);
     }
-    s->running = NULL, s->nrunning = 0;
-    ns_sim_free(s);
-    ns_sim_opts_free(o);
   }
 }
 

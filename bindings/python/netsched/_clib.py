@@ -376,6 +376,12 @@ _TABLE: dict[str, tuple[Any, list[Any]]] = {
     "ns_policy_finished": (c_int, [POLICY, JOB, c_double]),
     "ns_policy_suspended": (c_int, [POLICY, JOB, c_double]),
     "ns_policy_progress": (c_int, [POLICY, JOB, c_double, c_double, c_double]),
+    "ns_policy_set_cassini_drift_rule": (c_int, [POLICY, c_int]),
+    "ns_policy_report_iteration": (c_int, [POLICY, JOB, c_double, c_double]),
+    "ns_policy_report_shifted": (c_int, [POLICY, JOB, c_double]),
+    "ns_policy_report_allreduce": (c_int, [POLICY, CLUSTER, JOB, c_double, DECISION, _dbl_p]),
+    "ns_decision_readjust_shift_ms": (c_int, [DECISION, JOB, _dbl_p]),
+    "ns_policy_readjust_count": (c_uint64, [POLICY]),
     # sim.h
     "ns_sim_policy_count": (c_int, []),
     "ns_sim_policy_name": (c_char_p, [c_int]),

@@ -41,6 +41,29 @@ suspended jobs first, then commit the starts:
 >>> d.suspended, d.started, d.gpus(0)
 ([0], [1], [0, 1, 2, 3])
 >>> c.release(long); c.commit(new, d.placement(0))
+
+CASSINI's drift re-adjustment (cassini-* presets): report each job's
+iteration when it starts (compute, then its all-reduce alone), the slot each
+applied time-shift gave its next compute, and every all-reduce start; the
+policy answers whether the job drifted and what to do. Two 100 ms jobs whose
+50 ms all-reduces share one 10 Gbps NIC link; B's shift was applied at slot
+1050, so its all-reduces should start at 1100 + k x 100 ms (5 % = 5 ms):
+
+>>> c = netsched.Cluster.leaf_spine(1, 0, 2, 2, 0, 10.0)
+>>> c.set_nic_ports(1, 10.0)
+>>> a, b = (netsched.Job(n, 2, iteration_ms=100, phases=[(50, 0), (50, 10)]) for n in "AB")
+>>> c.commit(a, netsched.Placement([0, 2])); c.commit(b, netsched.Placement([1, 3]))
+>>> p = Policy("cassini-ff")
+>>> for j, slot in ((a, 1000), (b, 1050)):
+...     p.report_iteration(j, compute_ms=50, allreduce_ms=50)
+...     p.report_shifted(j, slot_ms=slot)
+>>> p.report_allreduce(c, b, start_ms=1304).action       # 4 ms late: on schedule
+<Drift.NONE: 0>
+>>> r = p.report_allreduce(c, b, start_ms=1306)          # 6 ms late: re-ranked
+>>> r.action, r.decision.readjust_shift_ms(a), round(r.decision.readjust_shift_ms(b), 6)
+(<Drift.SHIFTS: 1>, 0.0, 50.0)
+>>> p.readjust_count
+1
 """
 
 from __future__ import annotations
@@ -48,7 +71,7 @@ from __future__ import annotations
 import ctypes
 import enum
 from ctypes import c_double, c_int
-from typing import Callable, Sequence
+from typing import Callable, NamedTuple, Sequence
 
 from ._clib import lib
 from ._handle import Handle, as_enum, as_flag, as_handle, as_int, as_real, as_size, as_str, as_u64
@@ -83,6 +106,33 @@ class PlacementKind(enum.IntEnum):
     DALLY = 9
     DALLY_MANUAL = 10
     CUSTOM = 11
+
+
+class DriftRule(enum.IntEnum):
+    """What a drifted CASSINI job gets (ns_policy_drift_rule): its links'
+    shifts ranked and applied again (READJUST, the default) or, unless its
+    measured iteration drifted, a hold until its next ideal slot (WAIT)."""
+
+    READJUST = 0
+    WAIT = 1
+
+
+class Drift(enum.IntEnum):
+    """Policy.report_allreduce's answer (ns_policy_drift)."""
+
+    NONE = 0     # on schedule, no schedule, or re-adjusted lately: nothing to do
+    SHIFTS = 1   # apply decision.readjust_shift_ms(job) to it and its link partners
+    HOLD = 2     # hold its next compute until hold_until_ms, its next ideal slot
+    DROPPED = 3  # drifted, nothing to re-rank: its schedule is dropped
+
+
+class DriftAnswer(NamedTuple):
+    """Policy.report_allreduce's result: the action, the hold (math.nan
+    unless HOLD) and the Decision holding the re-adjusted shifts."""
+
+    action: Drift
+    hold_until_ms: float
+    decision: "Decision"
 
 
 class Admission(enum.IntEnum):
@@ -242,6 +292,19 @@ class Decision(Handle):
         check(rc, w)
         return v.value
 
+    def readjust_shift_ms(self, job: Job) -> float | None:
+        """After Policy.report_allreduce answered Drift.SHIFTS: the new
+        time-shift of `job` (the drifted job or a partner on its links), or
+        None if the re-adjustment does not shift it."""
+        w = "Decision.readjust_shift_ms"
+        v = c_double()
+        rc = lib.ns_decision_readjust_shift_ms(self._ptr, as_handle(job, Job, w, "job"),
+                                               ctypes.byref(v))
+        if rc == Status.ENOTFOUND:
+            return None
+        check(rc, w)
+        return v.value
+
     def status(self, i: int) -> Status:
         """Queue index i: Status.OK (started; a running job: keeps running),
         ENOSPACE (waits; a running job: suspended), EINVAL (never fits),
@@ -356,6 +419,12 @@ class Policy(Handle):
         """CASSINI's re-adjustment threshold, [0, 1)."""
         w = "Policy.set_cassini_drift"
         check(lib.ns_policy_set_cassini_drift(self._ptr, as_real(fraction, w, "fraction")), w)
+
+    def set_cassini_drift_rule(self, rule: DriftRule | str | int) -> None:
+        """What a drifted job gets: "readjust" (default) or "wait" (DriftRule)."""
+        w = "Policy.set_cassini_drift_rule"
+        check(lib.ns_policy_set_cassini_drift_rule(self._ptr, as_enum(rule, DriftRule, w, "rule")),
+              w)
 
     def set_las_queues(self, thresholds_gpu_ms: list[float]) -> None:
         """2d-las / 2d-gittins queues: len(thresholds_gpu_ms) + 1 queues (1..8),
@@ -545,6 +614,44 @@ class Policy(Handle):
                                      as_real(iters_done, w, "iters_done"),
                                      as_real(run_ms, w, "run_ms"), as_real(now_ms, w, "now_ms")), w)
 
+    def report_iteration(self, job: Job, compute_ms: float, allreduce_ms: float) -> None:
+        """Report back (CASSINI): the job (re)started on its placement, where
+        an iteration is compute_ms then its all-reduce alone, allreduce_ms.
+        Starts a new record: any schedule it had is dropped. Call it at every
+        start and resume."""
+        w = "Policy.report_iteration"
+        check(lib.ns_policy_report_iteration(self._ptr, as_handle(job, Job, w, "job"),
+                                             as_real(compute_ms, w, "compute_ms"),
+                                             as_real(allreduce_ms, w, "allreduce_ms")), w)
 
-__all__ = ["Policy", "Queue", "Decision", "Order", "PlacementKind", "Admission", "presets",
-           "preset_parts"]
+    def report_shifted(self, job: Job, slot_ms: float) -> None:
+        """Report back (CASSINI): the job's time-shift was applied; its next
+        compute starts at slot_ms (its ideal schedule from there)."""
+        w = "Policy.report_shifted"
+        check(lib.ns_policy_report_shifted(self._ptr, as_handle(job, Job, w, "job"),
+                                           as_real(slot_ms, w, "slot_ms")), w)
+
+    def report_allreduce(self, cluster: Cluster, job: Job, start_ms: float,
+                         out: Decision | None = None) -> DriftAnswer:
+        """Report back (CASSINI), at every all-reduce start of a running job
+        (committed on `cluster`): whether it drifted more than the threshold
+        off its schedule and what to do (DriftAnswer: Drift.NONE, SHIFTS with
+        the new shifts in .decision, HOLD until .hold_until_ms, DROPPED)."""
+        w = "Policy.report_allreduce"
+        d = out if out is not None else Decision()
+        hold = c_double()
+        rc = lib.ns_policy_report_allreduce(self._ptr, as_handle(cluster, Cluster, w, "cluster"),
+                                            as_handle(job, Job, w, "job"),
+                                            as_real(start_ms, w, "start_ms"), d._ptr,
+                                            ctypes.byref(hold))
+        action = check(rc, w, names={"c": "cluster"})
+        return DriftAnswer(Drift(action), hold.value, d)
+
+    @property
+    def readjust_count(self) -> int:
+        """All-reduces that drifted past the threshold and were acted on."""
+        return int(lib.ns_policy_readjust_count(self._ptr))
+
+
+__all__ = ["Policy", "Queue", "Decision", "Order", "PlacementKind", "Admission", "DriftRule",
+           "Drift", "DriftAnswer", "presets", "preset_parts"]
