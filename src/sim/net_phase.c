@@ -49,7 +49,7 @@
  *    links with their mean throughput, so the partial group's max-min runs
  *    over what is left (capeff; with a contention curve, cap x e(k) less
  *    their load, the kept ones counted in k as the part of their mean
- *    iteration they transfer: bg_cap()). A partial group's member leaves it after
+ *    iteration they transfer: bg_caps()). A partial group's member leaves it after
  *    its own window (maybe_detach) and becomes such a kept job. A change
  *    re-simulates at most NSI_PHASE_TOUCHED (8) of its neighbours (new jobs
  *    and a part still in its window always): those on the most touched
@@ -189,13 +189,43 @@ static int push(ns_sim *s, nsi_simjob *j, double t) {
   return nsi_sim_heap_push(&s->heap, t, (int)(j - s->jobs), j->ver);
 }
 
+/* e(k) of the curve, k >= 0 jobs on a link (flat past its last point). */
+static double e_int(const ns_sim *s, int k) {
+  if (k <= 64)
+    return s->ek[k];
+  return s->o.curve_k[s->o.curve_n - 1] <= 64 ? s->ek[64] : nsi_sim_curve(&s->o, k);
+}
+
+/* What link l (kept jobs on it, a contention curve) leaves to c = 0 .. n
+   re-simulated jobs transferring on it, into v[c]: the link delivers
+   cap x e(c + bgk), the kept ones' average bgk transferring too (e linear
+   between integers, as the curve is between its points), and they take
+   their mean throughput bg of it. Counting them in k is what makes the
+   share consistent: n alike jobs saturating a link get cap e(n) / n each;
+   kept at that mean, n - 1 of them leave the last one cap e(n) / n when it
+   counts them (bgk ~ n - 1), but cap (1 - e(n)) + cap e(n) / n (with the
+   default curve nearly half the link more) when it does not, which made
+   partial restarts finish jobs early (bench/RESULTS.md). */
+static void bg_caps(const ns_sim *s, int l, int n, double *v) {
+  double b = s->bgk[l], lo = 0.01 * s->cap[l];
+  int k = (int)b; /* b >= 0 */
+  double f = b - k, e0 = e_int(s, k);
+  for (int c = 0; c <= n; c++) {
+    double e1 = e_int(s, k + c + 1), x = s->cap[l] * (e0 + (e1 - e0) * f) - s->bg[l];
+    v[c] = x > lo ? x : lo;
+    e0 = e1;
+  }
+}
+
 /* Partial restarts (large components): a job kept at its window mean
    loads each of its links with its mean throughput, k flows x d x (its
    all-reduce at full rate / its mean iteration); re-simulated jobs share
    what is left (capeff, at least 1 % of the link). A link with no such
    job has capeff == cap exactly. With a contention curve the kept jobs
    also count in the link's k: on average bgk[l] of them transfer there
-   (each its part bgphi of its mean iteration), see bg_cap(). */
+   (each its part bgphi of its mean iteration), and capeff is what the
+   link leaves one re-simulated job (bg_caps, c = 1); a link shared by
+   several has its capacity by their number (group_cache). */
 static void bg_set(ns_sim *s, nsi_simjob *j, int on) {
   if (j->bgon == on)
     return;
@@ -213,32 +243,11 @@ static void bg_set(ns_sim *s, nsi_simjob *j, int on) {
     s->bg[l] = s->bgcnt[l] == 0 ? 0.0 : s->bg[l] + (on ? x : -x);
     if (i == 0 || l != j->links[i - 1]) /* k counts jobs, not flows */
       s->bgk[l] = s->bgcnt[l] == 0 ? 0.0 : s->bgk[l] + (on ? j->bgphi : -j->bgphi);
-    double c = s->cap[l] - s->bg[l];
+    double c = s->cap[l] - s->bg[l], v[2];
+    if (s->bgcnt[l] > 0 && s->o.curve_n > 0)
+      bg_caps(s, l, 1, v), c = v[1];
     s->capeff[l] = s->bgcnt[l] == 0 ? s->cap[l] : (c > 0.01 * s->cap[l] ? c : 0.01 * s->cap[l]);
   }
-}
-
-/* e(x) of the curve at a real number of jobs x >= 0 (linear between
-   integers, as the curve is between its points). */
-static double e_at(const ns_sim *s, double x) {
-  int k = (int)floor(x);
-  double f = x - k, e0 = k <= 64 ? s->ek[k] : nsi_sim_curve(&s->o, k),
-         e1 = k + 1 <= 64 ? s->ek[k + 1] : nsi_sim_curve(&s->o, k + 1);
-  return e0 + (e1 - e0) * f;
-}
-
-/* What link l (with kept jobs on it, a contention curve) leaves to c
-   re-simulated jobs transferring on it: the link delivers cap x e(c + bgk)
-   with the kept ones' average bgk transferring too, and they take their
-   mean throughput bg of it. Counting them in k is what makes the share
-   consistent: n alike jobs saturating a link get cap e(n) / n each; kept
-   at that mean, n - 1 of them leave the last one cap e(n) / n when it
-   counts them (bgk ~ n - 1), but cap (1 - e(n)) + cap e(n) / n (with the
-   default curve nearly half the link more) when it does not, which made
-   partial restarts finish jobs early (bench/RESULTS.md). */
-static double bg_cap(const ns_sim *s, int l, int c) {
-  double v = s->cap[l] * e_at(s, c + s->bgk[l]) - s->bg[l];
-  return v > 0.01 * s->cap[l] ? v : 0.01 * s->cap[l];
 }
 
 /* A job started or left on these links: its neighbours are re-simulated. */
@@ -383,7 +392,7 @@ static int group_cache(ns_sim *s, nsi_group *g) {
         for (; i < e; i++)
           loc[at++] = s->lmap[l], s->nres_tmp[m]++;
       } else {
-        double v = (s->bgcnt[l] > 0 && s->o.curve_n > 0 ? bg_cap(s, l, 1) : s->capeff[l]) / (double)(e - i);
+        double v = s->capeff[l] / (double)(e - i);
         pcap = v < pcap ? v : pcap;
         i = e;
       }
@@ -409,9 +418,7 @@ static int group_cache(ns_sim *s, nsi_group *g) {
       int l = shared[r];
       if (s->bgcnt[l] == 0)
         continue;
-      int items = g->mm->rst[r + 1] - g->mm->rst[r];
-      for (int c = 0; c <= items; c++)
-        ek[c] = bg_cap(s, l, c);
+      bg_caps(s, l, g->mm->rst[r + 1] - g->mm->rst[r], ek);
       rc = nsi_mm_cap_table(g->mm, r, ek);
     }
   }

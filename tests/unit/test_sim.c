@@ -738,7 +738,7 @@ static void add_pairs(ns_sim *s) {
 }
 
 /* Partial restarts under a contention curve: the kept jobs count in a
-   link's k (net_phase.c bg_cap). 1 leaf, 2 servers x 20 GPUs, 10 Gbps, the
+   link's k (net_phase.c bg_caps). 1 leaf, 2 servers x 20 GPUs, 10 Gbps, the
    default curve, no latency. P0..P19 each hold one GPU of each server: all
    20 rings cross both NICs, one component of 20 (> 16: partial restarts).
    Exact run, by hand: the jobs start together and are identical but for
