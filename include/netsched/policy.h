@@ -77,6 +77,11 @@
  *     holds its policy parts in one)
  *   ns_policy_admit: communication admission of one all-reduce (SRSF(n),
  *     AdaDUAL) from what the caller sees in flight around it
+ *   (issue 28, Dally's leases) ns_policy_set_dally_lease / _dally_lease_of:
+ *     the lease; ns_policy_lease_ms: the lease held for a running job id;
+ *     ns_decision_renew_count / _renew_job: running jobs whose expired
+ *     lease was renewed; ns_decision_next_ms also covers lease ends
+ *     (section LEASES below)
  *   (issue 28, CASSINI's drift re-adjustment) ns_policy_report_iteration /
  *     _report_shifted / _report_allreduce: report each job's iteration at
  *     its start, each applied shift's slot, each all-reduce start; the
@@ -84,11 +89,11 @@
  *     schedule), ns_decision_readjust_shift_ms its shifts,
  *     ns_policy_set_cassini_drift_rule, ns_policy_readjust_count (section
  *     "CASSINI's drift re-adjustment" below)
- * Not (yet) behind ns_policy: Dally's lease re-offers and pass-by-pass
- * preemption. The simulator enforces admission per all-reduce through
- * ns_policy_admit and CASSINI's re-adjustment through the report calls (it
- * measures what is in flight and when each all-reduce starts; a batch
- * cluster manager can enforce neither).
+ * Not (yet) behind ns_policy: Dally's pass-by-pass preemption (the
+ * simulator's lease-0 reading). The simulator enforces admission per
+ * all-reduce through ns_policy_admit and CASSINI's re-adjustment through
+ * the report calls (it measures what is in flight and when each all-reduce
+ * starts; a batch cluster manager can enforce neither).
  *
  * PREEMPTION (orders NS_POLICY_ORDER_2D_LAS / _2D_GITTINS: presets "2d-las",
  * "2d-gittins"; src/policy/las.c). The queue then holds the waiting AND the
@@ -119,6 +124,47 @@
  * GPUs (status NS_OK) and are not offered anything. The queue state is not
  * part of ns_policy_save (a restarted caller's jobs re-enter the first
  * queue and fall back by their attained service, one queue per decision).
+ *
+ * LEASES (Dally's lease reading: order NS_POLICY_ORDER_NW_SENS, presets
+ * "dally", "dally-manual", with ns_policy_set_dally_lease > 0, default
+ * 20 min; not with CASSINI nor on a GPU-sharing cluster; src/policy/lease.c
+ * and policy.c's decide_nw_sens). Dally's simulator is built on Themis,
+ * whose arbiter grants GPUs for a lease and re-offers them when it
+ * expires, "in increasing order of Nw_sens" (Dally §4.2.1, §4.3.1). The
+ * queue holds the waiting jobs and the running ones (ns_queue_add_running,
+ * each committed on c where it runs, same id at every decision), a running
+ * job's Nw_sens measured now (ns_queue_set_nw_sens: compute x iterations
+ * done / ms run; at least for the jobs whose lease ended, see
+ * ns_policy_lease_ms). The policy keeps per id a lease [from, end): granted
+ * from now_ms for lease_ms when it decides a start, renewed from now_ms at
+ * expiry when the job keeps its GPUs, and granted from now_ms to a running
+ * job first seen without one (started outside a decision). With no lease
+ * ended (end <= now_ms) decide() is the plain queue: the waiting jobs
+ * offered the free GPUs, running jobs keep theirs (status NS_OK). When
+ * leases ended, the waiting jobs and the expired ones are offered, in
+ * increasing Nw_sens (the NW_SENS key; ties by arrival, then id), the free
+ * GPUs and the expired jobs' GPUs:
+ *  - an expired job whose GPUs no one before it took keeps them: RENEWED
+ *    (ns_decision_renew_job; status NS_OK, nothing for the caller to do);
+ *  - a waiting job is offered the free GPUs, then those of the expired
+ *    jobs after it in the order, taken one by one from the latest (highest
+ *    Nw_sens) until its placement accepts (at most 16 jobs per waiter, 64
+ *    such offers per decision; else they are put back): a start;
+ *  - an expired job whose GPUs were taken is SUSPENDED
+ *    (ns_decision_suspend_job, status NS_ENOSPACE) and offered what is
+ *    still free (Dally's Algorithm 1 starving since its lease began): if
+ *    it accepts it is also a start (it MOVES: release it, then commit it
+ *    where started; status NS_OK).
+ * Without backfilling a waiting job not placed stops the waiting jobs
+ * after it. The caller releases the suspended jobs first, then commits the
+ * starts in order (as for the preemptive orders). ns_decision_next_ms is
+ * then the earliest of the Dally retry times and the lease ends after
+ * now_ms - including the end of a lease whose job has since left (asking
+ * then finds nothing expired: the plain decision); ask again then even if
+ * nothing else happens. The policy assumes its decision applied: a job it
+ * started that is waiting again at the next decision, or absent, holds no
+ * lease. The leases are not part of ns_policy_save (after a restart every
+ * running job gets a fresh lease at the first decision).
  */
 #ifndef NETSCHED_POLICY_H
 #define NETSCHED_POLICY_H
@@ -199,8 +245,8 @@ NS_API int ns_policy_preset_parts(int i, ns_policy_order *order, ns_policy_place
 /* A policy from a preset name (netsched-sim --list). NULL + ns_last_error()
    on an unknown name (the message lists the valid ones) or out of memory.
    Defaults of its options as in the simulator: seed 1, skew threshold 200 MB,
-   10 CASSINI candidates, Dally timers 12 h / 12 h / history 7 days, CASSINI
-   drift 5 %. */
+   10 CASSINI candidates, Dally timers 12 h / 12 h / history 7 days, Dally
+   lease 20 min, CASSINI drift 5 %. */
 NS_API ns_policy *ns_policy_new(const char *preset);
 NS_API void ns_policy_free(ns_policy *p);
 /* A new policy with p's parts and options (and name), but none of its state:
@@ -208,8 +254,8 @@ NS_API void ns_policy_free(ns_policy *p);
    if p is NULL or out of memory. */
 NS_API ns_policy *ns_policy_clone(const ns_policy *p);
 /* Applies a preset's parts (order, placement, kappa, admission, CASSINI,
-   backfilling) to p, keeping its options (seed, skew threshold, Dally timers,
-   CASSINI drift, callback, preemptive orders' options); p then has the
+   backfilling) to p, keeping its options (seed, skew threshold, Dally timers
+   and lease, CASSINI drift, callback, preemptive orders' options); p then has the
    preset's name. NS_EINVAL listing the valid names (p unchanged); NS_ESTATE
    after p's first decision. */
 NS_API int ns_policy_set_preset(ns_policy *p, const char *preset);
@@ -231,6 +277,18 @@ NS_API int ns_policy_set_dally_timers(ns_policy *p, double history_ms, double ma
                                       double rack_ms);
 NS_API int ns_policy_set_cassini_drift(ns_policy *p, double fraction); /* [0, 1); 0: never */
 NS_API int ns_policy_set_place_fn(ns_policy *p, ns_policy_place_fn fn, void *user);
+/* Dally's lease (LEASES above) in ms: 0 (no leases: running jobs keep their
+   GPUs, as the non-preemptive orders) or finite and >= 1000 (default 20
+   min); NS_EINVAL naming lease_ms and quoting it. Read back with
+   ns_policy_dally_lease_of (NAN and a message if p is NULL). */
+NS_API int ns_policy_set_dally_lease(ns_policy *p, double lease_ms);
+NS_API double ns_policy_dally_lease_of(const ns_policy *p);
+/* The lease the policy holds for the running job of id `id` (LEASES):
+   NS_OK with its start and end in ms (either pointer may be NULL), or
+   NS_ENOTFOUND (no lease: not running as the policy knows it, or no
+   leases). A caller for whom measuring Nw_sens is costly measures only the
+   running jobs whose lease ended (end <= now) before a decision. */
+NS_API int ns_policy_lease_ms(const ns_policy *p, uint64_t id, double *from_ms, double *end_ms);
 /* The preemptive orders' options (PREEMPTION above; the same rules and
    defaults as ns_sim_opts_set_las_queues / _set_starvation /
    _set_gittins_samples): 1 <= queues <= 8 with queues - 1 thresholds in
@@ -332,6 +390,11 @@ NS_API int ns_decision_has_shifts(const ns_decision *d, size_t k);
    (SIZE_MAX if out of range), in the order decided. */
 NS_API size_t ns_decision_suspend_count(const ns_decision *d);
 NS_API size_t ns_decision_suspend_job(const ns_decision *d, size_t k);
+/* Running jobs whose expired lease was renewed (LEASES: they keep their
+   GPUs; nothing to do): their count, and the queue index of renewal k
+   (SIZE_MAX if out of range), in the order decided. */
+NS_API size_t ns_decision_renew_count(const ns_decision *d);
+NS_API size_t ns_decision_renew_job(const ns_decision *d, size_t k);
 /* What was decided for queue index i: NS_OK (started; a running job: keeps
    running), NS_ENOSPACE (waits: no room now, or Dally declined, or not
    granted GPUs by a preemptive order's queues; a running job: suspended),
@@ -340,8 +403,9 @@ NS_API size_t ns_decision_suspend_job(const ns_decision *d, size_t k);
    offered: behind a blocked head without backfilling, or too few free GPUs). */
 NS_API int ns_decision_status(const ns_decision *d, size_t i);
 /* The earliest time a waiting job wants to be offered again even if nothing
-   else happens (Dally: its machine or rack timer expires; the preemptive
-   orders: the next demotion or promotion check), INFINITY if none;
+   else happens (Dally: its machine or rack timer expires, or a lease ends -
+   LEASES; the preemptive orders: the next demotion or promotion check),
+   INFINITY if none;
    per job: ns_decision_retry_ms (INFINITY if none). */
 NS_API double ns_decision_next_ms(const ns_decision *d);
 NS_API double ns_decision_retry_ms(const ns_decision *d, size_t i);

@@ -59,6 +59,7 @@ ns_policy *ns_policy_new(const char *preset) {
   p->history_ms = 7 * 24 * 3600e3;
   p->drift = 0.05; /* CASSINI §5.7: five percent of the ideal iteration */
   p->las_queues = 3, p->las_limit[0] = 3250e3, p->las_limit[1] = 7200e3; /* Tiresias jobs.py */
+  p->lease_ms = NSP_DALLY_LEASE_MS;
   p->starvation = 0.0;
   return p;
 }
@@ -83,7 +84,7 @@ ns_policy *ns_policy_clone(const ns_policy *p) {
   n->history_ms = p->history_ms, n->machine_ms = p->machine_ms, n->rack_ms = p->rack_ms;
   n->drift = p->drift, n->drift_rule = p->drift_rule;
   n->place_fn = p->place_fn, n->place_user = p->place_user;
-  n->las_queues = p->las_queues, n->starvation = p->starvation;
+  n->las_queues = p->las_queues, n->starvation = p->starvation, n->lease_ms = p->lease_ms;
   memcpy(n->las_limit, p->las_limit, sizeof n->las_limit);
   if (samples != NULL)
     memcpy(samples, p->git_samples, p->git_nsamples * sizeof *samples);
@@ -99,6 +100,7 @@ void ns_policy_free(ns_policy *p) {
   ns_delay_tuner_free(p->tuner);
   ns_cassini_opts_free(p->cassini_opts);
   nsp_las_free(p->las);
+  nsp_lease_free(p->lease);
   free(p->git_samples);
   for (int i = 0; i < NSP_MAX_CANDIDATES; i++)
     ns_placement_free(p->cand[i]);
@@ -217,6 +219,27 @@ int ns_policy_set_cassini_drift(ns_policy *p, double fraction) {
   }
   p->drift = fraction;
   return NS_OK;
+}
+
+int ns_policy_set_dally_lease(ns_policy *p, double lease_ms) {
+  static const char fn[] = "ns_policy_set_dally_lease";
+  NSI_TRY(settable(p, fn));
+  if (!(lease_ms == 0 || (lease_ms >= NSP_DALLY_MIN_LEASE_MS && isfinite(lease_ms)))) {
+    char b[32];
+    return nsi_fail(NS_EINVAL, "%s: lease_ms must be 0 (no leases) or finite and at least %g ms "
+                               "(got %s)", fn, NSP_DALLY_MIN_LEASE_MS,
+                    nsi_fmt_real(lease_ms, b, sizeof b));
+  }
+  p->lease_ms = lease_ms;
+  return NS_OK;
+}
+
+double ns_policy_dally_lease_of(const ns_policy *p) {
+  if (p == NULL) {
+    nsi_fail(NS_EINVAL, "ns_policy_dally_lease_of: p is NULL");
+    return NAN;
+  }
+  return p->lease_ms;
 }
 
 int ns_policy_set_cassini_drift_rule(ns_policy *p, ns_policy_drift_rule rule) {
@@ -352,6 +375,13 @@ static int preemptive(const ns_policy *p) {
   return p->order == NS_POLICY_ORDER_2D_LAS || p->order == NS_POLICY_ORDER_2D_GITTINS;
 }
 
+/* Dally's lease reading (LEASES in policy.h): its order, a lease, no
+   CASSINI (its shifts are decided at placement); GPU sharing is the
+   cluster's, tested at each decision. */
+static int leasing(const ns_policy *p) {
+  return p->order == NS_POLICY_ORDER_NW_SENS && p->lease_ms > 0 && !p->cassini;
+}
+
 /* Builds the state of its parts (once). */
 int nsp_ready(ns_policy *p, const char *fn) {
   if (p->ready)
@@ -383,12 +413,15 @@ int nsp_ready(ns_policy *p, const char *fn) {
   }
   if (rc == NS_OK && preemptive(p))
     rc = nsp_las_new(p);
+  if (rc == NS_OK && leasing(p))
+    rc = nsp_lease_new(p);
   if (rc < 0) {
     /* back to nothing built: a failed call leaves the handle as it was */
     ns_titan_opts_free(p->titan), ns_vclos_opts_free(p->vclos);
     ns_delay_tuner_free(p->tuner), ns_cassini_opts_free(p->cassini_opts);
     p->titan = NULL, p->vclos = NULL, p->tuner = NULL, p->cassini_opts = NULL;
     nsp_las_free(p->las), p->las = NULL;
+    nsp_lease_free(p->lease), p->lease = NULL;
     for (int i = 0; i < NSP_MAX_CANDIDATES; i++)
       ns_placement_free(p->cand[i]), p->cand[i] = NULL;
     if (rc == NS_ENOMEM)
@@ -783,7 +816,7 @@ void ns_decision_free(ns_decision *d) {
   for (size_t k = 0; k < d->capsusp; k++)
     ns_placement_free(d->held[k]);
   ns_candidate_free(d->readj);
-  free(d->s), free(d->status), free(d->retry), free(d->susp), free(d->held);
+  free(d->s), free(d->status), free(d->retry), free(d->susp), free(d->held), free(d->renew);
   free(d);
 }
 
@@ -794,7 +827,7 @@ int nsp_decision_reset(ns_decision *d, size_t nq, const char *fn) {
   }
   ns_candidate_free(d->readj);
   d->readj = NULL;
-  d->ns = 0, d->nsusp = 0, d->next = INFINITY;
+  d->ns = 0, d->nsusp = 0, d->nrenew = 0, d->next = INFINITY;
   if (nq > d->capq) {
     int *st = realloc(d->status, nq * sizeof *st);
     if (st == NULL)
@@ -835,6 +868,19 @@ size_t ns_decision_suspend_count(const ns_decision *d) { return d != NULL ? d->n
 
 size_t ns_decision_suspend_job(const ns_decision *d, size_t k) {
   return d != NULL && k < d->nsusp ? d->susp[k] : SIZE_MAX;
+}
+
+size_t ns_decision_renew_count(const ns_decision *d) { return d != NULL ? d->nrenew : 0; }
+
+size_t ns_decision_renew_job(const ns_decision *d, size_t k) {
+  return d != NULL && k < d->nrenew ? d->renew[k] : SIZE_MAX;
+}
+
+int ns_policy_lease_ms(const ns_policy *p, uint64_t id, double *from_ms, double *end_ms) {
+  NSI_TRY(nsi_check_ptr(p, "ns_policy_lease_ms", "p"));
+  if (p->lease == NULL)
+    return NS_ENOTFOUND; /* no leases (yet): not Dally's lease reading, or before a decision */
+  return nsp_lease_of(p, id, from_ms, end_ms);
 }
 
 size_t ns_decision_start_count(const ns_decision *d) { return d != NULL ? d->ns : 0; }
@@ -993,11 +1039,10 @@ static int dally_retry(ns_policy *p, const nsp_entry *e, double now, double *at)
   return NS_OK;
 }
 
-/* Queue index i offered the free GPUs: appends a start to d or sets its
-   status. NS_OK once decided; < 0 a failure (d unchanged for i). */
-static int place_one(ns_policy *p, ns_cluster *c, const ns_queue *q, size_t i, double now,
-                     ns_decision *d) {
-  nsp_entry v = view(p, &q->e[i]);
+/* Queue index i, read as v, offered the free GPUs: appends a start to d or
+   sets its status. NS_OK once decided; < 0 a failure (d unchanged for i). */
+static int place_entry(ns_policy *p, ns_cluster *c, nsp_entry v, size_t i, double now,
+                       ns_decision *d) {
   nsp_start *s = NULL;
   NSI_TRY(next_start(d, &s, "ns_policy_place"));
   int rc;
@@ -1029,6 +1074,11 @@ static int place_one(ns_policy *p, ns_cluster *c, const ns_queue *q, size_t i, d
     return NS_OK;
   }
   return rc;
+}
+
+static int place_one(ns_policy *p, ns_cluster *c, const ns_queue *q, size_t i, double now,
+                     ns_decision *d) {
+  return place_entry(p, c, view(p, &q->e[i]), i, now, d);
 }
 
 static int decide_args(ns_policy *p, ns_cluster *c, const ns_queue *q, double now_ms,
@@ -1247,10 +1297,275 @@ static int decide_las(ns_policy *p, ns_cluster *c, const ns_queue *q, double now
   return rc;
 }
 
+/* ---- Dally's lease reading (LEASES in policy.h) ---------------------------------
+   The re-offer when leases expired: the waiting jobs and the expired ones
+   in increasing Nw_sens (key_nw_sens: the waiting job's, the expired job's
+   measured now as the caller set it; ties by arrival, then id), offered
+   the free GPUs and the expired jobs' GPUs. An expired job whose GPUs no
+   one before it took keeps them (renewed); one that lost them is suspended
+   and offered what is free (Algorithm 1 starving since its lease began:
+   accepting moves it, a suspend and a start); a waiting job is offered the
+   free GPUs, then those of the expired jobs after it, taken one by one from
+   the latest (highest Nw_sens) until Algorithm 1 accepts (else they are put
+   back). Starts are committed as decided, so later offers see them; every
+   change to c is undone in reverse at the end (c exactly as it was). This is
+   the simulator's lease hook (src/sim/policy.c before issue 28), moved with
+   its decisions and bounds unchanged. */
+
+/* One change to c during the walk, undone in reverse: a start committed
+   (start index), or an expired job released (expired index, its record). */
+typedef struct nsp_undo {
+  int start; /* 1: d->s[k] committed; 0: expired job k released at record at */
+  size_t k;
+  long at;
+} nsp_undo;
+
+typedef struct nsp_reoffer {
+  ns_policy *p;
+  ns_cluster *c;
+  const ns_queue *q;
+  ns_decision *d;
+  double now;
+  const nsp_item *it; /* the offerees in increasing Nw_sens */
+  size_t n;
+  const int *slot;    /* per offeree: its expired index, -1 if waiting */
+  const size_t *exp;  /* expired index -> queue index */
+  const size_t *epos; /* positions in it of the expired jobs, ascending */
+  size_t ne;
+  char *lost;         /* per expired job: its GPUs went to a job before it */
+  long rest;          /* GPUs of the expired jobs not yet reached nor lost */
+  int budget;         /* offers with GPUs taken from expired jobs left */
+  nsp_undo *log;
+  size_t nlog;
+} nsp_reoffer;
+
+static const ns_job *exp_job(const nsp_reoffer *r, size_t e) { return r->q->e[r->exp[e]].job; }
+
+/* Undoes the log down to n entries, latest first. */
+static int undo_to(nsp_reoffer *r, size_t n) {
+  int rc = NS_OK;
+  while (r->nlog > n) {
+    const nsp_undo *u = &r->log[--r->nlog];
+    int x;
+    if (u->start) {
+      x = ns_cluster_release(r->c, r->q->e[r->d->s[u->k].qi].job);
+    } else {
+      x = ns_cluster_commit(r->c, exp_job(r, u->k), r->d->held[u->k]);
+      if (x == NS_OK)
+        commit_back_at(r->c, (size_t)u->at);
+    }
+    rc = rc == NS_OK && x < 0 ? x : rc;
+  }
+  return rc;
+}
+
+/* Offers queue index i (read as v) what is free now; *placed 1 if it took
+   a start (committed on c), -1 if it can never fit, else 0. */
+static int lease_offer(nsp_reoffer *r, nsp_entry v, size_t i, int *placed) {
+  *placed = 0;
+  NSI_TRY(place_entry(r->p, r->c, v, i, r->now, r->d));
+  if (r->d->status[i] == NS_EINVAL)
+    *placed = -1;
+  if (r->d->status[i] != NS_OK)
+    return NS_OK;
+  size_t k = r->d->ns - 1;
+  int rc = ns_cluster_commit(r->c, v.job, r->d->s[k].pl);
+  if (rc < 0)
+    return nsi_fail(rc, "ns_policy_decide: cannot commit job '%s' where the policy placed it "
+                        "(is it committed already?): %s", ns_job_name(v.job), ns_last_error());
+  r->log[r->nlog].start = 1, r->log[r->nlog].k = k, r->log[r->nlog++].at = -1;
+  *placed = 1;
+  return NS_OK;
+}
+
+/* A waiting job at position k that the free GPUs do not place: the expired
+   jobs after it, latest first, are released one by one and it is offered
+   again once enough GPUs are free. Accepted: they lose their GPUs; declined:
+   they are put back. */
+static int lease_victims(nsp_reoffer *r, size_t k, int *placed) {
+  size_t i = r->it[k].i;
+  int need = ns_job_gpus(r->q->e[i].job);
+  long freed = ns_cluster_free_gpu_count(r->c);
+  if (r->budget <= 0 || freed + r->rest < need)
+    return NS_OK;
+  size_t mark = r->nlog, taken[NSP_DALLY_MAX_VICTIMS], nt = 0;
+  int rc = NS_OK;
+  for (size_t m = r->ne; m-- > 0 && nt < NSP_DALLY_MAX_VICTIMS && r->budget > 0;) {
+    size_t pos = r->epos[m];
+    if (pos <= k)
+      break;
+    size_t e = (size_t)r->slot[pos];
+    if (r->lost[e])
+      continue;
+    long at = nsi_find_commit(r->c, exp_job(r, e));
+    rc = ns_cluster_release(r->c, exp_job(r, e));
+    if (rc < 0)
+      break;
+    r->log[r->nlog].start = 0, r->log[r->nlog].k = e, r->log[r->nlog++].at = at;
+    taken[nt++] = e;
+    freed += ns_job_gpus(exp_job(r, e));
+    if (freed < need)
+      continue;
+    r->budget--;
+    rc = lease_offer(r, view(r->p, &r->q->e[i]), i, placed);
+    if (rc < 0 || *placed > 0)
+      break;
+  }
+  if (rc == NS_OK && *placed > 0) {
+    for (size_t v = 0; v < nt; v++)
+      r->lost[taken[v]] = 1, r->rest -= ns_job_gpus(exp_job(r, taken[v]));
+    return NS_OK;
+  }
+  int undo = undo_to(r, mark);
+  return rc < 0 ? rc : undo;
+}
+
+/* The walk of one re-offer (the section comment). */
+static int lease_walk(nsp_reoffer *r) {
+  ns_decision *d = r->d;
+  size_t last = r->epos[r->ne - 1];
+  int sharing = ns_cluster_gpu_sharing(r->c) == 1, rc = NS_OK;
+  int blocked = 0; /* no backfilling: a waiting job not placed stops the queue */
+  for (size_t k = 0; k < r->n && rc == NS_OK; k++) {
+    size_t i = r->it[k].i;
+    int e = r->slot[k], placed = 0, free_gpus = ns_cluster_free_gpu_count(r->c);
+    if (k > last && free_gpus == 0 && !sharing)
+      break; /* only free GPUs are left to offer, and none is free */
+    nsp_entry v = view(r->p, &r->q->e[i]);
+    int gpus = ns_job_gpus(v.job), fits = sharing || gpus <= free_gpus;
+    if (e >= 0 && !r->lost[e]) { /* no one before it took its GPUs: renewed */
+      r->rest -= gpus;
+      d->renew[d->nrenew++] = i;
+      d->status[i] = NS_OK;
+      continue;
+    }
+    if (e >= 0) { /* lost its GPUs: suspended, offered what is free */
+      d->susp[d->nsusp++] = i;
+      d->status[i] = NS_ENOSPACE;
+      double from = 0;
+      nsp_lease_of(r->p, v.id, &from, NULL);
+      v.since = from, v.since_set = 1; /* Algorithm 1: since its last assignment */
+      if (fits)
+        rc = lease_offer(r, v, i, &placed);
+    } else if (!blocked) {
+      d->status[i] = NS_ENOSPACE;
+      if (fits)
+        rc = lease_offer(r, v, i, &placed);
+      if (rc == NS_OK && placed == 0)
+        rc = lease_victims(r, k, &placed);
+      blocked = placed == 0 && !r->p->backfill;
+    }
+  }
+  return rc;
+}
+
+/* Room in d for n suspends and renewals (and the expired jobs' placements). */
+static int reserve_lease(ns_decision *d, size_t n, const char *fn) {
+  if (n > d->capsusp) {
+    size_t *sv = realloc(d->susp, n * sizeof *sv);
+    if (sv == NULL)
+      return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
+    d->susp = sv;
+    ns_placement **hv = realloc(d->held, n * sizeof *hv);
+    if (hv == NULL)
+      return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
+    d->held = hv;
+    for (; d->capsusp < n; d->capsusp++)
+      d->held[d->capsusp] = NULL;
+  }
+  for (size_t k = 0; k < n; k++)
+    if (d->held[k] == NULL && (d->held[k] = ns_placement_new()) == NULL)
+      return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
+  if (n > d->caprenew) {
+    size_t *rv = realloc(d->renew, n * sizeof *rv);
+    if (rv == NULL)
+      return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
+    d->renew = rv, d->caprenew = n;
+  }
+  return NS_OK;
+}
+
+/* NW_SENS order: the plain queue, or with leases expired the re-offer. */
+static int decide_nw_sens(ns_policy *p, ns_cluster *c, const ns_queue *q, double now_ms,
+                          ns_decision *d) {
+  static const char fn[] = "ns_policy_decide";
+  if (p->lease == NULL || ns_cluster_gpu_sharing(c) == 1)
+    return decide_queue(p, c, q, now_ms, d);
+  size_t n = q->n ? q->n : 1, ne = 0;
+  NSI_TRY(nsp_lease_reserve(p, q->n, fn)); /* settle below cannot fail */
+  size_t *exp = malloc(n * sizeof *exp);
+  if (exp == NULL)
+    return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
+  nsp_lease_expired(p, q, now_ms, exp, &ne);
+  int rc = NS_OK;
+  if (ne == 0) {
+    rc = decide_queue(p, c, q, now_ms, d);
+  } else {
+    nsp_item *it = malloc(n * sizeof *it);
+    int *slot = malloc(2 * n * sizeof *slot), *eidx = slot != NULL ? slot + n : NULL;
+    size_t *epos = malloc(ne * sizeof *epos);
+    char *lost = calloc(ne, 1);
+    /* each waiting job commits once, each expired job is released once */
+    nsp_undo *log = malloc((n + ne) * sizeof *log);
+    rc = it && slot && epos && lost && log ? reserve_lease(d, ne, fn)
+                                           : nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
+    size_t m = 0;
+    for (size_t i = 0, e = 0; i < q->n && rc == NS_OK; i++) {
+      int expired = e < ne && exp[e] == i;
+      if (q->e[i].running && !expired) {
+        d->status[i] = NS_OK; /* its lease runs: keeps its GPUs */
+        continue;
+      }
+      nsp_entry v = view(p, &q->e[i]);
+      it[m].key = key_nw_sens(&v), it[m].arrival = v.arrival, it[m].id = v.id, it[m].i = i;
+      m++;
+      if (expired && nsi_find_commit(c, q->e[i].job) < 0)
+        rc = nsi_fail(NS_EINVAL, "%s: queue index %zu (job '%s') was added as running but is "
+                                 "not committed on c (commit every running job where it runs)",
+                      fn, i, ns_job_name(q->e[i].job));
+      else if (expired) /* its GPUs, should it lose them */
+        rc = ns_cluster_job_placement(c, q->e[i].job, d->held[e++]);
+      if (rc < 0 && rc != NS_EINVAL)
+        rc = nsi_fail(rc, "%s: %s", fn, ns_last_error());
+    }
+    if (rc == NS_OK) {
+      qsort(it, m, sizeof *it, by_item);
+      nsp_reoffer r = {p, c, q, d, now_ms, it, m, slot, exp, epos, ne, lost, 0,
+                       NSP_DALLY_LEASE_TRIES, log, 0};
+      /* slot: queue index -> expired index (exp[] ascends, as held[]), then
+         offeree position -> expired index */
+      for (size_t i = 0; i < q->n; i++)
+        eidx[i] = -1;
+      for (size_t e = 0; e < ne; e++)
+        eidx[exp[e]] = (int)e;
+      for (size_t k = 0, e = 0; k < m; k++) {
+        slot[k] = eidx[it[k].i];
+        if (slot[k] >= 0)
+          epos[e++] = k, r.rest += ns_job_gpus(q->e[it[k].i].job);
+      }
+      rc = lease_walk(&r);
+      /* c back as it was: the starts off, the expired jobs that lost
+         their GPUs on again, in reverse */
+      int undo = undo_to(&r, 0);
+      if (rc == NS_OK && undo < 0)
+        rc = nsi_fail(undo, "%s: cannot restore the cluster after Dally's re-offer: %s", fn,
+                      ns_last_error());
+    }
+    free(it), free(slot), free(epos), free(lost), free(log);
+  }
+  free(exp);
+  if (rc == NS_OK) {
+    double next = nsp_lease_settle(p, q, d, now_ms);
+    if (next < d->next)
+      d->next = next;
+  }
+  return rc;
+}
+
 static int (*const decide_fns[])(ns_policy *, ns_cluster *, const ns_queue *, double,
                                  ns_decision *) = {
     [NS_POLICY_ORDER_FIFO] = decide_queue,    [NS_POLICY_ORDER_SRSF] = decide_queue,
-    [NS_POLICY_ORDER_SJF] = decide_queue,     [NS_POLICY_ORDER_NW_SENS] = decide_queue,
+    [NS_POLICY_ORDER_SJF] = decide_queue,     [NS_POLICY_ORDER_NW_SENS] = decide_nw_sens,
     [NS_POLICY_ORDER_2D_LAS] = decide_las,    [NS_POLICY_ORDER_2D_GITTINS] = decide_las};
 
 int ns_policy_decide(ns_policy *p, ns_cluster *c, const ns_queue *q, double now_ms,

@@ -9,6 +9,14 @@
 
 #define NSP_MAX_CANDIDATES 10
 #define NSP_LAS_MAX_QUEUES 8 /* the preemptive orders' queues, at most */
+/* Dally's lease reading (lease.c, policy.c's decide_lease): default lease
+   (20 min) and shortest one; per re-offer, expired jobs taken per waiter
+   and offers with GPUs taken from expired jobs (the simulator's bounds,
+   moved with the decision in issue 28) */
+#define NSP_DALLY_LEASE_MS (20 * 60e3)
+#define NSP_DALLY_MIN_LEASE_MS 1000.0
+#define NSP_DALLY_MAX_VICTIMS 16
+#define NSP_DALLY_LEASE_TRIES 64
 
 typedef struct nsp_preset {
   const char *name, *desc;
@@ -61,6 +69,7 @@ struct ns_policy {
   int admit_n, cassini, max_candidates, backfill;
   uint64_t seed, skew_bytes;
   double history_ms, machine_ms, rack_ms, drift;
+  double lease_ms; /* Dally's lease reading (lease.c): > 0 with order NW_SENS; 0 off */
   ns_policy_place_fn place_fn;
   void *place_user;
   /* preemptive orders (las.c): K queues, K-1 thresholds (GPU-ms), the
@@ -77,6 +86,7 @@ struct ns_policy {
   ns_delay_tuner *tuner;
   ns_cassini_opts *cassini_opts;
   struct nsp_las *las; /* 2D-LAS / 2D-Gittins queues and service (las.c) */
+  struct nsp_lease *lease; /* Dally's leases per job id (lease.c) */
   ns_placement *cand[NSP_MAX_CANDIDATES];
   int *occ; /* candidate search: GPUs hidden */
   size_t capocc;
@@ -137,6 +147,22 @@ int nsp_las_rank(ns_policy *p, const ns_queue *q, double now, long total_gpus, s
 double nsp_las_settle(ns_policy *p, const int *status, double now);
 void nsp_las_restore(nsp_las *L);
 
+/* Dally's leases (lease.c). nsp_lease_new builds p->lease (NS_ENOMEM);
+   nsp_lease_of: the lease held for id (NS_ENOTFOUND: none);
+   nsp_lease_expired lists the running queue indices whose lease ended at
+   or before now (exp holds q's count); nsp_lease_reserve makes room for n
+   new leases so that nsp_lease_settle cannot fail; nsp_lease_settle
+   records decision d (assumed applied) at now and returns the earliest
+   lease end after now (INFINITY if none). */
+typedef struct nsp_lease nsp_lease;
+int nsp_lease_new(ns_policy *p);
+void nsp_lease_free(nsp_lease *L);
+int nsp_lease_of(const ns_policy *p, uint64_t id, double *from, double *end);
+int nsp_lease_expired(const ns_policy *p, const ns_queue *q, double now, size_t *exp,
+                      size_t *nexp);
+int nsp_lease_reserve(ns_policy *p, size_t n, const char *fn);
+double nsp_lease_settle(ns_policy *p, const ns_queue *q, const ns_decision *d, double now);
+
 typedef struct nsp_start {
   size_t qi;
   ns_placement *pl;  /* owned, reused across decisions */
@@ -153,6 +179,8 @@ struct ns_decision {
   size_t *susp; /* queue indices of running jobs to suspend */
   ns_placement **held; /* their placements while the starts are placed */
   size_t nsusp, capsusp;
+  size_t *renew; /* queue indices of running jobs whose lease was renewed */
+  size_t nrenew, caprenew;
   ns_candidate *readj; /* a CASSINI re-adjustment's ranked links (drift.c), or NULL */
 };
 

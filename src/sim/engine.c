@@ -5,9 +5,10 @@
  * the network model (s->net_model: start, update, event, stop, remaining,
  * measured - maxmin and contention in net_fluid.c, phase in net_phase.c)
  * and the policy's hooks (s->hooks: order, place, admit_comm, shift,
- * preempt, lease - policy.c). Preemption: the policy object's decision
- * (2D-LAS, 2D-Gittins: ns_policy_decide's suspends, src/policy/las.c) or
- * the preempt or lease hook (Dally) decide, the engine suspends (suspend_job: GPUs
+ * preempt - policy.c). Preemption: the policy object's decision (2D-LAS,
+ * 2D-Gittins: ns_policy_decide's suspends, src/policy/las.c; Dally's lease
+ * re-offers: its suspends and renewals, src/policy/policy.c) or the preempt
+ * hook (Dally, lease 0) decide, the engine suspends (suspend_job: GPUs
  * released, progress and measured Nw_sens kept) and restarts. One scheduling
  * pass per event time; the model's update runs only when the running set
  * changed or the model asked for it (net_dirty: the phase model's deferred
@@ -156,14 +157,6 @@ static void server_delta(ns_sim *s, const ns_placement *p, int sign) {
   }
 }
 
-/* Dally, lease reading: the job holds its GPUs until now + the lease; a
-   wake-up then re-offers them (policy.c's lease hook). */
-static int grant_lease(ns_sim *s, nsi_simjob *j) {
-  j->lease_from = s->now;
-  j->lease_end = s->now + s->o.dally_lease_ms;
-  return nsi_sim_heap_push(&s->heap, j->lease_end, -1, 0);
-}
-
 static int start_job(ns_sim *s, int ji) {
   nsi_simjob *j = &s->jobs[ji];
   int rc = ns_cluster_commit(s->cluster, j->job, s->pl);
@@ -189,8 +182,6 @@ static int start_job(ns_sim *s, int ji) {
     j->start_ms = s->now;
   server_delta(s, s->pl, +1);
   s->alloc_gpus += (int)s->pl->ngpus;
-  if (s->hooks.lease != NULL)
-    NSI_TRY(grant_lease(s, j));
   NSI_TRY(nsi_reserve(&s->running, &s->cap_running, s->nrunning + 1, sizeof *s->running));
   NSI_TRY(nsi_reserve(&s->net, &s->cap_net, s->nrunning + 1, sizeof *s->net));
   s->running[s->nrunning++] = ji;
@@ -334,30 +325,6 @@ static int preempt_pass(ns_sim *s, int *changed) {
   }
 }
 
-/* Dally, lease reading: when leases expired now, the policy's lease hook
-   decides the re-offer of their GPUs with the free ones (*done = 1) and the
-   engine renews, suspends and starts as decided (a job both suspended and
-   started moves: it pays the restore overhead). */
-static int lease_pass(ns_sim *s, int *changed, int *done) {
-  size_t expired = 0;
-  NSI_TRY(s->hooks.lease(s, &expired));
-  *done = expired > 0;
-  for (size_t k = 0; k < s->lease_nkeep && expired > 0; k++)
-    NSI_TRY(grant_lease(s, &s->jobs[s->lease_keep[k]]));
-  for (size_t k = 0; k < s->lease_nstop && expired > 0; k++) {
-    NSI_TRY(suspend_job(s, s->lease_stop[k]));
-    NSI_TRY(insert_queue(s, s->lease_stop[k]));
-    *changed = 1;
-  }
-  for (size_t g = 0; g < s->lease_ngo && expired > 0; g++) {
-    unqueue(s, s->lease_go[g]);
-    NSI_TRY(nsi_placement_copy(s->pl, s->lease_pl[g]));
-    NSI_TRY(start_job(s, s->lease_go[g]));
-    *changed = 1;
-  }
-  return NS_OK;
-}
-
 /* ns_sim_cancel stopped the run: ns_sim_run discards its state (a failed
    run keeps no results) and the simulator can run again. */
 static int cancelled(const ns_sim *s) {
@@ -369,12 +336,6 @@ static int cancelled(const ns_sim *s) {
    that cannot be placed lets later ones try, without it the pass stops
    there (strict order, head-of-line blocking). */
 static int schedule(ns_sim *s, int *changed) {
-  if (s->hooks.lease != NULL) {
-    int done = 0;
-    NSI_TRY(lease_pass(s, changed, &done));
-    if (done)
-      return NS_OK; /* the re-offer included the free GPUs */
-  }
   int free_gpus = ns_cluster_free_gpu_count(s->cluster);
   size_t w = 0, i = 0;
   for (; i < s->nqueue; i++) {
@@ -409,19 +370,31 @@ static int schedule(ns_sim *s, int *changed) {
   return NS_OK;
 }
 
-/* Preemptive orders: the policy decides over every waiting and running job
-   (who holds GPUs: Tiresias's queues, src/policy/las.c), the engine
-   suspends (back to the queue) and starts as decided, in the decision's
-   order; a wake-up is pushed for its next demotion/promotion check (only
-   the latest counts). Attained service is counted here, at each pass (the
-   points at which the Tiresias simulator counts it). */
-static int schedule_las(ns_sim *s, int *changed) {
-  for (size_t r = 0; r < s->nrunning; r++) {
+/* Preemptive orders and Dally's lease reading: the policy decides over
+   every waiting and running job (who holds GPUs: Tiresias's queues,
+   src/policy/las.c; Dally's re-offer at lease expiry, src/policy/policy.c),
+   the engine suspends (back to the queue) and starts as decided, in the
+   decision's order (a job both suspended and started moves: it pays the
+   restore overhead); a wake-up is pushed for the decision's next_ms (the
+   next demotion/promotion check, Dally's next lease end or timer; only the
+   latest counts). Preemptive orders: attained service is counted here, at
+   each pass (the points at which the Tiresias simulator counts it). Dally:
+   a job its placement can never host leaves the queue (as in schedule). */
+static int schedule_decided(ns_sim *s, int *changed) {
+  int las = nsi_sim_preemptive(&s->o);
+  for (size_t r = 0; r < s->nrunning && las; r++) {
     nsi_simjob *j = &s->jobs[s->running[r]];
     j->att_ms += s->now - j->att_at;
     j->att_at = s->now;
   }
+  size_t nwait = s->nqueue; /* queue indices 0..nwait: the waiting jobs */
   NSI_TRY(nsi_sim_decide(s));
+  for (size_t i = 0; i < nwait && !las; i++)
+    if (ns_decision_status(s->pd, i) == NS_EINVAL) {
+      unqueue(s, s->pids[i]);
+      s->jobs[s->pids[i]].state = NSI_REJECTED; /* stays unfinished, leaves the queue */
+      s->rejected++;
+    }
   for (size_t k = 0; k < ns_decision_suspend_count(s->pd); k++) {
     int ji = s->pids[ns_decision_suspend_job(s->pd, k)];
     NSI_TRY(suspend_job(s, ji));
@@ -492,7 +465,6 @@ static int setup_run(ns_sim *s) {
     j->susp_at = j->susp_ms = 0;
     j->nw_sens = NAN, j->run_acc = j->run_from = 0;
     j->wait_from = j->arrival_ms, j->last_start = -INFINITY;
-    j->lease_from = j->lease_end = INFINITY;
   }
   qsort(arr, s->njobs, sizeof *arr, by_arrival);
   for (size_t i = 0; i < s->njobs; i++)
@@ -541,6 +513,10 @@ static void report(ns_sim *s, size_t done, size_t *next_report) {
   }
 }
 
+/* A scheduling pass: the engine's own walk of the queue (one job asked at a
+   time), or one decision of the policy over every job. */
+static int (*const passes[])(ns_sim *, int *) = {schedule, schedule_decided};
+
 static int loop(ns_sim *s) {
   size_t next_arrival = 0, done = 0, next_report = 0;
   int carry = 0; /* a preemptive pass put off to the next event time */
@@ -573,7 +549,7 @@ static int loop(ns_sim *s) {
     if (offer && las && s->heap.n > 0 && s->heap.ev[0].t <= t + 1e-12 * t + 1e-9)
       carry = 1;
     else if (offer)
-      NSI_TRY(las ? schedule_las(s, &changed) : schedule(s, &changed));
+      NSI_TRY(passes[las || nsi_sim_leasing(&s->o)](s, &changed));
     if (!carry)
       sample_arrivals(s);
     if (changed || s->net_dirty) /* a model may ask for an update itself (net_phase.c) */

@@ -37,7 +37,13 @@
  *    network-induced slowdown = served first, "prioritizes providing
  *    better-consolidated placements to jobs suffering from sub-optimal
  *    placements", §5.2.3) but not the trigger. Two readings:
- *  - Lease reading (the default, lease_dally; ns_sim_opts_set_dally_lease):
+ *  - Lease reading (the default; ns_sim_opts_set_dally_lease). Decided by
+ *    the policy object since issue 28 (LEASES in netsched/policy.h,
+ *    src/policy/policy.c decide_nw_sens, the leases in src/policy/lease.c):
+ *    the simulator asks ns_policy_decide with every waiting and running
+ *    job, the expired ones with their Nw_sens measured now, and the engine
+ *    applies the suspends and starts and wakes at ns_decision_next_ms. The
+ *    rule, unchanged:
  *    Dally's simulator is built on Themis (§4.2.1), whose arbiter grants
  *    GPUs for a lease and re-offers them when it expires; "resource offers
  *    are made in increasing order of Nw_sens" (§4.3.1). A job holds its GPUs
@@ -53,14 +59,19 @@
  *    put back); an expired job whose GPUs were taken is suspended and
  *    offered what is still free (Algorithm 1 with its starvation counted
  *    from its lease's start; accepting moves it: suspend + resume, restore
- *    overhead). Bounded: NSI_DALLY_MAX_VICTIMS jobs taken per waiter,
- *    NSI_DALLY_LEASE_TRIES such offers per re-offer. Between lease expiries
+ *    overhead). Bounded: 16 jobs taken per waiter,
+ *    64 such offers per re-offer. Between lease expiries
  *    (arrivals, finishes, timer wake-ups) only the free GPUs are offered.
  *    A job that never ran is ranked at 1.0 (above), not first (0): on the
  *    two Philly slices of bench/REPRODUCE.md, ranking it first (every new
  *    job takes GPUs at the next expiry) gave Dally 4.1-7.8x Tiresias's
  *    communication overhead and 2.0-2.7x its makespan.
- *  - Pass-by-pass reading (lease 0, preempt_dally): after each
+ *  - Pass-by-pass reading (lease 0, preempt_dally; still the simulator's,
+ *    not behind ns_policy: after one preemption it asks again with no
+ *    scheduling pass in between and measures Nw_sens only once its walk
+ *    left jobs waiting, so folding it into ns_policy_decide - a plain pass,
+ *    then preemptions - would change decisions; moving it identically needs
+ *    a preemption-only call and a per-job start time in the queue): after each
  *    scheduling pass, a waiting job may take the GPUs of running jobs whose
  *    Nw_sens is above its own by more than NSI_DALLY_MARGIN (5 %:
  *    hysteresis, else two jobs of nearly equal Nw_sens could swap at every
@@ -131,6 +142,10 @@ static int make_policy(ns_sim *s) {
   NSI_TRY(ns_policy_set_skew_bytes(p, o->skew_bytes));
   NSI_TRY(ns_policy_set_dally_timers(p, o->dally_history_ms, o->dally_machine_ms,
                                      o->dally_rack_ms));
+  /* Dally's lease reading is the policy's (its re-offers, LEASES in
+     netsched/policy.h); lease 0 is the pass-by-pass reading, the preempt
+     hook's (below), and no preemption no leases */
+  NSI_TRY(ns_policy_set_dally_lease(p, nsi_sim_leasing(o) ? o->dally_lease_ms : 0.0));
   if (o->place_fn != NULL)
     NSI_TRY(ns_policy_set_place_fn(p, o->place_fn, o->place_user));
   if (nsi_order(o) == NS_SIM_ORDER_2D_GITTINS)
@@ -196,11 +211,6 @@ void nsi_sim_policy_release(ns_sim *s) {
     ns_placement_free(s->pre_held[i]);
     s->pre_held[i] = NULL;
   }
-  for (size_t i = 0; i < s->lease_cappl; i++)
-    ns_placement_free(s->lease_pl[i]);
-  free(s->lease_pl), free(s->lease_buf);
-  s->lease_pl = NULL, s->lease_buf = NULL, s->lease_cappl = s->lease_cap = 0;
-  s->lease_nkeep = s->lease_nstop = s->lease_ngo = 0;
 }
 
 /* ---- the one-job queue view the policy is asked with -------------------------- */
@@ -255,10 +265,6 @@ static void view(ns_sim *s, int ji) {
 }
 
 /* ---- order: the queue key (fixed while a job waits), the policy's ------------ */
-
-/* Nw_sens to 1e-9, as the policy's NW_SENS key (lease re-offers merge the
-   expired jobs' measured values into the queue by it). */
-static double offer_key(double k) { return round(k * 1e9) / 1e9; }
 
 static double order_key(ns_sim *s, const nsi_simjob *j) {
   double key = 0;
@@ -402,6 +408,17 @@ int nsi_sim_preemptive(const ns_sim_opts *o) {
   return nsi_order(o) == NS_SIM_ORDER_2D_LAS || nsi_order(o) == NS_SIM_ORDER_2D_GITTINS;
 }
 
+int nsi_sim_leasing(const ns_sim_opts *o) { return dally_preempts(o) && o->dally_lease_ms > 0; }
+
+/* Dally's lease reading: a running job whose lease ended is re-offered by
+   its Nw_sens measured now (only those: measuring brings the network
+   model's progress up to now). */
+static void lease_nw_sens(ns_sim *s, size_t i, int ji) {
+  double end = INFINITY;
+  if (ns_policy_lease_ms(s->policy, (uint64_t)ji, NULL, &end) == NS_OK && end <= s->now)
+    ns_queue_set_nw_sens(s->pq, i, nsi_sim_nw_sens(s, &s->jobs[ji]));
+}
+
 /* s->pq = the waiting jobs (s->queue) and the running ones (s->running),
    s->pids their job indices; then the policy's decision into s->pd. */
 int nsi_sim_decide(ns_sim *s) {
@@ -414,15 +431,20 @@ int nsi_sim_decide(ns_sim *s) {
   nsi_viewkind kind = view_kind(s);
   for (size_t i = 0; i < s->nqueue; i++, k++)
     NSI_TRY(add_view(s, kind, s->pids[k] = s->queue[i], 0));
-  for (size_t r = 0; r < s->nrunning; r++, k++)
+  int leasing = nsi_sim_leasing(&s->o);
+  for (size_t r = 0; r < s->nrunning; r++, k++) {
     NSI_TRY(add_view(s, kind, s->pids[k] = s->running[r], 1));
+    if (leasing)
+      lease_nw_sens(s, k, s->running[r]);
+  }
   int rc = ns_policy_decide(s->policy, s->cluster, s->pq, s->now, s->pd);
   if (rc == NS_EUNSUPPORTED)
     return unavailable(s, nsi_cassini(&s->o) ? "CASSINI" : "placement");
   if (rc < 0)
     return nsi_fail(rc, "ns_sim_run: policy '%s' failed: %s", pname(s), ns_last_error());
-  /* Dally's retry times of the waiting jobs it declined (as nsi_sim_place) */
-  for (size_t i = 0; i < s->nqueue; i++) {
+  /* Dally's retry times of the jobs it declined (as nsi_sim_place): waiting
+     ones, and at a lease re-offer the suspended ones offered what is free */
+  for (size_t i = 0; i < n; i++) {
     nsi_simjob *j = &s->jobs[s->pids[i]];
     double next = ns_decision_retry_ms(s->pd, i);
     if (isfinite(next) && next != j->wake_ms) {
@@ -594,213 +616,6 @@ static int preempt_dally(ns_sim *s, int *waiter) {
   return rc;
 }
 
-/* ---- Dally, lease reading: re-offers at lease expiry -------------------------
-   (the file comment, "Lease reading"). */
-
-/* One job offered in a lease re-offer: a queued one (held -1) or a running
-   one whose lease expired (held = its index in s->lease_exp). */
-typedef struct nsi_offeree {
-  double key, arrival;
-  int ji, held;
-} nsi_offeree;
-
-static int by_offer(const void *a, const void *b) {
-  const nsi_offeree *x = a, *y = b; /* keys already to 1e-9 (offer_key) */
-  if (x->key != y->key)
-    return x->key < y->key ? -1 : 1;
-  if (x->arrival != y->arrival)
-    return x->arrival < y->arrival ? -1 : 1;
-  return (x->ji > y->ji) - (x->ji < y->ji);
-}
-
-/* Room for n offerees' decisions and n + ne placements. */
-static int lease_reserve(ns_sim *s, size_t n, size_t npl) {
-  if (n > s->lease_cap) {
-    int *b = realloc(s->lease_buf, 4 * n * sizeof *b);
-    if (b == NULL)
-      return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
-    s->lease_buf = b, s->lease_cap = n;
-  }
-  s->lease_keep = s->lease_buf, s->lease_stop = s->lease_buf + s->lease_cap;
-  s->lease_go = s->lease_buf + 2 * s->lease_cap, s->lease_exp = s->lease_buf + 3 * s->lease_cap;
-  if (npl > s->lease_cappl) {
-    ns_placement **p = realloc(s->lease_pl, npl * sizeof *p);
-    if (p == NULL)
-      return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
-    s->lease_pl = p;
-    for (; s->lease_cappl < npl; s->lease_cappl++)
-      if ((p[s->lease_cappl] = ns_placement_new()) == NULL)
-        return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
-  }
-  return NS_OK;
-}
-
-/* The state of one re-offer's walk (lease_walk). */
-typedef struct nsi_reoffer {
-  const nsi_offeree *c; /* the offerees in increasing Nw_sens */
-  size_t n, own;        /* count; s->lease_pl[own + e]: expired job e's GPUs */
-  const size_t *epos;   /* positions in c of the expired jobs, ascending */
-  size_t ne;
-  char *lost;           /* per expired job: its GPUs went to a job before it */
-  long rest;            /* GPUs of the expired jobs not yet reached nor lost */
-  int budget;           /* offers with GPUs taken from expired jobs left */
-} nsi_reoffer;
-
-/* A queued job c[i] that the free GPUs do not place: the expired jobs
-   after it in the order, latest (highest Nw_sens) first, are taken off the
-   cluster one by one and the waiter offered again once enough GPUs are
-   free (trial() of the pass-by-pass reading). Accepted: the jobs taken off
-   lose their GPUs; declined: they are put back. */
-static int lease_victims(ns_sim *s, nsi_reoffer *ro, size_t i, int *placed) {
-  nsi_simjob *w = &s->jobs[ro->c[i].ji];
-  int freed = ns_cluster_free_gpu_count(s->cluster), rc = NS_OK;
-  if (ro->budget <= 0 || freed + ro->rest < w->gpus)
-    return NS_OK;
-  size_t taken[NSI_DALLY_MAX_VICTIMS], nt = 0;
-  for (size_t m = ro->ne; m-- > 0 && nt < NSI_DALLY_MAX_VICTIMS && ro->budget > 0;) {
-    size_t k = ro->epos[m];
-    if (k <= i)
-      break;
-    if (ro->lost[ro->c[k].held])
-      continue;
-    rc = ns_cluster_release(s->cluster, s->jobs[ro->c[k].ji].job);
-    if (rc < 0)
-      break;
-    taken[nt++] = k;
-    freed += s->jobs[ro->c[k].ji].gpus;
-    if (freed < w->gpus)
-      continue;
-    ro->budget--;
-    rc = nsi_sim_place(s, ro->c[i].ji, placed);
-    if (rc < 0 || *placed > 0)
-      break;
-  }
-  for (size_t v = 0; v < nt; v++) {
-    int e = ro->c[taken[v]].held, r = NS_OK;
-    if (*placed > 0)
-      ro->lost[e] = 1, ro->rest -= s->jobs[ro->c[taken[v]].ji].gpus;
-    else
-      r = ns_cluster_commit(s->cluster, s->jobs[ro->c[taken[v]].ji].job,
-                            s->lease_pl[ro->own + (size_t)e]);
-    rc = rc == NS_OK && r < 0 ? r : rc;
-  }
-  return rc;
-}
-
-/* The walk of one re-offer, in increasing Nw_sens: an expired job whose
-   GPUs no one before it took keeps them (renewed); one that lost them is
-   suspended and offered what is free (Algorithm 1, starving since its
-   lease began: accepting moves it); a queued job is offered the free GPUs,
-   then those of the expired jobs after it (lease_victims). Starts are
-   committed as they are decided, so later offers see them. */
-static int lease_walk(ns_sim *s, nsi_reoffer *ro) {
-  int rc = NS_OK;
-  size_t last = ro->epos[ro->ne - 1];
-  int blocked = 0; /* no backfilling: a queued job not placed stops the queue */
-  for (size_t i = 0; i < ro->n && rc == NS_OK; i++) {
-    const nsi_offeree *c = &ro->c[i];
-    int ji = c->ji, placed = 0, free_gpus = ns_cluster_free_gpu_count(s->cluster);
-    if (i > last && free_gpus == 0 && !s->o.gpu_sharing)
-      break; /* only free GPUs are left to offer, and none is free */
-    nsi_simjob *j = &s->jobs[ji];
-    int fits = s->o.gpu_sharing || j->gpus <= free_gpus;
-    if (c->held >= 0 && !ro->lost[c->held]) {
-      ro->rest -= j->gpus;
-      s->lease_keep[s->lease_nkeep++] = ji;
-      continue;
-    }
-    if (c->held >= 0) {
-      s->lease_stop[s->lease_nstop++] = ji;
-      double waited = j->wait_from;
-      j->wait_from = j->lease_from; /* Algorithm 1: since its last assignment */
-      rc = fits ? nsi_sim_place(s, ji, &placed) : NS_OK;
-      j->wait_from = waited;
-    } else if (!blocked) {
-      rc = fits ? nsi_sim_place(s, ji, &placed) : NS_OK;
-      if (rc == NS_OK && placed == 0)
-        rc = lease_victims(s, ro, i, &placed);
-      blocked = placed == 0 && !nsi_backfill(&s->o);
-    }
-    if (rc == NS_OK && placed > 0) {
-      rc = nsi_placement_copy(s->lease_pl[s->lease_ngo], s->pl);
-      if (rc == NS_OK)
-        rc = ns_cluster_commit(s->cluster, j->job, s->pl);
-      if (rc == NS_OK)
-        s->lease_go[s->lease_ngo++] = ji;
-    }
-  }
-  return rc;
-}
-
-/* Dally's lease hook (sim_internal.h): decides the re-offer of the expired
-   jobs' GPUs with the free ones, then puts the cluster back as it was. */
-static int lease_dally(ns_sim *s, size_t *expired) {
-  *expired = 0;
-  s->lease_nkeep = s->lease_nstop = s->lease_ngo = 0;
-  size_t ne = 0;
-  for (size_t r = 0; r < s->nrunning; r++)
-    ne += s->jobs[s->running[r]].lease_end <= s->now;
-  if (ne == 0)
-    return NS_OK;
-  size_t n = s->nqueue + ne, own = n;
-  NSI_TRY(lease_reserve(s, n, n + ne));
-  nsi_offeree *c = malloc(2 * n * sizeof *c); /* the order, then scratch */
-  char *lost = calloc(ne, 1);
-  size_t *epos = malloc(ne * sizeof *epos);
-  if (c == NULL || lost == NULL || epos == NULL) {
-    free(c), free(lost), free(epos);
-    return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
-  }
-  /* the queue is in this order already (order_nw_sens's key, then
-     arrival): sort the expired jobs, then merge */
-  nsi_offeree *x = c + n;
-  size_t k = 0, e = 0, nq = s->nqueue;
-  for (size_t q = 0; q < nq; q++) {
-    const nsi_simjob *j = &s->jobs[s->queue[q]];
-    x[k].key = j->key, x[k].arrival = j->arrival_ms, x[k].ji = s->queue[q], x[k++].held = -1;
-  }
-  for (size_t r = 0; r < s->nrunning; r++) {
-    nsi_simjob *j = &s->jobs[s->running[r]];
-    if (j->lease_end > s->now)
-      continue;
-    s->lease_exp[e] = s->running[r];
-    x[k].key = offer_key(nsi_sim_nw_sens(s, j)), x[k].arrival = j->arrival_ms;
-    x[k].ji = s->running[r], x[k++].held = (int)e++;
-  }
-  qsort(x + nq, ne, sizeof *x, by_offer);
-  for (size_t a = 0, b = nq, o = 0; o < n; o++)
-    c[o] = b < n && (a >= nq || by_offer(&x[b], &x[a]) < 0) ? x[b++] : x[a++];
-  nsi_reoffer ro = {c, n, own, epos, ne, lost, 0, NSI_DALLY_LEASE_TRIES};
-  for (size_t i = 0, m = 0; i < n; i++)
-    if (c[i].held >= 0)
-      epos[m++] = i, ro.rest += s->jobs[c[i].ji].gpus;
-  int rc = NS_OK;
-  for (size_t v = 0; v < ne && rc == NS_OK; v++) /* their GPUs, should they lose them */
-    rc = ns_cluster_job_placement(s->cluster, s->jobs[s->lease_exp[v]].job, s->lease_pl[own + v]);
-  if (rc == NS_OK)
-    rc = lease_walk(s, &ro);
-  /* back as it was: the new placements off, the expired jobs that lost
-     their GPUs on again (the engine suspends them) */
-  int undo = NS_OK;
-  for (size_t g = 0; g < s->lease_ngo; g++) {
-    int r = ns_cluster_release(s->cluster, s->jobs[s->lease_go[g]].job);
-    undo = undo == NS_OK && r < 0 ? r : undo;
-  }
-  for (size_t v = 0; v < ne; v++) {
-    int r = !lost[v] ? NS_OK
-                     : ns_cluster_commit(s->cluster, s->jobs[s->lease_exp[v]].job,
-                                         s->lease_pl[own + v]);
-    undo = undo == NS_OK && r < 0 ? r : undo;
-  }
-  free(c), free(lost), free(epos);
-  if (rc == NS_OK)
-    rc = undo;
-  if (rc < 0)
-    return nsi_fail(rc, "ns_sim_run: Dally's lease re-offer failed: %s", ns_last_error());
-  *expired = ne;
-  return NS_OK;
-}
-
 /* ---- admit_comm: may a job in a group start its all-reduce now? ------------
    Called by the phase model when the job's compute phase ends while it
    shares a link with other jobs (a lone job never waits). The jobs that can
@@ -936,7 +751,6 @@ static void set_hooks(ns_sim *s) {
   s->hooks.admit_comm = admit_fns[nsi_admission(&s->o)];
   int dally = dally_preempts(&s->o), lease = s->o.dally_lease_ms > 0;
   s->hooks.preempt = dally && !lease ? preempt_dally : NULL;
-  s->hooks.lease = dally && lease ? lease_dally : NULL;
   int cassini = nsi_cassini(&s->o);
   s->hooks.cassini_started = cassini ? cassini_started : NULL;
   s->hooks.cassini_shifted = cassini ? cassini_shifted : NULL;

@@ -21,8 +21,6 @@
    (ns_sim_opts_set_dally_lease) */
 #define NSI_DALLY_LEASE_MS (20 * 60e3)
 #define NSI_DALLY_MIN_LEASE_MS 1000.0
-/* ... and offers with GPUs taken from expired jobs per lease re-offer */
-#define NSI_DALLY_LEASE_TRIES 64
 /* Floor of a trace-derived compute per iteration (sim.h, TRACE DURATIONS). */
 #define NSI_SIM_MIN_COMPUTE_MS 1e-3
 
@@ -157,7 +155,6 @@ typedef struct nsi_simjob {
   double run_from;      /* this placement: progress counted from (start + restore) */
   double wait_from;     /* Dally starvation: arrival, or the latest suspension */
   double last_start;    /* time of the latest start (not a victim in that pass) */
-  double lease_from, lease_end; /* Dally lease reading: its current lease (granted, expires) */
 } nsi_simjob;
 
 typedef struct nsi_group {
@@ -287,12 +284,6 @@ typedef struct nsi_hooks {
      s->pre_pl), or -1. Decides only; the engine suspends and starts. NULL:
      the policy never preempts this way. */
   int (*preempt)(struct ns_sim *s, int *waiter);
-  /* Dally, lease reading (policy.c), at an offer time: *expired = running
-     jobs whose lease ended now; if > 0, the re-offer's decision is in
-     s->lease_keep (renew), s->lease_stop (suspend), s->lease_go with
-     s->lease_pl (start on that placement; a job in both moves). Decides
-     only, the cluster is left as it was; the engine acts. NULL: no leases. */
-  int (*lease)(struct ns_sim *s, size_t *expired);
   /* CASSINI's drift re-adjustment (phase model; policy.c reports to the
      policy, which keeps the schedules and decides): j (re)started, its
      iteration known (compute_ms, lone_comm); j's shift was applied, its
@@ -404,19 +395,14 @@ struct ns_sim {
   size_t pre_nvictims;
   ns_placement *pre_pl, *pre_held[NSI_DALLY_MAX_VICTIMS];
   double pre_at;   /* time of the pass the budget below belongs to */
-  /* Dally lease reading (policy.c decides, engine.c acts) */
-  int *lease_buf; /* 4 x lease_n ints: keep, stop, go, expired */
-  int *lease_keep, *lease_stop, *lease_go, *lease_exp;
-  size_t lease_nkeep, lease_nstop, lease_ngo, lease_cap;
-  ns_placement **lease_pl; /* per lease_go entry (lease_pl[i]), then the expired jobs' own */
-  size_t lease_cappl;
   int pre_budget;  /* offers still to try in that pass */
   size_t cap_tmp;
   uint64_t phase_events;
   int ref_solve; /* tests: groups' max-min without memo (nsi_mm.scratch) */
   uint64_t cassini_readjusts; /* the last run's policy's ns_policy_readjust_count (tests read it) */
-  /* preemptive orders: the queue view's job indices (queue index -> job),
-     and the version of the live wake-up at the decision's next_ms */
+  /* decisions over the whole queue (preemptive orders, Dally's leases):
+     the queue view's job indices (queue index -> job), and the version of
+     the live wake-up at the decision's next_ms */
   int *pids;
   size_t cap_pids;
   unsigned wake_ver;
@@ -462,12 +448,14 @@ extern const nsi_netmodel nsi_sim_net_maxmin, nsi_sim_net_contention, nsi_sim_ne
 int nsi_sim_policy_prepare(ns_sim *s);
 void nsi_sim_policy_release(ns_sim *s);
 int nsi_sim_place(ns_sim *s, int ji, int *placed);
-/* The preemptive orders (2D-LAS, 2D-Gittins): the policy decides over every
-   waiting and running job at once (ns_policy_decide); s->pd holds the
-   decision, s->pids[i] the job of its queue index i. nsi_sim_take_start
+/* The preemptive orders (2D-LAS, 2D-Gittins) and Dally's lease reading
+   (nsi_sim_leasing): the policy decides over every waiting and running job
+   at once (ns_policy_decide); s->pd holds the decision, s->pids[i] the job
+   of its queue index i (the waiting ones first). nsi_sim_take_start
    readies start k: *ji = its job, s->pl = its placement, its time-shifts
    recorded. */
 int nsi_sim_preemptive(const ns_sim_opts *o);
+int nsi_sim_leasing(const ns_sim_opts *o);
 int nsi_sim_decide(ns_sim *s);
 int nsi_sim_take_start(ns_sim *s, size_t k, int *ji);
 /* Dally's Nw_sens of a job now: measured while it runs (s->net_model's

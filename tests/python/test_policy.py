@@ -225,6 +225,58 @@ class TestPolicy(unittest.TestCase):
             p.set_las_queues([5.0, 4.0])
         self.assertIn("thresholds_gpu_ms[1]", str(cm.exception))
 
+    @support.requires("ns_policy_set_dally_lease", "ns_decision_renew_count")
+    def test_dally_leases_renew_suspend_and_wake(self):
+        """tests/unit/test_policy_lease.c's cases: leases of 60 s, first-fit,
+        measured-Nw_sens order. Two servers of 4 GPUs: O holds 6-7 outside
+        the queue, R1 (2 GPUs) runs on 0-1 and R2 (2) on 2-3, first seen at
+        0 (leases end at 60 s: next_ms). At 60 s R1 measured 0.9, R2 0.95,
+        W (4 GPUs, 0.5) waits: W takes the 2 free GPUs and R2's (the latest
+        expired after it): start W on 2-5, suspend R2, renew R1; next_ms is
+        the new leases' end, 120 s."""
+        c = Cluster.leaf_spine(1, 0, 2, 4, 0, 10.0)
+        O, R1, R2, W = Job("O", 2), Job("R1", 2), Job("R2", 2), Job("W", 4)
+        c.commit(R1, Placement([0, 1]))
+        c.commit(R2, Placement([2, 3]))
+        c.commit(O, Placement([6, 7]))
+        p = Policy("ff")
+        p.set_order("NW_SENS")
+        p.set_dally_lease(60e3)
+        self.assertEqual(p.dally_lease_ms, 60e3)
+        self.assertIsNone(p.lease(1))
+        q = pol.Queue()
+        q.add(R1, id=1, arrival_ms=0.0, running=True)
+        q.add(R2, id=2, arrival_ms=0.0, running=True)
+        d = p.decide(c, q, now_ms=0.0)
+        self.assertEqual((d.renewed, d.suspended, d.started), ([], [], []))
+        self.assertEqual(d.next_ms, 60e3)
+        self.assertEqual(p.lease(2), (0.0, 60e3))
+        q.clear()
+        q.add(R1, id=1, arrival_ms=0.0, running=True, nw_sens=0.9)
+        q.add(R2, id=2, arrival_ms=0.0, running=True, nw_sens=0.95)
+        q.add(W, id=3, arrival_ms=5e3, nw_sens=0.5)
+        d = p.decide(c, q, now_ms=60e3)
+        self.assertEqual(d.renewed, [0])
+        self.assertEqual(d.suspended, [1])
+        self.assertEqual(d.started, [2])
+        self.assertEqual(d.gpus(0), [2, 3, 4, 5])
+        self.assertEqual([d.status(i) for i in range(3)], [Status.OK, Status.ENOSPACE, Status.OK])
+        self.assertEqual(d.next_ms, 120e3)
+        self.assertIsNone(p.lease(2))
+        self.assertEqual(p.lease(1), (60e3, 120e3))
+        self.assertEqual(p.lease(3), (60e3, 120e3))
+        # the preset's default, and bad input named as the caller wrote it
+        self.assertEqual(Policy("dally").dally_lease_ms, 1200e3)
+        p2 = Policy("dally")
+        for bad, text in ((-1.0, "-1"), (999.0, "999"), (math.nan, "nan")):
+            with self.assertRaises(netsched.InvalidArgumentError) as cm:
+                p2.set_dally_lease(bad)
+            self.assertIn("lease_ms", str(cm.exception))
+            self.assertIn(text, str(cm.exception))
+        self.assertEqual(p2.dally_lease_ms, 1200e3)  # a failed call changed nothing
+        with self.assertRaises(netsched.StateError):
+            p.set_dally_lease(2000.0)  # fixed after the first decision
+
     def test_clone_and_set_preset(self):
         """tests/unit/test_policy.c's clone case: srsf-2 with kappa 3 decided
         once; its clone keeps the parts (custom, kappa 3, SRSF(2)) and can

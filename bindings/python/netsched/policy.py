@@ -42,6 +42,32 @@ suspended jobs first, then commit the starts:
 ([0], [1], [0, 1, 2, 3])
 >>> c.release(long); c.commit(new, d.placement(0))
 
+Dally's leases (dally, dally-manual; or any policy with Order.NW_SENS and
+set_dally_lease): each started job holds its GPUs for a lease. The queue
+holds the running jobs with their Nw_sens measured now; when a lease has
+ended, a waiting job with a lower Nw_sens may take its GPUs (the job is
+suspended), else the lease is renewed. Ask again at next_ms (the earliest
+lease end or Dally timer) even if nothing happens:
+
+>>> c = netsched.Cluster.leaf_spine(1, 0, 1, 4, 0, 10.0)
+>>> r, w = netsched.Job("r", 4), netsched.Job("w", 4)
+>>> c.commit(r, netsched.Placement([0, 1, 2, 3]))
+>>> p = Policy("ff"); p.set_order("NW_SENS"); p.set_dally_lease(60e3)
+>>> q = Queue()
+>>> q.add(r, id=1, arrival_ms=0.0, running=True)
+0
+>>> d = p.decide(c, q, now_ms=0.0)       # r first seen running: a lease [0, 60 s)
+>>> d.next_ms, p.lease(1)
+(60000.0, (0.0, 60000.0))
+>>> q.clear()
+>>> q.add(r, id=1, arrival_ms=0.0, running=True, nw_sens=0.9)
+0
+>>> q.add(w, id=2, arrival_ms=5.0, nw_sens=0.5)   # suspended before: slowed down more
+1
+>>> d = p.decide(c, q, now_ms=60e3)
+>>> d.renewed, d.suspended, d.started, d.next_ms
+([], [0], [1], 120000.0)
+
 CASSINI's drift re-adjustment (cassini-* presets): report each job's
 iteration when it starts (compute, then its all-reduce alone), the slot each
 applied time-shift gave its next compute, and every all-reduce start; the
@@ -321,8 +347,20 @@ class Decision(Handle):
         return int(lib.ns_decision_job_count(self._ptr))
 
     @property
+    def renewed(self) -> list[int]:
+        """Queue indexes of the running jobs whose ended lease was renewed
+        (Dally's leases: no one before them in increasing Nw_sens took
+        their GPUs), in the order decided. They keep their GPUs: nothing to
+        do but ask again by next_ms."""
+        n = int(lib.ns_decision_renew_count(self._ptr))
+        return [int(lib.ns_decision_renew_job(self._ptr, k)) for k in range(n)]
+
+    @property
     def next_ms(self) -> float:
-        """When to ask again even if nothing happens (math.inf: no need)."""
+        """When to ask again even if nothing happens (math.inf: no need): the
+        earliest Dally timer, lease end (Dally's leases: also of a job that
+        has left since; asking then is harmless) or 2d-las / 2d-gittins
+        queue check after now."""
         return float(lib.ns_decision_next_ms(self._ptr))
 
     def retry_ms(self, i: int) -> float:
@@ -420,6 +458,32 @@ class Policy(Handle):
         w = "Policy.set_cassini_drift"
         check(lib.ns_policy_set_cassini_drift(self._ptr, as_real(fraction, w, "fraction")), w)
 
+    def set_dally_lease(self, lease_ms: float) -> None:
+        """Dally's lease in ms (Order.NW_SENS: dally, dally-manual): 0 for no
+        leases (running jobs keep their GPUs), else at least 1000 (default
+        20 min). A started job holds its GPUs for the lease; when it ends the
+        decision renews it or suspends the job (Decision.renewed,
+        Decision.suspended)."""
+        w = "Policy.set_dally_lease"
+        check(lib.ns_policy_set_dally_lease(self._ptr, as_real(lease_ms, w, "lease_ms")), w)
+
+    @property
+    def dally_lease_ms(self) -> float:
+        """Dally's lease in ms (0: no leases)."""
+        return float(lib.ns_policy_dally_lease_of(self._ptr))
+
+    def lease(self, id: int) -> tuple[float, float] | None:
+        """(from_ms, end_ms) of the lease held for the running job `id`, or
+        None (not running as the policy knows it, or no leases). Measure the
+        Nw_sens of the jobs whose lease ended (end_ms <= now) before asking."""
+        w = "Policy.lease"
+        a, b = c_double(), c_double()
+        rc = lib.ns_policy_lease_ms(self._ptr, as_u64(id, w, "id"), ctypes.byref(a),
+                                    ctypes.byref(b))
+        if rc == Status.ENOTFOUND:
+            return None
+        check(rc, w)
+        return (a.value, b.value)
     def set_cassini_drift_rule(self, rule: DriftRule | str | int) -> None:
         """What a drifted job gets: "readjust" (default) or "wait" (DriftRule)."""
         w = "Policy.set_cassini_drift_rule"
