@@ -813,8 +813,6 @@ void ns_decision_free(ns_decision *d) {
     ns_placement_free(d->s[k].pl);
     ns_candidate_free(d->s[k].cand);
   }
-  for (size_t k = 0; k < d->capsusp; k++)
-    ns_placement_free(d->held[k]);
   ns_candidate_free(d->readj);
   free(d->s), free(d->status), free(d->retry), free(d->susp), free(d->held), free(d->renew);
   free(d);
@@ -1178,18 +1176,6 @@ static int decide_queue(ns_policy *p, ns_cluster *c, const ns_queue *q, double n
   return rc;
 }
 
-/* Job record idx of c was released and the job committed again (appended
-   last): moves it back to idx, where the release put the last record. With
-   the releases undone in reverse order, c's commit list is as before (its
-   order is what CASSINI and vClos routing walk). */
-static void commit_back_at(ns_cluster *c, size_t idx) {
-  size_t last = c->ncommits - 1;
-  if (idx != last) {
-    nsi_commit t = c->commits[idx];
-    c->commits[idx] = c->commits[last], c->commits[last] = t;
-  }
-}
-
 /* The preemptive orders (las.c ranks, the file comment of policy.h): the
    running jobs not granted GPUs are released tentatively, the waiting ones
    granted are placed in queue order (each with as many GPUs free), each
@@ -1223,22 +1209,17 @@ static int decide_las(ns_policy *p, ns_cluster *c, const ns_queue *q, double now
   int ranked = rc == NS_OK;
   if (rc == NS_OK && nstop > d->capsusp) {
     size_t *sv = realloc(d->susp, nstop * sizeof *sv);
-    ns_placement **hv = sv == NULL ? NULL : realloc(d->held, nstop * sizeof *hv);
+    nsi_commit *hv = sv == NULL ? NULL : realloc(d->held, nstop * sizeof *hv);
     if (sv != NULL)
       d->susp = sv;
-    if (hv != NULL) {
-      d->held = hv;
-      for (; d->capsusp < nstop; d->capsusp++)
-        d->held[d->capsusp] = NULL;
-    } else {
+    if (hv != NULL)
+      d->held = hv, d->capsusp = nstop;
+    else
       rc = nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
-    }
   }
   for (size_t k = 0; k < nstop && rc == NS_OK; k++) {
     const ns_job *job = q->e[stop[k]].job;
-    if (d->held[k] == NULL && (d->held[k] = ns_placement_new()) == NULL)
-      rc = nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
-    else if (nsi_find_commit(c, job) < 0)
+    if (nsi_find_commit(c, job) < 0)
       rc = nsi_fail(NS_EINVAL, "%s: queue index %zu (job '%s') was added as running but is not "
                                "committed on c (commit every running job where it runs)",
                     fn, stop[k], ns_job_name(job));
@@ -1248,16 +1229,8 @@ static int decide_las(ns_policy *p, ns_cluster *c, const ns_queue *q, double now
     d->status[i] = q->e[i].running ? NS_OK : NS_ENOSPACE;
   size_t released = 0, committed = 0;
   for (size_t k = 0; k < nstop && rc == NS_OK; k++) {
-    const ns_job *job = q->e[stop[k]].job;
-    at[k] = nsi_find_commit(c, job);
-    rc = ns_cluster_job_placement(c, job, d->held[k]);
-    if (rc == NS_OK)
-      rc = ns_cluster_release(c, job);
-    if (rc < 0) {
-      rc = nsi_fail(rc, "%s: cannot release running job '%s': %s", fn, ns_job_name(job),
-                    ns_last_error());
-      break;
-    }
+    /* detached, not released: putting it back below cannot fail */
+    at[k] = nsi_cluster_detach(c, q->e[stop[k]].job, &d->held[k]);
     released = k + 1;
     d->susp[d->nsusp++] = stop[k];
     d->status[stop[k]] = NS_ENOSPACE; /* suspended: waits again */
@@ -1282,10 +1255,8 @@ static int decide_las(ns_policy *p, ns_cluster *c, const ns_queue *q, double now
   }
   for (size_t k = committed; k-- > 0;)
     ns_cluster_release(c, q->e[d->s[k].qi].job);
-  for (size_t k = released; k-- > 0;) {
-    ns_cluster_commit(c, q->e[stop[k]].job, d->held[k]); /* its GPUs are free again */
-    commit_back_at(c, (size_t)at[k]);
-  }
+  for (size_t k = released; k-- > 0;)
+    nsi_cluster_reattach(c, &d->held[k], (size_t)at[k]); /* its GPUs are free again */
   if (rc == NS_OK) {
     double next = nsp_las_settle(p, d->status, now_ms);
     if (next < d->next)
@@ -1350,9 +1321,8 @@ static int undo_to(nsp_reoffer *r, size_t n) {
     if (u->start) {
       x = ns_cluster_release(r->c, r->q->e[r->d->s[u->k].qi].job);
     } else {
-      x = ns_cluster_commit(r->c, exp_job(r, u->k), r->d->held[u->k]);
-      if (x == NS_OK)
-        commit_back_at(r->c, (size_t)u->at);
+      nsi_cluster_reattach(r->c, &r->d->held[u->k], (size_t)u->at); /* cannot fail */
+      x = NS_OK;
     }
     rc = rc == NS_OK && x < 0 ? x : rc;
   }
@@ -1397,10 +1367,12 @@ static int lease_victims(nsp_reoffer *r, size_t k, int *placed) {
     size_t e = (size_t)r->slot[pos];
     if (r->lost[e])
       continue;
-    long at = nsi_find_commit(r->c, exp_job(r, e));
-    rc = ns_cluster_release(r->c, exp_job(r, e));
-    if (rc < 0)
+    long at = nsi_cluster_detach(r->c, exp_job(r, e), &r->d->held[e]);
+    if (at < 0) {
+      rc = nsi_fail(NS_EINVAL, "ns_policy_decide: job '%s' is not committed on c",
+                    ns_job_name(exp_job(r, e)));
       break;
+    }
     r->log[r->nlog].start = 0, r->log[r->nlog].k = e, r->log[r->nlog++].at = at;
     taken[nt++] = e;
     freed += ns_job_gpus(exp_job(r, e));
@@ -1466,16 +1438,11 @@ static int reserve_lease(ns_decision *d, size_t n, const char *fn) {
     if (sv == NULL)
       return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
     d->susp = sv;
-    ns_placement **hv = realloc(d->held, n * sizeof *hv);
+    nsi_commit *hv = realloc(d->held, n * sizeof *hv);
     if (hv == NULL)
       return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
-    d->held = hv;
-    for (; d->capsusp < n; d->capsusp++)
-      d->held[d->capsusp] = NULL;
+    d->held = hv, d->capsusp = n;
   }
-  for (size_t k = 0; k < n; k++)
-    if (d->held[k] == NULL && (d->held[k] = ns_placement_new()) == NULL)
-      return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
   if (n > d->caprenew) {
     size_t *rv = realloc(d->renew, n * sizeof *rv);
     if (rv == NULL)
@@ -1523,10 +1490,7 @@ static int decide_nw_sens(ns_policy *p, ns_cluster *c, const ns_queue *q, double
         rc = nsi_fail(NS_EINVAL, "%s: queue index %zu (job '%s') was added as running but is "
                                  "not committed on c (commit every running job where it runs)",
                       fn, i, ns_job_name(q->e[i].job));
-      else if (expired) /* its GPUs, should it lose them */
-        rc = ns_cluster_job_placement(c, q->e[i].job, d->held[e++]);
-      if (rc < 0 && rc != NS_EINVAL)
-        rc = nsi_fail(rc, "%s: %s", fn, ns_last_error());
+      e += expired;
     }
     if (rc == NS_OK) {
       qsort(it, m, sizeof *it, by_item);

@@ -177,7 +177,7 @@ struct ns_decision {
   size_t nq, capq;
   double next;
   size_t *susp; /* queue indices of running jobs to suspend */
-  ns_placement **held; /* their placements while the starts are placed */
+  nsi_commit *held; /* their commit records, detached while the starts are placed */
   size_t nsusp, capsusp;
   size_t *renew; /* queue indices of running jobs whose lease was renewed */
   size_t nrenew, caprenew;
