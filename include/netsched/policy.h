@@ -278,7 +278,7 @@ NS_API int ns_policy_set_dally_timers(ns_policy *p, double history_ms, double ma
 NS_API int ns_policy_set_cassini_drift(ns_policy *p, double fraction); /* [0, 1); 0: never */
 NS_API int ns_policy_set_place_fn(ns_policy *p, ns_policy_place_fn fn, void *user);
 /* Dally's lease (LEASES above) in ms: 0 (no leases: running jobs keep their
-   GPUs, as the non-preemptive orders) or finite and >= 1000 (default 20
+   GPUs, as the non-preemptive orders) or in [1000, 1e15] (default 20
    min); NS_EINVAL naming lease_ms and quoting it. Read back with
    ns_policy_dally_lease_of (NAN and a message if p is NULL). */
 NS_API int ns_policy_set_dally_lease(ns_policy *p, double lease_ms);

@@ -142,7 +142,8 @@ int ns_policy_kappa_of(const ns_policy *p) {
 
 int ns_policy_set_order(ns_policy *p, ns_policy_order order) {
   NSI_TRY(settable(p, "ns_policy_set_order"));
-  NSI_TRY(nsi_check_int((long long)order, 0, NS_POLICY_ORDER_2D_GITTINS, "ns_policy_set_order",
+  /* (int): an enum value as the caller wrote it, -1 rather than 4294967295 */
+  NSI_TRY(nsi_check_int((int)order, 0, NS_POLICY_ORDER_2D_GITTINS, "ns_policy_set_order",
                         "order"));
   p->order = order, p->preset = -1;
   return NS_OK;
@@ -150,7 +151,7 @@ int ns_policy_set_order(ns_policy *p, ns_policy_order order) {
 
 int ns_policy_set_placement(ns_policy *p, ns_policy_placement placement) {
   NSI_TRY(settable(p, "ns_policy_set_placement"));
-  NSI_TRY(nsi_check_int((long long)placement, 0, NS_POLICY_PLACE_CUSTOM,
+  NSI_TRY(nsi_check_int((int)placement, 0, NS_POLICY_PLACE_CUSTOM,
                         "ns_policy_set_placement", "placement"));
   p->placement = placement, p->preset = -1;
   return NS_OK;
@@ -165,7 +166,7 @@ int ns_policy_set_kappa(ns_policy *p, int kappa) {
 
 int ns_policy_set_admission(ns_policy *p, ns_policy_admission a, int n) {
   NSI_TRY(settable(p, "ns_policy_set_admission"));
-  NSI_TRY(nsi_check_int((long long)a, 0, NS_POLICY_ADMIT_ADADUAL, "ns_policy_set_admission",
+  NSI_TRY(nsi_check_int((int)a, 0, NS_POLICY_ADMIT_ADADUAL, "ns_policy_set_admission",
                         "admission"));
   NSI_TRY(nsi_check_int(n, 1, 1 << 20, "ns_policy_set_admission", "n"));
   p->admission = a, p->admit_n = n, p->preset = -1;
@@ -224,10 +225,11 @@ int ns_policy_set_cassini_drift(ns_policy *p, double fraction) {
 int ns_policy_set_dally_lease(ns_policy *p, double lease_ms) {
   static const char fn[] = "ns_policy_set_dally_lease";
   NSI_TRY(settable(p, fn));
-  if (!(lease_ms == 0 || (lease_ms >= NSP_DALLY_MIN_LEASE_MS && isfinite(lease_ms)))) {
+  /* capped as every real argument (and as ns_sim_opts_set_dally_lease) */
+  if (!(lease_ms == 0 || (lease_ms >= NSP_DALLY_MIN_LEASE_MS && lease_ms <= NSI_REAL_MAX))) {
     char b[32];
-    return nsi_fail(NS_EINVAL, "%s: lease_ms must be 0 (no leases) or finite and at least %g ms "
-                               "(got %s)", fn, NSP_DALLY_MIN_LEASE_MS,
+    return nsi_fail(NS_EINVAL, "%s: lease_ms must be 0 (no leases) or finite, at least %g ms and "
+                               "at most 1e+15 ms (got %s)", fn, NSP_DALLY_MIN_LEASE_MS,
                     nsi_fmt_real(lease_ms, b, sizeof b));
   }
   p->lease_ms = lease_ms;
@@ -244,7 +246,7 @@ double ns_policy_dally_lease_of(const ns_policy *p) {
 
 int ns_policy_set_cassini_drift_rule(ns_policy *p, ns_policy_drift_rule rule) {
   NSI_TRY(settable(p, "ns_policy_set_cassini_drift_rule"));
-  NSI_TRY(nsi_check_int((long long)rule, NS_POLICY_DRIFT_RULE_READJUST,
+  NSI_TRY(nsi_check_int((int)rule, NS_POLICY_DRIFT_RULE_READJUST,
                         NS_POLICY_DRIFT_RULE_WAIT, "ns_policy_set_cassini_drift_rule", "rule"));
   p->drift_rule = (int)rule;
   return NS_OK;
@@ -382,6 +384,17 @@ static int leasing(const ns_policy *p) {
   return p->order == NS_POLICY_ORDER_NW_SENS && p->lease_ms > 0 && !p->cassini;
 }
 
+void nsp_unready(ns_policy *p) {
+  ns_titan_opts_free(p->titan), ns_vclos_opts_free(p->vclos);
+  ns_delay_tuner_free(p->tuner), ns_cassini_opts_free(p->cassini_opts);
+  p->titan = NULL, p->vclos = NULL, p->tuner = NULL, p->cassini_opts = NULL;
+  nsp_las_free(p->las), p->las = NULL;
+  nsp_lease_free(p->lease), p->lease = NULL;
+  for (int i = 0; i < NSP_MAX_CANDIDATES; i++)
+    ns_placement_free(p->cand[i]), p->cand[i] = NULL;
+  p->ready = 0;
+}
+
 /* Builds the state of its parts (once). */
 int nsp_ready(ns_policy *p, const char *fn) {
   if (p->ready)
@@ -416,14 +429,7 @@ int nsp_ready(ns_policy *p, const char *fn) {
   if (rc == NS_OK && leasing(p))
     rc = nsp_lease_new(p);
   if (rc < 0) {
-    /* back to nothing built: a failed call leaves the handle as it was */
-    ns_titan_opts_free(p->titan), ns_vclos_opts_free(p->vclos);
-    ns_delay_tuner_free(p->tuner), ns_cassini_opts_free(p->cassini_opts);
-    p->titan = NULL, p->vclos = NULL, p->tuner = NULL, p->cassini_opts = NULL;
-    nsp_las_free(p->las), p->las = NULL;
-    nsp_lease_free(p->lease), p->lease = NULL;
-    for (int i = 0; i < NSP_MAX_CANDIDATES; i++)
-      ns_placement_free(p->cand[i]), p->cand[i] = NULL;
+    nsp_unready(p); /* back to nothing built: a failed call leaves the handle as it was */
     if (rc == NS_ENOMEM)
       return nsi_fail(rc, "%s: out of memory building policy '%s'", fn, ns_policy_name(p));
     return nsi_fail(rc, "%s: policy '%s' unavailable: %s", fn, ns_policy_name(p),

@@ -129,6 +129,9 @@ int nsp_log_wait(ns_policy *p, int tier, int gpus, double waited_ms, double now_
 /* Builds p's state from its parts once (its first decision); NS_OK or
    the failure with fn's name. */
 int nsp_ready(ns_policy *p, const char *fn);
+/* Drops what nsp_ready built (p as before it: its options settable again);
+   only for a call that built it and fails before any state was kept. */
+void nsp_unready(ns_policy *p);
 /* The tuner of p's parts, fresh (NULL: out of memory, message set). */
 ns_delay_tuner *nsp_new_tuner(const ns_policy *p);
 

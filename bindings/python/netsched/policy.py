@@ -460,7 +460,7 @@ class Policy(Handle):
 
     def set_dally_lease(self, lease_ms: float) -> None:
         """Dally's lease in ms (Order.NW_SENS: dally, dally-manual): 0 for no
-        leases (running jobs keep their GPUs), else at least 1000 (default
+        leases (running jobs keep their GPUs), else 1000 to 1e15 (default
         20 min). A started job holds its GPUs for the lease; when it ends the
         decision renews it or suspends the job (Decision.renewed,
         Decision.suspended)."""
