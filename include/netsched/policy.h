@@ -135,8 +135,9 @@
  * each committed on c where it runs, same id at every decision), a running
  * job's Nw_sens measured now (ns_queue_set_nw_sens: compute x iterations
  * done / ms run; at least for the jobs whose lease ended, see
- * ns_policy_lease_ms). The policy keeps per id a lease [from, end): granted
- * from now_ms for lease_ms when it decides a start, renewed from now_ms at
+ * ns_policy_lease_ms). The policy keeps per id (distinct within a queue,
+ * NS_EINVAL otherwise) a lease [from, end): granted from now_ms for
+ * lease_ms when it decides a start, renewed from now_ms at
  * expiry when the job keeps its GPUs, and granted from now_ms to a running
  * job first seen without one (started outside a decision). With no lease
  * ended (end <= now_ms) decide() is the plain queue: the waiting jobs

@@ -1458,12 +1458,46 @@ static int reserve_lease(ns_decision *d, size_t n, const char *fn) {
   return NS_OK;
 }
 
+typedef struct nsp_idx {
+  uint64_t id;
+  size_t i;
+} nsp_idx;
+
+static int by_id(const void *a, const void *b) {
+  const nsp_idx *x = a, *y = b;
+  if (x->id != y->id)
+    return x->id < y->id ? -1 : 1;
+  return (x->i > y->i) - (x->i < y->i);
+}
+
+/* The leases are kept per id: two jobs of one id in a queue would share
+   one (NS_EINVAL, as the preemptive orders say it). O(n log n). */
+static int distinct_ids(const ns_queue *q, const char *fn) {
+  if (q->n < 2)
+    return NS_OK;
+  nsp_idx *v = malloc(q->n * sizeof *v);
+  if (v == NULL)
+    return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
+  for (size_t i = 0; i < q->n; i++)
+    v[i].id = q->e[i].id, v[i].i = i;
+  qsort(v, q->n, sizeof *v, by_id);
+  int rc = NS_OK;
+  for (size_t k = 1; k < q->n && rc == NS_OK; k++)
+    if (v[k].id == v[k - 1].id)
+      rc = nsi_fail(NS_EINVAL, "%s: queue index %zu has id %llu, which an earlier job of the "
+                               "queue has (ids must be distinct)", fn, v[k].i,
+                    (unsigned long long)v[k].id);
+  free(v);
+  return rc;
+}
+
 /* NW_SENS order: the plain queue, or with leases expired the re-offer. */
 static int decide_nw_sens(ns_policy *p, ns_cluster *c, const ns_queue *q, double now_ms,
                           ns_decision *d) {
   static const char fn[] = "ns_policy_decide";
   if (p->lease == NULL || ns_cluster_gpu_sharing(c) == 1)
     return decide_queue(p, c, q, now_ms, d);
+  NSI_TRY(distinct_ids(q, fn));
   size_t n = q->n ? q->n : 1, ne = 0;
   NSI_TRY(nsp_lease_reserve(p, q->n, fn)); /* settle below cannot fail */
   size_t *exp = malloc(n * sizeof *exp);

@@ -674,7 +674,7 @@ static void test_every_entry_point_under_nth_allocation_failure(void **state) {
    as before (fingerprint), and A's next decisions - the same decision
    retried, then one later - must equal B's. */
 
-#define PJ 6
+#define PJ 7 /* one spare: sp_repeat_id */
 
 typedef struct pworld {
   ns_cluster *c;
@@ -972,10 +972,107 @@ static void test_policy_decide_under_nth_allocation_failure_equals_twin(void **s
       psweep(&pscenarios[i]);
 }
 
+/* ---- ns_policy_decide refusing bad queues, against a twin ------------------ */
+
+/* Hostile queues (not allocation failures, but the same world and twin): a
+   repeated id, a running entry not committed on c (checked by the
+   decisions that suspend: a non-preemptive order leaves running entries
+   alone), a time that is not finite. Each decision must be refused with NS_EINVAL
+   naming what is wrong, leave A as it was, and A's next decisions must
+   equal B's, which never saw the bad queue. */
+typedef struct spoil {
+  const char *what;
+  void (*spoil)(pworld *w); /* changes A's queue after pw_queue */
+  double now_nan;           /* 1: decide at NaN instead */
+  const char *needle;
+  int preemptive_only; /* only the decisions that suspend running jobs (2D-LAS, 2D-Gittins,
+                          Dally with leases) check this */
+} spoil;
+
+static void sp_repeat_id(pworld *w) {
+  /* another waiting job (a handle of its own) under the first job's id */
+  assert_null(w->job[w->njobs]);
+  w->job[w->njobs] = mkjob("dup", 1, 20.0);
+  int i = ns_queue_add(w->q, w->job[w->njobs], 100, 0.0);
+  assert_true(i >= 0);
+  w->qjob[i] = (size_t)w->njobs;
+}
+/* The first running job taken off c (put back by refuse): the preemptive
+   decisions must find it not committed when they suspend or re-offer it
+   (2D-LAS: l0, demoted and suspended; Dally: d0, lease expired). */
+static ns_placement *sp_held;
+static int sp_held_job = -1;
+static void sp_uncommitted(pworld *w) {
+  for (int j = 0; j < w->njobs; j++)
+    if (w->running[j]) {
+      sp_held = ns_placement_new();
+      assert_int_equal(ns_cluster_job_placement(w->c, w->job[j], sp_held), NS_OK);
+      assert_int_equal(ns_cluster_release(w->c, w->job[j]), NS_OK);
+      sp_held_job = j;
+      return;
+    }
+  fail_msg("no running job to spoil");
+}
+static void sp_none(pworld *w) { (void)w; }
+
+static const spoil spoils[] = {
+    {"a repeated id", sp_repeat_id, 0, "id 100", 1}, /* ids key queues and leases */
+    {"a running entry not committed", sp_uncommitted, 0, "not committed", 1},
+    {"now_ms NaN", sp_none, 1, "now_ms nan", 0},
+};
+
+static void refuse(const pscenario *sc, const spoil *sp) {
+  static char before[16384], after[16384], da[8192], db[8192];
+  pworld a, b;
+  fp_tuner = 1;
+  sc->build(&a);
+  sc->build(&b);
+  pw_queue(&a, sc->t1);
+  sp->spoil(&a);
+  pw_fingerprint(&a, before, sizeof before);
+  int rc = ns_policy_decide(a.p, a.c, a.q, sp->now_nan ? NAN : sc->t1, a.d);
+  if (rc != NS_EINVAL || strstr(ns_last_error(), sp->needle) == NULL ||
+      strstr(ns_last_error(), "ns_policy_decide") == NULL)
+    fail_msg("%s, %s: returned %d (%s), expected NS_EINVAL naming '%s'", sc->name, sp->what, rc,
+             ns_last_error(), sp->needle);
+  pw_fingerprint(&a, after, sizeof after);
+  if (strcmp(after, before) != 0)
+    fail_diff(sc->name, 0, "a refused decision changed the state", before, after);
+  if (sp_held != NULL) { /* the spoiled job back on c */
+    assert_int_equal(ns_cluster_commit(a.c, a.job[sp_held_job], sp_held), NS_OK);
+    ns_placement_free(sp_held);
+    sp_held = NULL;
+  }
+  a.now = b.now;
+  memcpy(a.att, b.att, sizeof a.att);
+  for (int step = 0; step < 2; step++) {
+    double t = step == 0 ? sc->t1 : sc->t2;
+    int ra = pw_decide(&a, t), rb = pw_decide(&b, t);
+    assert_int_equal(ra, NS_OK);
+    assert_int_equal(rb, NS_OK);
+    decision_text(&a, da, sizeof da);
+    decision_text(&b, db, sizeof db);
+    if (strcmp(da, db) != 0)
+      fail_diff(sc->name, 0, sp->what, db, da);
+    pw_apply(&a), pw_apply(&b);
+  }
+  pw_free(&a), pw_free(&b);
+}
+
+static void test_policy_decide_refuses_bad_queues_and_equals_twin(void **state) {
+  (void)state;
+  for (size_t i = 0; i < sizeof pscenarios / sizeof pscenarios[0]; i++)
+    for (size_t k = 0; k < sizeof spoils / sizeof spoils[0]; k++)
+      if (!spoils[k].preemptive_only || strstr(pscenarios[i].name, "2d-") != NULL ||
+          strstr(pscenarios[i].name, "1 s leases") != NULL)
+        refuse(&pscenarios[i], &spoils[k]);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_every_entry_point_under_nth_allocation_failure),
       cmocka_unit_test(test_policy_decide_under_nth_allocation_failure_equals_twin),
+      cmocka_unit_test(test_policy_decide_refuses_bad_queues_and_equals_twin),
   };
   return cmocka_run_group_tests_name("hostile: n-th allocation fails", tests, NULL, NULL);
 }
