@@ -66,7 +66,12 @@
  *    two Philly slices of bench/REPRODUCE.md, ranking it first (every new
  *    job takes GPUs at the next expiry) gave Dally 4.1-7.8x Tiresias's
  *    communication overhead and 2.0-2.7x its makespan.
- *  - Pass-by-pass reading (lease 0, preempt_dally): after each
+ *  - Pass-by-pass reading (lease 0, preempt_dally; still the simulator's,
+ *    not behind ns_policy: after one preemption it asks again with no
+ *    scheduling pass in between and measures Nw_sens only once its walk
+ *    left jobs waiting, so folding it into ns_policy_decide - a plain pass,
+ *    then preemptions - would change decisions; moving it identically needs
+ *    a preemption-only call and a per-job start time in the queue): after each
  *    scheduling pass, a waiting job may take the GPUs of running jobs whose
  *    Nw_sens is above its own by more than NSI_DALLY_MARGIN (5 %:
  *    hysteresis, else two jobs of nearly equal Nw_sens could swap at every
