@@ -44,10 +44,11 @@
  * are cheap (finished and suspended also forget the job's CASSINI schedule).
  * Under CASSINI a caller that can shift a running job's phases also reports
  * iterations, applied shifts and all-reduce starts ("CASSINI's drift
- * re-adjustment" below). Of today's presets none keeps state from them (Dally's tuner
- * records its waits when it accepts an offer, inside the decision); they are
- * the stable contract under which preemptive policies (LAS attained service,
- * Dally leases) will keep their state, so callers should make them now.
+ * re-adjustment" below). Of today's presets none keeps other state from
+ * them (Dally's tuner records its waits when it accepts an offer, inside the
+ * decision; the preemptive orders' queues and Dally's leases are kept per
+ * queue id from the decisions themselves, assumed applied: PREEMPTION,
+ * LEASES); callers should make them all the same, as the stable contract.
  *
  * Determinism: the same policy state, cluster, queue (in any order) and
  * now_ms give the same decision. Ties of the order key go to the earlier
@@ -89,8 +90,9 @@
  *     schedule), ns_decision_readjust_shift_ms its shifts,
  *     ns_policy_set_cassini_drift_rule, ns_policy_readjust_count (section
  *     "CASSINI's drift re-adjustment" below)
- * Not (yet) behind ns_policy: Dally's pass-by-pass preemption (the
- * simulator's lease-0 reading). The simulator enforces admission per
+ *   (issue 28, Dally's pass-by-pass preemption) ns_policy_preempt: after a
+ *     decision, the running jobs one waiting job takes (lease-0 reading)
+ * The simulator enforces admission per
  * all-reduce through ns_policy_admit and CASSINI's re-adjustment through
  * the report calls (it measures what is in flight and when each all-reduce
  * starts; a batch cluster manager can enforce neither).
@@ -431,6 +433,23 @@ NS_API int ns_policy_place(ns_policy *p, ns_cluster *c, const ns_queue *q, size_
    returning: c is left as it was. d holds every start and every job's status. */
 NS_API int ns_policy_decide(ns_policy *p, ns_cluster *c, const ns_queue *q, double now_ms,
                             ns_decision *d);
+
+/* Dally's pass-by-pass preemption (the simulator's lease-0 reading; order
+   NS_POLICY_ORDER_NW_SENS, else NS_EINVAL): asked after the caller applied
+   a decision, while jobs still wait. q holds the waiting jobs with their
+   Nw_sens (ns_queue_set_nw_sens; unset 1.0) and, as running, the jobs that
+   may be preempted, each with its Nw_sens measured now and committed on c
+   where it runs (leave out those it must not preempt, e.g. started at
+   now_ms). The waiting jobs in the policy's order each may take the GPUs
+   of running jobs whose Nw_sens exceeds its own by more than 5 %, highest
+   first, taken off one by one (at most 16) until its placement accepts the
+   GPUs so freed; the first waiting job that accepts wins. d then holds that
+   start and its suspends (release them, then commit the start) and
+   ns_decision_next_ms = now_ms: ask again at once (another job may
+   preempt) until d holds no start. At most 8 offers per now_ms over the
+   calls at that time. c is left as it was. */
+NS_API int ns_policy_preempt(ns_policy *p, ns_cluster *c, const ns_queue *q, double now_ms,
+                             ns_decision *d);
 
 /* Communication admission of one all-reduce of a job about to start, by
    the policy's admission part, from what the caller sees in flight now:

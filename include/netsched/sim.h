@@ -276,7 +276,8 @@
  *    This re-offer is the policy object's (netsched/policy.h, LEASES): the
  *    simulator passes each expired job's measured Nw_sens to
  *    ns_policy_decide and applies its renewals, suspends and starts, so a
- *    cluster manager running ns_policy gets the same decisions.
+ *    cluster manager running ns_policy gets the same decisions (lease 0
+ *    below: ns_policy_preempt).
  *    Lease 0, the earlier pass-by-pass reading: after each scheduling pass,
  *    waiting jobs in queue order may suspend running jobs whose Nw_sens
  *    exceeds theirs by more than 5 % (without a margin two jobs of nearly

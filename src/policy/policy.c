@@ -60,6 +60,7 @@ ns_policy *ns_policy_new(const char *preset) {
   p->drift = 0.05; /* CASSINI §5.7: five percent of the ideal iteration */
   p->las_queues = 3, p->las_limit[0] = 3250e3, p->las_limit[1] = 7200e3; /* Tiresias jobs.py */
   p->lease_ms = NSP_DALLY_LEASE_MS;
+  p->pass_at = -INFINITY;
   p->starvation = 0.0;
   return p;
 }
@@ -85,6 +86,7 @@ ns_policy *ns_policy_clone(const ns_policy *p) {
   n->drift = p->drift, n->drift_rule = p->drift_rule;
   n->place_fn = p->place_fn, n->place_user = p->place_user;
   n->las_queues = p->las_queues, n->starvation = p->starvation, n->lease_ms = p->lease_ms;
+  n->pass_at = -INFINITY; /* no offers tried yet */
   memcpy(n->las_limit, p->las_limit, sizeof n->las_limit);
   if (samples != NULL)
     memcpy(samples, p->git_samples, p->git_nsamples * sizeof *samples);
@@ -1564,6 +1566,144 @@ static int decide_nw_sens(ns_policy *p, ns_cluster *c, const ns_queue *q, double
       d->next = next;
   }
   return rc;
+}
+
+/* ---- Dally's pass-by-pass preemption (ns_policy_preempt) -----------------------
+   The simulator's pass-by-pass reading (lease 0), moved here in issue 28
+   with its decisions unchanged: the waiting jobs in queue order, each may
+   take the GPUs of running jobs whose Nw_sens exceeds its own by more than
+   NSP_DALLY_MARGIN, highest first (the least network-sensitive, as Tiresias
+   preempts the highest 2DAS first), taken off one by one (at most
+   NSP_DALLY_MAX_VICTIMS) until its placement accepts the GPUs so freed;
+   the first waiter that accepts wins. At most NSP_DALLY_TRIES offers per
+   now_ms, over the calls at that time. */
+
+typedef struct nsp_victim {
+  double nw;
+  uint64_t id;
+  size_t i;
+} nsp_victim;
+
+static int by_victim(const void *a, const void *b) {
+  const nsp_victim *x = a, *y = b;
+  if (x->nw != y->nw)
+    return x->nw < y->nw ? 1 : -1; /* highest Nw_sens first */
+  return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Waiting job it[w] offered the GPUs of victims v[0..nv) taken off c one
+   by one (with the free ones); *ok if its placement accepted (a start in
+   d, the victims taken listed as suspends). c is put back exactly. */
+static int pass_trial(ns_policy *p, ns_cluster *c, const ns_queue *q, size_t wi,
+                      const nsp_victim *v, size_t nv, double now, int *budget, ns_decision *d,
+                      int *ok) {
+  static const char fn[] = "ns_policy_preempt";
+  int need = ns_job_gpus(q->e[wi].job), rc = NS_OK;
+  long freed = ns_cluster_free_gpu_count(c), at[NSP_DALLY_MAX_VICTIMS];
+  size_t n = 0;
+  *ok = 0;
+  for (size_t k = 0; k < nv && n < NSP_DALLY_MAX_VICTIMS && *budget > 0; k++) {
+    const ns_job *job = q->e[v[k].i].job;
+    at[n] = nsi_find_commit(c, job);
+    if (at[n] < 0) {
+      rc = nsi_fail(NS_EINVAL, "%s: queue index %zu (job '%s') was added as running but is not "
+                               "committed on c (commit every running job where it runs)",
+                    fn, v[k].i, ns_job_name(job));
+      break;
+    }
+    rc = ns_cluster_job_placement(c, job, d->held[n]);
+    if (rc == NS_OK)
+      rc = ns_cluster_release(c, job);
+    if (rc < 0) {
+      rc = nsi_fail(rc, "%s: %s", fn, ns_last_error());
+      break;
+    }
+    d->susp[n++] = v[k].i;
+    freed += ns_job_gpus(job);
+    if (freed < need)
+      continue;
+    (*budget)--;
+    rc = place_one(p, c, q, wi, now, d);
+    if (rc < 0 || d->status[wi] == NS_OK) {
+      *ok = rc == NS_OK;
+      break;
+    }
+    if (d->status[wi] != NS_ENOSPACE)
+      break; /* never fits: no victim makes room */
+  }
+  for (size_t k = n; k-- > 0;) { /* back as it was, in reverse */
+    int r = ns_cluster_commit(c, q->e[d->susp[k]].job, d->held[k]);
+    if (r == NS_OK)
+      commit_back_at(c, (size_t)at[k]);
+    else if (rc == NS_OK)
+      rc = nsi_fail(r, "%s: cannot restore running job '%s': %s", fn,
+                    ns_job_name(q->e[d->susp[k]].job), ns_last_error());
+  }
+  if (*ok && rc == NS_OK) {
+    d->nsusp = n;
+    for (size_t k = 0; k < n; k++)
+      d->status[d->susp[k]] = NS_ENOSPACE; /* suspended */
+  } else {
+    *ok = 0;
+  }
+  return rc;
+}
+
+int ns_policy_preempt(ns_policy *p, ns_cluster *c, const ns_queue *q, double now_ms,
+                      ns_decision *d) {
+  static const char fn[] = "ns_policy_preempt";
+  NSI_TRY(decide_args(p, c, q, now_ms, d, fn));
+  if (p->order != NS_POLICY_ORDER_NW_SENS)
+    return nsi_fail(NS_EINVAL, "%s: Dally's preemption ranks by measured Nw_sens; policy '%s' "
+                               "does not order by it (NS_POLICY_ORDER_NW_SENS: dally, "
+                               "dally-manual)", fn, ns_policy_name(p));
+  NSI_TRY(nsp_decision_reset(d, q->n, fn));
+  NSI_TRY(reserve_lease(d, NSP_DALLY_MAX_VICTIMS, fn));
+  int budget = p->pass_at == now_ms ? p->pass_budget : NSP_DALLY_TRIES;
+  size_t n = q->n ? q->n : 1, nw = 0, nv = 0;
+  nsp_item *it = malloc(n * sizeof *it);
+  nsp_victim *v = malloc(n * sizeof *v);
+  if (it == NULL || v == NULL) {
+    free(it), free(v);
+    return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
+  }
+  for (size_t i = 0; i < q->n; i++) {
+    nsp_entry e = view(p, &q->e[i]);
+    double m = isfinite(e.nw) ? e.nw : 1.0; /* unmeasured: no slowdown endured */
+    if (q->e[i].running) {
+      d->status[i] = NS_OK; /* keeps its GPUs unless suspended below */
+      v[nv].nw = m, v[nv].id = e.id, v[nv++].i = i;
+    } else {
+      it[nw].key = key_nw_sens(&e), it[nw].arrival = e.arrival, it[nw].id = e.id, it[nw++].i = i;
+    }
+  }
+  qsort(it, nw, sizeof *it, by_item);
+  qsort(v, nv, sizeof *v, by_victim);
+  long free_gpus = ns_cluster_free_gpu_count(c);
+  int rc = NS_OK, ok = 0;
+  for (size_t k = 0; k < nw && budget > 0 && rc == NS_OK && !ok; k++) {
+    size_t wi = it[k].i;
+    nsp_entry e = view(p, &q->e[wi]);
+    double bar = (isfinite(e.nw) ? e.nw : 1.0) * (1 + NSP_DALLY_MARGIN);
+    if (nv == 0 || !(v[0].nw > bar))
+      break; /* later waiters rank no lower: no victim for them either */
+    size_t ne = 0;
+    long gpus = free_gpus;
+    while (ne < nv && v[ne].nw > bar)
+      gpus += ne < NSP_DALLY_MAX_VICTIMS ? ns_job_gpus(q->e[v[ne].i].job) : 0, ne++;
+    if (gpus < ns_job_gpus(q->e[wi].job))
+      continue; /* even every victim together would not make room */
+    rc = pass_trial(p, c, q, wi, v, ne, now_ms, &budget, d, &ok);
+  }
+  free(it), free(v);
+  if (rc < 0) {
+    nsp_decision_reset(d, q->n, fn);
+    return rc;
+  }
+  p->pass_at = now_ms, p->pass_budget = budget;
+  if (ok)
+    d->next = now_ms; /* apply it, then ask again now: another waiter may preempt */
+  return NS_OK;
 }
 
 static int (*const decide_fns[])(ns_policy *, ns_cluster *, const ns_queue *, double,

@@ -17,6 +17,10 @@
 #define NSP_DALLY_MIN_LEASE_MS 1000.0
 #define NSP_DALLY_MAX_VICTIMS 16
 #define NSP_DALLY_LEASE_TRIES 64
+/* Dally's pass-by-pass preemption (ns_policy_preempt): a victim's Nw_sens
+   must exceed the waiter's by this fraction; offers tried per now_ms */
+#define NSP_DALLY_MARGIN 0.05
+#define NSP_DALLY_TRIES 8
 
 typedef struct nsp_preset {
   const char *name, *desc;
@@ -97,6 +101,10 @@ struct ns_policy {
   nsp_wait *waits;
   size_t nwaits, capwaits;
   double clock; /* the largest now_ms a decision used */
+  /* Dally's pass-by-pass preemption (ns_policy_preempt): offers tried at
+     pass_at, out of NSP_DALLY_TRIES per now_ms */
+  double pass_at;
+  int pass_budget;
   /* CASSINI's drift re-adjustment (drift.c): the rule, the count, and per
      job its reported iteration and ideal schedule (schedule.c) */
   int drift_rule; /* ns_policy_drift_rule */

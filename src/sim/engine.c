@@ -303,23 +303,25 @@ static int enqueue(ns_sim *s, int ji) {
 
 static void unqueue(ns_sim *s, int ji) { nsi_remove_int(s->queue, &s->nqueue, ji); }
 
-/* Dally's network-sensitive preemption after a pass: the policy's preempt
-   hook names a waiting job and the running jobs to suspend for it (and the
-   placement it accepted with them released); the engine suspends them (they
-   wait again at their measured Nw_sens) and starts the waiter. Repeats until
-   the hook names no one (its per-pass budget bounds the repeats). */
+/* Dally's network-sensitive preemption after a pass (lease 0): the
+   policy's preempt hook names a waiting job, and in s->pd the running jobs
+   to suspend for it and the placement it accepted with them released
+   (ns_policy_preempt); the engine suspends them (they wait again at their
+   measured Nw_sens) and starts the waiter. Repeats until the hook names no
+   one (the policy's offers per event time bound the repeats). */
 static int preempt_pass(ns_sim *s, int *changed) {
   for (;;) {
-    int w = -1;
+    int w = -1, ji = -1;
     NSI_TRY(s->hooks.preempt(s, &w));
     if (w < 0)
       return NS_OK;
     unqueue(s, w);
-    for (size_t v = 0; v < s->pre_nvictims; v++) {
-      NSI_TRY(suspend_job(s, s->pre_victims[v]));
-      NSI_TRY(insert_queue(s, s->pre_victims[v]));
+    for (size_t v = 0; v < ns_decision_suspend_count(s->pd); v++) {
+      int x = s->pids[ns_decision_suspend_job(s->pd, v)];
+      NSI_TRY(suspend_job(s, x));
+      NSI_TRY(insert_queue(s, x));
     }
-    NSI_TRY(nsi_placement_copy(s->pl, s->pre_pl)); /* release_job used s->pl */
+    NSI_TRY(nsi_sim_take_start(s, 0, &ji)); /* s->pl: its placement (release_job used s->pl) */
     NSI_TRY(start_job(s, w));
     *changed = 1;
   }
@@ -479,7 +481,6 @@ static int setup_run(ns_sim *s) {
   s->net_dirty = 0;
   s->rejected = 0;
   s->wake_ver = 0;
-  s->pre_at = -INFINITY, s->pre_budget = 0, s->pre_nvictims = 0;
   return nsi_sim_policy_prepare(s);
 }
 

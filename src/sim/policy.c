@@ -1,8 +1,8 @@
 /*
  * src/sim/policy.c - the run's policy: the policy object of the public API
  * (netsched/policy.h), asked exactly as a cluster manager asks it, plus
- * what only a simulator can enforce (per-all-reduce admission, Dally's
- * preemption readings), and what it reports back (CASSINI's iterations,
+ * what only a simulator can enforce (per-all-reduce admission), the
+ * Nw_sens it measures for Dally's preemption readings, and what it reports back (CASSINI's iterations,
  * applied shifts and all-reduce starts, for the drift re-adjustment the
  * policy decides).
  *
@@ -66,21 +66,22 @@
  *    two Philly slices of bench/REPRODUCE.md, ranking it first (every new
  *    job takes GPUs at the next expiry) gave Dally 4.1-7.8x Tiresias's
  *    communication overhead and 2.0-2.7x its makespan.
- *  - Pass-by-pass reading (lease 0, preempt_dally; still the simulator's,
- *    not behind ns_policy: after one preemption it asks again with no
- *    scheduling pass in between and measures Nw_sens only once its walk
- *    left jobs waiting, so folding it into ns_policy_decide - a plain pass,
- *    then preemptions - would change decisions; moving it identically needs
- *    a preemption-only call and a per-job start time in the queue): after each
+ *  - Pass-by-pass reading (lease 0, preempt_dally). Decided by the policy
+ *    object since issue 28 (ns_policy_preempt, src/policy/policy.c): after
+ *    its walk, while jobs wait, the simulator measures the running jobs'
+ *    Nw_sens and asks; it applies one preemption at a time and asks again
+ *    at once (no scheduling pass in between, as before: folding this into
+ *    ns_policy_decide, a plain pass then preemptions, would measure before
+ *    the walk and change decisions). The rule, unchanged: after each
  *    scheduling pass, a waiting job may take the GPUs of running jobs whose
- *    Nw_sens is above its own by more than NSI_DALLY_MARGIN (5 %:
+ *    Nw_sens is above its own by more than 5 % (
  *    hysteresis, else two jobs of nearly equal Nw_sens could swap at every
  *    event), highest Nw_sens first (the least network-sensitive, as
  *    Tiresias preempts the highest 2DAS first, §3.4), only if Algorithm 1
  *    accepts the GPUs so freed (a waiter still within its machine timer
  *    declines a scattered offer: then nothing is suspended). Bounded: at
- *    most NSI_DALLY_MAX_VICTIMS victims per waiter and NSI_DALLY_TRIES
- *    offers per event time; a job started at this time is no victim.
+ *    most 16 victims per waiter and 8 offers per event time; a job started
+ *    at this time is no victim.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -184,14 +185,6 @@ int nsi_sim_policy_prepare(ns_sim *s) {
     return not_made(s, "ns_delay_tuner_new");
   if (nsi_cassini(o) && ns_policy_cassini_opts(s->policy) == NULL)
     return not_made(s, "ns_cassini_opts_new");
-  if (dally_preempts(o)) {
-    s->pre_pl = ns_placement_new();
-    for (int i = 0; i < NSI_DALLY_MAX_VICTIMS && s->pre_pl != NULL; i++)
-      if ((s->pre_held[i] = ns_placement_new()) == NULL)
-        return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
-    if (s->pre_pl == NULL)
-      return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
-  }
   return NS_OK;
 }
 
@@ -205,12 +198,6 @@ void nsi_sim_policy_release(ns_sim *s) {
   s->policy = NULL, s->pq = NULL, s->pd = NULL, s->rd = NULL;
   free(s->pids);
   s->pids = NULL, s->cap_pids = 0;
-  ns_placement_free(s->pre_pl);
-  s->pre_pl = NULL;
-  for (int i = 0; i < NSI_DALLY_MAX_VICTIMS; i++) {
-    ns_placement_free(s->pre_held[i]);
-    s->pre_held[i] = NULL;
-  }
 }
 
 /* ---- the one-job queue view the policy is asked with -------------------------- */
@@ -320,18 +307,6 @@ static int ask(ns_sim *s, int ji, int *status) {
                     s->jobs[ji].name, ns_last_error());
   *status = ns_decision_status(s->pd, 0);
   return NS_OK;
-}
-
-/* One call of the base placement into `out` (preemption trials): NS_OK,
-   NS_ENOSPACE, or the policy's status (NS_EINVAL: never fits). */
-static int base_place(ns_sim *s, int ji, ns_placement *out) {
-  int st = NS_OK;
-  NSI_TRY(ask(s, ji, &st));
-  if (st == NS_OK)
-    return nsi_placement_copy(out, ns_decision_placement(s->pd, 0));
-  return st == NS_ENOSPACE ? NS_ENOSPACE
-                           : nsi_fail(st, "policy '%s' can never place job '%s' here", pname(s),
-                                      s->jobs[ji].name);
 }
 
 /* Records the time-shifts decided with a placement or a re-adjustment (Eq. 5
@@ -502,118 +477,41 @@ double nsi_sim_nw_sens(ns_sim *s, nsi_simjob *j) {
   return isfinite(p) ? p : j->nw_sens;
 }
 
-/* Running jobs by Nw_sens, highest first (victims in that order). */
-typedef struct nsi_cand {
-  double nw;
-  int ji;
-} nsi_cand;
-
-static int by_nw_desc(const void *a, const void *b) {
-  const nsi_cand *x = a, *y = b;
-  if (x->nw != y->nw)
-    return x->nw < y->nw ? 1 : -1;
-  return (x->ji > y->ji) - (x->ji < y->ji); /* earlier-added first: deterministic */
-}
-
-/* Puts back the victims taken off the cluster for a trial offer. */
-static int undo_trial(ns_sim *s, size_t n) {
-  int rc = NS_OK;
-  while (n-- > 0) {
-    int r = ns_cluster_commit(s->cluster, s->jobs[s->pre_victims[n]].job, s->pre_held[n]);
-    rc = rc == NS_OK && r < 0 ? r : rc;
-  }
-  if (rc < 0)
-    return nsi_fail(rc, "ns_sim_run: Dally preemption could not restore a running job's GPUs: "
-                        "%s", ns_last_error());
-  return NS_OK;
-}
-
-/* One waiter: victims (Nw_sens above the waiter's by the margin, highest
-   first) are taken off the cluster one by one; once enough GPUs are free
-   the waiter's placement is asked (Algorithm 1 for Dally: it may still
-   decline a scattered offer while its timers run) and the next victim is
-   added if it declines. Always puts the victims back; *ok if it accepted
-   (then s->pre_victims / s->pre_pl hold the decision). */
-static int trial(ns_sim *s, int ji, const nsi_cand *c, size_t nc, int free_gpus, int *ok) {
-  nsi_simjob *w = &s->jobs[ji];
-  size_t n = 0;
-  int freed = free_gpus, rc = NS_OK;
-  *ok = 0;
-  for (size_t k = 0; k < nc && n < NSI_DALLY_MAX_VICTIMS && s->pre_budget > 0; k++) {
-    nsi_simjob *v = &s->jobs[c[k].ji];
-    rc = ns_cluster_job_placement(s->cluster, v->job, s->pre_held[n]);
-    if (rc == NS_OK)
-      rc = ns_cluster_release(s->cluster, v->job);
-    if (rc < 0)
-      break;
-    s->pre_victims[n++] = c[k].ji;
-    freed += v->gpus;
-    if (freed < w->gpus)
-      continue;
-    s->pre_budget--;
-    rc = base_place(s, ji, s->pre_pl);
-    if (rc == NS_OK) {
-      *ok = 1;
-      break;
-    }
-    if (rc != NS_ENOSPACE)
-      break;
-    rc = NS_OK;
-  }
-  s->pre_nvictims = *ok ? n : 0;
-  int undo = undo_trial(s, n);
-  if (rc < 0 && rc != NS_ENOSPACE)
-    return nsi_fail(rc, "ns_sim_run: policy '%s' failed on job '%s' during a preemption "
-                        "trial: %s", pname(s), w->name, ns_last_error());
-  return undo;
-}
-
-/* Dally's preempt hook (see the file comment): waiters in queue order
-   (increasing Nw_sens), each may suspend running jobs whose Nw_sens is
-   above its own by NSI_DALLY_MARGIN; the first waiter whose placement
-   accepts the GPUs so freed wins. */
-#define NSI_DALLY_MARGIN 0.05
+/* Dally's preempt hook, pass-by-pass reading (the file comment): the
+   policy object decides (ns_policy_preempt) over the waiting jobs and the
+   running ones not started at this time, each with its Nw_sens measured
+   now; *waiter = the job it starts, s->pd holds its suspends and placement,
+   or -1. */
 static int preempt_dally(ns_sim *s, int *waiter) {
   *waiter = -1;
-  s->pre_nvictims = 0;
-  if (s->pre_at != s->now)
-    s->pre_at = s->now, s->pre_budget = NSI_DALLY_TRIES;
-  if (s->pre_budget <= 0 || s->nqueue == 0 || s->nrunning == 0)
+  if (s->nqueue == 0 || s->nrunning == 0)
     return NS_OK;
-  nsi_cand *c = malloc(s->nrunning * sizeof *c);
-  if (c == NULL)
+  if (reads_workload(&s->o))
+    NSI_TRY(refresh_lwf_workload(s)); /* the cluster it reads: remaining work per GPU */
+  size_t n = s->nqueue + s->nrunning, k = 0;
+  if (nsi_reserve(&s->pids, &s->cap_pids, n, sizeof *s->pids) < 0)
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
-  size_t nc = 0;
+  ns_queue_clear(s->pq);
+  nsi_viewkind kind = view_kind(s);
+  for (size_t i = 0; i < s->nqueue; i++, k++)
+    NSI_TRY(add_view(s, kind, s->pids[k] = s->queue[i], 0));
   for (size_t r = 0; r < s->nrunning; r++) {
     nsi_simjob *j = &s->jobs[s->running[r]];
     if (j->last_start == s->now)
-      continue; /* placed in this very pass */
+      continue; /* placed at this very time: no victim */
     double nw = nsi_sim_nw_sens(s, j);
-    if (isfinite(nw))
-      c[nc].nw = nw, c[nc++].ji = s->running[r];
+    if (!isfinite(nw))
+      continue;
+    NSI_TRY(add_view(s, kind, s->pids[k] = s->running[r], 1));
+    ns_queue_set_nw_sens(s->pq, k++, nw);
   }
-  qsort(c, nc, sizeof *c, by_nw_desc);
-  int free_gpus = ns_cluster_free_gpu_count(s->cluster), rc = NS_OK;
-  for (size_t q = 0; q < s->nqueue && s->pre_budget > 0 && rc == NS_OK; q++) {
-    int ji = s->queue[q];
-    double bar = s->jobs[ji].nw_sens * (1 + NSI_DALLY_MARGIN);
-    if (nc == 0 || !(c[0].nw > bar))
-      break; /* later waiters have a higher Nw_sens: no victim for them either */
-    size_t ne = 0;
-    long gpus = free_gpus;
-    while (ne < nc && c[ne].nw > bar)
-      gpus += ne < NSI_DALLY_MAX_VICTIMS ? s->jobs[c[ne].ji].gpus : 0, ne++;
-    if (gpus < s->jobs[ji].gpus)
-      continue; /* even every victim together would not make room */
-    int ok = 0;
-    rc = trial(s, ji, c, ne, free_gpus, &ok);
-    if (rc == NS_OK && ok)
-      *waiter = ji;
-    if (ok)
-      break;
-  }
-  free(c);
-  return rc;
+  int rc = ns_policy_preempt(s->policy, s->cluster, s->pq, s->now, s->pd);
+  if (rc < 0)
+    return nsi_fail(rc, "ns_sim_run: policy '%s' failed during Dally's preemption: %s", pname(s),
+                    ns_last_error());
+  if (ns_decision_start_count(s->pd) > 0)
+    *waiter = s->pids[ns_decision_start_job(s->pd, 0)];
+  return NS_OK;
 }
 
 /* ---- admit_comm: may a job in a group start its all-reduce now? ------------

@@ -14,9 +14,6 @@
 #define NSI_SIM_MAX_CANDIDATES 10
 #define NSI_CURVE_MAX 256 /* points of a contention curve */
 #define NSI_DECIDE_WAKE (-2) /* event job id of the preemptive orders' wake-ups (ns_decision_next_ms) */
-/* Dally preemption (policy.c): victims per waiter, offers tried per pass */
-#define NSI_DALLY_MAX_VICTIMS 16
-#define NSI_DALLY_TRIES 8
 /* Dally lease reading: default lease (20 min) and shortest one
    (ns_sim_opts_set_dally_lease) */
 #define NSI_DALLY_LEASE_MS (20 * 60e3)
@@ -269,11 +266,11 @@ typedef struct nsi_hooks {
   double (*order)(struct ns_sim *s, const nsi_simjob *j);
   /* phase model: may j start its all-reduce now? */
   int (*admit_comm)(struct ns_sim *s, nsi_simjob *j, int *start);
-  /* Dally's network-sensitive preemption (policy.c), after a scheduling
-     pass: *waiter = a queued job that gets GPUs by suspending the running
-     jobs s->pre_victims[0..s->pre_nvictims) (its accepted placement in
-     s->pre_pl), or -1. Decides only; the engine suspends and starts. NULL:
-     the policy never preempts this way. */
+  /* Dally's pass-by-pass preemption (policy.c asks ns_policy_preempt),
+     after a scheduling pass: *waiter = a queued job that gets GPUs by
+     suspending running jobs, s->pd holding them (its suspends, s->pids
+     their jobs) and its placement (start 0), or -1. Decides only; the
+     engine suspends and starts. NULL: the policy never preempts this way. */
   int (*preempt)(struct ns_sim *s, int *waiter);
   /* CASSINI's drift re-adjustment (phase model; policy.c reports to the
      policy, which keeps the schedules and decides): j (re)started, its
@@ -380,12 +377,6 @@ struct ns_sim {
   size_t nseeds, cap_seeds;
   int stamp;
   double lwf_refreshed; /* time of the last LWF workload refresh (policy.c) */
-  /* Dally preemption (policy.c decides, engine.c acts) */
-  int pre_victims[NSI_DALLY_MAX_VICTIMS];
-  size_t pre_nvictims;
-  ns_placement *pre_pl, *pre_held[NSI_DALLY_MAX_VICTIMS];
-  double pre_at;   /* time of the pass the budget below belongs to */
-  int pre_budget;  /* offers still to try in that pass */
   size_t cap_tmp;
   uint64_t phase_events;
   int ref_solve; /* tests: groups' max-min without memo (nsi_mm.scratch) */

@@ -277,6 +277,29 @@ class TestPolicy(unittest.TestCase):
         with self.assertRaises(netsched.StateError):
             p.set_dally_lease(2000.0)  # fixed after the first decision
 
+    @support.requires("ns_policy_preempt")
+    def test_dally_pass_preemption(self):
+        """tests/unit/test_policy_lease.c's pass-by-pass case: V1 (4 GPUs,
+        Nw_sens 0.9) on 0-3, V2 (2, 0.99) on 4-5, W (4, 0.5) waits: it takes
+        V2's GPUs and the free 6-7 (first-fit 4-7), V1 keeps running; ask
+        again at once. A non-Nw_sens policy is refused naming itself."""
+        c = Cluster.leaf_spine(1, 0, 2, 4, 0, 10.0)
+        V1, V2, W = Job("V1", 4), Job("V2", 2), Job("W", 4)
+        c.commit(V1, Placement([0, 1, 2, 3]))
+        c.commit(V2, Placement([4, 5]))
+        p = Policy("ff")
+        p.set_order("NW_SENS")
+        q = pol.Queue()
+        q.add(W, id=3, arrival_ms=5e3, nw_sens=0.5)
+        q.add(V1, id=1, arrival_ms=0.0, running=True, nw_sens=0.9)
+        q.add(V2, id=2, arrival_ms=1e3, running=True, nw_sens=0.99)
+        d = p.preempt(c, q, now_ms=30e3)
+        self.assertEqual((d.started, d.suspended, d.gpus(0)), ([0], [2], [4, 5, 6, 7]))
+        self.assertEqual(d.next_ms, 30e3)
+        with self.assertRaises(netsched.InvalidArgumentError) as cm:
+            Policy("ff").preempt(c, q, now_ms=30e3)
+        self.assertIn("policy 'ff'", str(cm.exception))
+
     def test_clone_and_set_preset(self):
         """tests/unit/test_policy.c's clone case: srsf-2 with kappa 3 decided
         once; its clone keeps the parts (custom, kappa 3, SRSF(2)) and can

@@ -284,6 +284,157 @@ static void test_lease_bad_input_names_the_argument(void **state) {
   ns_policy_free(p);
 }
 
+/* ---- pass-by-pass preemption (ns_policy_preempt) ----------------------- */
+
+/* Two servers of 4 GPUs. V1 (4 GPUs, id 1, Nw_sens 0.9) runs on 0-3, V2 (2
+   GPUs, id 2, 0.99) on 4-5, 6-7 free; W (4 GPUs, id 3, 0.5) waits: its bar
+   is 0.5 x 1.05 = 0.525, both run above it, highest first: V2, V1; 2 free
+   + 2 + 4 >= 4. V2 taken off: 4 free (4-7) >= 4, first-fit places W on
+   4-7 - accepted. Decision: start W on 4-7, suspend V2; V1 keeps running;
+   next_ms = now (ask again). Applied, and asked again at the same time
+   without W (started now: no victim): V2 waits at 0.99 (bar 1.0395), V1
+   runs at 0.9 - below it: nothing. A waiter at 0.88 (bar 0.924) does not
+   preempt V1 at 0.9 either (the 5 % margin). */
+static void test_pass_preempt_takes_the_least_sensitive(void **state) {
+  (void)state;
+  ns_cluster *c = ns_cluster_new_leaf_spine(1, 0, 2, 4, 0, 10.0);
+  ns_job *V1 = job("V1", 4), *V2 = job("V2", 2), *W = job("W", 4);
+  commit_at(c, V1, 0);
+  commit_at(c, V2, 4);
+  ns_policy *p = lease_policy();
+  ns_queue *q = ns_queue_new();
+  ns_decision *d = ns_decision_new();
+  assert_int_equal(ns_queue_add(q, W, 3, 5e3), 0);
+  assert_int_equal(ns_queue_set_nw_sens(q, 0, 0.5), NS_OK);
+  assert_int_equal(ns_queue_add_running(q, V1, 1, 0.0), 1);
+  assert_int_equal(ns_queue_set_nw_sens(q, 1, 0.9), NS_OK);
+  assert_int_equal(ns_queue_add_running(q, V2, 2, 1e3), 2);
+  assert_int_equal(ns_queue_set_nw_sens(q, 2, 0.99), NS_OK);
+  assert_int_equal(ns_policy_preempt(p, c, q, 30e3, d), NS_OK);
+  assert_int_equal(ns_decision_start_count(d), 1);
+  assert_int_equal(ns_decision_start_job(d, 0), 0);
+  const ns_placement *pl = ns_decision_placement(d, 0);
+  assert_int_equal(ns_placement_gpu_count(pl), 4);
+  for (int g = 0; g < 4; g++)
+    assert_int_equal(ns_placement_gpu(pl, (size_t)g), 4 + g);
+  assert_int_equal(ns_decision_suspend_count(d), 1);
+  assert_int_equal(ns_decision_suspend_job(d, 0), 2);
+  assert_int_equal(ns_decision_status(d, 0), NS_OK);
+  assert_int_equal(ns_decision_status(d, 1), NS_OK);
+  assert_int_equal(ns_decision_status(d, 2), NS_ENOSPACE);
+  assert_near(ns_decision_next_ms(d), 30e3, 1e-9);
+  assert_int_equal(ns_cluster_is_committed(c, V2), 1); /* proposes only */
+  assert_int_equal(ns_cluster_free_gpu_count(c), 2);
+
+  assert_int_equal(ns_cluster_release(c, V2), NS_OK);
+  assert_int_equal(ns_cluster_commit(c, W, pl), NS_OK);
+  ns_queue_clear(q);
+  assert_int_equal(ns_queue_add(q, V2, 2, 1e3), 0);
+  assert_int_equal(ns_queue_set_nw_sens(q, 0, 0.99), NS_OK);
+  assert_int_equal(ns_queue_add_running(q, V1, 1, 0.0), 1);
+  assert_int_equal(ns_queue_set_nw_sens(q, 1, 0.9), NS_OK);
+  assert_int_equal(ns_policy_preempt(p, c, q, 30e3, d), NS_OK);
+  assert_int_equal(ns_decision_start_count(d), 0);
+  assert_int_equal(ns_decision_suspend_count(d), 0);
+  assert_true(isinf(ns_decision_next_ms(d)));
+  assert_int_equal(ns_queue_set_nw_sens(q, 0, 0.88), NS_OK);
+  assert_int_equal(ns_policy_preempt(p, c, q, 30e3, d), NS_OK);
+  assert_int_equal(ns_decision_suspend_count(d), 0);
+  assert_int_equal(ns_queue_set_nw_sens(q, 0, 0.85), NS_OK); /* bar 0.8925 < 0.9: takes V1 */
+  assert_int_equal(ns_policy_preempt(p, c, q, 30e3, d), NS_OK);
+  assert_int_equal(ns_decision_suspend_count(d), 1);
+  assert_int_equal(ns_decision_suspend_job(d, 0), 1);
+  assert_int_equal(ns_decision_start_count(d), 1);
+  assert_int_equal(ns_placement_gpu(ns_decision_placement(d, 0), 0), 0); /* V1's 0-1 */
+  ns_decision_free(d);
+  ns_queue_free(q);
+  ns_policy_free(p);
+  ns_cluster_free(c);
+  ns_job_free(V1), ns_job_free(V2), ns_job_free(W);
+}
+
+/* A placement that declines every offer, counting them. */
+static int declines;
+static int decline_all(const ns_cluster *c, const ns_job *j, ns_placement *out, void *user) {
+  (void)c, (void)j, (void)out, (void)user;
+  declines++;
+  return NS_ENOSPACE;
+}
+
+/* At most 8 offers per time: one running job V (4 GPUs, 0.9) and ten
+   waiting 4-GPU jobs at 0.5 - each would take V's GPUs, the placement
+   declines each: 8 offers at 10 s, then none more at 10 s, 8 again at 11 s.
+   Nothing is suspended (no offer accepted); c as it was. */
+static void test_pass_preempt_offers_per_time_are_bounded(void **state) {
+  (void)state;
+  ns_cluster *c = ns_cluster_new_leaf_spine(1, 0, 1, 4, 0, 10.0);
+  ns_job *V = job("V", 4), *Wj[10];
+  commit_at(c, V, 0);
+  ns_policy *p = lease_policy();
+  assert_int_equal(ns_policy_set_place_fn(p, decline_all, NULL), NS_OK);
+  assert_int_equal(ns_policy_set_placement(p, NS_POLICY_PLACE_CUSTOM), NS_OK);
+  ns_queue *q = ns_queue_new();
+  ns_decision *d = ns_decision_new();
+  for (int k = 0; k < 10; k++) {
+    Wj[k] = job("W", 4);
+    assert_int_equal(ns_queue_add(q, Wj[k], (uint64_t)(10 + k), k * 1e3), k);
+    assert_int_equal(ns_queue_set_nw_sens(q, (size_t)k, 0.5), NS_OK);
+  }
+  assert_int_equal(ns_queue_add_running(q, V, 1, 0.0), 10);
+  assert_int_equal(ns_queue_set_nw_sens(q, 10, 0.9), NS_OK);
+  declines = 0;
+  assert_int_equal(ns_policy_preempt(p, c, q, 10e3, d), NS_OK);
+  assert_int_equal(declines, 8);
+  assert_int_equal(ns_decision_suspend_count(d), 0);
+  assert_int_equal(ns_decision_start_count(d), 0);
+  assert_int_equal(ns_cluster_is_committed(c, V), 1);
+  assert_int_equal(ns_cluster_free_gpu_count(c), 0);
+  assert_int_equal(ns_policy_preempt(p, c, q, 10e3, d), NS_OK);
+  assert_int_equal(declines, 8);
+  assert_int_equal(ns_policy_preempt(p, c, q, 11e3, d), NS_OK);
+  assert_int_equal(declines, 16);
+  for (int k = 0; k < 10; k++)
+    ns_job_free(Wj[k]);
+  ns_decision_free(d);
+  ns_queue_free(q);
+  ns_policy_free(p);
+  ns_cluster_free(c);
+  ns_job_free(V);
+}
+
+static void test_pass_preempt_bad_input(void **state) {
+  (void)state;
+  ns_cluster *c = ns_cluster_new_leaf_spine(1, 0, 1, 4, 0, 10.0);
+  ns_job *V = job("V", 4), *W = job("W", 4);
+  ns_policy *p = lease_policy(), *ff = ns_policy_new("ff");
+  ns_queue *q = ns_queue_new();
+  ns_decision *d = ns_decision_new();
+  assert_int_equal(ns_queue_add(q, W, 2, 0.0), 0);
+  assert_int_equal(ns_queue_set_nw_sens(q, 0, 0.5), NS_OK);
+  assert_int_equal(ns_queue_add_running(q, V, 1, 0.0), 1);
+  assert_int_equal(ns_queue_set_nw_sens(q, 1, 0.9), NS_OK);
+  assert_fails_with(ns_policy_preempt(ff, c, q, 0.0, d), NS_EINVAL, "policy 'ff'");
+  assert_fails_with(ns_policy_preempt(NULL, c, q, 0.0, d), NS_EINVAL, "p");
+  assert_fails_with(ns_policy_preempt(p, NULL, q, 0.0, d), NS_EINVAL, "c");
+  assert_fails_with(ns_policy_preempt(p, c, NULL, 0.0, d), NS_EINVAL, "q");
+  assert_fails_with(ns_policy_preempt(p, c, q, 0.0, NULL), NS_EINVAL, "d");
+  assert_fails_with(ns_policy_preempt(p, c, q, NAN, d), NS_EINVAL, "now_ms nan");
+  /* V running but not committed: refused naming it, c unchanged, no offer
+     spent (the next call at that time still has all 8) */
+  assert_fails_with(ns_policy_preempt(p, c, q, 0.0, d), NS_EINVAL, "not committed");
+  assert_int_equal(ns_decision_start_count(d), 0);
+  assert_int_equal(ns_cluster_free_gpu_count(c), 4);
+  commit_at(c, V, 0);
+  assert_int_equal(ns_policy_preempt(p, c, q, 0.0, d), NS_OK);
+  assert_int_equal(ns_decision_start_count(d), 1);
+  assert_int_equal(ns_decision_suspend_count(d), 1);
+  ns_decision_free(d);
+  ns_queue_free(q);
+  ns_policy_free(p), ns_policy_free(ff);
+  ns_cluster_free(c);
+  ns_job_free(V), ns_job_free(W);
+}
+
 /* ---- replay of the simulator ------------------------------------------- */
 
 typedef struct rjob {
@@ -425,6 +576,9 @@ int main(void) {
       cmocka_unit_test(test_next_wakeup_is_the_earliest_lease_end),
       cmocka_unit_test(test_no_leases_without_lease_or_order),
       cmocka_unit_test(test_lease_bad_input_names_the_argument),
+      cmocka_unit_test(test_pass_preempt_takes_the_least_sensitive),
+      cmocka_unit_test(test_pass_preempt_offers_per_time_are_bounded),
+      cmocka_unit_test(test_pass_preempt_bad_input),
       cmocka_unit_test(test_replay_equals_simulator_leases),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

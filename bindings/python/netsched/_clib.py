@@ -377,6 +377,7 @@ _TABLE: dict[str, tuple[Any, list[Any]]] = {
     "ns_policy_order_key": (c_int, [POLICY, QUEUE, c_size_t, _dbl_p]),
     "ns_policy_place": (c_int, [POLICY, CLUSTER, QUEUE, c_size_t, c_double, DECISION]),
     "ns_policy_decide": (c_int, [POLICY, CLUSTER, QUEUE, c_double, DECISION]),
+    "ns_policy_preempt": (c_int, [POLICY, CLUSTER, QUEUE, c_double, DECISION]),
     "ns_policy_started": (c_int, [POLICY, JOB, c_double]),
     "ns_policy_finished": (c_int, [POLICY, JOB, c_double]),
     "ns_policy_suspended": (c_int, [POLICY, JOB, c_double]),

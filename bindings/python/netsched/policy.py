@@ -640,6 +640,24 @@ class Policy(Handle):
                                         as_real(now_ms, w, "now_ms"), d._ptr), w)
         return d
 
+    def preempt(self, cluster: Cluster, queue: Queue, now_ms: float,
+                out: Decision | None = None) -> Decision:
+        """Dally's pass-by-pass preemption (Order.NW_SENS, no leases): after a
+        decision was applied, while jobs wait. The queue holds the waiting
+        jobs and, as running, those that may be preempted (committed, with
+        their Nw_sens measured now). A waiting job takes the GPUs of running
+        jobs whose Nw_sens exceeds its own by more than 5 %, highest first,
+        if its placement accepts them: the Decision holds that one start and
+        its suspends (release them, then commit the start); ask again at
+        once (next_ms == now_ms) until it holds no start. At most 8 offers
+        per now_ms."""
+        w = "Policy.preempt"
+        d = out if out is not None else Decision()
+        self._call(lib.ns_policy_preempt(self._ptr, as_handle(cluster, Cluster, w, "cluster"),
+                                         as_handle(queue, Queue, w, "queue"),
+                                         as_real(now_ms, w, "now_ms"), d._ptr), w)
+        return d
+
     def admit(self, model_bytes: int, others_per_link: Sequence[int] = (),
               tasks_per_server: Sequence[int] = (), remaining_bytes: Sequence[int] = (),
               b_ms_per_byte: float = 1.0, eta_ms_per_byte: float = 0.0) -> bool:
