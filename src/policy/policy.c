@@ -1604,18 +1604,12 @@ static int pass_trial(ns_policy *p, ns_cluster *c, const ns_queue *q, size_t wi,
   *ok = 0;
   for (size_t k = 0; k < nv && n < NSP_DALLY_MAX_VICTIMS && *budget > 0; k++) {
     const ns_job *job = q->e[v[k].i].job;
-    at[n] = nsi_find_commit(c, job);
+    /* detached, not released: putting it back below cannot fail */
+    at[n] = nsi_cluster_detach(c, job, &d->held[n]);
     if (at[n] < 0) {
       rc = nsi_fail(NS_EINVAL, "%s: queue index %zu (job '%s') was added as running but is not "
                                "committed on c (commit every running job where it runs)",
                     fn, v[k].i, ns_job_name(job));
-      break;
-    }
-    rc = ns_cluster_job_placement(c, job, d->held[n]);
-    if (rc == NS_OK)
-      rc = ns_cluster_release(c, job);
-    if (rc < 0) {
-      rc = nsi_fail(rc, "%s: %s", fn, ns_last_error());
       break;
     }
     d->susp[n++] = v[k].i;
@@ -1631,14 +1625,8 @@ static int pass_trial(ns_policy *p, ns_cluster *c, const ns_queue *q, size_t wi,
     if (d->status[wi] != NS_ENOSPACE)
       break; /* never fits: no victim makes room */
   }
-  for (size_t k = n; k-- > 0;) { /* back as it was, in reverse */
-    int r = ns_cluster_commit(c, q->e[d->susp[k]].job, d->held[k]);
-    if (r == NS_OK)
-      commit_back_at(c, (size_t)at[k]);
-    else if (rc == NS_OK)
-      rc = nsi_fail(r, "%s: cannot restore running job '%s': %s", fn,
-                    ns_job_name(q->e[d->susp[k]].job), ns_last_error());
-  }
+  for (size_t k = n; k-- > 0;) /* back as it was, in reverse */
+    nsi_cluster_reattach(c, &d->held[k], (size_t)at[k]);
   if (*ok && rc == NS_OK) {
     d->nsusp = n;
     for (size_t k = 0; k < n; k++)
