@@ -572,6 +572,15 @@ case_usage() {
   ns --once --policy 2d-las --order srsf --preempt=requeue
   expect_rc 2
   grep -q "^netsched-slurm: --preempt 'requeue': policy 2d-las with --order srsf never suspends a job" <<<"$ERR" || fail "$ERR"
+  # Dally's lease re-offers go by measured Nw_sens, which the adapter has
+  # not: it never suspends under Slurm, so --preempt requeue is refused
+  # with that reason (tests/slurm/test_decide_policy.c: the cycle itself).
+  local dp
+  for dp in dally dally-manual; do
+    ns --once --policy "$dp" --preempt requeue
+    expect_rc 2
+    grep -q "^netsched-slurm: --preempt 'requeue': policy $dp never suspends a job under Slurm: its lease re-offers go by measured Nw_sens, which netsched-slurm cannot measure (the preemptive policies: 2d-las, 2d-gittins)$" <<<"$ERR" || fail "$ERR"
+  done
   ns --once stray
   expect_rc 2
   grep -q "^netsched-slurm: unexpected argument 'stray'" <<<"$ERR" || fail "$ERR"
