@@ -25,9 +25,11 @@
  *    jobs the node list is the policy's and Slurm chooses the split on it.
  *  - Backfilling as in the simulator: a job that waits does not block the
  *    jobs after it, except under the strict "fifo" preset (head-of-line).
- *  - --preempt requeue with a preemptible job running: one ns_policy_decide
- *    over held and running jobs instead, whose suspends main.c requeues
- *    (decide_preempt).
+ *  - --preempt requeue with a preemptible job running, under a preemptive
+ *    order (2D-LAS, 2D-Gittins): one ns_policy_decide over held and running
+ *    jobs instead, whose suspends main.c requeues (decide_preempt). Never
+ *    for Dally: its lease re-offers need measured Nw_sens (policies.c);
+ *    main.c refuses the combination and this file ignores it.
  *  - A held job Slurm requeued is not offered before Slurm would start it.
  */
 #include <math.h>
@@ -680,7 +682,8 @@ int nss_decide(nss_ctx *x, const nss_snapshot *s, nss_plan *plan, char *msg, siz
                ns_last_error());
       goto out;
     }
-  if (x->preempt) {
+  int ord = ns_policy_order_of(x->pol);
+  if (x->preempt && (ord == NS_POLICY_ORDER_2D_LAS || ord == NS_POLICY_ORDER_2D_GITTINS)) {
     int r = decide_preempt(x, &G, s, jobs, counts, plan, msg, msglen);
     if (r != 0) {
       rc = r < 0 ? -1 : 0;

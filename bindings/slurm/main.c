@@ -343,9 +343,16 @@ static int parse(int argc, char **argv, opts *o) {
   }
   int ord = ns_policy_order_of(o->ctx.pol);
   if (o->ctx.preempt && ord != NS_POLICY_ORDER_2D_LAS && ord != NS_POLICY_ORDER_2D_GITTINS) {
-    fprintf(stderr, "netsched-slurm: --preempt '%s': policy %s%s%s never suspends a job (the "
+    /* Dally's order (NW_SENS) suspends only by lease re-offers in measured
+       Nw_sens order; the adapter measures none and keeps leases off
+       (policies.c), so under Slurm it never suspends: say so. */
+    fprintf(stderr, "netsched-slurm: --preempt '%s': policy %s%s%s never suspends a job%s (the "
                     "preemptive policies: 2d-las, 2d-gittins)\n", o->preempt, o->policy,
-            o->order ? " with --order " : "", o->order ? o->order : "");
+            o->order ? " with --order " : "", o->order ? o->order : "",
+            ord == NS_POLICY_ORDER_NW_SENS
+                ? " under Slurm: its lease re-offers go by measured Nw_sens, which "
+                  "netsched-slurm cannot measure"
+                : "");
     fprintf(stderr, "%s(netsched-slurm --help describes every option)\n", SYNOPSIS);
     nss_ctx_free(&o->ctx);
     return -1;

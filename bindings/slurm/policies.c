@@ -16,7 +16,16 @@
  *    the adapter requeues the ones that opted in (decide.c decide_preempt,
  *    docs/slurm.md "Preemption"); without it nothing is suspended and the
  *    held jobs (the attained service of earlier runs aside) go in arrival
- *    order, with first-fit placement.
+ *    order, with first-fit placement;
+ *  - dally, dally-manual: their delay scheduling (the tuner) is applied;
+ *    their lease re-offers are NOT (the adapter's object has leases off,
+ *    ns_policy_set_dally_lease 0), and --preempt requeue with them is a
+ *    usage error. Why: the re-offers go "in increasing order of Nw_sens",
+ *    which the adapter cannot measure (Slurm reports no iteration progress;
+ *    every job would count 1.0), so they would degenerate into requeueing
+ *    the latest-arrived preemptible job every 20 min whenever an earlier
+ *    job waits - restarting it from scratch (Slurm requeue) for no measured
+ *    gain. A site gets Dally's placement and nothing ever requeued.
  * Also here: the orders --order accepts and the model profiles (AdaDUAL
  * Table III, the simulator's four, sim.h).
  */
@@ -168,6 +177,8 @@ static void load_table(void) {
                        : cassini ? " (time-shifts not enforceable by Slurm)"
                        : o == NS_POLICY_ORDER_2D_LAS || o == NS_POLICY_ORDER_2D_GITTINS
                            ? " (preemption only with --preempt requeue)"
+                       : o == NS_POLICY_ORDER_NW_SENS
+                           ? " (lease re-offers not applied: Slurm measures no Nw_sens)"
                            : "";
     table[i].preset = i;
     snprintf(table[i].desc, sizeof table[i].desc, "%s%s", ns_policy_preset_description(i), note);
@@ -214,12 +225,16 @@ int nss_policy_strict(const nss_policy *p) {
   return !backfill;
 }
 
-/* The policy object of the context: the preset, the --order and --seed. */
+/* The policy object of the context: the preset, the --order and --seed;
+   Dally's leases off (this file's header: no Nw_sens to re-offer by), so no
+   decision of the adapter's ever renews or suspends by lease. */
 ns_policy *nss_policy_new(const nss_ctx *x) {
   ns_policy *p = ns_policy_new(nss_policy_name(x->policy));
   if (p == NULL)
     return NULL;
   int rc = ns_policy_set_seed(p, x->seed);
+  if (rc == NS_OK)
+    rc = ns_policy_set_dally_lease(p, 0);
   if (rc == NS_OK && x->order != NULL && x->order != nss_policy_default_order(x->policy))
     rc = ns_policy_set_order(p, x->order->order);
   if (rc < 0) {

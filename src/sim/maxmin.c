@@ -14,13 +14,21 @@
  * over it alone - the same solve as before, on
  * the same items in the same (ascending) order.
  *
- * Memo: the rates of a component depend only on which items are in it (the
- * structure is fixed), so every solved component is kept, keyed by its item
- * set, until the structure changes (nsi_mm_build) or the memo reaches
- * NSI_MM_MEMO doubles (then it starts again). A group's phases repeat: on a
- * 1,500-job Philly window (ff, 256 GPUs) 95 % of the solves met a set solved
- * before. A memo hit returns the very rates the solve returned then, so the
- * memo changes no result (the rates are a function of the set).
+ * Memos: the rates of a component depend only on which items are in it
+ * (the structure is fixed). Two memos are kept until the structure changes
+ * (nsi_mm_build): the partition of each whole active set with its rates
+ * (one hash of the active-set bits answers most solves: a group's phases
+ * repeat, 93 % on the 1,500-job Philly window at row 20,000, ff, 256 GPUs),
+ * and, below it, each solved component (part) by its own item set, so that
+ * a new active set whose changed part was met before, or whose other parts
+ * stand, fills nothing again. Each memo has two generations of at most
+ * NSI_MM_MEMO rates: a full generation becomes the older and the older is
+ * dropped, and a set found in the older is kept again in the newer (the
+ * memo used to start again when full, losing the sets met recently as
+ * well: at row 45,000, load 3.14, a group of ~50 all-reduces turned it over
+ * every few seconds). A hit returns the very rates the fill returned then,
+ * so the memos change no result (the rates are a function of the set;
+ * test_memo_generations_exact compares them with fresh fills bit for bit).
  *
  * Contention (sim.h): a resource carrying k > 1 active items of a solve
  * delivers its capacity x e(k); e is given per k at build (NULL: e = 1).
@@ -31,11 +39,18 @@
 
 #include "sim/sim_internal.h"
 
-#define NSI_MM_MEMO (1u << 19) /* doubles of memoised rates per structure, at most (4 MB) */
+/* Rates kept per generation of each memo, at most (32 MB of doubles; a
+   group's memos hold at most ~4 x 50 MB with their keys and partitions,
+   and only a group that meets that many sets grows them: on the busy
+   1,500-job Philly window at row 45,000 the exact ff run reached ~250 MB
+   and 2^22 ran ~30 % faster there than 2^19, which turned over its
+   generations every few seconds). */
+#define NSI_MM_MEMO (1u << 22)
 
 typedef struct nsi_mm_entry {
   uint64_t hash;
-  size_t koff, ioff, roff; /* active set in kpool; parts (count, offsets, items) in ipool; rates */
+  size_t koff, ioff, roff; /* key in kpool (words), ints in ipool, rates in rpool */
+  int np;                  /* set memo: parts (ipool: poff[0 .. np], then the items) */
 } nsi_mm_entry;
 
 static int grow(void *bufp, size_t *cap, size_t need, size_t elem) {
@@ -49,10 +64,19 @@ static int grow(void *bufp, size_t *cap, size_t need, size_t elem) {
   return 1;
 }
 
+static void gen_clear(nsi_mm_memo *g) {
+  g->nent = g->nk = g->ni = g->nrp = 0;
+  if (g->slot != NULL)
+    memset(g->slot, 0, g->nslot * sizeof *g->slot);
+}
+
+static void gen_free(nsi_mm_memo *g) {
+  free(g->slot), free(g->ent), free(g->kpool), free(g->ipool), free(g->rpool);
+}
+
 static void memo_clear(nsi_mm *m) {
-  m->nent = m->nk = m->nrp = m->ni = 0;
-  if (m->slot != NULL)
-    memset(m->slot, 0, m->nslot * sizeof *m->slot);
+  for (int g = 0; g < 2; g++)
+    gen_clear(&m->set[g]), gen_clear(&m->part[g]);
 }
 
 void nsi_mm_free(nsi_mm *m) {
@@ -60,12 +84,13 @@ void nsi_mm_free(nsi_mm *m) {
     return;
   free(m->ist), free(m->ir), free(m->rst), free(m->ri), free(m->rcap), free(m->icap);
   free(m->ek), free(m->on), free(m->rmark), free(m->imark), free(m->comp), free(m->rate);
-  free(m->akey), free(m->lab), free(m->pitem), free(m->poff), free(m->prate), free(m->ipool);
+  free(m->akey), free(m->pkey), free(m->lab), free(m->pitem), free(m->poff), free(m->prate);
   free(m->pcnt);
   free(m->queue), free(m->res), free(m->nres), free(m->ic), free(m->capk);
-  free(m->out), free(m->lid), free(m->cnt), free(m->slot), free(m->ent), free(m->kpool);
-  free(m->rpool), free(m->ra), free(m->idr), free(m->xown), free(m->ipos), free(m->idst);
-  free(m->na), free(m->coff), free(m->ctab);
+  free(m->out), free(m->lid), free(m->cnt), free(m->coff), free(m->ctab);
+  free(m->ra), free(m->idr), free(m->xown), free(m->ipos), free(m->idst), free(m->na);
+  for (int g = 0; g < 2; g++)
+    gen_free(&m->set[g]), gen_free(&m->part[g]);
   nsi_sim_fill_free(&m->fill);
   memset(m, 0, sizeof *m);
 }
@@ -107,6 +132,7 @@ int nsi_mm_build(nsi_mm *m, int n, const int *const *res, const size_t *nres, co
   NSI_MM_ARR(out, cap_out, un);
   m->words = ((size_t)n + 63) / 64;
   NSI_MM_ARR(akey, cap_akey, m->words ? m->words : 1);
+  NSI_MM_ARR(pkey, cap_pkey, m->words ? m->words : 1);
   NSI_MM_ARR(lab, cap_lab, un);
   NSI_MM_ARR(pitem, cap_pitem, un);
   NSI_MM_ARR(poff, cap_poff, un + 1);
@@ -126,6 +152,7 @@ int nsi_mm_build(nsi_mm *m, int n, const int *const *res, const size_t *nres, co
   }
   m->ek[0] = 1.0;
   memset(m->akey, 0, m->words * sizeof *m->akey);
+  memset(m->pkey, 0, m->words * sizeof *m->pkey);
   m->nact = 0;
   /* item -> distinct resources (incidence x: resource idr[x] of item xown[x]) */
   m->idst[0] = 0;
@@ -207,62 +234,70 @@ static uint64_t key_hash(const uint64_t *k, size_t w) {
   return h ? h : 1;
 }
 
-/* The memoised partition of the current active set (m->akey), or 0. */
-static int memo_find(nsi_mm *m, uint64_t h, int *P, const int **off, const int **item,
-                     const double **rate) {
-  if (m->nslot == 0)
-    return 0;
-  for (size_t at = h & (m->nslot - 1);; at = (at + 1) & (m->nslot - 1)) {
-    size_t e = m->slot[at];
+/* The entry of generation g under item set key (m->words words), or NULL. */
+static const nsi_mm_entry *memo_find(const nsi_mm *m, const nsi_mm_memo *g, const uint64_t *key,
+                                     uint64_t h) {
+  if (g->nslot == 0)
+    return NULL;
+  for (size_t at = h & (g->nslot - 1);; at = (at + 1) & (g->nslot - 1)) {
+    size_t e = g->slot[at];
     if (e == 0)
-      return 0;
-    const nsi_mm_entry *x = &m->ent[e - 1];
-    if (x->hash == h && memcmp(m->kpool + x->koff, m->akey, m->words * sizeof *m->akey) == 0) {
-      const int *ip = m->ipool + x->ioff;
-      *P = ip[0], *off = ip + 1, *item = ip + 2 + ip[0], *rate = m->rpool + x->roff;
-      return 1;
-    }
+      return NULL;
+    const nsi_mm_entry *x = &g->ent[e - 1];
+    if (x->hash == h && memcmp(g->kpool + x->koff, key, m->words * sizeof *key) == 0)
+      return x;
   }
 }
 
-/* Keeps the partition just solved (m->nparts, poff, pitem, prate) under the
-   current active set (a full memo starts again). NS_OK or NS_ENOMEM (the
-   memo as it was: every allocation failure is the caller's NS_ENOMEM). */
-static int memo_add(nsi_mm *m, uint64_t h) {
-  size_t P = (size_t)m->nparts, na = (size_t)m->nact;
-  if (m->nrp + na > NSI_MM_MEMO)
-    memo_clear(m);
-  if (2 * (m->nent + 1) > m->nslot) { /* load <= 1/2: rehash into twice the slots */
-    size_t ns = m->nslot ? 2 * m->nslot : 64;
+/* Keeps ni ints and nr rates under item set key in the newer generation of
+   memo g[2] (*gen: which one). A full one becomes the older and the older is
+   dropped: the sets met recently survive a turnover, where starting the memo
+   again lost them all (on a busy 1,500-job Philly window a group of ~30
+   all-reduces meets more sets than a generation holds, and the older
+   answers a good part of them). The inputs must not point into the older
+   generation. NS_OK or NS_ENOMEM (the memo still consistent). */
+static int memo_add(nsi_mm *m, nsi_mm_memo *gens, int *gen, const uint64_t *key, uint64_t h,
+                    int np, const int *off, const int *item, const double *rate, size_t nr) {
+  size_t ni = off != NULL ? (size_t)np + 1 + nr : 0;
+  size_t cap = m->memo_cap ? m->memo_cap : NSI_MM_MEMO;
+  nsi_mm_memo *g = &gens[*gen];
+  if (g->nrp + nr > cap && g->nent > 0) {
+    *gen ^= 1;
+    g = &gens[*gen];
+    gen_clear(g);
+  }
+  if (2 * (g->nent + 1) > g->nslot) { /* load <= 1/2: rehash into twice the slots */
+    size_t ns = g->nslot ? 2 * g->nslot : 64;
     size_t *slot = calloc(ns, sizeof *slot);
     if (slot == NULL)
       return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
-    for (size_t e = 0; e < m->nent; e++) {
-      size_t at = m->ent[e].hash & (ns - 1);
+    for (size_t e = 0; e < g->nent; e++) {
+      size_t at = g->ent[e].hash & (ns - 1);
       while (slot[at] != 0)
         at = (at + 1) & (ns - 1);
       slot[at] = e + 1;
     }
-    free(m->slot);
-    m->slot = slot, m->nslot = ns;
+    free(g->slot);
+    g->slot = slot, g->nslot = ns;
   }
-  if (!grow(&m->ent, &m->cap_ent, m->nent + 1, sizeof *m->ent) ||
-      !grow(&m->kpool, &m->cap_kpool, m->nk + m->words, sizeof *m->kpool) ||
-      !grow(&m->ipool, &m->cap_ipool, m->ni + 2 + P + na, sizeof *m->ipool) ||
-      !grow(&m->rpool, &m->cap_rpool, m->nrp + na, sizeof *m->rpool))
+  if (!grow(&g->ent, &g->cap_ent, g->nent + 1, sizeof *g->ent) ||
+      !grow(&g->kpool, &g->cap_kpool, g->nk + m->words, sizeof *g->kpool) ||
+      !grow(&g->ipool, &g->cap_ipool, g->ni + ni + 1, sizeof *g->ipool) ||
+      !grow(&g->rpool, &g->cap_rpool, g->nrp + nr, sizeof *g->rpool))
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
-  nsi_mm_entry *x = &m->ent[m->nent];
-  x->hash = h, x->koff = m->nk, x->ioff = m->ni, x->roff = m->nrp;
-  memcpy(m->kpool + m->nk, m->akey, m->words * sizeof *m->akey);
-  m->ipool[m->ni] = (int)P;
-  memcpy(m->ipool + m->ni + 1, m->poff, (P + 1) * sizeof *m->poff);
-  memcpy(m->ipool + m->ni + 2 + P, m->pitem, na * sizeof *m->pitem);
-  memcpy(m->rpool + m->nrp, m->prate, na * sizeof *m->prate);
-  m->nk += m->words, m->ni += 2 + P + na, m->nrp += na;
-  size_t at = h & (m->nslot - 1);
-  while (m->slot[at] != 0)
-    at = (at + 1) & (m->nslot - 1);
-  m->slot[at] = ++m->nent;
+  nsi_mm_entry *x = &g->ent[g->nent];
+  x->hash = h, x->koff = g->nk, x->ioff = g->ni, x->roff = g->nrp, x->np = np;
+  memcpy(g->kpool + g->nk, key, m->words * sizeof *key);
+  if (off != NULL) {
+    memcpy(g->ipool + g->ni, off, ((size_t)np + 1) * sizeof *off);
+    memcpy(g->ipool + g->ni + np + 1, item, nr * sizeof *item);
+  }
+  memcpy(g->rpool + g->nrp, rate, nr * sizeof *rate);
+  g->nk += m->words, g->ni += ni, g->nrp += nr;
+  size_t at = h & (g->nslot - 1);
+  while (g->slot[at] != 0)
+    at = (at + 1) & (g->nslot - 1);
+  g->slot[at] = ++g->nent;
   return NS_OK;
 }
 
@@ -303,9 +338,40 @@ static unsigned next_stamp(nsi_mm *m) {
   return m->stamp;
 }
 
+/* The rates of the part comp[0 .. ncomp) (ascending) into out: recalled
+   from the part memo (either generation: an older one's is kept again in
+   the newer), else by progressive filling over the part alone and kept. A
+   part's rates are a function of its item set (the structure is fixed) and
+   a recalled one is the very rates its fill returned then. */
+static int solve_part(nsi_mm *m, double demand) {
+  const int *it = m->comp;
+  int cnt = m->ncomp, rc = NS_OK;
+  for (int q = 0; q < cnt; q++)
+    m->pkey[it[q] / 64] |= 1ull << (it[q] % 64);
+  uint64_t h = key_hash(m->pkey, m->words);
+  const nsi_mm_entry *e = memo_find(m, &m->part[m->gen_part], m->pkey, h);
+  if (e != NULL) {
+    m->part_hits++;
+    memcpy(m->out, m->part[m->gen_part].rpool + e->roff, (size_t)cnt * sizeof *m->out);
+  } else if ((e = memo_find(m, &m->part[m->gen_part ^ 1], m->pkey, h)) != NULL) {
+    m->part_hits++, m->hits_older++;
+    memcpy(m->out, m->part[m->gen_part ^ 1].rpool + e->roff, (size_t)cnt * sizeof *m->out);
+    rc = memo_add(m, m->part, &m->gen_part, m->pkey, h, 0, NULL, NULL, m->out, (size_t)cnt);
+  } else {
+    m->part_misses++;
+    rc = fill_comp(m, demand);
+    if (rc == NS_OK)
+      rc = memo_add(m, m->part, &m->gen_part, m->pkey, h, 0, NULL, NULL, m->out, (size_t)cnt);
+  }
+  for (int q = 0; q < cnt; q++)
+    m->pkey[it[q] / 64] = 0;
+  return rc;
+}
+
 /* Every component of the active items (breadth-first over the active
-   incidences of each resource), each solved on its own, items ascending:
-   m->nparts, poff, pitem, prate, and lab (part of each active item). */
+   incidences of each resource), each solved on its own (solve_part), items
+   ascending: m->nparts, poff, pitem, prate, and lab (part of each active
+   item). */
 static int partition(nsi_mm *m, double demand) {
   unsigned st = next_stamp(m);
   int P = 0;
@@ -348,7 +414,7 @@ static int partition(nsi_mm *m, double demand) {
   for (int p = 0; p < P; p++) {
     m->ncomp = m->poff[p + 1] - m->poff[p];
     memcpy(m->comp, m->pitem + m->poff[p], (size_t)m->ncomp * sizeof *m->comp);
-    NSI_TRY(fill_comp(m, demand));
+    NSI_TRY(solve_part(m, demand));
     memcpy(m->prate + m->poff[p], m->out, (size_t)m->ncomp * sizeof *m->prate);
   }
   return NS_OK;
@@ -401,6 +467,40 @@ static int solve_scratch(nsi_mm *m, const int *seeds, int nseeds, const int *see
   return NS_OK;
 }
 
+/* The partition of the whole active set (m->akey) with its rates: recalled
+   from the set memo (either generation; an older one's kept again in the
+   newer), or partitioned now (each part from the part memo or filled) and
+   kept. *P, *off, *item, *rate point at it; *labelled: m->lab is set. */
+static int whole_set(nsi_mm *m, double demand, int *P, const int **off, const int **item,
+                     const double **rate, int *labelled) {
+  uint64_t h = key_hash(m->akey, m->words);
+  const nsi_mm_memo *g = &m->set[m->gen_set];
+  const nsi_mm_entry *e = memo_find(m, g, m->akey, h);
+  *labelled = 0;
+  if (e == NULL && (e = memo_find(m, &m->set[m->gen_set ^ 1], m->akey, h)) != NULL) {
+    g = &m->set[m->gen_set ^ 1]; /* copied out: the add below may drop it */
+    const int *ip = g->ipool + e->ioff;
+    m->nparts = e->np;
+    memcpy(m->poff, ip, (size_t)(e->np + 1) * sizeof *m->poff);
+    memcpy(m->pitem, ip + e->np + 1, (size_t)m->nact * sizeof *m->pitem);
+    memcpy(m->prate, g->rpool + e->roff, (size_t)m->nact * sizeof *m->prate);
+    m->hits++, m->hits_older++;
+  } else if (e != NULL) {
+    const int *ip = g->ipool + e->ioff;
+    *P = e->np, *off = ip, *item = ip + e->np + 1, *rate = g->rpool + e->roff;
+    m->hits++;
+    return NS_OK;
+  } else {
+    m->misses++;
+    NSI_TRY(partition(m, demand));
+    *labelled = 1;
+  }
+  NSI_TRY(memo_add(m, m->set, &m->gen_set, m->akey, h, m->nparts, m->poff, m->pitem, m->prate,
+                   (size_t)m->nact));
+  *P = m->nparts, *off = m->poff, *item = m->pitem, *rate = m->prate;
+  return NS_OK;
+}
+
 int nsi_mm_solve(nsi_mm *m, const int *seeds, int nseeds, const int *seed_res, int nseed_res,
                  double demand) {
   if (m->scratch)
@@ -410,18 +510,10 @@ int nsi_mm_solve(nsi_mm *m, const int *seeds, int nseeds, const int *seed_res, i
     return NS_OK;
   if (demand != m->demand) /* the memo holds rates for one demand */
     memo_clear(m), m->demand = demand;
-  uint64_t h = key_hash(m->akey, m->words);
-  int P, labelled = 0;
+  int P, labelled;
   const int *off, *item;
   const double *rate;
-  if (memo_find(m, h, &P, &off, &item, &rate)) {
-    m->hits++;
-  } else {
-    m->misses++;
-    NSI_TRY(partition(m, demand));
-    P = m->nparts, off = m->poff, item = m->pitem, rate = m->prate, labelled = 1;
-    NSI_TRY(memo_add(m, h));
-  }
+  NSI_TRY(whole_set(m, demand, &P, &off, &item, &rate, &labelled));
   if (!labelled && P > 1)
     for (int p = 0; p < P; p++)
       for (int x = off[p]; x < off[p + 1]; x++)

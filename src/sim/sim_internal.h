@@ -178,6 +178,15 @@ typedef struct nsi_fill {
    all-reduces) over local resources (the links they share), each item
    active or not (transferring). */
 struct nsi_mm_entry;
+typedef struct nsi_mm_memo { /* one generation of a memo (maxmin.c) */
+  size_t *slot, nslot;       /* open addressing: entry + 1, 0 = empty */
+  struct nsi_mm_entry *ent;
+  size_t nent, cap_ent;
+  uint64_t *kpool;           /* each entry's item set (words) */
+  int *ipool;                /* each entry's ints (a partition), if any */
+  double *rpool;             /* each entry's rates */
+  size_t nk, ni, nrp, cap_kpool, cap_ipool, cap_rpool;
+} nsi_mm_memo;
 typedef struct nsi_mm {
   int n, nr;                /* items, resources */
   int *ist, *ir;            /* item i's resources ir[ist[i] .. ist[i + 1]), ascending, repeated */
@@ -201,25 +210,24 @@ typedef struct nsi_mm {
   uint64_t *akey;           /* the active set, a bit per item */
   size_t words;
   int nact;                 /* active items */
+  uint64_t *pkey;           /* scratch: one part's item set, a bit per item */
   int *lab, *pitem, *poff, nparts; /* components of the active items: part per item, items by part */
   double *prate;
   int *pcnt;
   nsi_fill fill;
-  /* memo: solved components by item set */
-  size_t *slot, nslot;
-  struct nsi_mm_entry *ent;
-  size_t nent;
-  uint64_t *kpool;
-  int *ipool;
-  double *rpool;
-  size_t nk, ni, nrp;
+  /* memos, two generations each (maxmin.c): set[] the partitions of whole
+     active sets, part[] solved parts by item set */
+  nsi_mm_memo set[2], part[2];
+  int gen_set, gen_part;    /* the generation taking new entries; ^ 1 the older */
+  size_t memo_cap;          /* rates per generation, at most (0: NSI_MM_MEMO; tests set it) */
   double demand;            /* of the memo's rates */
   int scratch;              /* tests: no memo, every solve searches and fills from scratch */
-  uint64_t hits, misses;
+  uint64_t hits, misses;    /* solves of a whole active set: recalled, not */
+  uint64_t part_hits, part_misses, hits_older; /* of a part; recalled from an older generation */
   size_t cap_ist, cap_ir, cap_ri, cap_rst, cap_rcap, cap_rmark, cap_lid, cap_cnt, cap_capk,
       cap_queue, cap_icap, cap_ek, cap_on, cap_imark, cap_comp, cap_rate, cap_res, cap_nres,
-      cap_ic, cap_out, cap_akey, cap_lab, cap_pitem, cap_poff, cap_prate, cap_ipool, cap_pcnt, cap_ent, cap_kpool, cap_rpool, cap_ra, cap_idr, cap_xown, cap_ipos,
-      cap_idst, cap_na, cap_coff, cap_ctab;
+      cap_ic, cap_out, cap_akey, cap_pkey, cap_lab, cap_pitem, cap_poff, cap_prate, cap_pcnt, cap_ra, cap_idr,
+      cap_xown, cap_ipos, cap_idst, cap_na, cap_coff, cap_ctab;
 } nsi_mm;
 
 /* Sets up m (its memory reused) for n items, item i on local resources

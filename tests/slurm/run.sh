@@ -98,9 +98,11 @@ run_case() {
   CASE=$1
   CASE_OK=1
   echo "== slurm: $CASE"
+  local t=$SECONDS
   cancel_all >/dev/null || true
   "$CASE"
   if [ $CASE_OK -eq 1 ]; then PASS=$((PASS + 1)); else FAIL=$((FAIL + 1)); FAILED+=("$CASE"); fi
+  echo "   $CASE: $((SECONDS - t)) s" # where the suite's time goes (.ci/run's budget)
 }
 
 # ---- cases --------------------------------------------------------------
@@ -572,6 +574,15 @@ case_usage() {
   ns --once --policy 2d-las --order srsf --preempt=requeue
   expect_rc 2
   grep -q "^netsched-slurm: --preempt 'requeue': policy 2d-las with --order srsf never suspends a job" <<<"$ERR" || fail "$ERR"
+  # Dally's lease re-offers go by measured Nw_sens, which the adapter has
+  # not: it never suspends under Slurm, so --preempt requeue is refused
+  # with that reason (tests/slurm/test_decide_policy.c: the cycle itself).
+  local dp
+  for dp in dally dally-manual; do
+    ns --once --policy "$dp" --preempt requeue
+    expect_rc 2
+    grep -q "^netsched-slurm: --preempt 'requeue': policy $dp never suspends a job under Slurm: its lease re-offers go by measured Nw_sens, which netsched-slurm cannot measure (the preemptive policies: 2d-las, 2d-gittins)$" <<<"$ERR" || fail "$ERR"
+  done
   ns --once stray
   expect_rc 2
   grep -q "^netsched-slurm: unexpected argument 'stray'" <<<"$ERR" || fail "$ERR"

@@ -379,10 +379,176 @@ static void test_adapter_suspends_as_the_policy(void **state) {
   }
 }
 
+/* ---- Dally under Slurm: no lease re-offers -------------------------------
+
+   2 leaves x 2 nodes x 4 GPUs (n0, n1 leaf 0; n2, n3 leaf 1), full: A 8
+   GPUs on n0, n1 and B 8 GPUs on n2, n3, both preemptible, arrived 40 and
+   39 min ago. Held: W, 4 GPUs, submitted 60 min ago (earlier than both).
+   Two cycles: T1 = NOW - 21 min and NOW, so a lease granted at T1 (20 min,
+   the library's default) has ended at NOW.
+   The library's lease reading (ns_policy_new("dally"), leases on), told
+   what the adapter knows - no Nw_sens, so every job counts 1.0 and the
+   order is by arrival: W, A, B. At T1 A and B get leases (first seen
+   running) and W waits (nothing free). At NOW both leases ended: W is
+   offered the free GPUs (none), then the expired jobs' after it from the
+   latest, B: B's 8 GPUs freed, Dally accepts W on one machine (n2) - B
+   SUSPENDED, A (no one before it took its GPUs) RENEWED, W started.
+   That is what a site would get from `--preempt requeue` if the adapter
+   applied leases: B requeued and restarted from scratch every lease, by
+   arrival alone. The adapter does not (policies.c): its object has leases
+   off, and even told --preempt requeue (main.c refuses it for Dally; this
+   sets it directly) it suspends nothing and W waits, saying why. */
+
+static const prun DR[] = {{400, 8, 0, 1, 0, NOW - 2400e3}, {401, 8, 2, 1, 0, NOW - 2340e3}};
+static const held DW = {410, 4, -1, 0, NOW - 3600e3};
+#define T1 (NOW - 1260e3)
+
+static void dally_snapshot(nss_snapshot *s, double now) {
+  memset(s, 0, sizeof *s);
+  s->nnodes = 4, s->nleaves = 2, s->spines = 2, s->now_ms = now;
+  s->nodes = calloc(4, sizeof *s->nodes);
+  s->leaves = calloc(2, sizeof *s->leaves);
+  s->jobs = calloc(3, sizeof *s->jobs);
+  assert_non_null(s->nodes), assert_non_null(s->leaves), assert_non_null(s->jobs);
+  s->leaves[0] = strdup("leaf0"), s->leaves[1] = strdup("leaf1");
+  for (int i = 0; i < 4; i++) {
+    char name[16];
+    snprintf(name, sizeof name, "n%d", i);
+    s->nodes[i].name = strdup(name);
+    s->nodes[i].gpus = GPN, s->nodes[i].leaf = i / 2, s->nodes[i].usable = 1;
+  }
+  for (int r = 0; r < 2; r++) {
+    nss_job *j = &s->jobs[s->njobs++];
+    j->id = DR[r].id, j->kind = NSS_JOB_RUNNING, j->gpus = DR[r].gpus, j->model = -1;
+    j->submit_ms = DR[r].arrival_ms, j->arrival_ms = DR[r].arrival_ms;
+    j->preemptible = DR[r].preemptible, j->run_ms = now - DR[r].arrival_ms;
+    j->attained_ms = j->gpus * j->run_ms;
+    j->nplaced = DR[r].gpus;
+    j->node_of = malloc((size_t)DR[r].gpus * sizeof *j->node_of);
+    j->gpu_idx = malloc((size_t)DR[r].gpus * sizeof *j->gpu_idx);
+    for (int k = 0; k < DR[r].gpus; k++)
+      j->node_of[k] = DR[r].first_node + k / GPN, j->gpu_idx[k] = k % GPN;
+  }
+  nss_job *j = &s->jobs[s->njobs++];
+  j->id = DW.id, j->kind = NSS_JOB_HELD, j->gpus = DW.gpus, j->model = -1;
+  j->submit_ms = DW.submit_ms, j->arrival_ms = DW.submit_ms;
+}
+
+/* The library's lease reading on the same state at T1 then NOW; returns
+   the NOW decision's suspended, renewed and started ids (0 if none) and
+   the started job's node list. */
+static void dally_lease_side(uint32_t *susp, uint32_t *renew, uint32_t *start, char *list) {
+  ns_cluster *c = ns_cluster_new_leaf_spine(2, 2, 2, GPN, 4, 10.0);
+  assert_non_null(c);
+  ns_job *jobs[3] = {0};
+  ns_placement *p = ns_placement_new();
+  ns_policy *pol = ns_policy_new("dally");
+  ns_decision *d = ns_decision_new();
+  ns_queue *q = ns_queue_new();
+  assert_true(ns_policy_dally_lease_of(pol) == 1200e3); /* the default: 20 min */
+  for (int r = 0; r < 2; r++) {
+    jobs[r] = ns_job_new(r ? "slurm-401" : "slurm-400", DR[r].gpus);
+    ns_placement_clear(p);
+    for (int k = 0; k < DR[r].gpus; k++)
+      assert_int_equal(ns_placement_add_gpu(p, DR[r].first_node * GPN + k), NS_OK);
+    assert_int_equal(ns_cluster_commit(c, jobs[r], p), NS_OK);
+  }
+  jobs[2] = ns_job_new("slurm-410", DW.gpus);
+  double at[2] = {T1, NOW};
+  for (int t = 0; t < 2; t++) {
+    ns_queue_clear(q);
+    assert_int_equal(ns_queue_add(q, jobs[2], DW.id, DW.submit_ms), 0);
+    for (int r = 0; r < 2; r++)
+      assert_int_equal(ns_queue_add_running(q, jobs[r], DR[r].id, DR[r].arrival_ms), r + 1);
+    if (ns_policy_decide(pol, c, q, at[t], d) != NS_OK)
+      fail_msg("dally: ns_policy_decide: %s", ns_last_error());
+    if (t == 0) { /* leases granted now, nothing expired: the plain queue */
+      assert_int_equal(ns_decision_start_count(d), 0);
+      assert_int_equal(ns_decision_suspend_count(d), 0);
+      assert_true(ns_decision_next_ms(d) <= T1 + 1200e3);
+    }
+  }
+  *susp = *renew = *start = 0;
+  list[0] = '\0';
+  size_t n = ns_decision_suspend_count(d);
+  assert_true(n <= 1);
+  if (n == 1)
+    *susp = DR[ns_decision_suspend_job(d, 0) - 1].id;
+  n = ns_decision_renew_count(d);
+  assert_true(n <= 1);
+  if (n == 1)
+    *renew = DR[ns_decision_renew_job(d, 0) - 1].id;
+  for (size_t k = 0; k < ns_decision_start_count(d); k++)
+    if (ns_decision_start_job(d, k) == 0) {
+      *start = DW.id;
+      const ns_placement *pl = ns_decision_placement(d, k);
+      int used[4] = {0};
+      for (size_t g = 0; g < ns_placement_gpu_count(pl); g++)
+        used[ns_placement_gpu(pl, g) / GPN] = 1;
+      for (int v = 0; v < 4; v++)
+        if (used[v])
+          snprintf(list + strlen(list), 32 - strlen(list), "%sn%d", list[0] ? "," : "", v);
+    }
+  ns_queue_free(q);
+  ns_decision_free(d);
+  ns_policy_free(pol);
+  for (int r = 0; r < 2; r++)
+    ns_cluster_release(c, jobs[r]);
+  for (int k = 0; k < 3; k++)
+    ns_job_free(jobs[k]);
+  ns_placement_free(p);
+  ns_cluster_free(c);
+}
+
+static void test_adapter_dally_lease_expiry_suspends_nothing(void **state) {
+  (void)state;
+  uint32_t susp, renew, start;
+  char list[32];
+  dally_lease_side(&susp, &renew, &start, list);
+  /* hand-derived (above): the library would requeue B for W */
+  assert_int_equal(susp, 401);
+  assert_int_equal(renew, 400);
+  assert_int_equal(start, 410);
+  assert_string_equal(list, "n2");
+  static const char *const presets[] = {"dally", "dally-manual"};
+  for (int k = 0; k < 2; k++)
+    for (int pre = 0; pre < 2; pre++) {
+      nss_ctx x;
+      memset(&x, 0, sizeof x);
+      x.links_per_pair = 4, x.link_gbps = 10, x.nic_gbps = 10, x.seed = 1, x.preempt = pre;
+      char msg[512] = "";
+      if (nss_ctx_init(&x, nss_policy_find(presets[k]), msg, sizeof msg) < 0)
+        fail_msg("%s: %s", presets[k], msg);
+      assert_true(ns_policy_dally_lease_of(x.pol) == 0); /* leases off */
+      double at[2] = {T1, NOW};
+      for (int t = 0; t < 2; t++) {
+        nss_snapshot s;
+        dally_snapshot(&s, at[t]);
+        x.now_ms = at[t];
+        nss_plan plan;
+        if (nss_decide(&x, &s, &plan, msg, sizeof msg) < 0)
+          fail_msg("%s: nss_decide: %s", presets[k], msg);
+        assert_int_equal(plan.ns, 0); /* nothing requeued, at lease expiry or ever */
+        assert_int_equal(plan.n, 1);
+        assert_int_equal(plan.d[0].id, DW.id);
+        assert_false(plan.d[0].placed); /* the cluster is full: W waits */
+        assert_true(plan.d[0].reason[0] != '\0');
+        nss_plan_free(&plan);
+        nss_snapshot_free(&s);
+      }
+      double from, end;
+      assert_int_equal(ns_policy_lease_ms(x.pol, 401, &from, &end), NS_ENOTFOUND);
+      nss_ctx_free(&x);
+    }
+  printf("  dally, dally-manual: a lease ending (the library would requeue 401 for 410 on n2)"
+         " requeues nothing; 410 waits\n");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_adapter_decides_as_the_policy_for_every_preset),
       cmocka_unit_test(test_adapter_suspends_as_the_policy),
+      cmocka_unit_test(test_adapter_dally_lease_expiry_suspends_nothing),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -183,6 +183,64 @@ static void test_incremental_matches_oracle(void **state) {
   nsi_mm_free(&m);
 }
 
+/* The memo keeps solved parts by item set in two generations (a full one
+   becomes the older, the older is dropped). Whatever it recalls - from
+   either generation, across turnovers - is bit for bit the rates a fresh
+   fill of that part gives: after every change, each rate handed out equals
+   (==, not within a tolerance) the one of a second solver built afresh and
+   solving every part from scratch, and the oracle's. Memo budgets of 4,
+   32 and 100000 rates: turnovers at almost every add, now and then, never. */
+static void test_memo_generations_exact(void **state) {
+  (void)state;
+  static const size_t caps[] = {4, 32, 100000};
+  uint64_t r = 0x9e30e5ull;
+  nsi_mm m, f;
+  memset(&m, 0, sizeof m);
+  memset(&f, 0, sizeof f);
+  uint64_t older = 0;
+  for (int t = 0; t < 150; t++) {
+    inst x;
+    random_inst(&r, &x);
+    build(&m, &x);
+    m.memo_cap = caps[t % 3];
+    unsigned char on[MAXI] = {0};
+    double want[MAXI], demand = 4.0 + 8.0 * unit(&r);
+    for (int step = 0; step < 150; step++) {
+      int i = (step * 7) % (x.n < 6 ? x.n : 6); /* a few items: sets repeat */
+      if (pick(&r, 4) == 0)
+        i = pick(&r, x.n);
+      on[i] = !on[i];
+      nsi_mm_set(&m, i, on[i]);
+      assert_int_equal(nsi_mm_solve(&m, &i, 1, NULL, 0, demand), NS_OK);
+      build(&f, &x); /* afresh: every active item a seed, no memo before */
+      int seeds[MAXI], ns = 0;
+      for (int k = 0; k < x.n; k++)
+        if (on[k])
+          nsi_mm_set(&f, k, 1), seeds[ns++] = k;
+      assert_int_equal(nsi_mm_solve(&f, seeds, ns, NULL, 0, demand), NS_OK);
+      assert_int_equal(f.ncomp, ns);
+      oracle(&x, on, demand, want);
+      unsigned char seen[MAXI] = {0};
+      for (int c = 0; c < m.ncomp; c++) {
+        int k = m.comp[c];
+        assert_true(on[k]);
+        assert_false(seen[k]); /* each once */
+        seen[k] = 1;
+        if (m.rate[k] != f.rate[k])
+          fail_msg("item %d: memo %.17g, fresh fill %.17g", k, m.rate[k], f.rate[k]);
+        assert_close(m.rate[k], want[k]);
+      }
+      if (on[i])
+        assert_true(seen[i]); /* an active seed's own part is handed out */
+    }
+    older += m.hits_older;
+    m.hits_older = 0;
+  }
+  assert_true(older > 0); /* the older generation answered some solves */
+  nsi_mm_free(&m);
+  nsi_mm_free(&f);
+}
+
 /* A component's rates depend on it alone: two chains A-B and C-D on
    separate links. A change in the first re-solves A and B only (C and D
    are not handed out again), and a seed given as a resource (a job that
@@ -269,6 +327,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_incremental_matches_oracle),
       cmocka_unit_test(test_components_and_resource_seeds),
+      cmocka_unit_test(test_memo_generations_exact),
       cmocka_unit_test(test_exact_memo_matches_scratch),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
