@@ -671,6 +671,66 @@ static void test_policy_admit_rejects_bad_input(void **state) {
   ns_policy_free(ada);
 }
 
+/* ns_policy_save / ns_policy_load against short buffers and foreign or
+   malformed blobs: refused naming the line, the policy's saved state (and
+   its options) as before. */
+static void test_policy_save_load_reject_bad_input(void **state) {
+  (void)state;
+  ns_policy *p = ns_policy_new("dally");
+  assert_non_null(p);
+  ns_delay_tuner *t = ns_policy_tuner(p);
+  assert_non_null(t);
+  static const char good[] = "ns_policy 1\npolicy dally\nwait 0 2 1500 10000\n";
+  assert_int_equal(ns_policy_load(p, good, sizeof good - 1), NS_OK);
+  t = ns_policy_tuner(p); /* a successful load replaces the tuner (policy.h) */
+  assert_non_null(t);
+  char before[512], after[512], small[8];
+  size_t need = 0, need2 = 0;
+  assert_int_equal(ns_policy_save(p, before, sizeof before, &need), NS_OK);
+  /* 12 + 13 + 20 characters and the NUL */
+  assert_string_equal(before, good);
+  assert_int_equal(need, sizeof good);
+  EXPECT(ns_policy_save(p, small, sizeof small, &need2), NS_ERANGE, "ns_policy_save", "needs 46");
+  assert_int_equal(need2, need);
+  EXPECT(ns_policy_save(p, NULL, 4, &need2), NS_EINVAL, "ns_policy_save", "buf", "4");
+  EXPECT(ns_policy_save(p, before, sizeof before, NULL), NS_EINVAL, "needed");
+  EXPECT(ns_policy_save(NULL, before, sizeof before, &need2), NS_EINVAL, "p");
+  static const struct {
+    const char *blob, *needle;
+  } bad[] = {
+      {"", "truncated"},
+      {"ns_policy 2\npolicy dally\n", "line 1"},
+      {"ns_policy 1\npolicy ff\n", "'ff'"},
+      {"ns_policy 1\npolicy dally\nwait 2 2 1 1\n", "line 3"},
+      {"ns_policy 1\npolicy dally\nwait 0 2 nan 1\n", "line 3"},
+      {"ns_policy 1\npolicy dally\nwait 0 2 1 inf\n", "line 3"},
+      {"ns_policy 1\npolicy dally\nwait 0 -4 1 1\n", "line 3"},
+      {"ns_policy 1\npolicy dally\nwait 0 2 -5 1\n", "line 3"},
+      {"ns_policy 1\npolicy dally\nwait 0 2 1 1 extra\n", "line 3"},
+      {"ns_policy 1\npolicy dally\nwait 0 2 1 1e300\n", "line 3"},
+  };
+  for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+    int rc = ns_policy_load(p, bad[b].blob, strlen(bad[b].blob));
+    if (rc != NS_EINVAL || !strstr(ns_last_error(), "ns_policy_load") ||
+        !strstr(ns_last_error(), bad[b].needle))
+      fail_msg("load of '%s': rc %d, message '%s' lacks '%s'", bad[b].blob, rc, ns_last_error(),
+               bad[b].needle);
+    assert_int_equal(ns_policy_save(p, after, sizeof after, &need2), NS_OK);
+    assert_string_equal(after, before);
+    assert_ptr_equal(ns_policy_tuner(p), t); /* a refused load keeps the tuner */
+  }
+  /* a line longer than the parser's buffer, and a blob without its NUL */
+  char huge[600];
+  memset(huge, 'x', sizeof huge);
+  memcpy(huge, "ns_policy 1\npolicy dally\nwait ", 30);
+  EXPECT(ns_policy_load(p, huge, sizeof huge), NS_EINVAL, "ns_policy_load", "line 3", "longer");
+  EXPECT(ns_policy_load(p, NULL, 3), NS_EINVAL, "ns_policy_load", "buf");
+  EXPECT(ns_policy_load(NULL, good, 3), NS_EINVAL, "ns_policy_load", "p");
+  assert_int_equal(ns_policy_save(p, after, sizeof after, &need2), NS_OK);
+  assert_string_equal(after, before);
+  ns_policy_free(p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_real_setters_reject_nan_inf_negative_and_overflow),
@@ -687,6 +747,7 @@ int main(void) {
       cmocka_unit_test(test_policy_report_allreduce_refused_leaves_policy_settable),
       cmocka_unit_test(test_policy_zero_iteration_has_no_drift),
       cmocka_unit_test(test_policy_admit_rejects_bad_input),
+      cmocka_unit_test(test_policy_save_load_reject_bad_input),
   };
   return cmocka_run_group_tests_name("hostile: values at and beyond the edges", tests, NULL,
                                      NULL);
