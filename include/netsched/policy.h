@@ -137,8 +137,9 @@
  * each committed on c where it runs, same id at every decision), a running
  * job's Nw_sens measured now (ns_queue_set_nw_sens: compute x iterations
  * done / ms run; at least for the jobs whose lease ended, see
- * ns_policy_lease_ms). The policy keeps per id a lease [from, end): granted
- * from now_ms for lease_ms when it decides a start, renewed from now_ms at
+ * ns_policy_lease_ms). The policy keeps per id (distinct within a queue,
+ * NS_EINVAL otherwise) a lease [from, end): granted from now_ms for
+ * lease_ms when it decides a start, renewed from now_ms at
  * expiry when the job keeps its GPUs, and granted from now_ms to a running
  * job first seen without one (started outside a decision). With no lease
  * ended (end <= now_ms) decide() is the plain queue: the waiting jobs
@@ -280,7 +281,7 @@ NS_API int ns_policy_set_dally_timers(ns_policy *p, double history_ms, double ma
 NS_API int ns_policy_set_cassini_drift(ns_policy *p, double fraction); /* [0, 1); 0: never */
 NS_API int ns_policy_set_place_fn(ns_policy *p, ns_policy_place_fn fn, void *user);
 /* Dally's lease (LEASES above) in ms: 0 (no leases: running jobs keep their
-   GPUs, as the non-preemptive orders) or finite and >= 1000 (default 20
+   GPUs, as the non-preemptive orders) or in [1000, 1e15] (default 20
    min); NS_EINVAL naming lease_ms and quoting it. Read back with
    ns_policy_dally_lease_of (NAN and a message if p is NULL). */
 NS_API int ns_policy_set_dally_lease(ns_policy *p, double lease_ms);
@@ -312,8 +313,10 @@ NS_API int ns_policy_backfills(const ns_policy *p);
 
 /* The state it owns (NULL when the policy has none of that kind, or before
    its first decision for the CASSINI options). Borrowed: valid until
-   ns_policy_free. The tuner may be fed recorded waits (ns_delay_tuner_record)
-   to restore it across processes. */
+   ns_policy_free - or, for the tuner, until a successful ns_policy_load,
+   which replaces it (ask again after one; a refused load keeps it). The
+   tuner may be fed recorded waits (ns_delay_tuner_record) to restore it
+   across processes. */
 NS_API ns_delay_tuner *ns_policy_tuner(ns_policy *p);
 NS_API const ns_cassini_opts *ns_policy_cassini_opts(ns_policy *p);
 

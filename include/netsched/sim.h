@@ -83,8 +83,10 @@
  *    C e(2), C e(3), C: e follows the number of jobs on that link at that
  *    instant, each link by its own count (A may see e(3) on one link and
  *    e(1) on the next; its rate is its tightest link's share). Jobs kept at
- *    their window mean in a partial restart (below) are not counted: their
- *    mean load is already taken off the capacity. e is a curve
+ *    their window mean in a partial restart (below) count as the part of
+ *    their iteration they transfer (k is then a real number, e linear
+ *    between integers), and their mean load is taken off what the link
+ *    delivers: capacity x e(k) - load. e is a curve
  *    (ns_sim_opts_set_contention_curve, netsched-sim --contention-curve):
  *    the default is fitted to HKBU's measurements of 1-16 concurrent ring
  *    all-reduces on 10 GbE (../shared/data/contention/; e(2) = 0.794,
@@ -117,7 +119,12 @@
  *    re-simulated jobs; in addition a kept job ignores the change's effect
  *    on it through its neighbours, re-simulated jobs see kept ones' mean
  *    rather than their phases, and SRSF(n)/AdaDUAL admission counts only
- *    the re-simulated ones. Measured: mean |JCT error| 1.8 % against the
+ *    the re-simulated ones. Kept jobs count in a link's e(k) (above): n
+ *    alike jobs saturating a link get capacity x e(n) / n each, and so does
+ *    the one re-simulated among n - 1 kept ones (not counting them gave it
+ *    capacity x (1 - e(n)) more: on Philly windows 2D-LAS finished jobs
+ *    9.5 % early on average; test_phase_partial_contention, bench/RESULTS.md).
+ *    Measured: mean |JCT error| 1.8 % against the
  *    unaccelerated run on a 20-job chain whose jobs leave one by one
  *    (tests/unit/test_sim.c, test_phase_partial_restart); 2.3 % (worst job
  *    6.5 %) when a 21-server job leaves a chain of 20 and 12 of its

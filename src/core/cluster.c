@@ -496,13 +496,10 @@ int ns_cluster_commit(ns_cluster *c, const ns_job *job, const ns_placement *p) {
   return NS_OK;
 }
 
-int ns_cluster_release(ns_cluster *c, const ns_job *job) {
-  static const char *fn = "ns_cluster_release";
-  NSI_TRY(nsi_check_ptr(c, fn, "c"));
-  NSI_TRY(nsi_check_ptr(job, fn, "job"));
+long nsi_cluster_detach(ns_cluster *c, const ns_job *job, nsi_commit *out) {
   long idx = nsi_find_commit(c, job);
   if (idx < 0)
-    return nsi_fail(NS_ENOTFOUND, "%s: job '%s' is not committed", fn, job->name);
+    return -1;
   nsi_commit *r = &c->commits[idx];
   for (size_t i = 0; i < r->ngpus; i++) {
     int g = r->gpus[i];
@@ -516,8 +513,40 @@ int ns_cluster_release(ns_cluster *c, const ns_job *job) {
     nsi_ocs_apply(c, r->links, r->nlinks, NULL);
   else
     set_link_owner(c, r->links, r->nlinks, NULL);
-  commit_free(r);
+  *out = *r;
   c->commits[idx] = c->commits[--c->ncommits];
+  return idx;
+}
+
+/* As ns_cluster_commit applies a record (its GPUs, memory, workload and
+   links), then the record moved back to index at. */
+void nsi_cluster_reattach(ns_cluster *c, const nsi_commit *r, size_t at) {
+  for (size_t i = 0; i < r->ngpus; i++) {
+    int g = r->gpus[i];
+    c->jobs_on_gpu[g]++;
+    c->mem_used_mb[g] += r->mem_mb;
+    c->workload_ms[g] += r->workload_ms;
+  }
+  if (c->ocs_count > 0)
+    nsi_ocs_apply(c, r->links, r->nlinks, r->job);
+  else
+    set_link_owner(c, r->links, r->nlinks, r->job);
+  c->commits[c->ncommits++] = *r;
+  size_t last = c->ncommits - 1;
+  if (at != last) {
+    nsi_commit t = c->commits[at];
+    c->commits[at] = c->commits[last], c->commits[last] = t;
+  }
+}
+
+int ns_cluster_release(ns_cluster *c, const ns_job *job) {
+  static const char *fn = "ns_cluster_release";
+  NSI_TRY(nsi_check_ptr(c, fn, "c"));
+  NSI_TRY(nsi_check_ptr(job, fn, "job"));
+  nsi_commit r;
+  if (nsi_cluster_detach(c, job, &r) < 0)
+    return nsi_fail(NS_ENOTFOUND, "%s: job '%s' is not committed", fn, job->name);
+  commit_free(&r);
   return NS_OK;
 }
 

@@ -293,6 +293,19 @@ int nsi_idle_servers_on_leaf(const ns_cluster *c, int leaf);
 int nsi_leaf_free_uplinks(const ns_cluster *c, int leaf);
 /* Index of the job's commit record, or -1. */
 long nsi_find_commit(const ns_cluster *c, const ns_job *job);
+/* A tentative release that can be undone without allocating (the policy's
+   decisions release running jobs to place others, then put c back):
+   nsi_cluster_detach takes job's commit off c exactly as ns_cluster_release
+   does, but hands its record (and the arrays it owns) to *out; it returns
+   the index the record had (the release moved the last record there), or
+   -1 if job is not committed. nsi_cluster_reattach puts such a record back
+   at that index, moving the record found there to the end, so that
+   detaches undone in reverse order leave c's commit list as it was. It
+   cannot fail: the commit array kept its room, the GPUs and links the
+   record holds were freed by the detach and nothing took them since (the
+   caller releases what it committed in between first). */
+long nsi_cluster_detach(ns_cluster *c, const ns_job *job, nsi_commit *out);
+void nsi_cluster_reattach(ns_cluster *c, const nsi_commit *r, size_t at);
 
 /* ---- OCS layer (ocs.c) ------------------------------------------------ */
 

@@ -137,8 +137,9 @@ int ns_policy_report_allreduce(ns_policy *p, ns_cluster *c, const ns_job *job, d
   int act = NS_POLICY_DRIFT_NONE, wait = p->drift_rule == NS_POLICY_DRIFT_RULE_WAIT;
   ns_candidate *cand = NULL;
   double hold = NAN, P = r->per;
-  if (p->cassini && isfinite(r->slot) && p->drift > 0 && (wait || !(start_ms < r->until))) {
-    NSI_TRY(nsp_ready(p, fn)); /* CASSINI's options */
+  /* an iteration of 0 ms (nothing to keep in step) has no schedule */
+  if (p->cassini && isfinite(r->slot) && P > 0 && p->drift > 0 &&
+      (wait || !(start_ms < r->until))) {
     double dev = fmod(start_ms - (r->slot + r->compute), P);
     if (dev < 0)
       dev += P;
@@ -149,7 +150,16 @@ int ns_policy_report_allreduce(ns_policy *p, ns_cluster *c, const ns_job *job, d
       if (nsi_find_commit(c, job) < 0) /* read only now: O(running jobs) */
         return nsi_fail(NS_EINVAL, "%s: job '%s' is not committed on c (commit every running "
                                    "job where it runs)", fn, ns_job_name(job));
-      NSI_TRY(rerank(p, c, job, &cand, &done, fn));
+      /* CASSINI's options; a refusal below must not leave the policy
+         fixed as after a decision when it was not */
+      int was_ready = p->ready;
+      NSI_TRY(nsp_ready(p, fn));
+      int rc = rerank(p, c, job, &cand, &done, fn);
+      if (rc < 0) {
+        if (!was_ready)
+          nsp_unready(p);
+        return rc;
+      }
       act = done ? NS_POLICY_DRIFT_SHIFTS : wait ? NS_POLICY_DRIFT_HOLD : NS_POLICY_DRIFT_DROPPED;
       if (act == NS_POLICY_DRIFT_HOLD) { /* the next ideal slot after this all-reduce alone */
         double end = start_ms + r->comm;

@@ -144,7 +144,8 @@ int ns_policy_kappa_of(const ns_policy *p) {
 
 int ns_policy_set_order(ns_policy *p, ns_policy_order order) {
   NSI_TRY(settable(p, "ns_policy_set_order"));
-  NSI_TRY(nsi_check_int((long long)order, 0, NS_POLICY_ORDER_2D_GITTINS, "ns_policy_set_order",
+  /* (int): an enum value as the caller wrote it, -1 rather than 4294967295 */
+  NSI_TRY(nsi_check_int((int)order, 0, NS_POLICY_ORDER_2D_GITTINS, "ns_policy_set_order",
                         "order"));
   p->order = order, p->preset = -1;
   return NS_OK;
@@ -152,7 +153,7 @@ int ns_policy_set_order(ns_policy *p, ns_policy_order order) {
 
 int ns_policy_set_placement(ns_policy *p, ns_policy_placement placement) {
   NSI_TRY(settable(p, "ns_policy_set_placement"));
-  NSI_TRY(nsi_check_int((long long)placement, 0, NS_POLICY_PLACE_CUSTOM,
+  NSI_TRY(nsi_check_int((int)placement, 0, NS_POLICY_PLACE_CUSTOM,
                         "ns_policy_set_placement", "placement"));
   p->placement = placement, p->preset = -1;
   return NS_OK;
@@ -167,7 +168,7 @@ int ns_policy_set_kappa(ns_policy *p, int kappa) {
 
 int ns_policy_set_admission(ns_policy *p, ns_policy_admission a, int n) {
   NSI_TRY(settable(p, "ns_policy_set_admission"));
-  NSI_TRY(nsi_check_int((long long)a, 0, NS_POLICY_ADMIT_ADADUAL, "ns_policy_set_admission",
+  NSI_TRY(nsi_check_int((int)a, 0, NS_POLICY_ADMIT_ADADUAL, "ns_policy_set_admission",
                         "admission"));
   NSI_TRY(nsi_check_int(n, 1, 1 << 20, "ns_policy_set_admission", "n"));
   p->admission = a, p->admit_n = n, p->preset = -1;
@@ -226,10 +227,11 @@ int ns_policy_set_cassini_drift(ns_policy *p, double fraction) {
 int ns_policy_set_dally_lease(ns_policy *p, double lease_ms) {
   static const char fn[] = "ns_policy_set_dally_lease";
   NSI_TRY(settable(p, fn));
-  if (!(lease_ms == 0 || (lease_ms >= NSP_DALLY_MIN_LEASE_MS && isfinite(lease_ms)))) {
+  /* capped as every real argument (and as ns_sim_opts_set_dally_lease) */
+  if (!(lease_ms == 0 || (lease_ms >= NSP_DALLY_MIN_LEASE_MS && lease_ms <= NSI_REAL_MAX))) {
     char b[32];
-    return nsi_fail(NS_EINVAL, "%s: lease_ms must be 0 (no leases) or finite and at least %g ms "
-                               "(got %s)", fn, NSP_DALLY_MIN_LEASE_MS,
+    return nsi_fail(NS_EINVAL, "%s: lease_ms must be 0 (no leases) or finite, at least %g ms and "
+                               "at most 1e+15 ms (got %s)", fn, NSP_DALLY_MIN_LEASE_MS,
                     nsi_fmt_real(lease_ms, b, sizeof b));
   }
   p->lease_ms = lease_ms;
@@ -246,7 +248,7 @@ double ns_policy_dally_lease_of(const ns_policy *p) {
 
 int ns_policy_set_cassini_drift_rule(ns_policy *p, ns_policy_drift_rule rule) {
   NSI_TRY(settable(p, "ns_policy_set_cassini_drift_rule"));
-  NSI_TRY(nsi_check_int((long long)rule, NS_POLICY_DRIFT_RULE_READJUST,
+  NSI_TRY(nsi_check_int((int)rule, NS_POLICY_DRIFT_RULE_READJUST,
                         NS_POLICY_DRIFT_RULE_WAIT, "ns_policy_set_cassini_drift_rule", "rule"));
   p->drift_rule = (int)rule;
   return NS_OK;
@@ -384,6 +386,17 @@ static int leasing(const ns_policy *p) {
   return p->order == NS_POLICY_ORDER_NW_SENS && p->lease_ms > 0 && !p->cassini;
 }
 
+void nsp_unready(ns_policy *p) {
+  ns_titan_opts_free(p->titan), ns_vclos_opts_free(p->vclos);
+  ns_delay_tuner_free(p->tuner), ns_cassini_opts_free(p->cassini_opts);
+  p->titan = NULL, p->vclos = NULL, p->tuner = NULL, p->cassini_opts = NULL;
+  nsp_las_free(p->las), p->las = NULL;
+  nsp_lease_free(p->lease), p->lease = NULL;
+  for (int i = 0; i < NSP_MAX_CANDIDATES; i++)
+    ns_placement_free(p->cand[i]), p->cand[i] = NULL;
+  p->ready = 0;
+}
+
 /* Builds the state of its parts (once). */
 int nsp_ready(ns_policy *p, const char *fn) {
   if (p->ready)
@@ -418,14 +431,7 @@ int nsp_ready(ns_policy *p, const char *fn) {
   if (rc == NS_OK && leasing(p))
     rc = nsp_lease_new(p);
   if (rc < 0) {
-    /* back to nothing built: a failed call leaves the handle as it was */
-    ns_titan_opts_free(p->titan), ns_vclos_opts_free(p->vclos);
-    ns_delay_tuner_free(p->tuner), ns_cassini_opts_free(p->cassini_opts);
-    p->titan = NULL, p->vclos = NULL, p->tuner = NULL, p->cassini_opts = NULL;
-    nsp_las_free(p->las), p->las = NULL;
-    nsp_lease_free(p->lease), p->lease = NULL;
-    for (int i = 0; i < NSP_MAX_CANDIDATES; i++)
-      ns_placement_free(p->cand[i]), p->cand[i] = NULL;
+    nsp_unready(p); /* back to nothing built: a failed call leaves the handle as it was */
     if (rc == NS_ENOMEM)
       return nsi_fail(rc, "%s: out of memory building policy '%s'", fn, ns_policy_name(p));
     return nsi_fail(rc, "%s: policy '%s' unavailable: %s", fn, ns_policy_name(p),
@@ -815,8 +821,6 @@ void ns_decision_free(ns_decision *d) {
     ns_placement_free(d->s[k].pl);
     ns_candidate_free(d->s[k].cand);
   }
-  for (size_t k = 0; k < d->capsusp; k++)
-    ns_placement_free(d->held[k]);
   ns_candidate_free(d->readj);
   free(d->s), free(d->status), free(d->retry), free(d->susp), free(d->held), free(d->renew);
   free(d);
@@ -1180,18 +1184,6 @@ static int decide_queue(ns_policy *p, ns_cluster *c, const ns_queue *q, double n
   return rc;
 }
 
-/* Job record idx of c was released and the job committed again (appended
-   last): moves it back to idx, where the release put the last record. With
-   the releases undone in reverse order, c's commit list is as before (its
-   order is what CASSINI and vClos routing walk). */
-static void commit_back_at(ns_cluster *c, size_t idx) {
-  size_t last = c->ncommits - 1;
-  if (idx != last) {
-    nsi_commit t = c->commits[idx];
-    c->commits[idx] = c->commits[last], c->commits[last] = t;
-  }
-}
-
 /* The preemptive orders (las.c ranks, the file comment of policy.h): the
    running jobs not granted GPUs are released tentatively, the waiting ones
    granted are placed in queue order (each with as many GPUs free), each
@@ -1225,22 +1217,17 @@ static int decide_las(ns_policy *p, ns_cluster *c, const ns_queue *q, double now
   int ranked = rc == NS_OK;
   if (rc == NS_OK && nstop > d->capsusp) {
     size_t *sv = realloc(d->susp, nstop * sizeof *sv);
-    ns_placement **hv = sv == NULL ? NULL : realloc(d->held, nstop * sizeof *hv);
+    nsi_commit *hv = sv == NULL ? NULL : realloc(d->held, nstop * sizeof *hv);
     if (sv != NULL)
       d->susp = sv;
-    if (hv != NULL) {
-      d->held = hv;
-      for (; d->capsusp < nstop; d->capsusp++)
-        d->held[d->capsusp] = NULL;
-    } else {
+    if (hv != NULL)
+      d->held = hv, d->capsusp = nstop;
+    else
       rc = nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
-    }
   }
   for (size_t k = 0; k < nstop && rc == NS_OK; k++) {
     const ns_job *job = q->e[stop[k]].job;
-    if (d->held[k] == NULL && (d->held[k] = ns_placement_new()) == NULL)
-      rc = nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
-    else if (nsi_find_commit(c, job) < 0)
+    if (nsi_find_commit(c, job) < 0)
       rc = nsi_fail(NS_EINVAL, "%s: queue index %zu (job '%s') was added as running but is not "
                                "committed on c (commit every running job where it runs)",
                     fn, stop[k], ns_job_name(job));
@@ -1250,16 +1237,8 @@ static int decide_las(ns_policy *p, ns_cluster *c, const ns_queue *q, double now
     d->status[i] = q->e[i].running ? NS_OK : NS_ENOSPACE;
   size_t released = 0, committed = 0;
   for (size_t k = 0; k < nstop && rc == NS_OK; k++) {
-    const ns_job *job = q->e[stop[k]].job;
-    at[k] = nsi_find_commit(c, job);
-    rc = ns_cluster_job_placement(c, job, d->held[k]);
-    if (rc == NS_OK)
-      rc = ns_cluster_release(c, job);
-    if (rc < 0) {
-      rc = nsi_fail(rc, "%s: cannot release running job '%s': %s", fn, ns_job_name(job),
-                    ns_last_error());
-      break;
-    }
+    /* detached, not released: putting it back below cannot fail */
+    at[k] = nsi_cluster_detach(c, q->e[stop[k]].job, &d->held[k]);
     released = k + 1;
     d->susp[d->nsusp++] = stop[k];
     d->status[stop[k]] = NS_ENOSPACE; /* suspended: waits again */
@@ -1284,10 +1263,8 @@ static int decide_las(ns_policy *p, ns_cluster *c, const ns_queue *q, double now
   }
   for (size_t k = committed; k-- > 0;)
     ns_cluster_release(c, q->e[d->s[k].qi].job);
-  for (size_t k = released; k-- > 0;) {
-    ns_cluster_commit(c, q->e[stop[k]].job, d->held[k]); /* its GPUs are free again */
-    commit_back_at(c, (size_t)at[k]);
-  }
+  for (size_t k = released; k-- > 0;)
+    nsi_cluster_reattach(c, &d->held[k], (size_t)at[k]); /* its GPUs are free again */
   if (rc == NS_OK) {
     double next = nsp_las_settle(p, d->status, now_ms);
     if (next < d->next)
@@ -1352,9 +1329,8 @@ static int undo_to(nsp_reoffer *r, size_t n) {
     if (u->start) {
       x = ns_cluster_release(r->c, r->q->e[r->d->s[u->k].qi].job);
     } else {
-      x = ns_cluster_commit(r->c, exp_job(r, u->k), r->d->held[u->k]);
-      if (x == NS_OK)
-        commit_back_at(r->c, (size_t)u->at);
+      nsi_cluster_reattach(r->c, &r->d->held[u->k], (size_t)u->at); /* cannot fail */
+      x = NS_OK;
     }
     rc = rc == NS_OK && x < 0 ? x : rc;
   }
@@ -1399,10 +1375,12 @@ static int lease_victims(nsp_reoffer *r, size_t k, int *placed) {
     size_t e = (size_t)r->slot[pos];
     if (r->lost[e])
       continue;
-    long at = nsi_find_commit(r->c, exp_job(r, e));
-    rc = ns_cluster_release(r->c, exp_job(r, e));
-    if (rc < 0)
+    long at = nsi_cluster_detach(r->c, exp_job(r, e), &r->d->held[e]);
+    if (at < 0) {
+      rc = nsi_fail(NS_EINVAL, "ns_policy_decide: job '%s' is not committed on c",
+                    ns_job_name(exp_job(r, e)));
       break;
+    }
     r->log[r->nlog].start = 0, r->log[r->nlog].k = e, r->log[r->nlog++].at = at;
     taken[nt++] = e;
     freed += ns_job_gpus(exp_job(r, e));
@@ -1468,16 +1446,11 @@ static int reserve_lease(ns_decision *d, size_t n, const char *fn) {
     if (sv == NULL)
       return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
     d->susp = sv;
-    ns_placement **hv = realloc(d->held, n * sizeof *hv);
+    nsi_commit *hv = realloc(d->held, n * sizeof *hv);
     if (hv == NULL)
       return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
-    d->held = hv;
-    for (; d->capsusp < n; d->capsusp++)
-      d->held[d->capsusp] = NULL;
+    d->held = hv, d->capsusp = n;
   }
-  for (size_t k = 0; k < n; k++)
-    if (d->held[k] == NULL && (d->held[k] = ns_placement_new()) == NULL)
-      return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
   if (n > d->caprenew) {
     size_t *rv = realloc(d->renew, n * sizeof *rv);
     if (rv == NULL)
@@ -1487,12 +1460,46 @@ static int reserve_lease(ns_decision *d, size_t n, const char *fn) {
   return NS_OK;
 }
 
+typedef struct nsp_idx {
+  uint64_t id;
+  size_t i;
+} nsp_idx;
+
+static int by_id(const void *a, const void *b) {
+  const nsp_idx *x = a, *y = b;
+  if (x->id != y->id)
+    return x->id < y->id ? -1 : 1;
+  return (x->i > y->i) - (x->i < y->i);
+}
+
+/* The leases are kept per id: two jobs of one id in a queue would share
+   one (NS_EINVAL, as the preemptive orders say it). O(n log n). */
+static int distinct_ids(const ns_queue *q, const char *fn) {
+  if (q->n < 2)
+    return NS_OK;
+  nsp_idx *v = malloc(q->n * sizeof *v);
+  if (v == NULL)
+    return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
+  for (size_t i = 0; i < q->n; i++)
+    v[i].id = q->e[i].id, v[i].i = i;
+  qsort(v, q->n, sizeof *v, by_id);
+  int rc = NS_OK;
+  for (size_t k = 1; k < q->n && rc == NS_OK; k++)
+    if (v[k].id == v[k - 1].id)
+      rc = nsi_fail(NS_EINVAL, "%s: queue index %zu has id %llu, which an earlier job of the "
+                               "queue has (ids must be distinct)", fn, v[k].i,
+                    (unsigned long long)v[k].id);
+  free(v);
+  return rc;
+}
+
 /* NW_SENS order: the plain queue, or with leases expired the re-offer. */
 static int decide_nw_sens(ns_policy *p, ns_cluster *c, const ns_queue *q, double now_ms,
                           ns_decision *d) {
   static const char fn[] = "ns_policy_decide";
   if (p->lease == NULL || ns_cluster_gpu_sharing(c) == 1)
     return decide_queue(p, c, q, now_ms, d);
+  NSI_TRY(distinct_ids(q, fn));
   size_t n = q->n ? q->n : 1, ne = 0;
   NSI_TRY(nsp_lease_reserve(p, q->n, fn)); /* settle below cannot fail */
   size_t *exp = malloc(n * sizeof *exp);
@@ -1525,10 +1532,7 @@ static int decide_nw_sens(ns_policy *p, ns_cluster *c, const ns_queue *q, double
         rc = nsi_fail(NS_EINVAL, "%s: queue index %zu (job '%s') was added as running but is "
                                  "not committed on c (commit every running job where it runs)",
                       fn, i, ns_job_name(q->e[i].job));
-      else if (expired) /* its GPUs, should it lose them */
-        rc = ns_cluster_job_placement(c, q->e[i].job, d->held[e++]);
-      if (rc < 0 && rc != NS_EINVAL)
-        rc = nsi_fail(rc, "%s: %s", fn, ns_last_error());
+      e += expired;
     }
     if (rc == NS_OK) {
       qsort(it, m, sizeof *it, by_item);
@@ -1600,18 +1604,12 @@ static int pass_trial(ns_policy *p, ns_cluster *c, const ns_queue *q, size_t wi,
   *ok = 0;
   for (size_t k = 0; k < nv && n < NSP_DALLY_MAX_VICTIMS && *budget > 0; k++) {
     const ns_job *job = q->e[v[k].i].job;
-    at[n] = nsi_find_commit(c, job);
+    /* detached, not released: putting it back below cannot fail */
+    at[n] = nsi_cluster_detach(c, job, &d->held[n]);
     if (at[n] < 0) {
       rc = nsi_fail(NS_EINVAL, "%s: queue index %zu (job '%s') was added as running but is not "
                                "committed on c (commit every running job where it runs)",
                     fn, v[k].i, ns_job_name(job));
-      break;
-    }
-    rc = ns_cluster_job_placement(c, job, d->held[n]);
-    if (rc == NS_OK)
-      rc = ns_cluster_release(c, job);
-    if (rc < 0) {
-      rc = nsi_fail(rc, "%s: %s", fn, ns_last_error());
       break;
     }
     d->susp[n++] = v[k].i;
@@ -1627,14 +1625,8 @@ static int pass_trial(ns_policy *p, ns_cluster *c, const ns_queue *q, size_t wi,
     if (d->status[wi] != NS_ENOSPACE)
       break; /* never fits: no victim makes room */
   }
-  for (size_t k = n; k-- > 0;) { /* back as it was, in reverse */
-    int r = ns_cluster_commit(c, q->e[d->susp[k]].job, d->held[k]);
-    if (r == NS_OK)
-      commit_back_at(c, (size_t)at[k]);
-    else if (rc == NS_OK)
-      rc = nsi_fail(r, "%s: cannot restore running job '%s': %s", fn,
-                    ns_job_name(q->e[d->susp[k]].job), ns_last_error());
-  }
+  for (size_t k = n; k-- > 0;) /* back as it was, in reverse */
+    nsi_cluster_reattach(c, &d->held[k], (size_t)at[k]);
   if (*ok && rc == NS_OK) {
     d->nsusp = n;
     for (size_t k = 0; k < n; k++)

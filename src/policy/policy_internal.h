@@ -137,6 +137,9 @@ int nsp_log_wait(ns_policy *p, int tier, int gpus, double waited_ms, double now_
 /* Builds p's state from its parts once (its first decision); NS_OK or
    the failure with fn's name. */
 int nsp_ready(ns_policy *p, const char *fn);
+/* Drops what nsp_ready built (p as before it: its options settable again);
+   only for a call that built it and fails before any state was kept. */
+void nsp_unready(ns_policy *p);
 /* The tuner of p's parts, fresh (NULL: out of memory, message set). */
 ns_delay_tuner *nsp_new_tuner(const ns_policy *p);
 
@@ -185,7 +188,7 @@ struct ns_decision {
   size_t nq, capq;
   double next;
   size_t *susp; /* queue indices of running jobs to suspend */
-  ns_placement **held; /* their placements while the starts are placed */
+  nsi_commit *held; /* their commit records, detached while the starts are placed */
   size_t nsusp, capsusp;
   size_t *renew; /* queue indices of running jobs whose lease was renewed */
   size_t nrenew, caprenew;

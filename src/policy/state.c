@@ -107,7 +107,9 @@ int ns_policy_load(ns_policy *p, const char *buf, size_t len) {
         rc = nsi_fail(NS_EINVAL, "%s: the state belongs to policy '%s', not '%s'", fn, name,
                       ns_policy_name(p));
     } else if (sscanf(line, "wait %d %d %lf %lf %c", &tier, &gpus, &w, &t, &extra) != 4 ||
-               (tier != 0 && tier != 1) || !isfinite(w) || !isfinite(t)) {
+               (tier != 0 && tier != 1) || !isfinite(w) || !(fabs(t) <= NSI_REAL_MAX)) {
+      /* a time past 1e15 ms (as every real argument) would set the tuner's
+         clock beyond any decision's now_ms: every later offer refused */
       rc = nsi_fail(NS_EINVAL, "%s: line %d is not 'wait TIER(0|1) GPUS WAITED_MS NOW_MS' "
                                "('%.40s')", fn, lineno, line);
     } else if (!is_dally) {

@@ -87,7 +87,7 @@ void nsi_mm_free(nsi_mm *m) {
   free(m->akey), free(m->pkey), free(m->lab), free(m->pitem), free(m->poff), free(m->prate);
   free(m->pcnt);
   free(m->queue), free(m->res), free(m->nres), free(m->ic), free(m->capk);
-  free(m->out), free(m->lid), free(m->cnt);
+  free(m->out), free(m->lid), free(m->cnt), free(m->coff), free(m->ctab);
   free(m->ra), free(m->idr), free(m->xown), free(m->ipos), free(m->idst), free(m->na);
   for (int g = 0; g < 2; g++)
     gen_free(&m->set[g]), gen_free(&m->part[g]);
@@ -118,6 +118,7 @@ int nsi_mm_build(nsi_mm *m, int n, const int *const *res, const size_t *nres, co
   NSI_MM_ARR(lid, cap_lid, ur);
   NSI_MM_ARR(cnt, cap_cnt, ur);
   NSI_MM_ARR(capk, cap_capk, ur);
+  NSI_MM_ARR(coff, cap_coff, ur);
   NSI_MM_ARR(queue, cap_queue, ur);
   NSI_MM_ARR(icap, cap_icap, un);
   NSI_MM_ARR(ek, cap_ek, un);
@@ -179,8 +180,21 @@ int nsi_mm_build(nsi_mm *m, int n, const int *const *res, const size_t *nres, co
         m->ri[m->cnt[m->ir[x]]++] = i;
   for (int r = 0; r < nr; r++)
     m->rcap[r] = rcap[r], m->rmark[r] = 0, m->lid[r] = -1, m->cnt[r] = 0, m->na[r] = 0;
+  for (int r = 0; r < nr; r++)
+    m->coff[r] = -1;
+  m->nctab = 0;
   m->stamp = 0;
   memo_clear(m);
+  return NS_OK;
+}
+
+int nsi_mm_cap_table(nsi_mm *m, int r, const double *tab) {
+  size_t k = (size_t)(m->rst[r + 1] - m->rst[r]) + 1;
+  if (!grow(&m->ctab, &m->cap_ctab, m->nctab + k, sizeof *m->ctab))
+    return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory solving max-min over %d flows", m->n);
+  memcpy(m->ctab + m->nctab, tab, k * sizeof *tab);
+  m->coff[r] = (int)m->nctab;
+  m->nctab += k;
   return NS_OK;
 }
 
@@ -304,7 +318,7 @@ static int fill_comp(nsi_mm *m, double demand) {
     for (int x = 0; x < m->ncomp; x++)
       for (size_t y = 0; y < m->nres[x]; y++) {
         int r = m->res[x][y];
-        m->capk[r] = m->rcap[r] * m->ek[m->cnt[r]];
+        m->capk[r] = m->coff[r] >= 0 ? m->ctab[m->coff[r] + m->cnt[r]] : m->rcap[r] * m->ek[m->cnt[r]];
       }
     for (int x = 0; x < m->ncomp; x++)
       for (size_t y = 0; y < m->nres[x]; y++)

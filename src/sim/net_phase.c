@@ -47,7 +47,9 @@
  *    lone ones, and a part still in its window) as one partial group; the
  *    others stay lone at their window means (bgon) and load each of their
  *    links with their mean throughput, so the partial group's max-min runs
- *    over what is left (capeff). A partial group's member leaves it after
+ *    over what is left (capeff; with a contention curve, cap x e(k) less
+ *    their load, the kept ones counted in k as the part of their mean
+ *    iteration they transfer: bg_caps()). A partial group's member leaves it after
  *    its own window (maybe_detach) and becomes such a kept job. A change
  *    re-simulates at most NSI_PHASE_TOUCHED (8) of its neighbours (new jobs
  *    and a part still in its window always): those on the most touched
@@ -187,24 +189,63 @@ static int push(ns_sim *s, nsi_simjob *j, double t) {
   return nsi_sim_heap_push(&s->heap, t, (int)(j - s->jobs), j->ver);
 }
 
+/* e(k) of the curve, k >= 0 jobs on a link (flat past its last point). */
+static double e_int(const ns_sim *s, int k) {
+  if (k <= 64)
+    return s->ek[k];
+  return s->o.curve_k[s->o.curve_n - 1] <= 64 ? s->ek[64] : nsi_sim_curve(&s->o, k);
+}
+
+/* What link l (kept jobs on it, a contention curve) leaves to c = 0 .. n
+   re-simulated jobs transferring on it, into v[c]: the link delivers
+   cap x e(c + bgk), the kept ones' average bgk transferring too (e linear
+   between integers, as the curve is between its points), and they take
+   their mean throughput bg of it. Counting them in k is what makes the
+   share consistent: n alike jobs saturating a link get cap e(n) / n each;
+   kept at that mean, n - 1 of them leave the last one cap e(n) / n when it
+   counts them (bgk ~ n - 1), but cap (1 - e(n)) + cap e(n) / n (with the
+   default curve nearly half the link more) when it does not, which made
+   partial restarts finish jobs early (bench/RESULTS.md). */
+static void bg_caps(const ns_sim *s, int l, int n, double *v) {
+  double b = s->bgk[l], lo = 0.01 * s->cap[l];
+  int k = (int)b; /* b >= 0 */
+  double f = b - k, e0 = e_int(s, k);
+  for (int c = 0; c <= n; c++) {
+    double e1 = e_int(s, k + c + 1), x = s->cap[l] * (e0 + (e1 - e0) * f) - s->bg[l];
+    v[c] = x > lo ? x : lo;
+    e0 = e1;
+  }
+}
+
 /* Partial restarts (large components): a job kept at its window mean
    loads each of its links with its mean throughput, k flows x d x (its
    all-reduce at full rate / its mean iteration); re-simulated jobs share
    what is left (capeff, at least 1 % of the link). A link with no such
-   job has capeff == cap exactly. */
+   job has capeff == cap exactly. With a contention curve the kept jobs
+   also count in the link's k: on average bgk[l] of them transfer there
+   (each its part bgphi of its mean iteration), and capeff is what the
+   link leaves one re-simulated job (bg_caps, c = 1); a link shared by
+   several has its capacity by their number (group_cache). */
 static void bg_set(ns_sim *s, nsi_simjob *j, int on) {
   if (j->bgon == on)
     return;
   j->bgon = on;
   s->capeff_epoch++; /* every group's pcap may be stale */
-  if (on)
+  if (on) {
     j->bgx = nsi_sim_nic_gbps(&s->o) * j->comm_work / j->per;
+    double t = (j->per - j->compute_ms - j->lat_ms) / j->per; /* transferring */
+    j->bgphi = t < 0 ? 0.0 : t > 1 ? 1.0 : t;
+  }
   double x = j->bgx;
   for (size_t i = 0; i < j->nlinks; i++) {
     int l = j->links[i];
     s->bgcnt[l] += on ? 1 : -1;
     s->bg[l] = s->bgcnt[l] == 0 ? 0.0 : s->bg[l] + (on ? x : -x);
-    double c = s->cap[l] - s->bg[l];
+    if (i == 0 || l != j->links[i - 1]) /* k counts jobs, not flows */
+      s->bgk[l] = s->bgcnt[l] == 0 ? 0.0 : s->bgk[l] + (on ? j->bgphi : -j->bgphi);
+    double c = s->cap[l] - s->bg[l], v[2];
+    if (s->bgcnt[l] > 0 && s->o.curve_n > 0)
+      bg_caps(s, l, 1, v), c = v[1];
     s->capeff[l] = s->bgcnt[l] == 0 ? s->cap[l] : (c > 0.01 * s->cap[l] ? c : 0.01 * s->cap[l]);
   }
 }
@@ -373,6 +414,13 @@ static int group_cache(ns_sim *s, nsi_group *g) {
     }
     rc = nsi_mm_build(g->mm, (int)g->n, (const int *const *)s->res_tmp, s->nres_tmp, s->icap_tmp, nr,
                       rcap, ek);
+    for (int r = 0; r < nr && rc == NS_OK && ek != NULL; r++) { /* links kept jobs load */
+      int l = shared[r];
+      if (s->bgcnt[l] == 0)
+        continue;
+      bg_caps(s, l, g->mm->rst[r + 1] - g->mm->rst[r], ek);
+      rc = nsi_mm_cap_table(g->mm, r, ek);
+    }
   }
   free(loc), free(shared), free(rcap);
   if (rc != NS_OK)

@@ -76,6 +76,7 @@ int nsi_sim_net_init(ns_sim *s) {
   if (s->lid != NULL)
     memset(s->lid, 0xff, (n + (size_t)G) * sizeof *s->lid);
   s->bg = calloc(n, sizeof *s->bg);
+  s->bgk = calloc(n, sizeof *s->bgk);
   s->capeff = malloc(n * sizeof *s->capeff);
   s->capk = malloc(n * sizeof *s->capk);
   for (int k = 0; k <= 64; k++)
@@ -91,7 +92,7 @@ int nsi_sim_net_init(ns_sim *s) {
   s->gcap = malloc((size_t)G * sizeof *s->gcap);
   s->gload = calloc((size_t)G, sizeof *s->gload);
   s->gused = calloc((size_t)G, sizeof *s->gused);
-  if (!s->own || !s->lid || !s->bg || !s->capeff || !s->capk || !s->bgcnt || !s->lmap || !s->lmapg || !s->touch || !s->gcap || !s->gload || !s->gused)
+  if (!s->own || !s->lid || !s->bg || !s->bgk || !s->capeff || !s->capk || !s->bgcnt || !s->lmap || !s->lmapg || !s->touch || !s->gcap || !s->gload || !s->gused)
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory for %d GPUs", G);
   for (int g = 0; g < G; g++)
     s->gcap[g] = 1.0;
@@ -101,12 +102,12 @@ int nsi_sim_net_init(ns_sim *s) {
 void nsi_sim_net_free(ns_sim *s) {
   free(s->cap), free(s->load), free(s->fuse), free(s->sum), free(s->cnt), free(s->shared_ever);
   free(s->srv_busy), free(s->own), free(s->lid), free(s->gcap), free(s->gload), free(s->gused);
-  free(s->bg), free(s->capeff), free(s->bgcnt), free(s->touch), free(s->capk), free(s->wtmp);
+  free(s->bg), free(s->bgk), free(s->capeff), free(s->bgcnt), free(s->touch), free(s->capk), free(s->wtmp);
   s->capk = NULL, s->wtmp = NULL, s->cap_wtmp = 0;
   free(s->lmap), free(s->lmapg), free(s->lseed);
   s->lmap = s->lseed = NULL, s->lmapg = NULL, s->cap_lseed = 0;
   s->lid = s->bgcnt = s->touch = NULL;
-  s->bg = s->capeff = NULL;
+  s->bg = s->bgk = s->capeff = NULL;
   nsi_sim_fill_free(&s->fill);
   s->cap = s->load = s->fuse = s->sum = s->gcap = s->gload = s->gused = NULL;
   s->cnt = s->own = s->srv_busy = NULL;

@@ -132,6 +132,7 @@ typedef struct nsi_simjob {
   double w_t1, w_tl;    /* ... time of the first and of the last */
   int mark, seed;       /* net_phase.c resolve(): stamps */
   double bgx;           /* its mean throughput per flow while bgon (Gbps) */
+  double bgphi;         /* ... and the part of its mean iteration it transfers */
   int gi;               /* its index in its group's members (and max-min items, g->mm) */
   int bgon;             /* lone at its window mean inside a large component: its mean
                            throughput loads its links (net_phase.c, partial restarts) */
@@ -192,6 +193,9 @@ typedef struct nsi_mm {
   int *rst, *ri;            /* resource r's distinct items ri[rst[r] .. rst[r + 1]), ascending */
   double *rcap, *icap, *ek; /* per resource capacity; per item own limit; e(k), k = 0..n */
   int has_ek;               /* 0: e = 1 (ideal curve) */
+  int *coff;                /* per resource: its capacity by k at ctab[coff[r] + k], or -1 */
+  double *ctab;             /* (nsi_mm_cap_table; with e(k) only) */
+  size_t nctab;
   unsigned char *on;        /* per item: active (nsi_mm_set) */
   int *idst, *idr, *xown;   /* item i's distinct resources: incidences idst[i] .. idst[i + 1) */
   int *ra, *na, *ipos;      /* per resource its active incidences; an incidence's place there */
@@ -223,7 +227,7 @@ typedef struct nsi_mm {
   size_t cap_ist, cap_ir, cap_ri, cap_rst, cap_rcap, cap_rmark, cap_lid, cap_cnt, cap_capk,
       cap_queue, cap_icap, cap_ek, cap_on, cap_imark, cap_comp, cap_rate, cap_res, cap_nres,
       cap_ic, cap_out, cap_akey, cap_pkey, cap_lab, cap_pitem, cap_poff, cap_prate, cap_pcnt, cap_ra, cap_idr,
-      cap_xown, cap_ipos, cap_idst, cap_na;
+      cap_xown, cap_ipos, cap_idst, cap_na, cap_coff, cap_ctab;
 } nsi_mm;
 
 /* Sets up m (its memory reused) for n items, item i on local resources
@@ -233,6 +237,11 @@ typedef struct nsi_mm {
    NS_ENOMEM (m stays freeable). */
 int nsi_mm_build(nsi_mm *m, int n, const int *const *res, const size_t *nres, const double *icap,
                  int nr, const double *rcap, const double *ek);
+/* Resource r's capacity when k of its items are active, k = 0 .. its
+   items (tab[k]), instead of rcap[r] x e(k): a link that partial restarts'
+   kept jobs load (net_phase.c). Only with ek; after nsi_mm_build, before a
+   solve. NS_OK or NS_ENOMEM. */
+int nsi_mm_cap_table(nsi_mm *m, int r, const double *tab);
 /* Max-min rates (progressive filling, each at most `demand`) of the active
    items connected through resources to seeds[0 .. nseeds) (active or not:
    their resources start the search) and to the resources seed_res[0 ..
@@ -359,6 +368,7 @@ struct ns_sim {
   int *own;         /* scratch per link and per GPU: union-find owner */
   int *lid;         /* scratch per link and per GPU: nsi_sim_fill's local ids (-1) */
   double *bg, *capeff; /* per link: mean throughput of bgon jobs; cap - bg (phase model) */
+  double *bgk;         /* per link: bgon jobs transferring there on average (sum of bgphi) */
   double *capk;        /* per link, scratch of a solve: capeff x e(k) (contention curve) */
   double ek[65];       /* e(k) of the curve for k <= 64 */
   int *wtmp;           /* scratch: waiting all-reduces of a group (admit_waiters) */

@@ -391,6 +391,346 @@ static void test_contention_fit_message_sizes_near_uint64_max(void **state) {
   assert_near(a, 5.0, 0.05); /* t ~ 6e13: one ulp is 0.008 */
 }
 
+
+/* ---- the policy object's calls (issue 28) -------------------------------- */
+
+/* rc must be want and the message must hold every needle (the call, the
+   argument as the caller wrote it, the value quoted). */
+#define EXPECT(call, want, ...)                                                                 \
+  do {                                                                                          \
+    int rc_ = (call);                                                                           \
+    const char *needles_[] = {__VA_ARGS__, NULL};                                               \
+    if (rc_ != (want))                                                                          \
+      fail_msg("%s: returned %d, expected %d (%s)", #call, rc_, (want), ns_last_error());      \
+    for (int k_ = 0; needles_[k_] != NULL; k_++)                                                \
+      if (strstr(ns_last_error(), needles_[k_]) == NULL)                                        \
+        fail_msg("%s: message '%s' lacks '%s'", #call, ns_last_error(), needles_[k_]);         \
+  } while (0)
+
+static ns_job *pjob(const char *name, int gpus) {
+  ns_job *j = ns_job_new(name, gpus);
+  assert_non_null(j);
+  assert_int_equal(ns_job_set_iteration_ms(j, 100.0), NS_OK);
+  assert_int_equal(ns_job_add_phase(j, 40.0, 40.0), NS_OK);
+  assert_int_equal(ns_job_add_phase(j, 60.0, 0.0), NS_OK);
+  assert_int_equal(ns_job_set_compute_ms(j, 20.0, 40.0), NS_OK);
+  return j;
+}
+
+/* What a rejected call could have changed in a queue: every entry's state. */
+static void queue_text(const ns_queue *q, char *buf, size_t cap) {
+  size_t at = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; i < ns_queue_count(q) && at + 64 < cap; i++)
+    at += (size_t)snprintf(buf + at, cap - at, "%zu:%d ", i, ns_queue_is_running(q, i));
+}
+
+static void test_policy_queue_calls_reject_bad_input(void **state) {
+  (void)state;
+  ns_job *j = pjob("j", 2);
+  ns_queue *q = ns_queue_new();
+  assert_int_equal(ns_queue_add(q, j, 7, 0.0), 0);
+  char before[256], after[256];
+  queue_text(q, before, sizeof before);
+  EXPECT(ns_queue_add_running(NULL, j, 1, 0.0), NS_EINVAL, "ns_queue_add_running", "q");
+  EXPECT(ns_queue_add_running(q, NULL, 1, 0.0), NS_EINVAL, "ns_queue_add_running", "job");
+  EXPECT(ns_queue_add_running(q, j, 1, NAN), NS_EINVAL, "ns_queue_add_running", "arrival_ms",
+         "nan");
+  EXPECT(ns_queue_add_running(q, j, 1, -INFINITY), NS_EINVAL, "arrival_ms", "-inf");
+  assert_int_equal(ns_queue_count(q), 1);
+  static const struct {
+    double v;
+    const char *shown;
+  } bad[] = {{NAN, "nan"}, {INFINITY, "inf"}, {-1.5, "-1.5"}, {1e300, "1e+300"}};
+  for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++)
+    EXPECT(ns_queue_set_attained_ms(q, 0, bad[b].v), NS_EINVAL, "ns_queue_set_attained_ms",
+           "gpu_ms", bad[b].shown);
+  EXPECT(ns_queue_set_attained_ms(NULL, 0, 1.0), NS_EINVAL, "ns_queue_set_attained_ms", "q");
+  EXPECT(ns_queue_set_attained_ms(q, 1, 1.0), NS_EINVAL, "ns_queue_set_attained_ms", "i 1",
+         "holds 1");
+  EXPECT(ns_queue_set_attained_ms(q, SIZE_MAX, 1.0), NS_EINVAL, "18446744073709551615");
+  EXPECT(ns_queue_set_running(q, 0, 2), NS_EINVAL, "ns_queue_set_running", "running", "got 2");
+  EXPECT(ns_queue_set_running(q, 0, -1), NS_EINVAL, "running", "got -1");
+  EXPECT(ns_queue_set_running(q, 3, 1), NS_EINVAL, "ns_queue_set_running", "i 3");
+  EXPECT(ns_queue_is_running(q, 1), NS_EINVAL, "ns_queue_is_running", "i 1");
+  EXPECT(ns_queue_is_running(NULL, 0), NS_EINVAL, "ns_queue_is_running", "q");
+  queue_text(q, after, sizeof after);
+  assert_string_equal(after, before);
+  /* the decision's accessors: NULL and out of range read as nothing */
+  ns_decision *d = ns_decision_new();
+  assert_int_equal(ns_decision_suspend_count(NULL), 0);
+  assert_int_equal(ns_decision_suspend_job(NULL, 0), SIZE_MAX);
+  assert_int_equal(ns_decision_suspend_job(d, 0), SIZE_MAX);
+  assert_int_equal(ns_decision_renew_count(NULL), 0);
+  assert_int_equal(ns_decision_renew_job(d, SIZE_MAX), SIZE_MAX);
+  double sh = -1;
+  EXPECT(ns_decision_readjust_shift_ms(NULL, j, &sh), NS_EINVAL, "ns_decision_readjust_shift_ms",
+         "d");
+  EXPECT(ns_decision_readjust_shift_ms(d, NULL, &sh), NS_EINVAL, "job");
+  EXPECT(ns_decision_readjust_shift_ms(d, j, NULL), NS_EINVAL, "shift_ms");
+  EXPECT(ns_decision_readjust_shift_ms(d, j, &sh), NS_ENOTFOUND, "holds no re-adjustment");
+  assert_true(sh == -1);
+  ns_decision_free(d);
+  ns_queue_free(q);
+  ns_job_free(j);
+}
+
+/* Every option of the preemptive orders, Dally's lease and CASSINI's drift
+   rule: bad values named and quoted, the option unchanged (a clone taken
+   before decides as the policy does after). */
+static void test_policy_options_reject_bad_input(void **state) {
+  (void)state;
+  ns_policy *p = ns_policy_new("2d-gittins");
+  assert_non_null(p);
+  EXPECT(ns_policy_set_las_queues(NULL, 1, NULL), NS_EINVAL, "ns_policy_set_las_queues", "p");
+  EXPECT(ns_policy_set_las_queues(p, 0, NULL), NS_EINVAL, "queues", "got 0");
+  EXPECT(ns_policy_set_las_queues(p, 9, NULL), NS_EINVAL, "queues", "got 9");
+  EXPECT(ns_policy_set_las_queues(p, 3, NULL), NS_EINVAL, "thresholds_gpu_ms");
+  const double th_nan[2] = {1e3, NAN}, th_desc[2] = {5e3, 5e3}, th_neg[2] = {-2.5, 1e3};
+  const double th_inf[2] = {1e3, INFINITY};
+  EXPECT(ns_policy_set_las_queues(p, 3, th_nan), NS_EINVAL, "thresholds_gpu_ms[1]", "got nan");
+  EXPECT(ns_policy_set_las_queues(p, 3, th_desc), NS_EINVAL, "thresholds_gpu_ms[1]",
+         "got 5e+03"); /* the shortest form that reads back (nsi_fmt_real) */
+  EXPECT(ns_policy_set_las_queues(p, 3, th_neg), NS_EINVAL, "thresholds_gpu_ms[0]", "got -2.5");
+  EXPECT(ns_policy_set_las_queues(p, 3, th_inf), NS_EINVAL, "thresholds_gpu_ms[1]", "got inf");
+  static const struct {
+    double v;
+    const char *shown;
+  } bad[] = {{NAN, "nan"}, {INFINITY, "inf"}, {-0.5, "-0.5"}, {1e300, "1e+300"}};
+  for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+    EXPECT(ns_policy_set_starvation(p, bad[b].v), NS_EINVAL, "ns_policy_set_starvation", "knob",
+           bad[b].shown);
+    const double samples[3] = {1e3, bad[b].v, 2e3};
+    EXPECT(ns_policy_set_gittins_samples(p, samples, 3), NS_EINVAL,
+           "ns_policy_set_gittins_samples", "gpu_time_samples[1]", bad[b].shown);
+    EXPECT(ns_policy_set_dally_lease(p, bad[b].v), NS_EINVAL, "ns_policy_set_dally_lease",
+           "lease_ms", bad[b].shown);
+  }
+  const double zero[1] = {0.0}, big[1] = {1.5e18};
+  EXPECT(ns_policy_set_gittins_samples(p, zero, 1), NS_EINVAL, "gpu_time_samples[0]", "got 0");
+  EXPECT(ns_policy_set_gittins_samples(p, big, 1), NS_EINVAL, "gpu_time_samples[0]", "1.5e+18");
+  EXPECT(ns_policy_set_gittins_samples(p, NULL, 2), NS_EINVAL, "gpu_time_samples");
+  EXPECT(ns_policy_set_gittins_samples(p, zero, SIZE_MAX), NS_EINVAL, "n must be below");
+  EXPECT(ns_policy_set_dally_lease(p, 999.0), NS_EINVAL, "lease_ms", "got 999");
+  EXPECT(ns_policy_set_cassini_drift_rule(p, (ns_policy_drift_rule)2), NS_EINVAL,
+         "ns_policy_set_cassini_drift_rule", "rule", "got 2");
+  EXPECT(ns_policy_set_cassini_drift_rule(p, (ns_policy_drift_rule)-1), NS_EINVAL, "got -1");
+  EXPECT(ns_policy_set_cassini_drift_rule(NULL, NS_POLICY_DRIFT_RULE_WAIT), NS_EINVAL, "p");
+  /* an enum's value as the caller wrote it, not as an unsigned int */
+  EXPECT(ns_policy_set_order(p, (ns_policy_order)-1), NS_EINVAL, "ns_policy_set_order", "order",
+         "got -1");
+  EXPECT(ns_policy_set_placement(p, (ns_policy_placement)-2), NS_EINVAL, "placement", "got -2");
+  EXPECT(ns_policy_set_admission(p, (ns_policy_admission)-1, 1), NS_EINVAL, "admission",
+         "got -1");
+  assert_int_equal(ns_policy_order_of(p), NS_POLICY_ORDER_2D_GITTINS);
+  assert_true(ns_policy_dally_lease_of(p) == 20 * 60e3); /* unchanged */
+  assert_true(isnan(ns_policy_dally_lease_of(NULL)));
+  EXPECT(ns_policy_lease_ms(NULL, 1, NULL, NULL), NS_EINVAL, "ns_policy_lease_ms", "p");
+  assert_int_equal(ns_policy_lease_ms(p, 1, NULL, NULL), NS_ENOTFOUND);
+  assert_int_equal(ns_policy_readjust_count(NULL), 0);
+  assert_null(ns_policy_clone(NULL));
+  assert_non_null(strstr(ns_last_error(), "ns_policy_clone"));
+  ns_policy_free(p);
+}
+
+/* A 4-GPU cluster, a policy and one job: the report-back calls in the wrong
+   order and with bad values. */
+static void test_policy_report_calls_reject_bad_input_and_wrong_order(void **state) {
+  (void)state;
+  ns_cluster *c = ns_cluster_new_leaf_spine(2, 1, 1, 2, 1, 10.0);
+  ns_job *j = pjob("rj", 2);
+  ns_policy *p = ns_policy_new("cassini-ff");
+  ns_decision *d = ns_decision_new();
+  assert_true(c && p && d);
+  double hold = 7;
+  /* before any iteration was reported */
+  EXPECT(ns_policy_report_shifted(p, j, 10.0), NS_ENOTFOUND, "ns_policy_report_shifted", "'rj'",
+         "ns_policy_report_iteration");
+  EXPECT(ns_policy_report_allreduce(p, c, j, 10.0, d, &hold), NS_ENOTFOUND,
+         "ns_policy_report_allreduce", "'rj'");
+  assert_true(hold == 7);
+  static const struct {
+    double v;
+    const char *shown;
+  } bad[] = {{NAN, "nan"}, {INFINITY, "inf"}, {-3.0, "-3"}, {1e300, "1e+300"}};
+  for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+    EXPECT(ns_policy_report_iteration(p, j, bad[b].v, 1.0), NS_EINVAL,
+           "ns_policy_report_iteration", "compute_ms", bad[b].shown);
+    EXPECT(ns_policy_report_iteration(p, j, 1.0, bad[b].v), NS_EINVAL, "allreduce_ms",
+           bad[b].shown);
+  }
+  assert_int_equal(ns_policy_report_shifted(p, j, 0.0), NS_ENOTFOUND); /* still none */
+  assert_int_equal(ns_policy_report_iteration(p, j, 60.0, 40.0), NS_OK);
+  for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+    EXPECT(ns_policy_report_shifted(p, j, bad[b].v), NS_EINVAL, "ns_policy_report_shifted",
+           "slot_ms", bad[b].shown);
+    EXPECT(ns_policy_report_allreduce(p, c, j, bad[b].v, d, &hold), NS_EINVAL,
+           "ns_policy_report_allreduce", "start_ms", bad[b].shown);
+    if (!isfinite(bad[b].v)) /* times are finite; 1e300 and -3 are times */
+      EXPECT(ns_policy_finished(p, j, bad[b].v), NS_EINVAL, "ns_policy_finished", "now_ms",
+             bad[b].shown);
+    EXPECT(ns_policy_suspended(p, j, -INFINITY), NS_EINVAL, "ns_policy_suspended", "now_ms",
+           "-inf");
+  }
+  EXPECT(ns_policy_report_allreduce(NULL, c, j, 1.0, d, &hold), NS_EINVAL, "p");
+  EXPECT(ns_policy_report_allreduce(p, NULL, j, 1.0, d, &hold), NS_EINVAL, "c");
+  EXPECT(ns_policy_report_allreduce(p, c, NULL, 1.0, d, &hold), NS_EINVAL, "job");
+  EXPECT(ns_policy_report_allreduce(p, c, j, 1.0, NULL, &hold), NS_EINVAL, "d");
+  EXPECT(ns_policy_report_allreduce(p, c, j, 1.0, d, NULL), NS_EINVAL, "hold_until_ms");
+  EXPECT(ns_policy_report_iteration(NULL, j, 1.0, 1.0), NS_EINVAL, "p");
+  EXPECT(ns_policy_report_iteration(p, NULL, 1.0, 1.0), NS_EINVAL, "job");
+  /* no slot reported: no schedule, nothing to do (and c is not read) */
+  assert_int_equal(ns_policy_report_allreduce(p, c, j, 1234.0, d, &hold), NS_POLICY_DRIFT_NONE);
+  assert_true(isnan(hold));
+  /* a suspended job's schedule is forgotten: a report needs a new iteration */
+  assert_int_equal(ns_policy_suspended(p, j, 5.0), NS_OK);
+  EXPECT(ns_policy_report_shifted(p, j, 0.0), NS_ENOTFOUND, "'rj'");
+  assert_int_equal(ns_policy_readjust_count(p), 0);
+  ns_decision_free(d);
+  ns_policy_free(p);
+  ns_cluster_free(c);
+  ns_job_free(j);
+}
+
+/* A drifted all-reduce of a job that is not committed is refused, and the
+   refusal leaves the policy as it was: its options can still be set. */
+static void test_policy_report_allreduce_refused_leaves_policy_settable(void **state) {
+  (void)state;
+  ns_cluster *c = ns_cluster_new_leaf_spine(2, 1, 1, 2, 1, 10.0);
+  ns_job *j = pjob("nj", 2);
+  ns_policy *p = ns_policy_new("cassini-ff");
+  ns_decision *d = ns_decision_new();
+  double hold = 7;
+  assert_int_equal(ns_policy_report_iteration(p, j, 60.0, 40.0), NS_OK);
+  assert_int_equal(ns_policy_report_shifted(p, j, 0.0), NS_OK);
+  /* ideal all-reduce start 60 (+k 100); 30 is 30 ms off, past 5 ms: drifted */
+  EXPECT(ns_policy_report_allreduce(p, c, j, 30.0, d, &hold), NS_EINVAL,
+         "ns_policy_report_allreduce", "'nj'", "not committed");
+  assert_true(hold == 7);
+  assert_int_equal(ns_policy_readjust_count(p), 0);
+  assert_int_equal(ns_policy_set_seed(p, 3), NS_OK);
+  /* on schedule: nothing, whatever c holds */
+  assert_int_equal(ns_policy_report_allreduce(p, c, j, 161.0, d, &hold), NS_POLICY_DRIFT_NONE);
+  ns_decision_free(d);
+  ns_policy_free(p);
+  ns_cluster_free(c);
+  ns_job_free(j);
+}
+
+/* A job whose iteration is reported as 0 ms (compute and all-reduce both
+   0: nothing to keep in step) has no schedule to drift from: every
+   all-reduce answers NONE, nothing counted, no hold of NaN. */
+static void test_policy_zero_iteration_has_no_drift(void **state) {
+  (void)state;
+  ns_cluster *c = ns_cluster_new_leaf_spine(2, 1, 1, 2, 1, 10.0);
+  ns_job *j = pjob("zj", 2);
+  for (int rule = 0; rule < 2; rule++) {
+    ns_policy *p = ns_policy_new("cassini-ff");
+    ns_decision *d = ns_decision_new();
+    assert_int_equal(ns_policy_set_cassini_drift_rule(p, (ns_policy_drift_rule)rule), NS_OK);
+    assert_int_equal(ns_policy_report_iteration(p, j, 0.0, 0.0), NS_OK);
+    assert_int_equal(ns_policy_report_shifted(p, j, 0.0), NS_OK);
+    double hold = 7;
+    assert_int_equal(ns_policy_report_allreduce(p, c, j, 10.0, d, &hold), NS_POLICY_DRIFT_NONE);
+    assert_true(isnan(hold));
+    assert_int_equal(ns_policy_readjust_count(p), 0);
+    ns_decision_free(d);
+    ns_policy_free(p);
+  }
+  ns_cluster_free(c);
+  ns_job_free(j);
+}
+
+static void test_policy_admit_rejects_bad_input(void **state) {
+  (void)state;
+  ns_policy *srsf = ns_policy_new("ada-srsf"), *ada = ns_policy_new("ada-dual");
+  int start = 9;
+  const int others[2] = {0, -3}, tasks[2] = {1, -1};
+  const uint64_t rem[2] = {10, 10};
+  if (ada == NULL) /* the AdaDUAL preset's name */
+    ada = ns_policy_new("adadual");
+  assert_non_null(srsf);
+  EXPECT(ns_policy_admit(NULL, 1, NULL, 0, NULL, NULL, 0, 1.0, 0.0, &start), NS_EINVAL,
+         "ns_policy_admit", "p");
+  EXPECT(ns_policy_admit(srsf, 1, NULL, 0, NULL, NULL, 0, 1.0, 0.0, NULL), NS_EINVAL, "start");
+  EXPECT(ns_policy_admit(srsf, 1, NULL, 2, NULL, NULL, 0, 1.0, 0.0, &start), NS_EINVAL,
+         "others_per_link");
+  EXPECT(ns_policy_admit(srsf, 1, others, 2, NULL, NULL, 0, 1.0, 0.0, &start), NS_EINVAL,
+         "others_per_link[1]", "-3");
+  EXPECT(ns_policy_admit(srsf, 1, NULL, 0, tasks, NULL, 2, 1.0, 0.0, &start), NS_EINVAL,
+         "remaining_bytes");
+  assert_int_equal(start, 9);
+  if (ada != NULL) {
+    EXPECT(ns_policy_admit(ada, 1, NULL, 0, tasks, rem, 2, 1e-6, 1e-7, &start), NS_EINVAL,
+           "ns_policy_admit", "tasks_per_server");
+    EXPECT(ns_policy_admit(ada, 1, NULL, 0, tasks, rem, 1, NAN, 1e-7, &start), NS_EINVAL,
+           "ns_policy_admit", "b_ms_per_byte", "nan");
+    assert_int_equal(start, 9);
+  }
+  ns_policy_free(srsf);
+  ns_policy_free(ada);
+}
+
+/* ns_policy_save / ns_policy_load against short buffers and foreign or
+   malformed blobs: refused naming the line, the policy's saved state (and
+   its options) as before. */
+static void test_policy_save_load_reject_bad_input(void **state) {
+  (void)state;
+  ns_policy *p = ns_policy_new("dally");
+  assert_non_null(p);
+  ns_delay_tuner *t = ns_policy_tuner(p);
+  assert_non_null(t);
+  static const char good[] = "ns_policy 1\npolicy dally\nwait 0 2 1500 10000\n";
+  assert_int_equal(ns_policy_load(p, good, sizeof good - 1), NS_OK);
+  t = ns_policy_tuner(p); /* a successful load replaces the tuner (policy.h) */
+  assert_non_null(t);
+  char before[512], after[512], small[8];
+  size_t need = 0, need2 = 0;
+  assert_int_equal(ns_policy_save(p, before, sizeof before, &need), NS_OK);
+  /* 12 + 13 + 20 characters and the NUL */
+  assert_string_equal(before, good);
+  assert_int_equal(need, sizeof good);
+  EXPECT(ns_policy_save(p, small, sizeof small, &need2), NS_ERANGE, "ns_policy_save", "needs 46");
+  assert_int_equal(need2, need);
+  EXPECT(ns_policy_save(p, NULL, 4, &need2), NS_EINVAL, "ns_policy_save", "buf", "4");
+  EXPECT(ns_policy_save(p, before, sizeof before, NULL), NS_EINVAL, "needed");
+  EXPECT(ns_policy_save(NULL, before, sizeof before, &need2), NS_EINVAL, "p");
+  static const struct {
+    const char *blob, *needle;
+  } bad[] = {
+      {"", "truncated"},
+      {"ns_policy 2\npolicy dally\n", "line 1"},
+      {"ns_policy 1\npolicy ff\n", "'ff'"},
+      {"ns_policy 1\npolicy dally\nwait 2 2 1 1\n", "line 3"},
+      {"ns_policy 1\npolicy dally\nwait 0 2 nan 1\n", "line 3"},
+      {"ns_policy 1\npolicy dally\nwait 0 2 1 inf\n", "line 3"},
+      {"ns_policy 1\npolicy dally\nwait 0 -4 1 1\n", "line 3"},
+      {"ns_policy 1\npolicy dally\nwait 0 2 -5 1\n", "line 3"},
+      {"ns_policy 1\npolicy dally\nwait 0 2 1 1 extra\n", "line 3"},
+      {"ns_policy 1\npolicy dally\nwait 0 2 1 1e300\n", "line 3"},
+  };
+  for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+    int rc = ns_policy_load(p, bad[b].blob, strlen(bad[b].blob));
+    if (rc != NS_EINVAL || !strstr(ns_last_error(), "ns_policy_load") ||
+        !strstr(ns_last_error(), bad[b].needle))
+      fail_msg("load of '%s': rc %d, message '%s' lacks '%s'", bad[b].blob, rc, ns_last_error(),
+               bad[b].needle);
+    assert_int_equal(ns_policy_save(p, after, sizeof after, &need2), NS_OK);
+    assert_string_equal(after, before);
+    assert_ptr_equal(ns_policy_tuner(p), t); /* a refused load keeps the tuner */
+  }
+  /* a line longer than the parser's buffer, and a blob without its NUL */
+  char huge[600];
+  memset(huge, 'x', sizeof huge);
+  memcpy(huge, "ns_policy 1\npolicy dally\nwait ", 30);
+  EXPECT(ns_policy_load(p, huge, sizeof huge), NS_EINVAL, "ns_policy_load", "line 3", "longer");
+  EXPECT(ns_policy_load(p, NULL, 3), NS_EINVAL, "ns_policy_load", "buf");
+  EXPECT(ns_policy_load(NULL, good, 3), NS_EINVAL, "ns_policy_load", "p");
+  assert_int_equal(ns_policy_save(p, after, sizeof after, &need2), NS_OK);
+  assert_string_equal(after, before);
+  ns_policy_free(p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_real_setters_reject_nan_inf_negative_and_overflow),
@@ -401,6 +741,13 @@ int main(void) {
       cmocka_unit_test(test_contention_fit_times_near_overflow_and_underflow),
       cmocka_unit_test(test_contention_fit_returns_positive_zero),
       cmocka_unit_test(test_contention_fit_message_sizes_near_uint64_max),
+      cmocka_unit_test(test_policy_queue_calls_reject_bad_input),
+      cmocka_unit_test(test_policy_options_reject_bad_input),
+      cmocka_unit_test(test_policy_report_calls_reject_bad_input_and_wrong_order),
+      cmocka_unit_test(test_policy_report_allreduce_refused_leaves_policy_settable),
+      cmocka_unit_test(test_policy_zero_iteration_has_no_drift),
+      cmocka_unit_test(test_policy_admit_rejects_bad_input),
+      cmocka_unit_test(test_policy_save_load_reject_bad_input),
   };
   return cmocka_run_group_tests_name("hostile: values at and beyond the edges", tests, NULL,
                                      NULL);

@@ -98,9 +98,11 @@ run_case() {
   CASE=$1
   CASE_OK=1
   echo "== slurm: $CASE"
+  local t=$SECONDS
   cancel_all >/dev/null || true
   "$CASE"
   if [ $CASE_OK -eq 1 ]; then PASS=$((PASS + 1)); else FAIL=$((FAIL + 1)); FAILED+=("$CASE"); fi
+  echo "   $CASE: $((SECONDS - t)) s" # where the suite's time goes (.ci/run's budget)
 }
 
 # ---- cases --------------------------------------------------------------

@@ -102,7 +102,7 @@ from typing import Callable, NamedTuple, Sequence
 from ._clib import lib
 from ._handle import Handle, as_enum, as_flag, as_handle, as_int, as_real, as_size, as_str, as_u64
 from .core import Cluster, Job, Placement
-from .errors import NetschedError, Status, check
+from .errors import InvalidArgumentError, NetschedError, Status, check, error_for, last_error
 from .sim import _PlaceCallback
 
 
@@ -368,6 +368,16 @@ class Decision(Handle):
         return float(lib.ns_decision_retry_ms(self._ptr, as_size(i, "Decision.retry_ms", "i")))
 
 
+def _check_report(rc: int, where: str, names: dict[str, str] | None = None) -> int:
+    """check() for the CASSINI report calls, whose messages point to the C
+    calls to make first and to the C argument c: the Python ones instead."""
+    if rc >= 0:
+        return rc
+    msg = last_error().replace("ns_policy_report_iteration", "Policy.report_iteration")
+    msg = msg.replace("is not committed on c ", "is not committed on cluster ")
+    raise error_for(rc, msg, where, names)
+
+
 class Policy(Handle):
     """A policy (ns_policy) from a preset name of netsched-sim --list, or
     from parts through the set_* methods before its first decision."""
@@ -460,7 +470,7 @@ class Policy(Handle):
 
     def set_dally_lease(self, lease_ms: float) -> None:
         """Dally's lease in ms (Order.NW_SENS: dally, dally-manual): 0 for no
-        leases (running jobs keep their GPUs), else at least 1000 (default
+        leases (running jobs keep their GPUs), else 1000 to 1e15 (default
         20 min). A started job holds its GPUs for the lease; when it ends the
         decision renews it or suspends the job (Decision.renewed,
         Decision.suspended)."""
@@ -495,6 +505,9 @@ class Policy(Handle):
         thresholds of attained service in GPU-ms, ascending."""
         w = "Policy.set_las_queues"
         vals = [as_real(v, w, "thresholds_gpu_ms") for v in thresholds_gpu_ms]
+        if len(vals) > 7:  # the C call counts queues, which this method does not take
+            raise InvalidArgumentError("%s: thresholds_gpu_ms must hold at most 7 thresholds "
+                                       "(8 queues) (got %d)" % (w, len(vals)))
         arr = (c_double * max(len(vals), 1))(*vals)
         check(lib.ns_policy_set_las_queues(self._ptr, len(vals) + 1, arr), w)
 
@@ -659,8 +672,8 @@ class Policy(Handle):
         tasks = [as_int(v, w, "tasks_per_server") for v in tasks_per_server]
         rem = [as_u64(v, w, "remaining_bytes") for v in remaining_bytes]
         if len(rem) != len(tasks):
-            raise ValueError("%s: remaining_bytes has %d entries, tasks_per_server %d"
-                             % (w, len(rem), len(tasks)))
+            raise InvalidArgumentError("%s: remaining_bytes has %d entries, tasks_per_server %d"
+                                       % (w, len(rem), len(tasks)))
         start = c_int(0)
         check(lib.ns_policy_admit(self._ptr, as_u64(model_bytes, w, "model_bytes"),
                                   (c_int * max(len(links), 1))(*links), len(links),
@@ -710,8 +723,8 @@ class Policy(Handle):
         """Report back (CASSINI): the job's time-shift was applied; its next
         compute starts at slot_ms (its ideal schedule from there)."""
         w = "Policy.report_shifted"
-        check(lib.ns_policy_report_shifted(self._ptr, as_handle(job, Job, w, "job"),
-                                           as_real(slot_ms, w, "slot_ms")), w)
+        _check_report(lib.ns_policy_report_shifted(self._ptr, as_handle(job, Job, w, "job"),
+                                                   as_real(slot_ms, w, "slot_ms")), w)
 
     def report_allreduce(self, cluster: Cluster, job: Job, start_ms: float,
                          out: Decision | None = None) -> DriftAnswer:
@@ -726,7 +739,7 @@ class Policy(Handle):
                                             as_handle(job, Job, w, "job"),
                                             as_real(start_ms, w, "start_ms"), d._ptr,
                                             ctypes.byref(hold))
-        action = check(rc, w, names={"c": "cluster"})
+        action = _check_report(rc, w, names={"c": "cluster"})
         return DriftAnswer(Drift(action), hold.value, d)
 
     @property
