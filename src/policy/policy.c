@@ -1460,36 +1460,29 @@ static int reserve_lease(ns_decision *d, size_t n, const char *fn) {
   return NS_OK;
 }
 
-typedef struct nsp_idx {
-  uint64_t id;
-  size_t i;
-} nsp_idx;
-
-static int by_id(const void *a, const void *b) {
-  const nsp_idx *x = a, *y = b;
-  if (x->id != y->id)
-    return x->id < y->id ? -1 : 1;
-  return (x->i > y->i) - (x->i < y->i);
-}
-
 /* The leases are kept per id: two jobs of one id in a queue would share
-   one (NS_EINVAL, as the preemptive orders say it). O(n log n). */
+   one (NS_EINVAL, as the preemptive orders say it). O(n) through the
+   core's key map (a sort of the queue was 14 % of a Dally run on Philly);
+   the later of two queue indices is named, as las.c names it. */
 static int distinct_ids(const ns_queue *q, const char *fn) {
   if (q->n < 2)
     return NS_OK;
-  nsp_idx *v = malloc(q->n * sizeof *v);
-  if (v == NULL)
+  nsi_ptrmap seen = {0};
+  if (nsi_ptrmap_reserve(&seen, q->n) < 0)
     return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
-  for (size_t i = 0; i < q->n; i++)
-    v[i].id = q->e[i].id, v[i].i = i;
-  qsort(v, q->n, sizeof *v, by_id);
-  int rc = NS_OK;
-  for (size_t k = 1; k < q->n && rc == NS_OK; k++)
-    if (v[k].id == v[k - 1].id)
+  int rc = NS_OK, max_seen = 0; /* id UINT64_MAX: key 0 is the map's empty slot */
+  for (size_t i = 0; i < q->n && rc == NS_OK; i++) {
+    uint64_t id = q->e[i].id;
+    int dup = id == UINT64_MAX ? max_seen : nsi_ptrmap_get(&seen, id + 1) != SIZE_MAX;
+    if (dup)
       rc = nsi_fail(NS_EINVAL, "%s: queue index %zu has id %llu, which an earlier job of the "
-                               "queue has (ids must be distinct)", fn, v[k].i,
-                    (unsigned long long)v[k].id);
-  free(v);
+                               "queue has (ids must be distinct)", fn, i, (unsigned long long)id);
+    else if (id == UINT64_MAX)
+      max_seen = 1;
+    else
+      nsi_ptrmap_put(&seen, id + 1, i); /* reserved: cannot fail */
+  }
+  nsi_ptrmap_free(&seen);
   return rc;
 }
 
