@@ -89,6 +89,8 @@ void nsi_mm_free(nsi_mm *m) {
   free(m->queue), free(m->res), free(m->nres), free(m->ic), free(m->capk);
   free(m->out), free(m->lid), free(m->cnt), free(m->coff), free(m->ctab);
   free(m->ra), free(m->idr), free(m->xown), free(m->ipos), free(m->idst), free(m->na);
+  free(m->idm), free(m->am), free(m->fl), free(m->flres), free(m->fcnt), free(m->fsl);
+  free(m->fol), free(m->ffz), free(m->xpos), free(m->frem), free(m->fkey), free(m->fokey);
   for (int g = 0; g < 2; g++)
     gen_free(&m->set[g]), gen_free(&m->part[g]);
   nsi_sim_fill_free(&m->fill);
@@ -138,6 +140,18 @@ int nsi_mm_build(nsi_mm *m, int n, const int *const *res, const size_t *nres, co
   NSI_MM_ARR(poff, cap_poff, un + 1);
   NSI_MM_ARR(prate, cap_prate, un);
   NSI_MM_ARR(pcnt, cap_pcnt, un);
+  NSI_MM_ARR(idm, cap_idm, inc ? inc : 1);
+  NSI_MM_ARR(am, cap_am, ur);
+  NSI_MM_ARR(fl, cap_fl, ur);
+  NSI_MM_ARR(flres, cap_flres, ur);
+  NSI_MM_ARR(fcnt, cap_fcnt, ur);
+  NSI_MM_ARR(fsl, cap_fsl, ur);
+  NSI_MM_ARR(frem, cap_frem, ur);
+  NSI_MM_ARR(fkey, cap_fkey, ur);
+  NSI_MM_ARR(fol, cap_fol, un);
+  NSI_MM_ARR(ffz, cap_ffz, un);
+  NSI_MM_ARR(xpos, cap_xpos, un);
+  NSI_MM_ARR(fokey, cap_fokey, un);
 #undef NSI_MM_ARR
   if (!ok)
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory solving max-min over %d flows", n);
@@ -160,7 +174,9 @@ int nsi_mm_build(nsi_mm *m, int n, const int *const *res, const size_t *nres, co
     int d = m->idst[i];
     for (int x = m->ist[i]; x < m->ist[i + 1]; x++)
       if (x == m->ist[i] || m->ir[x] != m->ir[x - 1])
-        m->idr[d] = m->ir[x], m->xown[d++] = i;
+        m->idr[d] = m->ir[x], m->xown[d] = i, m->idm[d++] = 1;
+      else
+        m->idm[d - 1]++; /* one more flow of the item there */
     m->idst[i + 1] = d;
   }
   /* resource -> distinct items, ascending (items are visited in order) */
@@ -179,7 +195,8 @@ int nsi_mm_build(nsi_mm *m, int n, const int *const *res, const size_t *nres, co
       if (x == m->ist[i] || m->ir[x] != m->ir[x - 1])
         m->ri[m->cnt[m->ir[x]]++] = i;
   for (int r = 0; r < nr; r++)
-    m->rcap[r] = rcap[r], m->rmark[r] = 0, m->lid[r] = -1, m->cnt[r] = 0, m->na[r] = 0;
+    m->rcap[r] = rcap[r], m->rmark[r] = 0, m->lid[r] = -1, m->cnt[r] = 0, m->na[r] = 0,
+    m->am[r] = 0, m->fl[r] = -1;
   for (int r = 0; r < nr; r++)
     m->coff[r] = -1;
   m->nctab = 0;
@@ -210,6 +227,7 @@ void nsi_mm_set(nsi_mm *m, int i, int on) {
   m->nact += on ? 1 : -1;
   for (int x = m->idst[i]; x < m->idst[i + 1]; x++) {
     int r = m->idr[x];
+    m->am[r] += on ? m->idm[x] : -m->idm[x];
     if (on) {
       m->ipos[x] = m->na[r];
       m->ra[m->rst[r] + m->na[r]++] = x;
@@ -301,8 +319,133 @@ static int memo_add(nsi_mm *m, nsi_mm_memo *gens, int *gen, const uint64_t *key,
   return NS_OK;
 }
 
+/* The capacity of resource r in a solve with k of its items active. */
+static double cap_k(const nsi_mm *m, int r, int k) {
+  if (!m->has_ek)
+    return m->rcap[r];
+  return m->coff[r] >= 0 ? m->ctab[m->coff[r] + k] : m->rcap[r] * m->ek[k];
+}
+
+/* Progressive filling over m->comp (ascending; a union of whole components
+   of the active items, so every active item on a resource it touches is in
+   it), rates into m->out: nsi_sim_fill's rounds on the group's own
+   structure instead of lists built per call (a miss on a busy Philly window
+   filled ~30 all-reduces over ~140 incidences per solve, and building the
+   generic fill's resource map, CSR and heap was most of it). The same
+   rates bit for bit: each round's level is the lowest of the same keys
+   (capacity left / flows unfrozen on each shared resource, each item's own
+   limit), the same entries (within 1e-9 of it) freeze, and each frozen flow
+   subtracts the level from its resource once per flow, as there (the order
+   of equal subtractions does not matter); a linear scan finds the lowest
+   key (at most a few dozen, and the keys only rise). The active lists give
+   each resource's items (na: distinct, am: flows) without a pass over the
+   incidences. */
+static int mm_fill(nsi_mm *m, double demand) {
+  int n = m->ncomp, nl = 0, no = 0, left = 0;
+  double *rate = m->out;
+  for (int x = 0; x < n; x++) {
+    int i = m->comp[x];
+    double own = m->icap[i];
+    rate[x] = -1.0, m->xpos[i] = x;
+    for (int d = m->idst[i]; d < m->idst[i + 1]; d++) {
+      int r = m->idr[d], k = m->na[r];
+      if (k >= 2) { /* shared in the solve */
+        if (m->fl[r] < 0) {
+          m->fl[r] = nl, m->flres[nl] = r;
+          m->frem[nl] = cap_k(m, r, k), m->fcnt[nl] = m->am[r];
+          m->fkey[nl] = m->frem[nl] / m->fcnt[nl];
+          m->fsl[nl] = nl;
+          nl++;
+        }
+      } else { /* the item's own: its limit there */
+        double v = cap_k(m, r, 1) / m->idm[d];
+        own = v < own ? v : own;
+      }
+    }
+    m->fokey[x] = own;
+    if (m->idst[i] == m->idst[i + 1] && !isfinite(own)) {
+      rate[x] = demand; /* nothing limits it */
+      continue;
+    }
+    left++;
+    if (isfinite(own))
+      m->fol[no++] = x;
+  }
+  int ns = nl; /* alive: fsl[0 .. ns) shared, fol[0 .. no) own limits of unfrozen items */
+  while (left > 0) {
+    double low = INFINITY;
+    for (int a = 0; a < ns; a++)
+      low = m->fkey[m->fsl[a]] < low ? m->fkey[m->fsl[a]] : low;
+    for (int a = 0; a < no; a++)
+      low = m->fokey[m->fol[a]] < low ? m->fokey[m->fol[a]] : low;
+    double level = low < demand ? low : demand;
+    if (level < 1e-12)
+      level = 1e-12;
+    int nf = 0;
+    if (level >= demand * (1 - 1e-12)) { /* every item left reaches the demand */
+      for (int x = 0; x < n; x++)
+        if (rate[x] == -1.0)
+          m->ffz[nf++] = x;
+    } else {
+      double thr = level * (1 + 1e-9);
+      for (int a = 0; a < ns;) {
+        int l = m->fsl[a];
+        if (m->fkey[l] > thr) {
+          a++;
+          continue;
+        }
+        m->fsl[a] = m->fsl[--ns]; /* popped: every item on it freezes */
+        int r = m->flres[l];
+        for (int y = m->rst[r]; y < m->rst[r] + m->na[r]; y++) {
+          int x = m->xpos[m->xown[m->ra[y]]];
+          if (rate[x] == -1.0)
+            rate[x] = -2.0, m->ffz[nf++] = x;
+        }
+      }
+      for (int a = 0; a < no; a++) {
+        int x = m->fol[a];
+        if (m->fokey[x] <= thr && rate[x] == -1.0)
+          rate[x] = -2.0, m->ffz[nf++] = x;
+      }
+    }
+    if (nf == 0)
+      break; /* cannot happen: the lowest level's items freeze */
+    for (int q = 0; q < nf; q++) {
+      int x = m->ffz[q], i = m->comp[x];
+      rate[x] = level, left--;
+      for (int d = m->idst[i]; d < m->idst[i + 1]; d++) {
+        int l = m->fl[m->idr[d]];
+        if (l < 0)
+          continue;
+        for (int f = 0; f < m->idm[d]; f++)
+          m->frem[l] -= level;
+        m->fcnt[l] -= m->idm[d];
+      }
+    }
+    for (int a = 0; a < no;) /* own limits of frozen items: gone */
+      if (rate[m->fol[a]] >= 0)
+        m->fol[a] = m->fol[--no];
+      else
+        a++;
+    for (int a = 0; a < ns;) { /* levels that rose; a resource with no flow left: gone */
+      int l = m->fsl[a];
+      if (m->fcnt[l] == 0) {
+        m->fsl[a] = m->fsl[--ns];
+        continue;
+      }
+      m->fkey[l] = m->frem[l] / m->fcnt[l];
+      a++;
+    }
+  }
+  for (int l = 0; l < nl; l++)
+    m->fl[m->flres[l]] = -1;
+  return NS_OK;
+}
+
 /* Progressive filling over m->comp (ascending), rates into m->out. */
 static int fill_comp(nsi_mm *m, double demand) {
+  if (!m->generic_fill)
+    return mm_fill(m, demand);
   for (int x = 0; x < m->ncomp; x++) {
     int i = m->comp[x];
     m->res[x] = m->ir + m->ist[i];

@@ -215,6 +215,12 @@ typedef struct nsi_mm {
   double *prate;
   int *pcnt;
   nsi_fill fill;
+  /* mm_fill (maxmin.c): the fill over the structure itself */
+  int *idm;                 /* per distinct incidence: the item's flows on that resource */
+  int *am;                  /* per resource: flows of its active items (sum of idm) */
+  int *fl, *flres, *fcnt, *fsl, *fol, *ffz, *xpos; /* local shared resources, alive lists */
+  double *frem, *fkey, *fokey;
+  int generic_fill;         /* tests: fill through nsi_sim_fill (the generic fill) instead */
   /* memos, two generations each (maxmin.c): set[] the partitions of whole
      active sets, part[] solved parts by item set */
   nsi_mm_memo set[2], part[2];
@@ -227,7 +233,8 @@ typedef struct nsi_mm {
   size_t cap_ist, cap_ir, cap_ri, cap_rst, cap_rcap, cap_rmark, cap_lid, cap_cnt, cap_capk,
       cap_queue, cap_icap, cap_ek, cap_on, cap_imark, cap_comp, cap_rate, cap_res, cap_nres,
       cap_ic, cap_out, cap_akey, cap_pkey, cap_lab, cap_pitem, cap_poff, cap_prate, cap_pcnt, cap_ra, cap_idr,
-      cap_xown, cap_ipos, cap_idst, cap_na, cap_coff, cap_ctab;
+      cap_xown, cap_ipos, cap_idst, cap_na, cap_coff, cap_ctab, cap_idm, cap_am, cap_fl, cap_flres,
+      cap_fcnt, cap_fsl, cap_fol, cap_ffz, cap_xpos, cap_frem, cap_fkey, cap_fokey;
 } nsi_mm;
 
 /* Sets up m (its memory reused) for n items, item i on local resources
