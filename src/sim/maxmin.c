@@ -47,11 +47,19 @@
    generations every few seconds). */
 #define NSI_MM_MEMO (1u << 22)
 
-typedef struct nsi_mm_entry {
-  uint64_t hash;
-  size_t koff, ioff, roff; /* key in kpool (words), ints in ipool, rates in rpool */
-  int np;                  /* set memo: parts (ipool: poff[0 .. np], then the items) */
-} nsi_mm_entry;
+/* A memo entry is one piece of its generation's pool (8-byte aligned):
+   the item set (m->words words), its nr rates, and in the set memo the
+   partition as ints: np, poff[0 .. np], the items by part. One piece, and
+   the hash kept in the slot beside the entry's place: a hit reads the slot
+   and then adjacent lines, where separate pools for entries, keys, ints and
+   rates cost a cache miss each (memo_find and the rates' first read were
+   ~15 % of an exact 2d-las run on the busy Philly window). */
+static const double *ent_rate(const nsi_mm *m, const unsigned char *e) {
+  return (const double *)(const void *)(e + m->words * sizeof(uint64_t));
+}
+static const int *ent_ints(const nsi_mm *m, const unsigned char *e, size_t nr) {
+  return (const int *)(const void *)(e + (m->words + nr) * sizeof(uint64_t));
+}
 
 static int grow(void *bufp, size_t *cap, size_t need, size_t elem) {
   if (need <= *cap)
@@ -65,13 +73,13 @@ static int grow(void *bufp, size_t *cap, size_t need, size_t elem) {
 }
 
 static void gen_clear(nsi_mm_memo *g) {
-  g->nent = g->nk = g->ni = g->nrp = 0;
+  g->nent = g->npool = g->nrp = 0;
   if (g->slot != NULL)
     memset(g->slot, 0, g->nslot * sizeof *g->slot);
 }
 
 static void gen_free(nsi_mm_memo *g) {
-  free(g->slot), free(g->ent), free(g->kpool), free(g->ipool), free(g->rpool);
+  free(g->slot), free(g->pool);
 }
 
 static void memo_clear(nsi_mm *m) {
@@ -91,6 +99,7 @@ void nsi_mm_free(nsi_mm *m) {
   free(m->ra), free(m->idr), free(m->xown), free(m->ipos), free(m->idst), free(m->na);
   free(m->idm), free(m->am), free(m->fl), free(m->flres), free(m->fcnt), free(m->fsl);
   free(m->fol), free(m->ffz), free(m->xpos), free(m->frem), free(m->fkey), free(m->fokey);
+  free(m->fdy), free(m->fdl);
   for (int g = 0; g < 2; g++)
     gen_free(&m->set[g]), gen_free(&m->part[g]);
   nsi_sim_fill_free(&m->fill);
@@ -152,6 +161,8 @@ int nsi_mm_build(nsi_mm *m, int n, const int *const *res, const size_t *nres, co
   NSI_MM_ARR(ffz, cap_ffz, un);
   NSI_MM_ARR(xpos, cap_xpos, un);
   NSI_MM_ARR(fokey, cap_fokey, un);
+  NSI_MM_ARR(fdy, cap_fdy, ur);
+  NSI_MM_ARR(fdl, cap_fdl, ur);
 #undef NSI_MM_ARR
   if (!ok)
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory solving max-min over %d flows", n);
@@ -253,17 +264,23 @@ static uint64_t key_hash(const uint64_t *k, size_t w) {
 }
 
 /* The entry of generation g under item set key (m->words words), or NULL. */
-static const nsi_mm_entry *memo_find(const nsi_mm *m, const nsi_mm_memo *g, const uint64_t *key,
-                                     uint64_t h) {
+static const unsigned char *memo_find(const nsi_mm *m, const nsi_mm_memo *g, const uint64_t *key,
+                                      uint64_t h) {
   if (g->nslot == 0)
     return NULL;
   for (size_t at = h & (g->nslot - 1);; at = (at + 1) & (g->nslot - 1)) {
-    size_t e = g->slot[at];
-    if (e == 0)
+    const nsi_mm_slot *x = &g->slot[at];
+    if (x->at == 0)
       return NULL;
-    const nsi_mm_entry *x = &g->ent[e - 1];
-    if (x->hash == h && memcmp(g->kpool + x->koff, key, m->words * sizeof *key) == 0)
-      return x;
+    if (x->hash == h) {
+      const unsigned char *e = g->pool + x->at - 1;
+      const uint64_t *k = (const uint64_t *)(const void *)e;
+      size_t w = 0;
+      while (w < m->words && k[w] == key[w]) /* inline: mostly one word */
+        w++;
+      if (w == m->words)
+        return e;
+    }
   }
 }
 
@@ -276,7 +293,8 @@ static const nsi_mm_entry *memo_find(const nsi_mm *m, const nsi_mm_memo *g, cons
    generation. NS_OK or NS_ENOMEM (the memo still consistent). */
 static int memo_add(nsi_mm *m, nsi_mm_memo *gens, int *gen, const uint64_t *key, uint64_t h,
                     int np, const int *off, const int *item, const double *rate, size_t nr) {
-  size_t ni = off != NULL ? (size_t)np + 1 + nr : 0;
+  size_t ni = off != NULL ? (size_t)np + 2 + nr : 0; /* np, poff[0 .. np], items */
+  size_t bytes = (m->words + nr) * sizeof(uint64_t) + (ni * sizeof(int) + 7) / 8 * 8;
   size_t cap = m->memo_cap ? m->memo_cap : NSI_MM_MEMO;
   nsi_mm_memo *g = &gens[*gen];
   if (g->nrp + nr > cap && g->nent > 0) {
@@ -286,38 +304,39 @@ static int memo_add(nsi_mm *m, nsi_mm_memo *gens, int *gen, const uint64_t *key,
   }
   if (2 * (g->nent + 1) > g->nslot) { /* load <= 1/2: rehash into twice the slots */
     size_t ns = g->nslot ? 2 * g->nslot : 64;
-    size_t *slot = calloc(ns, sizeof *slot);
+    nsi_mm_slot *slot = calloc(ns, sizeof *slot);
     if (slot == NULL)
       return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
-    for (size_t e = 0; e < g->nent; e++) {
-      size_t at = g->ent[e].hash & (ns - 1);
-      while (slot[at] != 0)
+    for (size_t e = 0; e < g->nslot; e++) {
+      if (g->slot[e].at == 0)
+        continue;
+      size_t at = g->slot[e].hash & (ns - 1);
+      while (slot[at].at != 0)
         at = (at + 1) & (ns - 1);
-      slot[at] = e + 1;
+      slot[at] = g->slot[e];
     }
     free(g->slot);
     g->slot = slot, g->nslot = ns;
   }
-  if (!grow(&g->ent, &g->cap_ent, g->nent + 1, sizeof *g->ent) ||
-      !grow(&g->kpool, &g->cap_kpool, g->nk + m->words, sizeof *g->kpool) ||
-      !grow(&g->ipool, &g->cap_ipool, g->ni + ni + 1, sizeof *g->ipool) ||
-      !grow(&g->rpool, &g->cap_rpool, g->nrp + nr, sizeof *g->rpool))
+  if (!grow(&g->pool, &g->cap_pool, g->npool + bytes, 1))
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
-  nsi_mm_entry *x = &g->ent[g->nent];
-  x->hash = h, x->koff = g->nk, x->ioff = g->ni, x->roff = g->nrp, x->np = np;
-  memcpy(g->kpool + g->nk, key, m->words * sizeof *key);
+  unsigned char *e = g->pool + g->npool;
+  memcpy(e, key, m->words * sizeof *key);
+  memcpy(e + m->words * sizeof(uint64_t), rate, nr * sizeof *rate);
   if (off != NULL) {
-    memcpy(g->ipool + g->ni, off, ((size_t)np + 1) * sizeof *off);
-    memcpy(g->ipool + g->ni + np + 1, item, nr * sizeof *item);
+    unsigned char *ip = e + (m->words + nr) * sizeof(uint64_t);
+    memcpy(ip, &np, sizeof np);
+    memcpy(ip + sizeof(int), off, ((size_t)np + 1) * sizeof *off);
+    memcpy(ip + ((size_t)np + 2) * sizeof(int), item, nr * sizeof *item);
   }
-  memcpy(g->rpool + g->nrp, rate, nr * sizeof *rate);
-  g->nk += m->words, g->ni += ni, g->nrp += nr;
   size_t at = h & (g->nslot - 1);
-  while (g->slot[at] != 0)
+  while (g->slot[at].at != 0)
     at = (at + 1) & (g->nslot - 1);
-  g->slot[at] = ++g->nent;
+  g->slot[at].hash = h, g->slot[at].at = g->npool + 1;
+  g->npool += bytes, g->nrp += nr, g->nent++;
   return NS_OK;
 }
+
 
 /* The capacity of resource r in a solve with k of its items active. */
 static double cap_k(const nsi_mm *m, int r, int k) {
@@ -371,17 +390,28 @@ static int mm_fill(nsi_mm *m, double demand) {
     if (isfinite(own))
       m->fol[no++] = x;
   }
-  int ns = nl; /* alive: fsl[0 .. ns) shared, fol[0 .. no) own limits of unfrozen items */
+  int ns = nl, nround = 0; /* alive: fsl[0 .. ns) shared (a key INFINITY: no flow left,
+                               dropped at the next scan), fol[0 .. no) own limits of unfrozen
+                               items; fdl[0 .. nd) the shared ones a round's freezes touched */
+  for (int l = 0; l < nl; l++)
+    m->fdy[l] = -1;
   while (left > 0) {
     double low = INFINITY;
-    for (int a = 0; a < ns; a++)
-      low = m->fkey[m->fsl[a]] < low ? m->fkey[m->fsl[a]] : low;
+    for (int a = 0; a < ns;) {
+      double v = m->fkey[m->fsl[a]];
+      if (v == INFINITY) { /* no flow left on it */
+        m->fsl[a] = m->fsl[--ns];
+        continue;
+      }
+      low = v < low ? v : low;
+      a++;
+    }
     for (int a = 0; a < no; a++)
       low = m->fokey[m->fol[a]] < low ? m->fokey[m->fol[a]] : low;
     double level = low < demand ? low : demand;
     if (level < 1e-12)
       level = 1e-12;
-    int nf = 0;
+    int nf = 0, nd = 0;
     if (level >= demand * (1 - 1e-12)) { /* every item left reaches the demand */
       for (int x = 0; x < n; x++)
         if (rate[x] == -1.0)
@@ -420,6 +450,8 @@ static int mm_fill(nsi_mm *m, double demand) {
         for (int f = 0; f < m->idm[d]; f++)
           m->frem[l] -= level;
         m->fcnt[l] -= m->idm[d];
+        if (m->fdy[l] != nround)
+          m->fdy[l] = nround, m->fdl[nd++] = l;
       }
     }
     for (int a = 0; a < no;) /* own limits of frozen items: gone */
@@ -427,15 +459,11 @@ static int mm_fill(nsi_mm *m, double demand) {
         m->fol[a] = m->fol[--no];
       else
         a++;
-    for (int a = 0; a < ns;) { /* levels that rose; a resource with no flow left: gone */
-      int l = m->fsl[a];
-      if (m->fcnt[l] == 0) {
-        m->fsl[a] = m->fsl[--ns];
-        continue;
-      }
-      m->fkey[l] = m->frem[l] / m->fcnt[l];
-      a++;
+    for (int q = 0; q < nd; q++) { /* levels that rose (only these moved); none left: gone */
+      int l = m->fdl[q];
+      m->fkey[l] = m->fcnt[l] > 0 ? m->frem[l] / m->fcnt[l] : INFINITY;
     }
+    nround++;
   }
   for (int l = 0; l < nl; l++)
     m->fl[m->flres[l]] = -1;
@@ -492,13 +520,13 @@ static int solve_part(nsi_mm *m, double demand) {
   for (int q = 0; q < cnt; q++)
     m->pkey[it[q] / 64] |= 1ull << (it[q] % 64);
   uint64_t h = key_hash(m->pkey, m->words);
-  const nsi_mm_entry *e = memo_find(m, &m->part[m->gen_part], m->pkey, h);
+  const unsigned char *e = memo_find(m, &m->part[m->gen_part], m->pkey, h);
   if (e != NULL) {
     m->part_hits++;
-    memcpy(m->out, m->part[m->gen_part].rpool + e->roff, (size_t)cnt * sizeof *m->out);
+    memcpy(m->out, ent_rate(m, e), (size_t)cnt * sizeof *m->out);
   } else if ((e = memo_find(m, &m->part[m->gen_part ^ 1], m->pkey, h)) != NULL) {
     m->part_hits++, m->hits_older++;
-    memcpy(m->out, m->part[m->gen_part ^ 1].rpool + e->roff, (size_t)cnt * sizeof *m->out);
+    memcpy(m->out, ent_rate(m, e), (size_t)cnt * sizeof *m->out);
     rc = memo_add(m, m->part, &m->gen_part, m->pkey, h, 0, NULL, NULL, m->out, (size_t)cnt);
   } else {
     m->part_misses++;
@@ -557,7 +585,11 @@ static int partition(nsi_mm *m, double demand) {
   for (int p = 0; p < P; p++) {
     m->ncomp = m->poff[p + 1] - m->poff[p];
     memcpy(m->comp, m->pitem + m->poff[p], (size_t)m->ncomp * sizeof *m->comp);
-    NSI_TRY(solve_part(m, demand));
+    /* one part: it is the whole active set, which the set memo just
+       missed and will keep - the part memo would hold the same rates
+       under the same key (its look-ups and copies were pure cost where
+       ~30 all-reduces form one component) */
+    NSI_TRY(P == 1 ? fill_comp(m, demand) : solve_part(m, demand));
     memcpy(m->prate + m->poff[p], m->out, (size_t)m->ncomp * sizeof *m->prate);
   }
   return NS_OK;
@@ -618,19 +650,19 @@ static int whole_set(nsi_mm *m, double demand, int *P, const int **off, const in
                      const double **rate, int *labelled) {
   uint64_t h = key_hash(m->akey, m->words);
   const nsi_mm_memo *g = &m->set[m->gen_set];
-  const nsi_mm_entry *e = memo_find(m, g, m->akey, h);
+  const unsigned char *e = memo_find(m, g, m->akey, h);
+  size_t na = (size_t)m->nact;
   *labelled = 0;
   if (e == NULL && (e = memo_find(m, &m->set[m->gen_set ^ 1], m->akey, h)) != NULL) {
-    g = &m->set[m->gen_set ^ 1]; /* copied out: the add below may drop it */
-    const int *ip = g->ipool + e->ioff;
-    m->nparts = e->np;
-    memcpy(m->poff, ip, (size_t)(e->np + 1) * sizeof *m->poff);
-    memcpy(m->pitem, ip + e->np + 1, (size_t)m->nact * sizeof *m->pitem);
-    memcpy(m->prate, g->rpool + e->roff, (size_t)m->nact * sizeof *m->prate);
+    const int *ip = ent_ints(m, e, na); /* copied out: the add below may drop it */
+    m->nparts = ip[0];
+    memcpy(m->poff, ip + 1, (size_t)(ip[0] + 1) * sizeof *m->poff);
+    memcpy(m->pitem, ip + ip[0] + 2, na * sizeof *m->pitem);
+    memcpy(m->prate, ent_rate(m, e), na * sizeof *m->prate);
     m->hits++, m->hits_older++;
   } else if (e != NULL) {
-    const int *ip = g->ipool + e->ioff;
-    *P = e->np, *off = ip, *item = ip + e->np + 1, *rate = g->rpool + e->roff;
+    const int *ip = ent_ints(m, e, na);
+    *P = ip[0], *off = ip + 1, *item = ip + ip[0] + 2, *rate = ent_rate(m, e);
     m->hits++;
     return NS_OK;
   } else {
