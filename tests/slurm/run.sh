@@ -941,9 +941,10 @@ echo "tests/slurm: 16 nodes up in $SD"
 # NS_SLURM_SKIP="case_a case_b: reason": cases left out of this pass, each
 # named on a SKIP line with the reason (make sanitize runs the two longest
 # cases only in the plain pass: .ci/run's 20-minute budget).
-skip_cases=${NS_SLURM_SKIP%%:*} skip_why=${NS_SLURM_SKIP#*:}
+skip_list=${NS_SLURM_SKIP:-}
+skip_cases=${skip_list%%:*} skip_why=${skip_list#*:}
 for c in "${CASES[@]}"; do
-  if [ -n "${NS_SLURM_SKIP:-}" ] && [[ " $skip_cases " == *" $c "* ]]; then
+  if [ -n "$skip_list" ] && [[ " $skip_cases " == *" $c "* ]]; then
     echo "   SKIP $c:${skip_why}"; continue
   fi
   run_case "$c"
