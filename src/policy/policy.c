@@ -1460,39 +1460,13 @@ static int reserve_lease(ns_decision *d, size_t n, const char *fn) {
   return NS_OK;
 }
 
-/* The leases are kept per id: two jobs of one id in a queue would share
-   one (NS_EINVAL, as the preemptive orders say it). O(n) through the
-   core's key map (a sort of the queue was 14 % of a Dally run on Philly);
-   the later of two queue indices is named, as las.c names it. */
-static int distinct_ids(const ns_queue *q, const char *fn) {
-  if (q->n < 2)
-    return NS_OK;
-  nsi_ptrmap seen = {0};
-  if (nsi_ptrmap_reserve(&seen, q->n) < 0)
-    return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
-  int rc = NS_OK, max_seen = 0; /* id UINT64_MAX: key 0 is the map's empty slot */
-  for (size_t i = 0; i < q->n && rc == NS_OK; i++) {
-    uint64_t id = q->e[i].id;
-    int dup = id == UINT64_MAX ? max_seen : nsi_ptrmap_get(&seen, id + 1) != SIZE_MAX;
-    if (dup)
-      rc = nsi_fail(NS_EINVAL, "%s: queue index %zu has id %llu, which an earlier job of the "
-                               "queue has (ids must be distinct)", fn, i, (unsigned long long)id);
-    else if (id == UINT64_MAX)
-      max_seen = 1;
-    else
-      nsi_ptrmap_put(&seen, id + 1, i); /* reserved: cannot fail */
-  }
-  nsi_ptrmap_free(&seen);
-  return rc;
-}
-
 /* NW_SENS order: the plain queue, or with leases expired the re-offer. */
 static int decide_nw_sens(ns_policy *p, ns_cluster *c, const ns_queue *q, double now_ms,
                           ns_decision *d) {
   static const char fn[] = "ns_policy_decide";
   if (p->lease == NULL || ns_cluster_gpu_sharing(c) == 1)
     return decide_queue(p, c, q, now_ms, d);
-  NSI_TRY(distinct_ids(q, fn));
+  NSI_TRY(nsp_lease_check_ids(p, q, fn));
   size_t n = q->n ? q->n : 1, ne = 0;
   NSI_TRY(nsp_lease_reserve(p, q->n, fn)); /* settle below cannot fail */
   size_t *exp = malloc(n * sizeof *exp);

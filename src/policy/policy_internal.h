@@ -160,6 +160,8 @@ void nsp_las_restore(nsp_las *L);
 
 /* Dally's leases (lease.c). nsp_lease_new builds p->lease (NS_ENOMEM);
    nsp_lease_of: the lease held for id (NS_ENOTFOUND: none);
+   nsp_lease_check_ids refuses a queue with two jobs of one id (NS_EINVAL;
+   NS_ENOMEM), changing nothing the leases hold;
    nsp_lease_expired lists the running queue indices whose lease ended at
    or before now (exp holds q's count); nsp_lease_reserve makes room for n
    new leases so that nsp_lease_settle cannot fail; nsp_lease_settle
@@ -169,6 +171,7 @@ typedef struct nsp_lease nsp_lease;
 int nsp_lease_new(ns_policy *p);
 void nsp_lease_free(nsp_lease *L);
 int nsp_lease_of(const ns_policy *p, uint64_t id, double *from, double *end);
+int nsp_lease_check_ids(ns_policy *p, const ns_queue *q, const char *fn);
 int nsp_lease_expired(const ns_policy *p, const ns_queue *q, double now, size_t *exp,
                       size_t *nexp);
 int nsp_lease_reserve(ns_policy *p, size_t n, const char *fn);

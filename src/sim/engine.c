@@ -132,6 +132,8 @@ void nsi_sim_reset(ns_sim *s) {
   ns_placement_free(s->pl), ns_placement_free(s->scratch);
   s->pl = s->scratch = NULL;
   free(s->order), free(s->queue), free(s->running), free(s->net);
+  free(s->pu_tmp), free(s->pu_cnt);
+  s->pu_tmp = NULL, s->pu_cnt = NULL, s->cap_pu_tmp = s->cap_pu_cnt = 0;
   nsi_sim_heap_free(&s->heap);
   s->order = s->queue = s->running = s->net = NULL;
   s->nnet = s->cap_net = 0;

@@ -100,6 +100,7 @@
  * Dally's Nw_sens, the iterations done and the ms run (over all placements,
  * the restore overhead excluded): the job's own rate in its placement.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1007,15 +1008,13 @@ static void drop_group(ns_sim *s, nsi_simjob *j) {
    part still in its window; the others keep their window means. */
 #define NSI_PHASE_EXACT 16
 #define NSI_PHASE_TOUCHED 8 /* neighbours re-simulated per change, at most */
-static int affected(ns_sim *s, const nsi_simjob *j) {
+static int affected(ns_sim *s, const nsi_simjob *j, int touched) {
   if (j->group < 0 && !j->bgon)
     return -1; /* new, or lone until now */
   if (j->group >= 0 && !s->grp[j->group].ff)
     return -1; /* being simulated */
-  int t = j->stale;
-  for (size_t i = 0; i < j->nlinks; i++)
-    t += s->touch[j->links[i]] == s->touch_epoch;
-  return t; /* a neighbour of changes: on t of its links, this one and deferred ones */
+  return j->stale + touched; /* a neighbour of changes: on `touched` of its links (counted by
+                                phase_update's walk), this one and deferred ones */
 }
 
 static int by_touch(const void *a, const void *b) {
@@ -1045,45 +1044,57 @@ static int rebuild(ns_sim *s, const int *comp, size_t n, int partial) {
   return push_group(s, g);
 }
 
-/* One stable counting pass of pairs (root, job) from src to dst by the
-   digit ((v - lo) >> shift) & mask (< nb) of field f (0 root, 1 job); cnt:
-   nb + 1 entries. */
-static void count_pass(const int *src, int *dst, size_t n, int f, int lo, int shift, size_t mask,
-                       size_t nb, size_t *cnt) {
+/* One stable counting pass of pairs (root, pos) from src to dst by the
+   digit ((v - lo) >> shift) & mask (< nb) of v = the root (f 0) or the job
+   net[pos] (f 1); cnt: nb + 1 entries. */
+static void count_pass(const int *src, int *dst, size_t n, int f, const int *net, int lo,
+                       int shift, size_t mask, size_t nb, size_t *cnt) {
+#define NSI_KEY(i) ((((size_t)((f ? net[src[2 * (i) + 1]] : src[2 * (i)]) - lo)) >> shift) & mask)
   for (size_t d = 0; d <= nb; d++)
     cnt[d] = 0;
   for (size_t i = 0; i < n; i++)
-    cnt[(((size_t)(src[2 * i + f] - lo) >> shift) & mask) + 1]++;
+    cnt[NSI_KEY(i) + 1]++;
   for (size_t d = 0; d < nb; d++)
     cnt[d + 1] += cnt[d];
   for (size_t i = 0; i < n; i++) {
-    size_t at = cnt[((size_t)(src[2 * i + f] - lo) >> shift) & mask]++;
+    size_t at = cnt[NSI_KEY(i)]++;
     dst[2 * at] = src[2 * i], dst[2 * at + 1] = src[2 * i + 1];
   }
+#undef NSI_KEY
 }
 
-/* pairs[0..2n) = (root, job), every root in [lo, lo + range), jobs >= 0:
-   sorted by root then job (the order a qsort by that key gave) by LSD
-   radix: the jobs in 11-bit digits, then the roots counted. O(n + range)
-   per digit. tmp: 2 n ints; cnt: max(range, 2048) + 1 entries. The
-   grouping runs at every change of the running set over every running job:
-   qsort was a tenth of a preemptive run on Philly. */
-static void sort_by_root(int *pairs, size_t n, int lo, size_t range, int *tmp, size_t *cnt) {
-  int maxjob = 0;
+/* pairs[0..2n) = (root, pos), every root in [lo, lo + range), jobs
+   net[pos] >= 0: sorted by root then job (the order a qsort by that key
+   gave) by LSD radix: the jobs in digits of 6..11 bits (fewer buckets than
+   jobs: the counts cost no more than the pass), then the roots counted.
+   O(n + range) per digit. tmp: 2 n ints; cnt: max(range, 2048) + 1
+   entries. The grouping runs at every change of the running set over
+   every running job: qsort was a tenth of a preemptive run on Philly. */
+static void sort_by_root(int *pairs, size_t n, const int *net, int lo, size_t range, int *tmp,
+                         size_t *cnt) {
+  int maxjob = 0, bits = 6;
   for (size_t i = 0; i < n; i++)
-    maxjob = pairs[2 * i + 1] > maxjob ? pairs[2 * i + 1] : maxjob;
+    maxjob = net[pairs[2 * i + 1]] > maxjob ? net[pairs[2 * i + 1]] : maxjob;
+  while (bits < 11 && ((size_t)1 << bits) < n)
+    bits++;
+  size_t nb = (size_t)1 << bits;
   int *a = pairs, *b = tmp;
-  for (int shift = 0; shift == 0 || (maxjob >> shift) > 0; shift += 11) {
-    count_pass(a, b, n, 1, 0, shift, 2047, 2048, cnt);
+  for (int shift = 0; shift == 0 || (shift < 31 && (maxjob >> shift) > 0); shift += bits) {
+    count_pass(a, b, n, 1, net, 0, shift, nb - 1, nb, cnt);
     int *t = a;
     a = b, b = t;
   }
-  count_pass(a, b, n, 0, lo, 0, SIZE_MAX, range, cnt);
+  count_pass(a, b, n, 0, net, lo, 0, SIZE_MAX, range, cnt);
   if (b != pairs)
     memcpy(pairs, b, 2 * n * sizeof *pairs);
 }
 
-/* The running set changed: components by shared links (and GPUs). */
+/* The running set changed: components by shared links (and GPUs). The
+   walk over every running job's links is the grouping's cost (a preemptive
+   Philly run has one component of ~300 jobs, so an incremental split would
+   walk it as often): one pass, owners stamped by own_base (no reset pass),
+   each job's root kept while its links are walked, its touched links
+   counted for affected() in the same pass, scratch kept across updates. */
 static int phase_update(ns_sim *s) {
   if (!s->net_dirty)
     return NS_OK;
@@ -1096,45 +1107,48 @@ static int phase_update(ns_sim *s) {
   s->stale_any = 0; /* set again below for what is deferred once more */
   if (n == 0)
     return NS_OK;
-  int *parent = malloc(n * sizeof *parent);
-  int *pairs = malloc(2 * n * sizeof *pairs);
-  int *comp = malloc(n * sizeof *comp);
-  int *cand = malloc(2 * n * sizeof *cand);
-  char *kept = calloc(n, 1);
-  size_t *start = malloc(((3 * n > 2048 ? 3 * n : 2048) + 2) * sizeof *start);
-  if (!parent || !pairs || !comp || !kept || !cand || !start) {
-    free(parent), free(pairs), free(comp), free(kept), free(cand), free(start);
+  size_t ncnt = (3 * n > 2048 ? 3 * n : 2048) + 2;
+  if (n > (size_t)INT_MAX / 4 || nsi_reserve(&s->pu_tmp, &s->cap_pu_tmp, 8 * n, sizeof *s->pu_tmp) < 0 ||
+      nsi_reserve(&s->pu_cnt, &s->cap_pu_cnt, ncnt, sizeof *s->pu_cnt) < 0)
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory grouping %zu jobs", n);
-  }
+  int *parent = s->pu_tmp, *pairs = parent + n, *comp = pairs + 2 * n, *cand = comp + n;
+  int *tc = cand + 2 * n, *kept = tc + n;
+  size_t *start = s->pu_cnt;
+  const int *net = s->net;
   int L = s->nnet_links;
-  for (size_t i = 0; i < n; i++) {
-    parent[i] = (int)i;
-    const nsi_simjob *j = &s->jobs[s->net[i]];
-    for (size_t k = 0; k < j->nlinks; k++)
-      s->own[j->links[k]] = -1;
-    for (size_t k = 0; k < j->ngpu && s->o.gpu_sharing; k++)
-      s->own[L + j->gpu[k]] = -1;
+  if (s->own_base > INT_MAX - (int)n) { /* stamps used up: no owner anywhere */
+    memset(s->own, 0xff, ((size_t)L + (size_t)s->ngpus_total) * sizeof *s->own);
+    s->own_base = 0;
   }
+  int base = s->own_base;
+  s->own_base += (int)n;
   for (size_t i = 0; i < n; i++) {
-    const nsi_simjob *j = &s->jobs[s->net[i]];
+    const nsi_simjob *j = &s->jobs[net[i]];
     size_t nres = j->nlinks + (s->o.gpu_sharing ? j->ngpu : 0);
+    int ri = (int)i, t = 0, me = base + (int)i; /* ri: i's root, the least position of its component */
+    parent[i] = (int)i, kept[i] = 0;
     for (size_t k = 0; k < nres; k++) {
       int r = k < j->nlinks ? j->links[k] : L + j->gpu[k - j->nlinks];
+      if (k < j->nlinks)
+        t += s->touch[r] == s->touch_epoch;
       int o = s->own[r];
-      if (o < 0) {
-        s->own[r] = (int)i;
-      } else if (o != (int)i) {
+      if (o < base) {
+        s->own[r] = me;
+      } else if (o != me) {
         if (r < L)
           s->shared_ever[r] = 1;
-        int a = find(parent, o), b = find(parent, (int)i);
-        if (a != b)
-          parent[a < b ? b : a] = a < b ? a : b;
+        int a = find(parent, o - base);
+        if (a != ri) {
+          parent[a < ri ? ri : a] = a < ri ? a : ri;
+          ri = a < ri ? a : ri;
+        }
       }
     }
+    tc[i] = t;
   }
   for (size_t i = 0; i < n; i++)
-    pairs[2 * i] = find(parent, (int)i), pairs[2 * i + 1] = s->net[i];
-  sort_by_root(pairs, n, 0, n, cand, start); /* cand: 2 n ints of scratch, unused yet */
+    pairs[2 * i] = find(parent, (int)i), pairs[2 * i + 1] = (int)i;
+  sort_by_root(pairs, n, net, 0, n, cand, start); /* cand: 2 n ints of scratch, unused yet */
   /* components: a changed one gets a negative root (-1 - root; in a large
      component only its affected members, -1 - n - root: a partial
      restart); all changed members are brought to phase state before any
@@ -1143,12 +1157,12 @@ static int phase_update(ns_sim *s) {
   for (size_t i = 0; i < n;) {
     size_t k = i, m = 0;
     while (k < n && pairs[2 * k] == pairs[2 * i])
-      comp[m++] = pairs[2 * k + 1], k++;
+      comp[m++] = net[pairs[2 * k + 1]], k++;
     if (m > NSI_PHASE_EXACT && !s->o.gpu_sharing && s->o.phase_window > 0) {
       partial_any = 1;
       size_t nc = 0;
       for (size_t x = i; x < k; x++) {
-        int a = affected(s, &s->jobs[pairs[2 * x + 1]]);
+        int a = affected(s, &s->jobs[net[pairs[2 * x + 1]]], tc[pairs[2 * x + 1]]);
         if (a > 0)
           cand[2 * nc] = a, cand[2 * nc + 1] = (int)x, nc++;
         kept[x] = a == 0;
@@ -1156,28 +1170,28 @@ static int phase_update(ns_sim *s) {
       qsort(cand, nc, 2 * sizeof *cand, by_touch);
       for (size_t c = NSI_PHASE_TOUCHED; c < nc; c++) {
         kept[cand[2 * c + 1]] = 1; /* deferred: keeps its window mean for now */
-        s->jobs[pairs[2 * cand[2 * c + 1] + 1]].stale = cand[2 * c];
+        s->jobs[net[pairs[2 * cand[2 * c + 1] + 1]]].stale = cand[2 * c];
         s->stale_any = 1;
       }
       for (size_t x = i; x < k; x++) {
         if (kept[x])
           continue;
-        s->jobs[pairs[2 * x + 1]].stale = 0;
-        bring_up(s, &s->jobs[pairs[2 * x + 1]]);
+        s->jobs[net[pairs[2 * x + 1]]].stale = 0;
+        bring_up(s, &s->jobs[net[pairs[2 * x + 1]]]);
         pairs[2 * x] = -1 - (int)n - pairs[2 * x];
       }
     } else {
       int ch = !unchanged(s, comp, m);
       for (size_t x = i; x < k; x++) {
         if (ch)
-          bring_up(s, &s->jobs[pairs[2 * x + 1]]);
+          bring_up(s, &s->jobs[net[pairs[2 * x + 1]]]);
         pairs[2 * x] = ch ? -1 - pairs[2 * x] : pairs[2 * x];
       }
     }
     i = k;
   }
   for (size_t i = 0; i < n; i++) {
-    nsi_simjob *j = &s->jobs[pairs[2 * i + 1]];
+    nsi_simjob *j = &s->jobs[net[pairs[2 * i + 1]]];
     if (pairs[2 * i] < 0) {
       drop_group(s, j);
     } else if (kept[i] && j->group >= 0) {
@@ -1187,18 +1201,17 @@ static int phase_update(ns_sim *s) {
   }
   if (partial_any) /* a partial restart's members together, whatever their old roots: roots
                        -1 - n - root (partial), -1 - root (changed), root (kept) */
-    sort_by_root(pairs, n, -2 * (int)n, 3 * n, cand, start);
+    sort_by_root(pairs, n, net, -2 * (int)n, 3 * n, cand, start);
   int rc = NS_OK;
   for (size_t i = 0; i < n && rc == NS_OK;) {
     size_t k = i, m = 0;
     while (k < n && pairs[2 * k] == pairs[2 * i])
-      comp[m++] = pairs[2 * k + 1], k++;
+      comp[m++] = net[pairs[2 * k + 1]], k++;
     if (pairs[2 * i] < 0)
       rc = rebuild(s, comp, m, pairs[2 * i] < -(int)n);
     i = k;
   }
   s->touch_epoch++;
-  free(parent), free(pairs), free(comp), free(kept), free(cand), free(start);
   return rc;
 }
 

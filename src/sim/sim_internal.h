@@ -373,7 +373,13 @@ struct ns_sim {
   /* phase model */
   nsi_group *grp;
   size_t ngrp, cap_grp;
-  int *own;         /* scratch per link and per GPU: union-find owner */
+  int *own;         /* scratch per link and per GPU: union-find owner, own_base + position
+                       in this grouping (older values: none) */
+  int own_base;
+  int *pu_tmp;      /* phase_update's scratch (net_phase.c), kept across updates */
+  size_t cap_pu_tmp;
+  size_t *pu_cnt;
+  size_t cap_pu_cnt;
   int *lid;         /* scratch per link and per GPU: nsi_sim_fill's local ids (-1) */
   double *bg, *capeff; /* per link: mean throughput of bgon jobs; cap - bg (phase model) */
   double *bgk;         /* per link: bgon jobs transferring there on average (sum of bgphi) */

@@ -938,6 +938,16 @@ CASES=("$@")
 t0=$SECONDS
 slurm_up || { echo "tests/slurm: FAILED - the test cluster did not start"; exit 1; }
 echo "tests/slurm: 16 nodes up in $SD"
-for c in "${CASES[@]}"; do run_case "$c"; done
+# NS_SLURM_SKIP="case_a case_b: reason": cases left out of this pass, each
+# named on a SKIP line with the reason (make sanitize runs the two longest
+# cases only in the plain pass: .ci/run's 20-minute budget).
+skip_list=${NS_SLURM_SKIP:-}
+skip_cases=${skip_list%%:*} skip_why=${skip_list#*:}
+for c in "${CASES[@]}"; do
+  if [ -n "$skip_list" ] && [[ " $skip_cases " == *" $c "* ]]; then
+    echo "   SKIP $c:${skip_why}"; continue
+  fi
+  run_case "$c"
+done
 echo "tests/slurm: $PASS passed, $FAIL failed (${FAILED[*]:-}) in $((SECONDS - t0)) s"
 [ "$FAIL" -eq 0 ]

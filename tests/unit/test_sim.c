@@ -8,6 +8,7 @@
 #include "helpers/ns_test.h"
 #include "sim/sim_internal.h" /* cassini_readjusts: no public observable */
 
+#include <limits.h>
 #include <stdlib.h>
 
 /* ---- placement callbacks -------------------------------------------------- */
@@ -636,6 +637,35 @@ static void test_phase_partial_restart(void **state) {
   /* (3) the measured tolerance documented in sim.h: the mean |error| is
      1.8 % of the JCT here; 4.1 % with the kept jobs' load turned off */
   assert_true(err / sum <= 0.03);
+  ns_sim_free(run[0]);
+  ns_sim_free(run[1]);
+  ns_sim_opts_free(o);
+}
+
+/* The grouping's link owners are stamped (net_phase.c phase_update:
+   own_base + position, no reset pass); when the stamps run out (own_base
+   near INT_MAX) every owner is cleared and they start again from 0. The
+   chain of test_phase_partial_restart (jobs leave one by one: the chain
+   splits into components, partial restarts count touched links) run from
+   a fresh state and with own_base 40 below INT_MAX, so that the stamps
+   wrap at the update after the first (20 jobs): bit-identical JCTs. An
+   owner left from before the wrap (not cleared) reads as owned now and
+   joins components that share no link, whose jobs are then simulated
+   phase by phase instead of alone: the JCTs move. */
+static void test_phase_owner_stamps_wrap(void **state) {
+  (void)state;
+  ns_sim_opts *o = opts_custom(place_chain);
+  assert_int_equal(ns_sim_opts_set_cluster(o, 1, 0, 21, 2, 0, 10.0), NS_OK);
+  ns_sim *run[2];
+  for (int w = 0; w < 2; w++) {
+    run[w] = ns_sim_new(o);
+    add_chain(run[w]);
+    run[w]->own_base = w == 0 ? 0 : INT_MAX - 40;
+    assert_int_equal(ns_sim_run(run[w]), NS_OK);
+  }
+  assert_true(run[1]->own_base < 1000); /* it wrapped */
+  for (int k = 0; k < 20; k++)
+    assert_true(ns_test_jct_ms(run[0], k) == ns_test_jct_ms(run[1], k));
   ns_sim_free(run[0]);
   ns_sim_free(run[1]);
   ns_sim_opts_free(o);
@@ -1361,6 +1391,7 @@ int main(void) {
       cmocka_unit_test(test_phase_window_pair),
       cmocka_unit_test(test_phase_partial_restart),
       cmocka_unit_test(test_phase_deferred_neighbours),
+      cmocka_unit_test(test_phase_owner_stamps_wrap),
       cmocka_unit_test(test_phase_partial_contention),
       cmocka_unit_test(test_phase_cassini_readjust),
       cmocka_unit_test(test_queueing_and_fragmentation),

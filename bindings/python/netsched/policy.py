@@ -97,7 +97,7 @@ from __future__ import annotations
 import ctypes
 import enum
 from ctypes import c_double, c_int
-from typing import Callable, NamedTuple, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 from ._clib import lib
 from ._handle import Handle, as_enum, as_flag, as_handle, as_int, as_real, as_size, as_str, as_u64
@@ -633,12 +633,7 @@ class Policy(Handle):
     def decide(self, cluster: Cluster, queue: Queue, now_ms: float,
                out: Decision | None = None) -> Decision:
         """The whole queue in the policy's order; the cluster is left as it was."""
-        w = "Policy.decide"
-        d = out if out is not None else Decision()
-        self._call(lib.ns_policy_decide(self._ptr, as_handle(cluster, Cluster, w, "cluster"),
-                                        as_handle(queue, Queue, w, "queue"),
-                                        as_real(now_ms, w, "now_ms"), d._ptr), w)
-        return d
+        return self._on_queue(lib.ns_policy_decide, "Policy.decide", cluster, queue, now_ms, out)
 
     def preempt(self, cluster: Cluster, queue: Queue, now_ms: float,
                 out: Decision | None = None) -> Decision:
@@ -651,11 +646,16 @@ class Policy(Handle):
         its suspends (release them, then commit the start); ask again at
         once (next_ms == now_ms) until it holds no start. At most 8 offers
         per now_ms."""
-        w = "Policy.preempt"
+        return self._on_queue(lib.ns_policy_preempt, "Policy.preempt", cluster, queue, now_ms, out)
+
+    def _on_queue(self, fn: Any, w: str, cluster: Cluster, queue: Queue, now_ms: float,
+                  out: Decision | None) -> Decision:
+        """decide / preempt: fn(policy, cluster, queue, now_ms, decision),
+        arguments checked and named as the caller wrote them (w)."""
         d = out if out is not None else Decision()
-        self._call(lib.ns_policy_preempt(self._ptr, as_handle(cluster, Cluster, w, "cluster"),
-                                         as_handle(queue, Queue, w, "queue"),
-                                         as_real(now_ms, w, "now_ms"), d._ptr), w)
+        self._call(fn(self._ptr, as_handle(cluster, Cluster, w, "cluster"),
+                      as_handle(queue, Queue, w, "queue"),
+                      as_real(now_ms, w, "now_ms"), d._ptr), w)
         return d
 
     def admit(self, model_bytes: int, others_per_link: Sequence[int] = (),
