@@ -61,6 +61,7 @@ ns_policy *ns_policy_new(const char *preset) {
   p->las_queues = 3, p->las_limit[0] = 3250e3, p->las_limit[1] = 7200e3; /* Tiresias jobs.py */
   p->lease_ms = NSP_DALLY_LEASE_MS;
   p->pass_at = -INFINITY;
+  p->last_now = -INFINITY;
   p->starvation = 0.0;
   return p;
 }
@@ -87,6 +88,7 @@ ns_policy *ns_policy_clone(const ns_policy *p) {
   n->place_fn = p->place_fn, n->place_user = p->place_user;
   n->las_queues = p->las_queues, n->starvation = p->starvation, n->lease_ms = p->lease_ms;
   n->pass_at = -INFINITY; /* no offers tried yet */
+  n->last_now = -INFINITY; /* no decision or report yet */
   memcpy(n->las_limit, p->las_limit, sizeof n->las_limit);
   if (samples != NULL)
     memcpy(samples, p->git_samples, p->git_nsamples * sizeof *samples);
@@ -590,6 +592,18 @@ static nsp_known *known_find(const ns_policy *p, const ns_job *job) {
   return NULL;
 }
 
+/* Time never goes back for a policy: its tuner's waits, leases, LAS
+   service and pass budget are all kept against now_ms. */
+int nsp_check_time(const ns_policy *p, double now_ms, const char *fn) {
+  if (now_ms < p->last_now) {
+    char b[32], l[32];
+    return nsi_fail(NS_EINVAL, "%s: now_ms must not be before %s, the now_ms of this policy's "
+                               "latest decision or report: time must not go back (got %s)",
+                    fn, nsi_fmt_real(p->last_now, l, sizeof l), nsi_fmt_real(now_ms, b, sizeof b));
+  }
+  return NS_OK;
+}
+
 static int report_args(ns_policy *p, const ns_job *job, double now_ms, const char *fn) {
   NSI_TRY(nsi_check_ptr(p, fn, "p"));
   NSI_TRY(nsi_check_ptr(job, fn, "job"));
@@ -597,7 +611,7 @@ static int report_args(ns_policy *p, const ns_job *job, double now_ms, const cha
     char b[32];
     return nsi_fail(NS_EINVAL, "%s: now_ms %s is not finite", fn, nsi_fmt_real(now_ms, b, sizeof b));
   }
-  return NS_OK;
+  return nsp_check_time(p, now_ms, fn);
 }
 
 static int known_get(ns_policy *p, const ns_job *job, const char *fn, nsp_known **out) {
@@ -617,6 +631,7 @@ int ns_policy_started(ns_policy *p, const ns_job *job, double now_ms) {
   NSI_TRY(report_args(p, job, now_ms, "ns_policy_started"));
   NSI_TRY(known_get(p, job, "ns_policy_started", &k));
   k->running = 1;
+  p->last_now = now_ms;
   return NS_OK;
 }
 
@@ -626,6 +641,7 @@ int ns_policy_finished(ns_policy *p, const ns_job *job, double now_ms) {
   if (k != NULL)
     *k = p->known[--p->nknown]; /* forgotten: the handle may be freed and reused */
   nsp_sched_forget(p, job);
+  p->last_now = now_ms;
   return NS_OK;
 }
 
@@ -635,6 +651,7 @@ int ns_policy_suspended(ns_policy *p, const ns_job *job, double now_ms) {
   NSI_TRY(known_get(p, job, "ns_policy_suspended", &k));
   k->running = 0, k->since = now_ms;
   nsp_sched_forget(p, job); /* off its placement: a resume reports a new iteration */
+  p->last_now = now_ms;
   return NS_OK;
 }
 
@@ -651,6 +668,7 @@ int ns_policy_progress(ns_policy *p, const ns_job *job, double iters_done, doubl
   NSI_TRY(known_get(p, job, "ns_policy_progress", &k));
   if (run_ms > 0 && iters_done > 0 && f + b > 0)
     k->nw = (f + b) * iters_done / run_ms;
+  p->last_now = now_ms;
   return NS_OK;
 }
 
@@ -1097,6 +1115,7 @@ static int decide_args(ns_policy *p, ns_cluster *c, const ns_queue *q, double no
     char b[32];
     return nsi_fail(NS_EINVAL, "%s: now_ms %s is not finite", fn, nsi_fmt_real(now_ms, b, sizeof b));
   }
+  NSI_TRY(nsp_check_time(p, now_ms, fn));
   return nsp_ready(p, fn);
 }
 
@@ -1113,6 +1132,8 @@ int ns_policy_place(ns_policy *p, ns_cluster *c, const ns_queue *q, size_t i, do
   int rc = place_one(p, c, q, i, now_ms, d);
   if (rc < 0)
     nsp_decision_reset(d, q->n, "ns_policy_place");
+  else
+    p->last_now = now_ms;
   return rc;
 }
 
@@ -1656,6 +1677,7 @@ int ns_policy_preempt(ns_policy *p, ns_cluster *c, const ns_queue *q, double now
     return rc;
   }
   p->pass_at = now_ms, p->pass_budget = budget;
+  p->last_now = now_ms;
   if (ok)
     d->next = now_ms; /* apply it, then ask again now: another waiter may preempt */
   return NS_OK;
@@ -1674,5 +1696,7 @@ int ns_policy_decide(ns_policy *p, ns_cluster *c, const ns_queue *q, double now_
   int rc = decide_fns[p->order](p, c, q, now_ms, d);
   if (rc < 0)
     nsp_decision_reset(d, q->n, "ns_policy_decide");
+  else
+    p->last_now = now_ms;
   return rc;
 }

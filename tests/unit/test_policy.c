@@ -420,6 +420,57 @@ static void test_save_load_dally_state(void **state) {
   ns_cluster_free(c);
 }
 
+/* Time going back is refused: a decision (place, decide, preempt) or a
+   report (started, finished, suspended, progress) with now_ms before the
+   policy's latest one fails with NS_EINVAL naming now_ms and quoting both
+   times, and changes nothing. Equal times are fine. 2D-LAS accounts each
+   running job's service as now_ms minus its last check, so a decision at
+   500 ms after one at 1000 would take 500 ms of service off job a; a twin
+   policy that never saw the refused calls must decide the same at 2000. */
+static void test_time_must_not_go_back(void **state) {
+  (void)state;
+  ns_cluster *c = cluster16();
+  ns_job *a = job("a", 8), *b = job("b", 8);
+  ns_queue *q = ns_queue_new();
+  ns_decision *d = ns_decision_new(), *e = ns_decision_new();
+  ns_policy *p = ns_policy_new("2d-las"), *twin = ns_policy_new("2d-las");
+  assert_int_equal(ns_queue_add(q, a, 1, 0.0), 0);
+  assert_int_equal(ns_policy_decide(p, c, q, 1000.0, d), NS_OK);
+  assert_int_equal(ns_policy_decide(twin, c, q, 1000.0, e), NS_OK);
+  assert_int_equal(ns_decision_start_count(d), 1); /* a on GPUs 0-7 */
+  assert_int_equal(ns_cluster_commit(c, a, ns_decision_placement(d, 0)), NS_OK);
+  ns_queue_clear(q);
+  assert_int_equal(ns_queue_add_running(q, a, 1, 0.0), 0);
+  assert_int_equal(ns_queue_add(q, b, 2, 600.0), 1);
+  assert_fails_with(ns_policy_decide(p, c, q, 500.0, d), NS_EINVAL, "ns_policy_decide: now_ms");
+  assert_non_null(strstr(ns_last_error(), "before 1e+03")); /* nsi_fmt_real's shortest form */
+  assert_non_null(strstr(ns_last_error(), "(got 5e+02)"));
+  assert_non_null(strstr(ns_last_error(), "time must not go back"));
+  assert_int_equal(ns_decision_start_count(d), 1); /* refused before deciding: d as it was */
+  assert_fails_with(ns_policy_place(p, c, q, 1, 999.0, d), NS_EINVAL, "(got 999)");
+  assert_fails_with(ns_policy_started(p, a, 999.5), NS_EINVAL, "(got 999.5)");
+  assert_fails_with(ns_policy_finished(p, b, 0.0), NS_EINVAL, "(got 0)");
+  assert_fails_with(ns_policy_suspended(p, a, -1.0), NS_EINVAL, "(got -1)");
+  assert_fails_with(ns_policy_progress(p, a, 1, 1, 10.0), NS_EINVAL, "(got 1e+01)");
+  /* the same time again is allowed, and decides as the twin does */
+  assert_int_equal(ns_policy_started(p, a, 1000.0), NS_OK);
+  assert_int_equal(ns_policy_started(twin, a, 1000.0), NS_OK);
+  assert_int_equal(ns_policy_decide(p, c, q, 2000.0, d), NS_OK);
+  assert_int_equal(ns_policy_decide(twin, c, q, 2000.0, e), NS_OK);
+  assert_int_equal(ns_decision_start_count(d), ns_decision_start_count(e));
+  assert_int_equal(ns_decision_start_count(d), 1); /* b on the free GPUs 8-15 */
+  assert_start(d, 0, 1, 8, 8);
+  assert_int_equal(ns_decision_status(d, 0), ns_decision_status(e, 0));
+  assert_true(ns_decision_next_ms(d) == ns_decision_next_ms(e));
+  /* and now 2000 is the floor: a report at 1999 is refused */
+  assert_fails_with(ns_policy_started(p, b, 1999.0), NS_EINVAL, "before 2e+03");
+  ns_policy_free(p), ns_policy_free(twin);
+  ns_decision_free(d), ns_decision_free(e);
+  ns_queue_free(q);
+  ns_job_free(a), ns_job_free(b);
+  ns_cluster_free(c);
+}
+
 /* ns_policy_clone copies the parts and options, not the state: a clone of
    a policy that has decided can still be set; ns_policy_set_preset applies
    a preset's parts over the options. ns_sim_opts holds its parts in one
@@ -536,6 +587,7 @@ int main(void) {
       cmocka_unit_test(test_save_load_dally_state),
       cmocka_unit_test(test_clone_and_set_preset),
       cmocka_unit_test(test_admission),
+      cmocka_unit_test(test_time_must_not_go_back),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
