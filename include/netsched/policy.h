@@ -313,10 +313,13 @@ NS_API int ns_policy_backfills(const ns_policy *p);
 
 /* The state it owns (NULL when the policy has none of that kind, or before
    its first decision for the CASSINI options). Borrowed: valid until
-   ns_policy_free - or, for the tuner, until a successful ns_policy_load,
-   which replaces it (ask again after one; a refused load keeps it). The
-   tuner may be fed recorded waits (ns_delay_tuner_record) to restore it
-   across processes. */
+   ns_policy_free. The tuner is the same handle for the policy's life: a
+   successful ns_policy_load replaces its contents, not the handle (a
+   refused load changes neither). A decision that fails leaves the tuner
+   as it was, though the decision's offers may have recorded waits in it
+   before failing (ns_delay_tuner_checkpoint / _rollback). The tuner may be
+   fed recorded waits (ns_delay_tuner_record) to restore it across
+   processes. */
 NS_API ns_delay_tuner *ns_policy_tuner(ns_policy *p);
 NS_API const ns_cassini_opts *ns_policy_cassini_opts(ns_policy *p);
 

@@ -355,17 +355,23 @@ ns_delay_tuner *nsp_new_tuner(const ns_policy *p) {
   return t;
 }
 
-int nsp_log_wait(ns_policy *p, int tier, int gpus, double waited_ms, double now_ms,
-                 const char *fn) {
-  if (now_ms > p->clock)
-    p->clock = now_ms;
-  size_t live = 0; /* drop what the tuner forgot (older than its history) */
+/* Drops the logged waits the tuner forgot (older than its history). */
+static void prune_waits(ns_policy *p) {
+  size_t live = 0;
   while (live < p->nwaits && p->waits[live].now_ms < p->clock - p->history_ms)
     live++;
   if (live > 0) {
     memmove(p->waits, p->waits + live, (p->nwaits - live) * sizeof *p->waits);
     p->nwaits -= live;
   }
+}
+
+/* Appends; the log is pruned when the call that logged succeeds (end_call),
+   so that a failed one only has to cut it back. */
+int nsp_log_wait(ns_policy *p, int tier, int gpus, double waited_ms, double now_ms,
+                 const char *fn) {
+  if (now_ms > p->clock)
+    p->clock = now_ms;
   if (nsi_reserve(&p->waits, &p->capwaits, p->nwaits + 1, sizeof *p->waits) < 0)
     return nsi_fail(NS_ENOMEM, "%s: out of memory logging Dally's wait", fn);
   nsp_wait *w = &p->waits[p->nwaits++];
@@ -1105,6 +1111,34 @@ static int place_one(ns_policy *p, ns_cluster *c, const ns_queue *q, size_t i, d
   return place_entry(p, c, view(p, &q->e[i]), i, now, d);
 }
 
+/* A decision (place, decide, preempt) changes the tuner and the wait log
+   only if it succeeds: begin_call opens a checkpoint on the tuner and
+   marks the log; end_call keeps both (and prunes the log) on success, or
+   rolls the tuner back and cuts the log back on failure. */
+typedef struct nsp_mark {
+  size_t nwaits;
+  double clock;
+} nsp_mark;
+
+static nsp_mark begin_call(ns_policy *p) {
+  if (p->tuner != NULL)
+    ns_delay_tuner_checkpoint(p->tuner); /* p->tuner is valid: cannot fail */
+  return (nsp_mark){p->nwaits, p->clock};
+}
+
+static int end_call(ns_policy *p, nsp_mark m, int rc) {
+  if (p->tuner == NULL)
+    return rc;
+  if (rc < 0) {
+    ns_delay_tuner_rollback(p->tuner); /* opened by begin_call: cannot fail */
+    p->nwaits = m.nwaits, p->clock = m.clock;
+  } else {
+    ns_delay_tuner_commit(p->tuner);
+    prune_waits(p);
+  }
+  return rc;
+}
+
 static int decide_args(ns_policy *p, ns_cluster *c, const ns_queue *q, double now_ms,
                        ns_decision *d, const char *fn) {
   NSI_TRY(nsi_check_ptr(p, fn, "p"));
@@ -1129,7 +1163,8 @@ int ns_policy_place(ns_policy *p, ns_cluster *c, const ns_queue *q, size_t i, do
     return nsi_fail(NS_EINVAL, "ns_policy_place: i %zu is a running job (job '%s'); only a "
                                "waiting job is placed", i, ns_job_name(q->e[i].job));
   NSI_TRY(nsp_decision_reset(d, q->n, "ns_policy_place"));
-  int rc = place_one(p, c, q, i, now_ms, d);
+  nsp_mark m = begin_call(p);
+  int rc = end_call(p, m, place_one(p, c, q, i, now_ms, d));
   if (rc < 0)
     nsp_decision_reset(d, q->n, "ns_policy_place");
   else
@@ -1625,10 +1660,9 @@ static int pass_trial(ns_policy *p, ns_cluster *c, const ns_queue *q, size_t wi,
   return rc;
 }
 
-int ns_policy_preempt(ns_policy *p, ns_cluster *c, const ns_queue *q, double now_ms,
-                      ns_decision *d) {
+static int preempt(ns_policy *p, ns_cluster *c, const ns_queue *q, double now_ms,
+                   ns_decision *d) {
   static const char fn[] = "ns_policy_preempt";
-  NSI_TRY(decide_args(p, c, q, now_ms, d, fn));
   if (p->order != NS_POLICY_ORDER_NW_SENS)
     return nsi_fail(NS_EINVAL, "%s: Dally's preemption ranks by measured Nw_sens; policy '%s' "
                                "does not order by it (NS_POLICY_ORDER_NW_SENS: dally, "
@@ -1683,6 +1717,13 @@ int ns_policy_preempt(ns_policy *p, ns_cluster *c, const ns_queue *q, double now
   return NS_OK;
 }
 
+int ns_policy_preempt(ns_policy *p, ns_cluster *c, const ns_queue *q, double now_ms,
+                      ns_decision *d) {
+  NSI_TRY(decide_args(p, c, q, now_ms, d, "ns_policy_preempt"));
+  nsp_mark m = begin_call(p);
+  return end_call(p, m, preempt(p, c, q, now_ms, d));
+}
+
 static int (*const decide_fns[])(ns_policy *, ns_cluster *, const ns_queue *, double,
                                  ns_decision *) = {
     [NS_POLICY_ORDER_FIFO] = decide_queue,    [NS_POLICY_ORDER_SRSF] = decide_queue,
@@ -1693,7 +1734,8 @@ int ns_policy_decide(ns_policy *p, ns_cluster *c, const ns_queue *q, double now_
                      ns_decision *d) {
   NSI_TRY(decide_args(p, c, q, now_ms, d, "ns_policy_decide"));
   NSI_TRY(nsp_decision_reset(d, q->n, "ns_policy_decide"));
-  int rc = decide_fns[p->order](p, c, q, now_ms, d);
+  nsp_mark m = begin_call(p);
+  int rc = end_call(p, m, decide_fns[p->order](p, c, q, now_ms, d));
   if (rc < 0)
     nsp_decision_reset(d, q->n, "ns_policy_decide");
   else
