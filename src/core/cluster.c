@@ -52,6 +52,7 @@ ns_cluster *ns_cluster_new_leaf_spine(int leaves, int spines, int servers_per_le
   c->nic_gbps = link_gbps;
   c->gpu_mem_mb = 16384;
   c->ngpus = (int)ngpus;
+  c->nfree = (int)ngpus;
   c->nservers = leaves * servers_per_leaf;
   c->nlinks = (size_t)nlinks;
   c->workload_ms = calloc((size_t)ngpus, sizeof *c->workload_ms);
@@ -206,7 +207,7 @@ int ns_cluster_free_gpus_on_leaf(const ns_cluster *c, int leaf) {
 
 int ns_cluster_free_gpu_count(const ns_cluster *c) {
   NSI_TRY(nsi_check_ptr(c, "ns_cluster_free_gpu_count", "c"));
-  return free_in_range(c, 0, c->ngpus);
+  return c->nfree; /* free_in_range(c, 0, c->ngpus), kept as GPUs change */
 }
 
 int nsi_idle_servers_on_leaf(const ns_cluster *c, int leaf) {
@@ -369,6 +370,7 @@ int ns_cluster_occupy(ns_cluster *c, const int *gpus, size_t n) {
       return nsi_fail(NS_ENOSPACE, "%s: GPU %d is already busy", fn, gpus[i]);
   for (size_t i = 0; i < n; i++)
     c->background[gpus[i]] = 1;
+  c->nfree -= (int)n; /* each was free, listed once */
   return NS_OK;
 }
 
@@ -379,8 +381,10 @@ int ns_cluster_vacate(ns_cluster *c, const int *gpus, size_t n) {
   for (size_t i = 0; i < n; i++)
     if (!c->background[gpus[i]])
       return nsi_fail(NS_ESTATE, "%s: GPU %d carries no background load", fn, gpus[i]);
-  for (size_t i = 0; i < n; i++)
+  for (size_t i = 0; i < n; i++) {
     c->background[gpus[i]] = 0;
+    c->nfree += c->jobs_on_gpu[gpus[i]] == 0;
+  }
   return NS_OK;
 }
 
@@ -488,7 +492,7 @@ int ns_cluster_commit(ns_cluster *c, const ns_job *job, const ns_placement *p) {
   r.workload_ms = nsi_job_lwf_workload_ms(job);
   for (size_t i = 0; i < r.ngpus; i++) {
     int g = r.gpus[i];
-    c->jobs_on_gpu[g]++;
+    c->nfree -= c->jobs_on_gpu[g]++ == 0 && !c->background[g];
     c->mem_used_mb[g] += r.mem_mb;
     c->workload_ms[g] += r.workload_ms; /* LWF-kappa Alg. 1 lines 6/18 */
   }
@@ -503,7 +507,7 @@ long nsi_cluster_detach(ns_cluster *c, const ns_job *job, nsi_commit *out) {
   nsi_commit *r = &c->commits[idx];
   for (size_t i = 0; i < r->ngpus; i++) {
     int g = r->gpus[i];
-    c->jobs_on_gpu[g]--;
+    c->nfree += --c->jobs_on_gpu[g] == 0 && !c->background[g];
     c->mem_used_mb[g] -= r->mem_mb;
     if (c->jobs_on_gpu[g] == 0 || c->mem_used_mb[g] < 0)
       c->mem_used_mb[g] = 0; /* no floating-point residue on an empty GPU */
@@ -523,7 +527,7 @@ long nsi_cluster_detach(ns_cluster *c, const ns_job *job, nsi_commit *out) {
 void nsi_cluster_reattach(ns_cluster *c, const nsi_commit *r, size_t at) {
   for (size_t i = 0; i < r->ngpus; i++) {
     int g = r->gpus[i];
-    c->jobs_on_gpu[g]++;
+    c->nfree -= c->jobs_on_gpu[g]++ == 0 && !c->background[g];
     c->mem_used_mb[g] += r->mem_mb;
     c->workload_ms[g] += r->workload_ms;
   }

@@ -135,6 +135,8 @@ int nsi_ptrmap_put(nsi_ptrmap *m, uint64_t key, size_t val);
 size_t *nsi_ptrmap_ref(nsi_ptrmap *m, uint64_t key);
 /* Removes key (absent: nothing happens). Never fails, never shrinks. */
 void nsi_ptrmap_del(nsi_ptrmap *m, uint64_t key);
+/* Removes every key, keeping the room (O(capacity)). */
+void nsi_ptrmap_clear(nsi_ptrmap *m);
 void nsi_ptrmap_free(nsi_ptrmap *m);
 
 /* ---- jobs ------------------------------------------------------------ */
@@ -222,6 +224,7 @@ struct ns_cluster {
   double *mem_used_mb;
   int *jobs_on_gpu;
   unsigned char *background;
+  int nfree; /* GPUs with no job and no background load (nsi_gpu_free), kept as they change */
   /* per leaf-spine link, index nsi_link_index() */
   const ns_job **link_owner;
   size_t nlinks;

@@ -6,6 +6,7 @@
  * (nsi_ptrmap_del, backward-shift deletion: no tombstones).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/internal.h"
 
@@ -102,6 +103,12 @@ void nsi_ptrmap_del(nsi_ptrmap *m, uint64_t key) {
     m->keys[j] = 0;
     i = j;
   }
+}
+
+void nsi_ptrmap_clear(nsi_ptrmap *m) {
+  if (m->cap > 0)
+    memset(m->keys, 0, m->cap * sizeof *m->keys);
+  m->count = 0;
 }
 
 void nsi_ptrmap_free(nsi_ptrmap *m) {

@@ -298,6 +298,17 @@ static ns_placement *placement_of(const int *gpus, size_t n) {
   return p;
 }
 
+/* ns_cluster_free_gpu_count is kept as GPUs change (no scan): at every step
+   it equals the per-GPU count of ns_cluster_gpu_is_free, through commits
+   that share a GPU, background load on and off, detach/reattach (the
+   policies' trials) and failed calls. */
+static int free_by_scan(const ns_cluster *c) {
+  int n = 0;
+  for (int g = 0; g < ns_cluster_gpu_count(c); g++)
+    n += ns_cluster_gpu_is_free(c, g) == 1;
+  return n;
+}
+
 static void test_commit_release_exclusive(void **state) {
   (void)state;
   ns_cluster *c = ns_cluster_new_leaf_spine(1, 0, 2, 4, 0, 10);
@@ -331,9 +342,11 @@ static void test_commit_release_exclusive(void **state) {
   assert_int_equal(ns_cluster_release(c, a), NS_OK);
   assert_fails_with(ns_cluster_release(c, a), NS_ENOTFOUND, "not committed");
   assert_int_equal(ns_cluster_free_gpu_count(c), 8);
+  assert_int_equal(free_by_scan(c), 8);
   assert_near(ns_cluster_gpu_workload_ms(c, 0), 0, 0);
   assert_int_equal(ns_cluster_commit(c, b, pb), NS_OK);
   assert_int_equal(ns_cluster_free_gpu_count(c), 6);
+  assert_int_equal(free_by_scan(c), 6);
 
   ns_placement_free(got);
   ns_placement_free(pa);
@@ -393,6 +406,55 @@ static void test_occupy_vacate(void **state) {
   assert_int_equal(ns_cluster_commit(c, j, p), NS_OK);
   ns_placement_free(p);
   ns_job_free(j);
+  ns_cluster_free(c);
+}
+
+static void test_free_count_kept(void **state) {
+  (void)state;
+  ns_cluster *c = ns_cluster_new_leaf_spine(1, 0, 2, 4, 0, 10); /* 8 GPUs */
+  assert_int_equal(ns_cluster_set_gpu_sharing(c, 1), NS_OK);
+  ns_job *a = ns_job_new("a", 2), *b = ns_job_new("b", 2), *d = ns_job_new("d", 1);
+  int ga[] = {0, 1}, gb[] = {1, 2}, bg[] = {4, 5}, gd[] = {4};
+  ns_placement *pa = placement_of(ga, 2), *pb = placement_of(gb, 2), *pd = placement_of(gd, 1);
+  assert_int_equal(ns_cluster_free_gpu_count(c), 8);
+  assert_int_equal(free_by_scan(c), 8);
+  assert_int_equal(ns_cluster_commit(c, a, pa), NS_OK); /* 0, 1 busy: 6 */
+  assert_int_equal(ns_cluster_free_gpu_count(c), 6);
+  assert_int_equal(free_by_scan(c), 6);
+  assert_int_equal(ns_cluster_commit(c, b, pb), NS_OK); /* shares 1; 2 busy: 5 */
+  assert_int_equal(ns_cluster_free_gpu_count(c), 5);
+  assert_int_equal(free_by_scan(c), 5);
+  assert_int_equal(ns_cluster_occupy(c, bg, 2), NS_OK); /* 4, 5: 3 */
+  assert_int_equal(ns_cluster_free_gpu_count(c), 3);
+  assert_int_equal(free_by_scan(c), 3);
+  assert_fails_with(ns_cluster_commit(c, d, pd), NS_ENOSPACE, "");
+  assert_fails_with(ns_cluster_occupy(c, gb, 2), NS_ENOSPACE, "GPU 1");
+  assert_int_equal(ns_cluster_free_gpu_count(c), 3); /* failed calls: unchanged */
+  assert_int_equal(free_by_scan(c), 3);
+  nsi_commit held;
+  long at = nsi_cluster_detach(c, a, &held); /* 0 free again, 1 still holds b: 4 */
+  assert_true(at >= 0);
+  assert_int_equal(ns_cluster_free_gpu_count(c), 4);
+  assert_int_equal(free_by_scan(c), 4);
+  nsi_cluster_reattach(c, &held, (size_t)at);
+  assert_int_equal(ns_cluster_free_gpu_count(c), 3);
+  assert_int_equal(free_by_scan(c), 3);
+  assert_int_equal(ns_cluster_release(c, b), NS_OK); /* 2 free, 1 holds a: 4 */
+  assert_int_equal(ns_cluster_free_gpu_count(c), 4);
+  assert_int_equal(free_by_scan(c), 4);
+  assert_int_equal(ns_cluster_vacate(c, bg, 2), NS_OK); /* 6 */
+  assert_int_equal(ns_cluster_free_gpu_count(c), 6);
+  assert_int_equal(free_by_scan(c), 6);
+  assert_int_equal(ns_cluster_free_gpu_count(c), free_by_scan(c));
+  assert_int_equal(ns_cluster_release(c, a), NS_OK);
+  assert_int_equal(ns_cluster_free_gpu_count(c), 8);
+  assert_int_equal(free_by_scan(c), 8);
+  ns_placement_free(pa);
+  ns_placement_free(pb);
+  ns_placement_free(pd);
+  ns_job_free(a);
+  ns_job_free(b);
+  ns_job_free(d);
   ns_cluster_free(c);
 }
 
@@ -487,6 +549,7 @@ int main(void) {
       cmocka_unit_test(test_commit_release_exclusive),
       cmocka_unit_test(test_commit_sharing_memory),
       cmocka_unit_test(test_occupy_vacate),
+      cmocka_unit_test(test_free_count_kept),
       cmocka_unit_test(test_commit_links),
       cmocka_unit_test(test_random_commit_release_invariant),
       cmocka_unit_test(test_ptrmap_put_del_oracle),
