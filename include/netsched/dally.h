@@ -95,6 +95,24 @@ NS_API int ns_delay_tuner_set_manual(ns_delay_tuner *t, int manual);
 NS_API int ns_delay_tuner_sample_count(const ns_delay_tuner *t, ns_tier tier, int gpus,
                                        double now_ms, size_t *count);
 
+/* Extension: undoing what a tuner recorded, for a caller whose larger step
+   failed after the tuner recorded a wait (ns_policy_decide leaves its tuner
+   as it was). ns_delay_tuner_checkpoint opens a checkpoint (committing an
+   open one); ns_delay_tuner_rollback brings the tuner back to it - the
+   waits recorded (ns_delay_tuner_record, ns_dally_offer's accepts) and the
+   clock advanced since are undone - and ns_delay_tuner_commit keeps them;
+   either closes it. rollback without an open checkpoint is NS_ESTATE;
+   commit without one does nothing. While a checkpoint is open, expired
+   waits are kept in memory (still not counted). */
+NS_API int ns_delay_tuner_checkpoint(ns_delay_tuner *t);
+NS_API int ns_delay_tuner_rollback(ns_delay_tuner *t);
+NS_API int ns_delay_tuner_commit(ns_delay_tuner *t);
+
+/* Extension: exchanges everything a and b hold (waits, clock, defaults,
+   manual flag, checkpoint); both handles stay valid, so a caller holding a
+   pointer keeps it (ns_policy_load replaces its tuner's contents this way). */
+NS_API int ns_delay_tuner_swap(ns_delay_tuner *a, ns_delay_tuner *b);
+
 /* ------------------------------------------------------------------ */
 /* Resource offers (§4.3.2, Algorithm 1)                               */
 /* ------------------------------------------------------------------ */

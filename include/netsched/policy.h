@@ -313,10 +313,13 @@ NS_API int ns_policy_backfills(const ns_policy *p);
 
 /* The state it owns (NULL when the policy has none of that kind, or before
    its first decision for the CASSINI options). Borrowed: valid until
-   ns_policy_free - or, for the tuner, until a successful ns_policy_load,
-   which replaces it (ask again after one; a refused load keeps it). The
-   tuner may be fed recorded waits (ns_delay_tuner_record) to restore it
-   across processes. */
+   ns_policy_free. The tuner is the same handle for the policy's life: a
+   successful ns_policy_load replaces its contents, not the handle (a
+   refused load changes neither). A decision that fails leaves the tuner
+   as it was, though the decision's offers may have recorded waits in it
+   before failing (ns_delay_tuner_checkpoint / _rollback). The tuner may be
+   fed recorded waits (ns_delay_tuner_record) to restore it across
+   processes. */
 NS_API ns_delay_tuner *ns_policy_tuner(ns_policy *p);
 NS_API const ns_cassini_opts *ns_policy_cassini_opts(ns_policy *p);
 
@@ -424,7 +427,7 @@ NS_API int ns_policy_order_key(const ns_policy *p, const ns_queue *q, size_t i, 
    reset and then holds one start (NS_OK) or its status. The cluster is left
    as it was (CASSINI hides GPUs during its candidate search and gives them
    back). Returns NS_OK once decided, < 0 on a failure of the placement (its
-   message), d then empty. now_ms must not go back (Dally's tuner). */
+   message), d then empty. now_ms must not go back: see TIME below. */
 NS_API int ns_policy_place(ns_policy *p, ns_cluster *c, const ns_queue *q, size_t i,
                            double now_ms, ns_decision *d);
 
@@ -469,7 +472,17 @@ NS_API int ns_policy_admit(const ns_policy *p, uint64_t model_bytes, const int *
                            double eta_ms_per_byte, int *start);
 
 /* Report back (the contract above). job: the caller's handle; times finite and
-   not before the job's arrival as the caller knows it. */
+   not before the job's arrival as the caller knows it.
+
+   TIME. A policy's clock only moves forward: ns_policy_place,
+   ns_policy_decide, ns_policy_preempt and the four reports below refuse a
+   now_ms before the now_ms of the policy's latest successful one of them
+   with NS_EINVAL, "<function>: now_ms must not be before <latest>, the
+   now_ms of this policy's latest decision or report: time must not go back
+   (got <now_ms>)", and change nothing (d included). The same now_ms again
+   is fine. (Dally's tuner, 2D-LAS's attained service, the leases and the
+   pass budget are all kept against now_ms: a step back would corrupt them.)
+   ns_policy_clone starts with no clock; ns_policy_load keeps p's. */
 NS_API int ns_policy_started(ns_policy *p, const ns_job *job, double now_ms);
 NS_API int ns_policy_finished(ns_policy *p, const ns_job *job, double now_ms);
 NS_API int ns_policy_suspended(ns_policy *p, const ns_job *job, double now_ms);

@@ -40,6 +40,17 @@ struct ns_delay_tuner {
   int manual;      /* Dally-manual: timers are always the defaults */
   nsd_list *lists[NSD_TIERS]; /* sorted by gpus */
   size_t nlists[NSD_TIERS], cap_lists[NSD_TIERS];
+  /* An open checkpoint (ns_delay_tuner_checkpoint): the clock then, and
+     each wait pushed since, as (tier, gpus), to be popped by a rollback.
+     While it is open no list drops its expired prefix (first_live skips it
+     all the same), so a rollback is a pop per wait. */
+  int open;
+  double cp_clock_ms;
+  struct nsd_undo {
+    int tier, gpus;
+  } *undo;
+  size_t nundo, capundo;
+  int slot_tier; /* the tier of the list nsd_reserve_slot returned last */
 };
 
 /* NS_OK if now_ms is finite and not before the tuner's clock. */

@@ -51,6 +51,7 @@ void ns_delay_tuner_free(ns_delay_tuner *t) {
       free(t->lists[k][i].e);
     free(t->lists[k]);
   }
+  free(t->undo);
   free(t);
 }
 
@@ -182,6 +183,11 @@ int ns_delay_tuner_sample_count(const ns_delay_tuner *t, ns_tier tier, int gpus,
 }
 
 nsd_list *nsd_reserve_slot(ns_delay_tuner *t, ns_tier tier, int gpus, const char *fn) {
+  if (t->open && nsi_reserve(&t->undo, &t->capundo, t->nundo + 1, sizeof *t->undo) < 0) {
+    nsi_fail(NS_ENOMEM, "%s: out of memory keeping the tuner's checkpoint", fn);
+    return NULL;
+  }
+  t->slot_tier = (int)tier;
   size_t i = lower_bound(t->lists[tier], t->nlists[tier], gpus);
   nsd_list *l = i < t->nlists[tier] && t->lists[tier][i].gpus == gpus ? &t->lists[tier][i] : NULL;
   if (l != NULL) {
@@ -211,15 +217,23 @@ void nsd_advance(ns_delay_tuner *t, double now_ms) {
     t->clock_ms = now_ms;
 }
 
-void nsd_push(ns_delay_tuner *t, nsd_list *l, double now_ms, double wait_ms) {
-  nsd_advance(t, now_ms);
-  l->head = first_live(l, t->history_ms, now_ms); /* Alg. 2 lines 2-6, 8-12 */
-  /* Compact once the dead prefix dominates, so memory follows the window. */
+/* Drops l's expired prefix at now_ms (Alg. 2 lines 2-6, 8-12) and compacts
+   once the dead prefix dominates, so memory follows the window. */
+static void trim(const ns_delay_tuner *t, nsd_list *l, double now_ms) {
+  l->head = first_live(l, t->history_ms, now_ms);
   if (l->head > 0 && l->head >= l->n / 2) {
     memmove(l->e, l->e + l->head, (l->n - l->head) * sizeof *l->e);
     l->n -= l->head;
     l->head = 0;
   }
+}
+
+void nsd_push(ns_delay_tuner *t, nsd_list *l, double now_ms, double wait_ms) {
+  nsd_advance(t, now_ms);
+  if (t->open) /* room reserved by nsd_reserve_slot; the prefix stays until commit */
+    t->undo[t->nundo].tier = t->slot_tier, t->undo[t->nundo++].gpus = l->gpus;
+  else
+    trim(t, l, now_ms);
   l->e[l->n].at_ms = now_ms;
   l->e[l->n].wait_ms = wait_ms;
   l->n++;
@@ -236,5 +250,53 @@ int ns_delay_tuner_record(ns_delay_tuner *t, ns_tier tier, int gpus, double wait
   if (l == NULL)
     return NS_ENOMEM;
   nsd_push(t, l, now_ms, waited_ms);
+  return NS_OK;
+}
+
+/* ---- checkpoints and swap ------------------------------------------------ */
+
+int ns_delay_tuner_checkpoint(ns_delay_tuner *t) {
+  NSI_TRY(nsi_check_ptr(t, "ns_delay_tuner_checkpoint", "t"));
+  t->open = 1, t->cp_clock_ms = t->clock_ms, t->nundo = 0; /* an open one is committed */
+  return NS_OK;
+}
+
+int ns_delay_tuner_commit(ns_delay_tuner *t) {
+  NSI_TRY(nsi_check_ptr(t, "ns_delay_tuner_commit", "t"));
+  for (size_t k = 0; t->open && k < t->nundo; k++) { /* the trims the pushes left out */
+    const struct nsd_undo *u = &t->undo[k];
+    trim(t, &t->lists[u->tier][lower_bound(t->lists[u->tier], t->nlists[u->tier], u->gpus)],
+         t->clock_ms);
+  }
+  t->open = 0, t->nundo = 0;
+  return NS_OK;
+}
+
+int ns_delay_tuner_rollback(ns_delay_tuner *t) {
+  NSI_TRY(nsi_check_ptr(t, "ns_delay_tuner_rollback", "t"));
+  if (!t->open)
+    return nsi_fail(NS_ESTATE, "ns_delay_tuner_rollback: no open checkpoint "
+                               "(ns_delay_tuner_checkpoint)");
+  while (t->nundo > 0) { /* latest first: each wait is its list's last entry */
+    const struct nsd_undo *u = &t->undo[--t->nundo];
+    nsd_list *arr = t->lists[u->tier];
+    size_t i = lower_bound(arr, t->nlists[u->tier], u->gpus);
+    arr[i].n--;
+    if (arr[i].n == 0) { /* created since the checkpoint (a list is never empty) */
+      free(arr[i].e);
+      memmove(arr + i, arr + i + 1, (t->nlists[u->tier] - i - 1) * sizeof *arr);
+      t->nlists[u->tier]--;
+    }
+  }
+  t->clock_ms = t->cp_clock_ms;
+  t->open = 0;
+  return NS_OK;
+}
+
+int ns_delay_tuner_swap(ns_delay_tuner *a, ns_delay_tuner *b) {
+  NSI_TRY(nsi_check_ptr(a, "ns_delay_tuner_swap", "a"));
+  NSI_TRY(nsi_check_ptr(b, "ns_delay_tuner_swap", "b"));
+  ns_delay_tuner x = *a;
+  *a = *b, *b = x;
   return NS_OK;
 }

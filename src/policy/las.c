@@ -120,6 +120,8 @@ struct nsp_las {
   size_t nlog;
   uint64_t stamp;   /* decisions ranked */
   nsp_laskey *key;  /* 2 x capslots sort scratch */
+  uint64_t *seen;   /* by slot: the decision (stamp) that matched it to the queue, read
+                       without touching the record (the copy below writes it) */
   size_t *fresh;    /* queue indices first seen at this decision */
 };
 
@@ -246,7 +248,7 @@ void nsp_las_free(nsp_las *L) {
   if (L == NULL)
     return;
   state_free(&L->st[0]), state_free(&L->st[1]);
-  free(L->git_d), free(L->git_r), free(L->key), free(L->fresh), free(L->log);
+  free(L->git_d), free(L->git_r), free(L->key), free(L->fresh), free(L->log), free(L->seen);
   nsi_ptrmap_free(&L->map);
   free(L);
 }
@@ -278,6 +280,8 @@ static int reserve(nsp_las *L, size_t need) {
       NSI_TRY(grow((void **)&st->list[q], cap, sizeof(int)));
   }
   NSI_TRY(grow((void **)&L->key, 2 * cap, sizeof *L->key));
+  NSI_TRY(grow((void **)&L->seen, cap, sizeof *L->seen));
+  memset(L->seen + L->capslots, 0, (cap - L->capslots) * sizeof *L->seen); /* stamps are >= 1 */
   NSI_TRY(grow((void **)&L->fresh, cap, sizeof *L->fresh));
   NSI_TRY(grow((void **)&L->log, 2 * cap, sizeof *L->log)); /* a put and a delete per job */
   L->capslots = cap;
@@ -356,17 +360,23 @@ static int key_before(const nsp_laskey *x, const nsp_laskey *y) {
 }
 
 /* Stable bottom-up merge sort of queue list v[0..n) by Gittins index. */
+static int rec_before(const nsp_lasjob *x, const nsp_lasjob *y) {
+  if (x->rank != y->rank)
+    return x->rank > y->rank;
+  return x->arrival < y->arrival;
+}
+
 static void sort_by_rank(nsp_las *L, const nsp_lasstate *S, int *v, size_t n) {
+  size_t k = 1;
+  while (k < n && !rec_before(&S->rec[v[k]], &S->rec[v[k - 1]]))
+    k++;
+  if (k >= n) /* already in order (most decisions): a stable sort keeps it */
+    return;
   nsp_laskey *a = L->key, *tmp = L->key + n;
   for (size_t i = 0; i < n; i++) {
     const nsp_lasjob *j = &S->rec[v[i]];
     a[i].rank = j->rank, a[i].arrival = j->arrival, a[i].slot = v[i];
   }
-  size_t k = 1;
-  while (k < n && !key_before(&a[k], &a[k - 1]))
-    k++;
-  if (k >= n) /* already in order (most decisions): a stable sort keeps it */
-    return;
   /* Nearly in order (a few jobs' ranks moved): a stable insertion sort,
      O(n + moves), within a budget of moves; past it the merge sort below
      finishes the job. Both are stable and the insertion keeps equal keys
@@ -449,7 +459,7 @@ int nsp_las_rank(ns_policy *p, const ns_queue *q, double now, long total_gpus, s
   uint64_t stamp = ++L->stamp;
   /* each queued job to its record, copied into the new state; ids must be
      distinct (SIZE_MAX - 1 in the map: first seen now) */
-  size_t nfresh = 0;
+  size_t nfresh = 0, nmatched = 0;
   int max_fresh = 0, prev = -1;
   for (size_t i = 0; i < q->n; i++) {
     uint64_t id = q->e[i].id;
@@ -464,11 +474,12 @@ int nsp_las_rank(ns_policy *p, const ns_queue *q, double now, long total_gpus, s
       nsi_ptrmap_put(&L->map, id + 1, SIZE_MAX - 1); /* reserved: cannot fail */
       log_map(L, id + 1, SIZE_MAX);
       L->fresh[nfresh++] = i;
-    } else if (slot == SIZE_MAX - 1 || S->rec[slot].stamp == stamp) {
+    } else if (slot == SIZE_MAX - 1 || L->seen[slot] == stamp) {
       dup = 1;
     } else {
       S->rec[slot] = old->rec[slot];
       S->rec[slot].qi = i, S->rec[slot].stamp = stamp;
+      L->seen[slot] = stamp, nmatched++;
       S->qslot[i] = (int)slot;
       prev = (int)slot;
     }
@@ -479,11 +490,12 @@ int nsp_las_rank(ns_policy *p, const ns_queue *q, double now, long total_gpus, s
     }
   }
   S->nq = q->n;
-  /* jobs not in the queue have left (finished, cancelled): forgotten */
-  size_t w = 0;
-  for (size_t r = 0; r < S->nrun; r++) {
+  /* jobs not in the queue have left (finished, cancelled): forgotten (none
+     when every known job was matched) */
+  size_t w = nmatched == S->nrun ? S->nrun : 0;
+  for (size_t r = w; r < S->nrun; r++) {
     int slot = S->run[r];
-    if (S->rec[slot].stamp == stamp) {
+    if (L->seen[slot] == stamp) {
       S->run[w++] = slot;
       continue;
     }
@@ -506,6 +518,7 @@ int nsp_las_rank(ns_policy *p, const ns_queue *q, double now, long total_gpus, s
     nsp_lasjob *j = &S->rec[slot];
     memset(j, 0, sizeof *j);
     j->id = e->id, j->arrival = e->arrival, j->qi = L->fresh[k], j->stamp = stamp;
+    L->seen[slot] = stamp;
     j->q = 0, j->check = now;
     j->git_lo = 1, j->git_hi = 0, j->git_i = 0; /* empty: no cached index yet */
     j->rank = gittins(p) ? gittins_index(L, j, 0) : 0;

@@ -61,6 +61,7 @@ ns_policy *ns_policy_new(const char *preset) {
   p->las_queues = 3, p->las_limit[0] = 3250e3, p->las_limit[1] = 7200e3; /* Tiresias jobs.py */
   p->lease_ms = NSP_DALLY_LEASE_MS;
   p->pass_at = -INFINITY;
+  p->last_now = -INFINITY;
   p->starvation = 0.0;
   return p;
 }
@@ -87,6 +88,7 @@ ns_policy *ns_policy_clone(const ns_policy *p) {
   n->place_fn = p->place_fn, n->place_user = p->place_user;
   n->las_queues = p->las_queues, n->starvation = p->starvation, n->lease_ms = p->lease_ms;
   n->pass_at = -INFINITY; /* no offers tried yet */
+  n->last_now = -INFINITY; /* no decision or report yet */
   memcpy(n->las_limit, p->las_limit, sizeof n->las_limit);
   if (samples != NULL)
     memcpy(samples, p->git_samples, p->git_nsamples * sizeof *samples);
@@ -353,17 +355,23 @@ ns_delay_tuner *nsp_new_tuner(const ns_policy *p) {
   return t;
 }
 
-int nsp_log_wait(ns_policy *p, int tier, int gpus, double waited_ms, double now_ms,
-                 const char *fn) {
-  if (now_ms > p->clock)
-    p->clock = now_ms;
-  size_t live = 0; /* drop what the tuner forgot (older than its history) */
+/* Drops the logged waits the tuner forgot (older than its history). */
+static void prune_waits(ns_policy *p) {
+  size_t live = 0;
   while (live < p->nwaits && p->waits[live].now_ms < p->clock - p->history_ms)
     live++;
   if (live > 0) {
     memmove(p->waits, p->waits + live, (p->nwaits - live) * sizeof *p->waits);
     p->nwaits -= live;
   }
+}
+
+/* Appends; the log is pruned when the call that logged succeeds (end_call),
+   so that a failed one only has to cut it back. */
+int nsp_log_wait(ns_policy *p, int tier, int gpus, double waited_ms, double now_ms,
+                 const char *fn) {
+  if (now_ms > p->clock)
+    p->clock = now_ms;
   if (nsi_reserve(&p->waits, &p->capwaits, p->nwaits + 1, sizeof *p->waits) < 0)
     return nsi_fail(NS_ENOMEM, "%s: out of memory logging Dally's wait", fn);
   nsp_wait *w = &p->waits[p->nwaits++];
@@ -590,6 +598,18 @@ static nsp_known *known_find(const ns_policy *p, const ns_job *job) {
   return NULL;
 }
 
+/* Time never goes back for a policy: its tuner's waits, leases, LAS
+   service and pass budget are all kept against now_ms. */
+int nsp_check_time(const ns_policy *p, double now_ms, const char *fn) {
+  if (now_ms < p->last_now) {
+    char b[32], l[32];
+    return nsi_fail(NS_EINVAL, "%s: now_ms must not be before %s, the now_ms of this policy's "
+                               "latest decision or report: time must not go back (got %s)",
+                    fn, nsi_fmt_real(p->last_now, l, sizeof l), nsi_fmt_real(now_ms, b, sizeof b));
+  }
+  return NS_OK;
+}
+
 static int report_args(ns_policy *p, const ns_job *job, double now_ms, const char *fn) {
   NSI_TRY(nsi_check_ptr(p, fn, "p"));
   NSI_TRY(nsi_check_ptr(job, fn, "job"));
@@ -597,7 +617,7 @@ static int report_args(ns_policy *p, const ns_job *job, double now_ms, const cha
     char b[32];
     return nsi_fail(NS_EINVAL, "%s: now_ms %s is not finite", fn, nsi_fmt_real(now_ms, b, sizeof b));
   }
-  return NS_OK;
+  return nsp_check_time(p, now_ms, fn);
 }
 
 static int known_get(ns_policy *p, const ns_job *job, const char *fn, nsp_known **out) {
@@ -617,6 +637,7 @@ int ns_policy_started(ns_policy *p, const ns_job *job, double now_ms) {
   NSI_TRY(report_args(p, job, now_ms, "ns_policy_started"));
   NSI_TRY(known_get(p, job, "ns_policy_started", &k));
   k->running = 1;
+  p->last_now = now_ms;
   return NS_OK;
 }
 
@@ -626,6 +647,7 @@ int ns_policy_finished(ns_policy *p, const ns_job *job, double now_ms) {
   if (k != NULL)
     *k = p->known[--p->nknown]; /* forgotten: the handle may be freed and reused */
   nsp_sched_forget(p, job);
+  p->last_now = now_ms;
   return NS_OK;
 }
 
@@ -635,6 +657,7 @@ int ns_policy_suspended(ns_policy *p, const ns_job *job, double now_ms) {
   NSI_TRY(known_get(p, job, "ns_policy_suspended", &k));
   k->running = 0, k->since = now_ms;
   nsp_sched_forget(p, job); /* off its placement: a resume reports a new iteration */
+  p->last_now = now_ms;
   return NS_OK;
 }
 
@@ -651,6 +674,7 @@ int ns_policy_progress(ns_policy *p, const ns_job *job, double iters_done, doubl
   NSI_TRY(known_get(p, job, "ns_policy_progress", &k));
   if (run_ms > 0 && iters_done > 0 && f + b > 0)
     k->nw = (f + b) * iters_done / run_ms;
+  p->last_now = now_ms;
   return NS_OK;
 }
 
@@ -1087,6 +1111,34 @@ static int place_one(ns_policy *p, ns_cluster *c, const ns_queue *q, size_t i, d
   return place_entry(p, c, view(p, &q->e[i]), i, now, d);
 }
 
+/* A decision (place, decide, preempt) changes the tuner and the wait log
+   only if it succeeds: begin_call opens a checkpoint on the tuner and
+   marks the log; end_call keeps both (and prunes the log) on success, or
+   rolls the tuner back and cuts the log back on failure. */
+typedef struct nsp_mark {
+  size_t nwaits;
+  double clock;
+} nsp_mark;
+
+static nsp_mark begin_call(ns_policy *p) {
+  if (p->tuner != NULL)
+    ns_delay_tuner_checkpoint(p->tuner); /* p->tuner is valid: cannot fail */
+  return (nsp_mark){p->nwaits, p->clock};
+}
+
+static int end_call(ns_policy *p, nsp_mark m, int rc) {
+  if (p->tuner == NULL)
+    return rc;
+  if (rc < 0) {
+    ns_delay_tuner_rollback(p->tuner); /* opened by begin_call: cannot fail */
+    p->nwaits = m.nwaits, p->clock = m.clock;
+  } else {
+    ns_delay_tuner_commit(p->tuner);
+    prune_waits(p);
+  }
+  return rc;
+}
+
 static int decide_args(ns_policy *p, ns_cluster *c, const ns_queue *q, double now_ms,
                        ns_decision *d, const char *fn) {
   NSI_TRY(nsi_check_ptr(p, fn, "p"));
@@ -1097,6 +1149,7 @@ static int decide_args(ns_policy *p, ns_cluster *c, const ns_queue *q, double no
     char b[32];
     return nsi_fail(NS_EINVAL, "%s: now_ms %s is not finite", fn, nsi_fmt_real(now_ms, b, sizeof b));
   }
+  NSI_TRY(nsp_check_time(p, now_ms, fn));
   return nsp_ready(p, fn);
 }
 
@@ -1110,9 +1163,12 @@ int ns_policy_place(ns_policy *p, ns_cluster *c, const ns_queue *q, size_t i, do
     return nsi_fail(NS_EINVAL, "ns_policy_place: i %zu is a running job (job '%s'); only a "
                                "waiting job is placed", i, ns_job_name(q->e[i].job));
   NSI_TRY(nsp_decision_reset(d, q->n, "ns_policy_place"));
-  int rc = place_one(p, c, q, i, now_ms, d);
+  nsp_mark m = begin_call(p);
+  int rc = end_call(p, m, place_one(p, c, q, i, now_ms, d));
   if (rc < 0)
     nsp_decision_reset(d, q->n, "ns_policy_place");
+  else
+    p->last_now = now_ms;
   return rc;
 }
 
@@ -1604,10 +1660,9 @@ static int pass_trial(ns_policy *p, ns_cluster *c, const ns_queue *q, size_t wi,
   return rc;
 }
 
-int ns_policy_preempt(ns_policy *p, ns_cluster *c, const ns_queue *q, double now_ms,
-                      ns_decision *d) {
+static int preempt(ns_policy *p, ns_cluster *c, const ns_queue *q, double now_ms,
+                   ns_decision *d) {
   static const char fn[] = "ns_policy_preempt";
-  NSI_TRY(decide_args(p, c, q, now_ms, d, fn));
   if (p->order != NS_POLICY_ORDER_NW_SENS)
     return nsi_fail(NS_EINVAL, "%s: Dally's preemption ranks by measured Nw_sens; policy '%s' "
                                "does not order by it (NS_POLICY_ORDER_NW_SENS: dally, "
@@ -1656,9 +1711,17 @@ int ns_policy_preempt(ns_policy *p, ns_cluster *c, const ns_queue *q, double now
     return rc;
   }
   p->pass_at = now_ms, p->pass_budget = budget;
+  p->last_now = now_ms;
   if (ok)
     d->next = now_ms; /* apply it, then ask again now: another waiter may preempt */
   return NS_OK;
+}
+
+int ns_policy_preempt(ns_policy *p, ns_cluster *c, const ns_queue *q, double now_ms,
+                      ns_decision *d) {
+  NSI_TRY(decide_args(p, c, q, now_ms, d, "ns_policy_preempt"));
+  nsp_mark m = begin_call(p);
+  return end_call(p, m, preempt(p, c, q, now_ms, d));
 }
 
 static int (*const decide_fns[])(ns_policy *, ns_cluster *, const ns_queue *, double,
@@ -1671,8 +1734,11 @@ int ns_policy_decide(ns_policy *p, ns_cluster *c, const ns_queue *q, double now_
                      ns_decision *d) {
   NSI_TRY(decide_args(p, c, q, now_ms, d, "ns_policy_decide"));
   NSI_TRY(nsp_decision_reset(d, q->n, "ns_policy_decide"));
-  int rc = decide_fns[p->order](p, c, q, now_ms, d);
+  nsp_mark m = begin_call(p);
+  int rc = end_call(p, m, decide_fns[p->order](p, c, q, now_ms, d));
   if (rc < 0)
     nsp_decision_reset(d, q->n, "ns_policy_decide");
+  else
+    p->last_now = now_ms;
   return rc;
 }

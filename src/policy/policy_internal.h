@@ -101,6 +101,10 @@ struct ns_policy {
   nsp_wait *waits;
   size_t nwaits, capwaits;
   double clock; /* the largest now_ms a decision used */
+  /* now_ms of the latest successful decision (place, decide, preempt) or
+     report (started, finished, suspended, progress); -INFINITY before the
+     first: an earlier now_ms is refused (NS_EINVAL, nsp_check_time) */
+  double last_now;
   /* Dally's pass-by-pass preemption (ns_policy_preempt): offers tried at
      pass_at, out of NSP_DALLY_TRIES per now_ms */
   double pass_at;
@@ -133,6 +137,8 @@ void nsp_sched_forget(ns_policy *p, const ns_job *job);
 void nsp_sched_free(ns_policy *p);
 
 /* Records a wait the tuner recorded (NS_ENOMEM, with fn's name). */
+/* NS_EINVAL naming fn's now_ms if it is before p->last_now. */
+int nsp_check_time(const ns_policy *p, double now_ms, const char *fn);
 int nsp_log_wait(ns_policy *p, int tier, int gpus, double waited_ms, double now_ms, const char *fn);
 /* Builds p's state from its parts once (its first decision); NS_OK or
    the failure with fn's name. */

@@ -136,9 +136,16 @@ int ns_policy_load(ns_policy *p, const char *buf, size_t len) {
     free(fresh.waits);
     return rc;
   }
-  ns_delay_tuner_free(p->tuner);
+  /* the tuner keeps its address (a caller may hold it, ns_policy_tuner):
+     its contents are exchanged with the fresh one's, then the old freed */
+  if (p->tuner != NULL && fresh.tuner != NULL) {
+    ns_delay_tuner_swap(p->tuner, fresh.tuner); /* both valid: cannot fail */
+    ns_delay_tuner_free(fresh.tuner);
+  } else {
+    ns_delay_tuner_free(p->tuner);
+    p->tuner = fresh.tuner;
+  }
   free(p->waits);
-  p->tuner = fresh.tuner;
   p->waits = fresh.waits, p->nwaits = fresh.nwaits, p->capwaits = fresh.capwaits;
   p->clock = fresh.clock;
   return NS_OK;

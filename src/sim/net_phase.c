@@ -1199,16 +1199,26 @@ static int phase_update(ns_sim *s) {
       bg_set(s, j, 1);  /* ... loading its links */
     }
   }
-  if (partial_any) /* a partial restart's members together, whatever their old roots: roots
-                       -1 - n - root (partial), -1 - root (changed), root (kept) */
-    sort_by_root(pairs, n, net, -2 * (int)n, 3 * n, cand, start);
-  int rc = NS_OK;
-  for (size_t i = 0; i < n && rc == NS_OK;) {
-    size_t k = i, m = 0;
-    while (k < n && pairs[2 * k] == pairs[2 * i])
-      comp[m++] = net[pairs[2 * k + 1]], k++;
+  /* the changed members (negative roots), in order: each root's members
+     are together and by job already (the sort above), so a stable count
+     by root alone puts a partial restart's members together, whatever
+     their old roots: roots -1 - n - root (partial), -1 - root (changed);
+     the kept ones (root >= 0) are not rebuilt */
+  size_t nneg = 0;
+  for (size_t i = 0; i < n; i++)
     if (pairs[2 * i] < 0)
-      rc = rebuild(s, comp, m, pairs[2 * i] < -(int)n);
+      cand[2 * nneg] = pairs[2 * i], cand[2 * nneg + 1] = pairs[2 * i + 1], nneg++;
+  int *ch = cand;
+  if (partial_any && nneg > 1) {
+    count_pass(cand, pairs, nneg, 0, net, -2 * (int)n, 0, SIZE_MAX, 2 * n, start);
+    ch = pairs;
+  }
+  int rc = NS_OK;
+  for (size_t i = 0; i < nneg && rc == NS_OK;) {
+    size_t k = i, m = 0;
+    while (k < nneg && ch[2 * k] == ch[2 * i])
+      comp[m++] = net[ch[2 * k + 1]], k++;
+    rc = rebuild(s, comp, m, ch[2 * i] < -(int)n);
     i = k;
   }
   s->touch_epoch++;

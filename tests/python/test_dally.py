@@ -23,6 +23,31 @@ def small_cluster(busy=()):
 
 @support.requires("ns_delay_tuner_new", "ns_delay_tuner_timers")
 class TestTuner(unittest.TestCase):
+    @support.requires("ns_delay_tuner_checkpoint", "ns_delay_tuner_swap")
+    def test_checkpoint_rollback_commit_swap(self):
+        # the numbers of test_dally.c test_tuner_checkpoint_rollback_swap
+        t = dally.DelayTuner(1e9, 1000.0, 1000.0)
+        u = dally.DelayTuner(1e9, 7.0, 7.0)
+        with self.assertRaises(netsched.StateError):
+            t.rollback()
+        t.record(Tier.MACHINE, 2, 100.0, 1000.0)
+        t.checkpoint()
+        t.record(Tier.MACHINE, 2, 300.0, 2000.0)
+        t.record(Tier.RACK, 4, 50.0, 3000.0)
+        self.assertAlmostEqual(t.timers(2, 3000.0)[0], 200 + 2 * math.sqrt(20000.0), places=9)
+        t.rollback()
+        self.assertEqual(t.sample_count(Tier.MACHINE, 2, 1500.0), 1)  # clock back at 1000
+        self.assertEqual(t.sample_count(Tier.RACK, 4, 1500.0), 0)
+        t.checkpoint()
+        t.record(Tier.MACHINE, 2, 300.0, 2000.0)
+        t.commit()
+        self.assertEqual(t.sample_count(Tier.MACHINE, 2, 2000.0), 2)
+        t.swap(u)
+        self.assertEqual(u.sample_count(Tier.MACHINE, 2, 2000.0), 2)
+        self.assertEqual(t.timers(2, 0.0), (7.0, 14.0))
+        with self.assertRaises(TypeError):
+            t.swap("u")  # type: ignore[arg-type]
+
     def test_mean_plus_two_sample_sd(self):
         with dally.DelayTuner(WEEK, 111, 222) as t:
             # waits 2,4,4,4,5,5,7,9 s: mean 5 s, sample sd sqrt(32/7) s

@@ -814,6 +814,60 @@ static void test_priority_definition_and_edges(void **state) {
   assert_int_equal(ns_dally_offer_order(NULL, 0, NULL), NS_OK);
 }
 
+/* Checkpoints: waits recorded (directly or by an accepted offer) and the
+   clock advanced after ns_delay_tuner_checkpoint are undone by
+   ns_delay_tuner_rollback - including a (tier, gpus) list created since -
+   and kept by ns_delay_tuner_commit. Machine list for 2 GPUs before: one
+   wait of 100 ms at 1000 ms; inside the checkpoint a second machine wait
+   (300 ms at 2000) and a first rack wait for 4 GPUs (50 ms at 3000). */
+static void test_tuner_checkpoint_rollback_swap(void **state) {
+  (void)state;
+  ns_delay_tuner *t = ns_delay_tuner_new(1e9, 1000.0, 1000.0), *u = ns_delay_tuner_new(1e9, 7.0, 7.0);
+  assert_non_null(t);
+  assert_non_null(u);
+  size_t n = 9;
+  double m = 0, r = 0;
+  assert_fails_with(ns_delay_tuner_rollback(t), NS_ESTATE, "no open checkpoint");
+  assert_int_equal(ns_delay_tuner_record(t, NS_TIER_MACHINE, 2, 100.0, 1000.0), NS_OK);
+  assert_int_equal(ns_delay_tuner_checkpoint(t), NS_OK);
+  assert_int_equal(ns_delay_tuner_record(t, NS_TIER_MACHINE, 2, 300.0, 2000.0), NS_OK);
+  assert_int_equal(ns_delay_tuner_record(t, NS_TIER_RACK, 4, 50.0, 3000.0), NS_OK);
+  assert_int_equal(ns_delay_tuner_sample_count(t, NS_TIER_MACHINE, 2, 3000.0, &n), NS_OK);
+  assert_int_equal(n, 2);
+  /* mean 200, sd sqrt(20000): 200 + 2 x 141.421 */
+  assert_int_equal(ns_delay_tuner_timers(t, 2, 3000.0, &m, &r), NS_OK);
+  assert_near(m, 200 + 2 * sqrt(20000.0), 1e-9);
+  assert_int_equal(ns_delay_tuner_rollback(t), NS_OK);
+  assert_int_equal(ns_delay_tuner_sample_count(t, NS_TIER_MACHINE, 2, 1500.0, &n), NS_OK);
+  assert_int_equal(n, 1); /* and 1500 < 3000 is allowed: the clock is back at 1000 */
+  assert_int_equal(ns_delay_tuner_sample_count(t, NS_TIER_RACK, 4, 1500.0, &n), NS_OK);
+  assert_int_equal(n, 0);
+  assert_int_equal(ns_delay_tuner_timers(t, 2, 1500.0, &m, &r), NS_OK);
+  assert_near(m, 1000.0, 0); /* one wait: the default */
+  assert_fails_with(ns_delay_tuner_rollback(t), NS_ESTATE, "no open checkpoint");
+  /* commit keeps them */
+  assert_int_equal(ns_delay_tuner_checkpoint(t), NS_OK);
+  assert_int_equal(ns_delay_tuner_record(t, NS_TIER_MACHINE, 2, 300.0, 2000.0), NS_OK);
+  assert_int_equal(ns_delay_tuner_commit(t), NS_OK);
+  assert_int_equal(ns_delay_tuner_commit(t), NS_OK); /* none open: nothing happens */
+  assert_fails_with(ns_delay_tuner_sample_count(t, NS_TIER_MACHINE, 2, 1500.0, &n), NS_EINVAL,
+                    "before the tuner's clock");
+  assert_int_equal(ns_delay_tuner_sample_count(t, NS_TIER_MACHINE, 2, 2000.0, &n), NS_OK);
+  assert_int_equal(n, 2);
+  /* swap: u now holds t's two waits and t none, defaults exchanged too */
+  assert_int_equal(ns_delay_tuner_swap(t, u), NS_OK);
+  assert_int_equal(ns_delay_tuner_sample_count(u, NS_TIER_MACHINE, 2, 2000.0, &n), NS_OK);
+  assert_int_equal(n, 2);
+  assert_int_equal(ns_delay_tuner_sample_count(t, NS_TIER_MACHINE, 2, 0.0, &n), NS_OK);
+  assert_int_equal(n, 0);
+  assert_int_equal(ns_delay_tuner_timers(t, 2, 0.0, &m, &r), NS_OK);
+  assert_near(m, 7.0, 0);
+  assert_fails_with(ns_delay_tuner_swap(t, NULL), NS_EINVAL, "b");
+  assert_fails_with(ns_delay_tuner_checkpoint(NULL), NS_EINVAL, "t");
+  ns_delay_tuner_free(t);
+  ns_delay_tuner_free(u);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_timer_mean_plus_two_sample_sd),
@@ -838,6 +892,7 @@ int main(void) {
       cmocka_unit_test(test_tiresias),
       cmocka_unit_test(test_priority_table1),
       cmocka_unit_test(test_priority_definition_and_edges),
+      cmocka_unit_test(test_tuner_checkpoint_rollback_swap),
   };
   return cmocka_run_group_tests_name("dally", tests, NULL, NULL);
 }

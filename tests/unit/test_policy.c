@@ -420,6 +420,139 @@ static void test_save_load_dally_state(void **state) {
   ns_cluster_free(c);
 }
 
+/* Time going back is refused: a decision (place, decide, preempt) or a
+   report (started, finished, suspended, progress) with now_ms before the
+   policy's latest one fails with NS_EINVAL naming now_ms and quoting both
+   times, and changes nothing. Equal times are fine. 2D-LAS accounts each
+   running job's service as now_ms minus its last check, so a decision at
+   500 ms after one at 1000 would take 500 ms of service off job a; a twin
+   policy that never saw the refused calls must decide the same at 2000. */
+static void test_time_must_not_go_back(void **state) {
+  (void)state;
+  ns_cluster *c = cluster16();
+  ns_job *a = job("a", 8), *b = job("b", 8);
+  ns_queue *q = ns_queue_new();
+  ns_decision *d = ns_decision_new(), *e = ns_decision_new();
+  ns_policy *p = ns_policy_new("2d-las"), *twin = ns_policy_new("2d-las");
+  assert_int_equal(ns_queue_add(q, a, 1, 0.0), 0);
+  assert_int_equal(ns_policy_decide(p, c, q, 1000.0, d), NS_OK);
+  assert_int_equal(ns_policy_decide(twin, c, q, 1000.0, e), NS_OK);
+  assert_int_equal(ns_decision_start_count(d), 1); /* a on GPUs 0-7 */
+  assert_int_equal(ns_cluster_commit(c, a, ns_decision_placement(d, 0)), NS_OK);
+  ns_queue_clear(q);
+  assert_int_equal(ns_queue_add_running(q, a, 1, 0.0), 0);
+  assert_int_equal(ns_queue_add(q, b, 2, 600.0), 1);
+  assert_fails_with(ns_policy_decide(p, c, q, 500.0, d), NS_EINVAL, "ns_policy_decide: now_ms");
+  assert_non_null(strstr(ns_last_error(), "before 1e+03")); /* nsi_fmt_real's shortest form */
+  assert_non_null(strstr(ns_last_error(), "(got 5e+02)"));
+  assert_non_null(strstr(ns_last_error(), "time must not go back"));
+  assert_int_equal(ns_decision_start_count(d), 1); /* refused before deciding: d as it was */
+  assert_fails_with(ns_policy_place(p, c, q, 1, 999.0, d), NS_EINVAL, "(got 999)");
+  assert_fails_with(ns_policy_started(p, a, 999.5), NS_EINVAL, "(got 999.5)");
+  assert_fails_with(ns_policy_finished(p, b, 0.0), NS_EINVAL, "(got 0)");
+  assert_fails_with(ns_policy_suspended(p, a, -1.0), NS_EINVAL, "(got -1)");
+  assert_fails_with(ns_policy_progress(p, a, 1, 1, 10.0), NS_EINVAL, "(got 1e+01)");
+  /* the same time again is allowed, and decides as the twin does */
+  assert_int_equal(ns_policy_started(p, a, 1000.0), NS_OK);
+  assert_int_equal(ns_policy_started(twin, a, 1000.0), NS_OK);
+  assert_int_equal(ns_policy_decide(p, c, q, 2000.0, d), NS_OK);
+  assert_int_equal(ns_policy_decide(twin, c, q, 2000.0, e), NS_OK);
+  assert_int_equal(ns_decision_start_count(d), ns_decision_start_count(e));
+  assert_int_equal(ns_decision_start_count(d), 1); /* b on the free GPUs 8-15 */
+  assert_start(d, 0, 1, 8, 8);
+  assert_int_equal(ns_decision_status(d, 0), ns_decision_status(e, 0));
+  assert_true(ns_decision_next_ms(d) == ns_decision_next_ms(e));
+  /* and now 2000 is the floor: a report at 1999 is refused */
+  assert_fails_with(ns_policy_started(p, b, 1999.0), NS_EINVAL, "before 2e+03");
+  ns_policy_free(p), ns_policy_free(twin);
+  ns_decision_free(d), ns_decision_free(e);
+  ns_queue_free(q);
+  ns_job_free(a), ns_job_free(b);
+  ns_cluster_free(c);
+}
+
+/* A decision that fails leaves the Dally tuner as it was, though an offer
+   made before the failure recorded a wait in it. dally, queue: a (2 GPUs,
+   arrival 0) waiting, b (2 GPUs, arrival 1) waiting but already committed
+   on c (a hostile caller). Both have Nw_sens 1.0 (unmeasured), so a is
+   offered first: it fits on one machine and is accepted at the machine
+   tier - the tuner records a wait of 5000 ms at 5000 ms - then b is
+   accepted elsewhere and its commit fails (NS_ESTATE: committed already),
+   so the decision fails. Afterwards: no machine wait for 2 GPUs, the
+   saved state is the header alone, and the tuner's clock is back at 0 (a
+   query at 4000 ms is allowed). A decision that succeeds keeps its wait. */
+static void test_failed_decision_leaves_the_tuner(void **state) {
+  (void)state;
+  ns_cluster *c = cluster16();
+  ns_job *a = job("a", 2), *b = job("b", 2);
+  int gb[] = {14, 15};
+  ns_placement *pb = ns_placement_new();
+  for (int g = 0; g < 2; g++)
+    assert_int_equal(ns_placement_add_gpu(pb, gb[g]), NS_OK);
+  assert_int_equal(ns_cluster_commit(c, b, pb), NS_OK);
+  ns_queue *q = ns_queue_new();
+  ns_decision *d = ns_decision_new();
+  ns_policy *p = ns_policy_new("dally");
+  assert_int_equal(ns_queue_add(q, a, 1, 0.0), 0);
+  assert_int_equal(ns_queue_add(q, b, 2, 1.0), 1);
+  ns_delay_tuner *t = ns_policy_tuner(p);
+  assert_non_null(t);
+  char before[256], after[256];
+  size_t need = 0, n = 9;
+  assert_int_equal(ns_policy_save(p, before, sizeof before, &need), NS_OK);
+  int rc = ns_policy_decide(p, c, q, 5000.0, d);
+  assert_true(rc < 0);
+  assert_non_null(strstr(ns_last_error(), "'b'"));
+  assert_int_equal(ns_delay_tuner_sample_count(t, NS_TIER_MACHINE, 2, 5000.0, &n), NS_OK);
+  assert_int_equal(n, 0);
+  assert_int_equal(ns_policy_save(p, after, sizeof after, &need), NS_OK);
+  assert_string_equal(after, before);
+  assert_string_equal(after, "ns_policy 1\npolicy dally\n");
+  assert_int_equal(ns_delay_tuner_sample_count(t, NS_TIER_MACHINE, 2, 4000.0, &n), NS_OK);
+  assert_int_equal(ns_cluster_job_count(c), 1); /* c as it was: b alone */
+  /* without b the same decision succeeds and keeps a's wait */
+  assert_int_equal(ns_queue_truncate(q, 1), NS_OK);
+  assert_int_equal(ns_policy_decide(p, c, q, 5000.0, d), NS_OK);
+  assert_int_equal(ns_decision_start_count(d), 1);
+  assert_int_equal(ns_delay_tuner_sample_count(t, NS_TIER_MACHINE, 2, 5000.0, &n), NS_OK);
+  assert_int_equal(n, 1);
+  assert_int_equal(ns_policy_save(p, after, sizeof after, &need), NS_OK);
+  assert_string_equal(after, "ns_policy 1\npolicy dally\nwait 0 2 5000 5000\n");
+  ns_policy_free(p);
+  ns_decision_free(d);
+  ns_queue_free(q);
+  ns_placement_free(pb);
+  ns_job_free(a), ns_job_free(b);
+  ns_cluster_free(c);
+}
+
+/* The tuner handle outlives ns_policy_load: a caller holding
+   ns_policy_tuner(p) from before reads the loaded waits through it (before,
+   load freed it: a use after free under valgrind/ASan). */
+static void test_tuner_handle_survives_load(void **state) {
+  (void)state;
+  ns_policy *p = ns_policy_new("dally");
+  ns_delay_tuner *t = ns_policy_tuner(p);
+  assert_non_null(t);
+  size_t n = 9;
+  assert_int_equal(ns_delay_tuner_sample_count(t, NS_TIER_RACK, 4, 9000.0, &n), NS_OK);
+  assert_int_equal(n, 0);
+  static const char blob[] = "ns_policy 1\npolicy dally\nwait 1 4 1500 8000\nwait 1 4 2500 9000\n";
+  assert_int_equal(ns_policy_load(p, blob, sizeof blob - 1), NS_OK);
+  assert_ptr_equal(ns_policy_tuner(p), t);
+  assert_int_equal(ns_delay_tuner_sample_count(t, NS_TIER_RACK, 4, 9000.0, &n), NS_OK);
+  assert_int_equal(n, 2);
+  /* rack timer = mean + 2 sd of {1500, 2500} = 2000 + 2 x 707.107 */
+  double m = 0, r = 0;
+  assert_int_equal(ns_delay_tuner_timers(t, 4, 9000.0, &m, &r), NS_OK);
+  assert_near(r, 2000 + 2 * sqrt(500000.0), 1e-6);
+  assert_fails_with(ns_policy_load(p, "ns_policy 1\n", 12), NS_EINVAL, "truncated");
+  assert_ptr_equal(ns_policy_tuner(p), t);
+  assert_int_equal(ns_delay_tuner_sample_count(t, NS_TIER_RACK, 4, 9000.0, &n), NS_OK);
+  assert_int_equal(n, 2);
+  ns_policy_free(p);
+}
+
 /* ns_policy_clone copies the parts and options, not the state: a clone of
    a policy that has decided can still be set; ns_policy_set_preset applies
    a preset's parts over the options. ns_sim_opts holds its parts in one
@@ -536,6 +669,9 @@ int main(void) {
       cmocka_unit_test(test_save_load_dally_state),
       cmocka_unit_test(test_clone_and_set_preset),
       cmocka_unit_test(test_admission),
+      cmocka_unit_test(test_time_must_not_go_back),
+      cmocka_unit_test(test_failed_decision_leaves_the_tuner),
+      cmocka_unit_test(test_tuner_handle_survives_load),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

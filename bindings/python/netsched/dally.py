@@ -62,6 +62,25 @@ class DelayTuner(Handle):
                                               as_real(now_ms, w, "now_ms"), ctypes.byref(n)))
         return int(n.value)
 
+    def checkpoint(self) -> None:
+        """Opens a checkpoint (committing an open one): rollback() undoes the
+        waits recorded and the clock advanced after it, commit() keeps them."""
+        check(lib.ns_delay_tuner_checkpoint(self._ptr))
+
+    def rollback(self) -> None:
+        """Back to the open checkpoint (StateError if none is open); closes it."""
+        check(lib.ns_delay_tuner_rollback(self._ptr))
+
+    def commit(self) -> None:
+        """Keeps what was recorded since the open checkpoint and closes it
+        (nothing happens if none is open)."""
+        check(lib.ns_delay_tuner_commit(self._ptr))
+
+    def swap(self, other: DelayTuner) -> None:
+        """Exchanges everything this tuner and `other` hold; both stay valid."""
+        check(lib.ns_delay_tuner_swap(self._ptr, as_handle(other, DelayTuner,
+                                                           "dally.DelayTuner.swap", "other")))
+
     def timers_for(self, cluster: Cluster, gpus: int, now_ms: float) -> tuple[float, float]:
         """(machine_ms, rack_ms) that offer() would use now on `cluster`:
         timers() plus the zero-timer rules for jobs larger than a machine
