@@ -1,5 +1,5 @@
 /*
- * src/sim/heap.c - the simulator's event heap: a binary min-heap on
+ * src/sim/heap.c - the simulator's event heap: a 4-ary min-heap on
  * (time, job). Events carry a version: the engine skips an event whose
  * version is no longer its job's (the job's event was cancelled).
  *
@@ -26,21 +26,29 @@ static void put(nsi_heap *h, size_t i, nsi_event e) {
     h->pos[e.job] = (int)i;
 }
 
+/* 4-ary: half the levels of a binary heap for the sifts that re-timed
+   events cause (every rate change of a group member in the phase model);
+   (time, job) is a total order on the entries, so the events pop in the
+   same order whatever the heap's shape. */
+#define NSI_HEAP_D 4
+
 static void sift_up(nsi_heap *h, size_t i, nsi_event e) {
-  while (i > 0 && ev_less(&e, &h->ev[(i - 1) / 2])) {
-    put(h, i, h->ev[(i - 1) / 2]);
-    i = (i - 1) / 2;
+  while (i > 0 && ev_less(&e, &h->ev[(i - 1) / NSI_HEAP_D])) {
+    put(h, i, h->ev[(i - 1) / NSI_HEAP_D]);
+    i = (i - 1) / NSI_HEAP_D;
   }
   put(h, i, e);
 }
 
 static void sift_down(nsi_heap *h, size_t i, nsi_event e) {
   for (;;) {
-    size_t c = 2 * i + 1;
+    size_t c = NSI_HEAP_D * i + 1;
     if (c >= h->n)
       break;
-    if (c + 1 < h->n && ev_less(&h->ev[c + 1], &h->ev[c]))
-      c++;
+    size_t end = c + NSI_HEAP_D < h->n ? c + NSI_HEAP_D : h->n;
+    for (size_t k = c + 1; k < end; k++)
+      if (ev_less(&h->ev[k], &h->ev[c]))
+        c = k;
     if (!ev_less(&h->ev[c], &e))
       break;
     put(h, i, h->ev[c]);

@@ -47,11 +47,19 @@
    generations every few seconds). */
 #define NSI_MM_MEMO (1u << 22)
 
-typedef struct nsi_mm_entry {
-  uint64_t hash;
-  size_t koff, ioff, roff; /* key in kpool (words), ints in ipool, rates in rpool */
-  int np;                  /* set memo: parts (ipool: poff[0 .. np], then the items) */
-} nsi_mm_entry;
+/* A memo entry is one piece of its generation's pool (8-byte aligned):
+   the item set (m->words words), its nr rates, and in the set memo the
+   partition as ints: np, poff[0 .. np], the items by part. One piece, and
+   the hash kept in the slot beside the entry's place: a hit reads the slot
+   and then adjacent lines, where separate pools for entries, keys, ints and
+   rates cost a cache miss each (memo_find and the rates' first read were
+   ~15 % of an exact 2d-las run on the busy Philly window). */
+static const double *ent_rate(const nsi_mm *m, const unsigned char *e) {
+  return (const double *)(const void *)(e + m->words * sizeof(uint64_t));
+}
+static const int *ent_ints(const nsi_mm *m, const unsigned char *e, size_t nr) {
+  return (const int *)(const void *)(e + (m->words + nr) * sizeof(uint64_t));
+}
 
 static int grow(void *bufp, size_t *cap, size_t need, size_t elem) {
   if (need <= *cap)
@@ -65,13 +73,13 @@ static int grow(void *bufp, size_t *cap, size_t need, size_t elem) {
 }
 
 static void gen_clear(nsi_mm_memo *g) {
-  g->nent = g->nk = g->ni = g->nrp = 0;
+  g->nent = g->npool = g->nrp = 0;
   if (g->slot != NULL)
     memset(g->slot, 0, g->nslot * sizeof *g->slot);
 }
 
 static void gen_free(nsi_mm_memo *g) {
-  free(g->slot), free(g->ent), free(g->kpool), free(g->ipool), free(g->rpool);
+  free(g->slot), free(g->pool);
 }
 
 static void memo_clear(nsi_mm *m) {
@@ -89,6 +97,9 @@ void nsi_mm_free(nsi_mm *m) {
   free(m->queue), free(m->res), free(m->nres), free(m->ic), free(m->capk);
   free(m->out), free(m->lid), free(m->cnt), free(m->coff), free(m->ctab);
   free(m->ra), free(m->idr), free(m->xown), free(m->ipos), free(m->idst), free(m->na);
+  free(m->idm), free(m->am), free(m->fl), free(m->flres), free(m->fcnt), free(m->fsl);
+  free(m->fol), free(m->ffz), free(m->xpos), free(m->frem), free(m->fkey), free(m->fokey);
+  free(m->fdy), free(m->fdl);
   for (int g = 0; g < 2; g++)
     gen_free(&m->set[g]), gen_free(&m->part[g]);
   nsi_sim_fill_free(&m->fill);
@@ -138,6 +149,20 @@ int nsi_mm_build(nsi_mm *m, int n, const int *const *res, const size_t *nres, co
   NSI_MM_ARR(poff, cap_poff, un + 1);
   NSI_MM_ARR(prate, cap_prate, un);
   NSI_MM_ARR(pcnt, cap_pcnt, un);
+  NSI_MM_ARR(idm, cap_idm, inc ? inc : 1);
+  NSI_MM_ARR(am, cap_am, ur);
+  NSI_MM_ARR(fl, cap_fl, ur);
+  NSI_MM_ARR(flres, cap_flres, ur);
+  NSI_MM_ARR(fcnt, cap_fcnt, ur);
+  NSI_MM_ARR(fsl, cap_fsl, ur);
+  NSI_MM_ARR(frem, cap_frem, ur);
+  NSI_MM_ARR(fkey, cap_fkey, ur);
+  NSI_MM_ARR(fol, cap_fol, un);
+  NSI_MM_ARR(ffz, cap_ffz, un);
+  NSI_MM_ARR(xpos, cap_xpos, un);
+  NSI_MM_ARR(fokey, cap_fokey, un);
+  NSI_MM_ARR(fdy, cap_fdy, ur);
+  NSI_MM_ARR(fdl, cap_fdl, ur);
 #undef NSI_MM_ARR
   if (!ok)
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory solving max-min over %d flows", n);
@@ -160,7 +185,9 @@ int nsi_mm_build(nsi_mm *m, int n, const int *const *res, const size_t *nres, co
     int d = m->idst[i];
     for (int x = m->ist[i]; x < m->ist[i + 1]; x++)
       if (x == m->ist[i] || m->ir[x] != m->ir[x - 1])
-        m->idr[d] = m->ir[x], m->xown[d++] = i;
+        m->idr[d] = m->ir[x], m->xown[d] = i, m->idm[d++] = 1;
+      else
+        m->idm[d - 1]++; /* one more flow of the item there */
     m->idst[i + 1] = d;
   }
   /* resource -> distinct items, ascending (items are visited in order) */
@@ -179,7 +206,8 @@ int nsi_mm_build(nsi_mm *m, int n, const int *const *res, const size_t *nres, co
       if (x == m->ist[i] || m->ir[x] != m->ir[x - 1])
         m->ri[m->cnt[m->ir[x]]++] = i;
   for (int r = 0; r < nr; r++)
-    m->rcap[r] = rcap[r], m->rmark[r] = 0, m->lid[r] = -1, m->cnt[r] = 0, m->na[r] = 0;
+    m->rcap[r] = rcap[r], m->rmark[r] = 0, m->lid[r] = -1, m->cnt[r] = 0, m->na[r] = 0,
+    m->am[r] = 0, m->fl[r] = -1;
   for (int r = 0; r < nr; r++)
     m->coff[r] = -1;
   m->nctab = 0;
@@ -210,6 +238,7 @@ void nsi_mm_set(nsi_mm *m, int i, int on) {
   m->nact += on ? 1 : -1;
   for (int x = m->idst[i]; x < m->idst[i + 1]; x++) {
     int r = m->idr[x];
+    m->am[r] += on ? m->idm[x] : -m->idm[x];
     if (on) {
       m->ipos[x] = m->na[r];
       m->ra[m->rst[r] + m->na[r]++] = x;
@@ -235,17 +264,23 @@ static uint64_t key_hash(const uint64_t *k, size_t w) {
 }
 
 /* The entry of generation g under item set key (m->words words), or NULL. */
-static const nsi_mm_entry *memo_find(const nsi_mm *m, const nsi_mm_memo *g, const uint64_t *key,
-                                     uint64_t h) {
+static const unsigned char *memo_find(const nsi_mm *m, const nsi_mm_memo *g, const uint64_t *key,
+                                      uint64_t h) {
   if (g->nslot == 0)
     return NULL;
   for (size_t at = h & (g->nslot - 1);; at = (at + 1) & (g->nslot - 1)) {
-    size_t e = g->slot[at];
-    if (e == 0)
+    const nsi_mm_slot *x = &g->slot[at];
+    if (x->at == 0)
       return NULL;
-    const nsi_mm_entry *x = &g->ent[e - 1];
-    if (x->hash == h && memcmp(g->kpool + x->koff, key, m->words * sizeof *key) == 0)
-      return x;
+    if (x->hash == h) {
+      const unsigned char *e = g->pool + x->at - 1;
+      const uint64_t *k = (const uint64_t *)(const void *)e;
+      size_t w = 0;
+      while (w < m->words && k[w] == key[w]) /* inline: mostly one word */
+        w++;
+      if (w == m->words)
+        return e;
+    }
   }
 }
 
@@ -258,7 +293,8 @@ static const nsi_mm_entry *memo_find(const nsi_mm *m, const nsi_mm_memo *g, cons
    generation. NS_OK or NS_ENOMEM (the memo still consistent). */
 static int memo_add(nsi_mm *m, nsi_mm_memo *gens, int *gen, const uint64_t *key, uint64_t h,
                     int np, const int *off, const int *item, const double *rate, size_t nr) {
-  size_t ni = off != NULL ? (size_t)np + 1 + nr : 0;
+  size_t ni = off != NULL ? (size_t)np + 2 + nr : 0; /* np, poff[0 .. np], items */
+  size_t bytes = (m->words + nr) * sizeof(uint64_t) + (ni * sizeof(int) + 7) / 8 * 8;
   size_t cap = m->memo_cap ? m->memo_cap : NSI_MM_MEMO;
   nsi_mm_memo *g = &gens[*gen];
   if (g->nrp + nr > cap && g->nent > 0) {
@@ -268,41 +304,176 @@ static int memo_add(nsi_mm *m, nsi_mm_memo *gens, int *gen, const uint64_t *key,
   }
   if (2 * (g->nent + 1) > g->nslot) { /* load <= 1/2: rehash into twice the slots */
     size_t ns = g->nslot ? 2 * g->nslot : 64;
-    size_t *slot = calloc(ns, sizeof *slot);
+    nsi_mm_slot *slot = calloc(ns, sizeof *slot);
     if (slot == NULL)
       return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
-    for (size_t e = 0; e < g->nent; e++) {
-      size_t at = g->ent[e].hash & (ns - 1);
-      while (slot[at] != 0)
+    for (size_t e = 0; e < g->nslot; e++) {
+      if (g->slot[e].at == 0)
+        continue;
+      size_t at = g->slot[e].hash & (ns - 1);
+      while (slot[at].at != 0)
         at = (at + 1) & (ns - 1);
-      slot[at] = e + 1;
+      slot[at] = g->slot[e];
     }
     free(g->slot);
     g->slot = slot, g->nslot = ns;
   }
-  if (!grow(&g->ent, &g->cap_ent, g->nent + 1, sizeof *g->ent) ||
-      !grow(&g->kpool, &g->cap_kpool, g->nk + m->words, sizeof *g->kpool) ||
-      !grow(&g->ipool, &g->cap_ipool, g->ni + ni + 1, sizeof *g->ipool) ||
-      !grow(&g->rpool, &g->cap_rpool, g->nrp + nr, sizeof *g->rpool))
+  if (!grow(&g->pool, &g->cap_pool, g->npool + bytes, 1))
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
-  nsi_mm_entry *x = &g->ent[g->nent];
-  x->hash = h, x->koff = g->nk, x->ioff = g->ni, x->roff = g->nrp, x->np = np;
-  memcpy(g->kpool + g->nk, key, m->words * sizeof *key);
+  unsigned char *e = g->pool + g->npool;
+  memcpy(e, key, m->words * sizeof *key);
+  memcpy(e + m->words * sizeof(uint64_t), rate, nr * sizeof *rate);
   if (off != NULL) {
-    memcpy(g->ipool + g->ni, off, ((size_t)np + 1) * sizeof *off);
-    memcpy(g->ipool + g->ni + np + 1, item, nr * sizeof *item);
+    unsigned char *ip = e + (m->words + nr) * sizeof(uint64_t);
+    memcpy(ip, &np, sizeof np);
+    memcpy(ip + sizeof(int), off, ((size_t)np + 1) * sizeof *off);
+    memcpy(ip + ((size_t)np + 2) * sizeof(int), item, nr * sizeof *item);
   }
-  memcpy(g->rpool + g->nrp, rate, nr * sizeof *rate);
-  g->nk += m->words, g->ni += ni, g->nrp += nr;
   size_t at = h & (g->nslot - 1);
-  while (g->slot[at] != 0)
+  while (g->slot[at].at != 0)
     at = (at + 1) & (g->nslot - 1);
-  g->slot[at] = ++g->nent;
+  g->slot[at].hash = h, g->slot[at].at = g->npool + 1;
+  g->npool += bytes, g->nrp += nr, g->nent++;
+  return NS_OK;
+}
+
+
+/* The capacity of resource r in a solve with k of its items active. */
+static double cap_k(const nsi_mm *m, int r, int k) {
+  if (!m->has_ek)
+    return m->rcap[r];
+  return m->coff[r] >= 0 ? m->ctab[m->coff[r] + k] : m->rcap[r] * m->ek[k];
+}
+
+/* Progressive filling over m->comp (ascending; a union of whole components
+   of the active items, so every active item on a resource it touches is in
+   it), rates into m->out: nsi_sim_fill's rounds on the group's own
+   structure instead of lists built per call (a miss on a busy Philly window
+   filled ~30 all-reduces over ~140 incidences per solve, and building the
+   generic fill's resource map, CSR and heap was most of it). The same
+   rates bit for bit: each round's level is the lowest of the same keys
+   (capacity left / flows unfrozen on each shared resource, each item's own
+   limit), the same entries (within 1e-9 of it) freeze, and each frozen flow
+   subtracts the level from its resource once per flow, as there (the order
+   of equal subtractions does not matter); a linear scan finds the lowest
+   key (at most a few dozen, and the keys only rise). The active lists give
+   each resource's items (na: distinct, am: flows) without a pass over the
+   incidences. */
+static int mm_fill(nsi_mm *m, double demand) {
+  int n = m->ncomp, nl = 0, no = 0, left = 0;
+  double *rate = m->out;
+  for (int x = 0; x < n; x++) {
+    int i = m->comp[x];
+    double own = m->icap[i];
+    rate[x] = -1.0, m->xpos[i] = x;
+    for (int d = m->idst[i]; d < m->idst[i + 1]; d++) {
+      int r = m->idr[d], k = m->na[r];
+      if (k >= 2) { /* shared in the solve */
+        if (m->fl[r] < 0) {
+          m->fl[r] = nl, m->flres[nl] = r;
+          m->frem[nl] = cap_k(m, r, k), m->fcnt[nl] = m->am[r];
+          m->fkey[nl] = m->frem[nl] / m->fcnt[nl];
+          m->fsl[nl] = nl;
+          nl++;
+        }
+      } else { /* the item's own: its limit there */
+        double v = cap_k(m, r, 1) / m->idm[d];
+        own = v < own ? v : own;
+      }
+    }
+    m->fokey[x] = own;
+    if (m->idst[i] == m->idst[i + 1] && !isfinite(own)) {
+      rate[x] = demand; /* nothing limits it */
+      continue;
+    }
+    left++;
+    if (isfinite(own))
+      m->fol[no++] = x;
+  }
+  int ns = nl, nround = 0; /* alive: fsl[0 .. ns) shared (a key INFINITY: no flow left,
+                               dropped at the next scan), fol[0 .. no) own limits of unfrozen
+                               items; fdl[0 .. nd) the shared ones a round's freezes touched */
+  for (int l = 0; l < nl; l++)
+    m->fdy[l] = -1;
+  while (left > 0) {
+    double low = INFINITY;
+    for (int a = 0; a < ns;) {
+      double v = m->fkey[m->fsl[a]];
+      if (v == INFINITY) { /* no flow left on it */
+        m->fsl[a] = m->fsl[--ns];
+        continue;
+      }
+      low = v < low ? v : low;
+      a++;
+    }
+    for (int a = 0; a < no; a++)
+      low = m->fokey[m->fol[a]] < low ? m->fokey[m->fol[a]] : low;
+    double level = low < demand ? low : demand;
+    if (level < 1e-12)
+      level = 1e-12;
+    int nf = 0, nd = 0;
+    if (level >= demand * (1 - 1e-12)) { /* every item left reaches the demand */
+      for (int x = 0; x < n; x++)
+        if (rate[x] == -1.0)
+          m->ffz[nf++] = x;
+    } else {
+      double thr = level * (1 + 1e-9);
+      for (int a = 0; a < ns;) {
+        int l = m->fsl[a];
+        if (m->fkey[l] > thr) {
+          a++;
+          continue;
+        }
+        m->fsl[a] = m->fsl[--ns]; /* popped: every item on it freezes */
+        int r = m->flres[l];
+        for (int y = m->rst[r]; y < m->rst[r] + m->na[r]; y++) {
+          int x = m->xpos[m->xown[m->ra[y]]];
+          if (rate[x] == -1.0)
+            rate[x] = -2.0, m->ffz[nf++] = x;
+        }
+      }
+      for (int a = 0; a < no; a++) {
+        int x = m->fol[a];
+        if (m->fokey[x] <= thr && rate[x] == -1.0)
+          rate[x] = -2.0, m->ffz[nf++] = x;
+      }
+    }
+    if (nf == 0)
+      break; /* cannot happen: the lowest level's items freeze */
+    for (int q = 0; q < nf; q++) {
+      int x = m->ffz[q], i = m->comp[x];
+      rate[x] = level, left--;
+      for (int d = m->idst[i]; d < m->idst[i + 1]; d++) {
+        int l = m->fl[m->idr[d]];
+        if (l < 0)
+          continue;
+        for (int f = 0; f < m->idm[d]; f++)
+          m->frem[l] -= level;
+        m->fcnt[l] -= m->idm[d];
+        if (m->fdy[l] != nround)
+          m->fdy[l] = nround, m->fdl[nd++] = l;
+      }
+    }
+    for (int a = 0; a < no;) /* own limits of frozen items: gone */
+      if (rate[m->fol[a]] >= 0)
+        m->fol[a] = m->fol[--no];
+      else
+        a++;
+    for (int q = 0; q < nd; q++) { /* levels that rose (only these moved); none left: gone */
+      int l = m->fdl[q];
+      m->fkey[l] = m->fcnt[l] > 0 ? m->frem[l] / m->fcnt[l] : INFINITY;
+    }
+    nround++;
+  }
+  for (int l = 0; l < nl; l++)
+    m->fl[m->flres[l]] = -1;
   return NS_OK;
 }
 
 /* Progressive filling over m->comp (ascending), rates into m->out. */
 static int fill_comp(nsi_mm *m, double demand) {
+  if (!m->generic_fill)
+    return mm_fill(m, demand);
   for (int x = 0; x < m->ncomp; x++) {
     int i = m->comp[x];
     m->res[x] = m->ir + m->ist[i];
@@ -349,13 +520,13 @@ static int solve_part(nsi_mm *m, double demand) {
   for (int q = 0; q < cnt; q++)
     m->pkey[it[q] / 64] |= 1ull << (it[q] % 64);
   uint64_t h = key_hash(m->pkey, m->words);
-  const nsi_mm_entry *e = memo_find(m, &m->part[m->gen_part], m->pkey, h);
+  const unsigned char *e = memo_find(m, &m->part[m->gen_part], m->pkey, h);
   if (e != NULL) {
     m->part_hits++;
-    memcpy(m->out, m->part[m->gen_part].rpool + e->roff, (size_t)cnt * sizeof *m->out);
+    memcpy(m->out, ent_rate(m, e), (size_t)cnt * sizeof *m->out);
   } else if ((e = memo_find(m, &m->part[m->gen_part ^ 1], m->pkey, h)) != NULL) {
     m->part_hits++, m->hits_older++;
-    memcpy(m->out, m->part[m->gen_part ^ 1].rpool + e->roff, (size_t)cnt * sizeof *m->out);
+    memcpy(m->out, ent_rate(m, e), (size_t)cnt * sizeof *m->out);
     rc = memo_add(m, m->part, &m->gen_part, m->pkey, h, 0, NULL, NULL, m->out, (size_t)cnt);
   } else {
     m->part_misses++;
@@ -414,7 +585,11 @@ static int partition(nsi_mm *m, double demand) {
   for (int p = 0; p < P; p++) {
     m->ncomp = m->poff[p + 1] - m->poff[p];
     memcpy(m->comp, m->pitem + m->poff[p], (size_t)m->ncomp * sizeof *m->comp);
-    NSI_TRY(solve_part(m, demand));
+    /* one part: it is the whole active set, which the set memo just
+       missed and will keep - the part memo would hold the same rates
+       under the same key (its look-ups and copies were pure cost where
+       ~30 all-reduces form one component) */
+    NSI_TRY(P == 1 ? fill_comp(m, demand) : solve_part(m, demand));
     memcpy(m->prate + m->poff[p], m->out, (size_t)m->ncomp * sizeof *m->prate);
   }
   return NS_OK;
@@ -475,19 +650,19 @@ static int whole_set(nsi_mm *m, double demand, int *P, const int **off, const in
                      const double **rate, int *labelled) {
   uint64_t h = key_hash(m->akey, m->words);
   const nsi_mm_memo *g = &m->set[m->gen_set];
-  const nsi_mm_entry *e = memo_find(m, g, m->akey, h);
+  const unsigned char *e = memo_find(m, g, m->akey, h);
+  size_t na = (size_t)m->nact;
   *labelled = 0;
   if (e == NULL && (e = memo_find(m, &m->set[m->gen_set ^ 1], m->akey, h)) != NULL) {
-    g = &m->set[m->gen_set ^ 1]; /* copied out: the add below may drop it */
-    const int *ip = g->ipool + e->ioff;
-    m->nparts = e->np;
-    memcpy(m->poff, ip, (size_t)(e->np + 1) * sizeof *m->poff);
-    memcpy(m->pitem, ip + e->np + 1, (size_t)m->nact * sizeof *m->pitem);
-    memcpy(m->prate, g->rpool + e->roff, (size_t)m->nact * sizeof *m->prate);
+    const int *ip = ent_ints(m, e, na); /* copied out: the add below may drop it */
+    m->nparts = ip[0];
+    memcpy(m->poff, ip + 1, (size_t)(ip[0] + 1) * sizeof *m->poff);
+    memcpy(m->pitem, ip + ip[0] + 2, na * sizeof *m->pitem);
+    memcpy(m->prate, ent_rate(m, e), na * sizeof *m->prate);
     m->hits++, m->hits_older++;
   } else if (e != NULL) {
-    const int *ip = g->ipool + e->ioff;
-    *P = e->np, *off = ip, *item = ip + e->np + 1, *rate = g->rpool + e->roff;
+    const int *ip = ent_ints(m, e, na);
+    *P = ip[0], *off = ip + 1, *item = ip + ip[0] + 2, *rate = ent_rate(m, e);
     m->hits++;
     return NS_OK;
   } else {

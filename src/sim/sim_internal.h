@@ -177,15 +177,15 @@ typedef struct nsi_fill {
 /* Incremental max-min over a fixed structure (maxmin.c): items (a group's
    all-reduces) over local resources (the links they share), each item
    active or not (transferring). */
-struct nsi_mm_entry;
+typedef struct nsi_mm_slot { /* a memo's hash slot (maxmin.c) */
+  uint64_t hash;
+  size_t at;                 /* entry's byte offset in pool + 1; 0 = empty */
+} nsi_mm_slot;
 typedef struct nsi_mm_memo { /* one generation of a memo (maxmin.c) */
-  size_t *slot, nslot;       /* open addressing: entry + 1, 0 = empty */
-  struct nsi_mm_entry *ent;
-  size_t nent, cap_ent;
-  uint64_t *kpool;           /* each entry's item set (words) */
-  int *ipool;                /* each entry's ints (a partition), if any */
-  double *rpool;             /* each entry's rates */
-  size_t nk, ni, nrp, cap_kpool, cap_ipool, cap_rpool;
+  nsi_mm_slot *slot;         /* open addressing, the hash beside the entry */
+  size_t nslot;
+  unsigned char *pool;       /* entries, each in one piece: item set, rates, ints */
+  size_t npool, cap_pool, nent, nrp; /* bytes used; entries; rates held */
 } nsi_mm_memo;
 typedef struct nsi_mm {
   int n, nr;                /* items, resources */
@@ -215,6 +215,13 @@ typedef struct nsi_mm {
   double *prate;
   int *pcnt;
   nsi_fill fill;
+  /* mm_fill (maxmin.c): the fill over the structure itself */
+  int *idm;                 /* per distinct incidence: the item's flows on that resource */
+  int *am;                  /* per resource: flows of its active items (sum of idm) */
+  int *fl, *flres, *fcnt, *fsl, *fol, *ffz, *xpos; /* local shared resources, alive lists */
+  int *fdy, *fdl;           /* per local shared resource: round it was touched; touched list */
+  double *frem, *fkey, *fokey;
+  int generic_fill;         /* tests: fill through nsi_sim_fill (the generic fill) instead */
   /* memos, two generations each (maxmin.c): set[] the partitions of whole
      active sets, part[] solved parts by item set */
   nsi_mm_memo set[2], part[2];
@@ -227,7 +234,8 @@ typedef struct nsi_mm {
   size_t cap_ist, cap_ir, cap_ri, cap_rst, cap_rcap, cap_rmark, cap_lid, cap_cnt, cap_capk,
       cap_queue, cap_icap, cap_ek, cap_on, cap_imark, cap_comp, cap_rate, cap_res, cap_nres,
       cap_ic, cap_out, cap_akey, cap_pkey, cap_lab, cap_pitem, cap_poff, cap_prate, cap_pcnt, cap_ra, cap_idr,
-      cap_xown, cap_ipos, cap_idst, cap_na, cap_coff, cap_ctab;
+      cap_xown, cap_ipos, cap_idst, cap_na, cap_coff, cap_ctab, cap_idm, cap_am, cap_fl, cap_flres,
+      cap_fcnt, cap_fsl, cap_fol, cap_ffz, cap_xpos, cap_frem, cap_fkey, cap_fokey, cap_fdy, cap_fdl;
 } nsi_mm;
 
 /* Sets up m (its memory reused) for n items, item i on local resources
