@@ -1124,8 +1124,13 @@ static int phase_update(ns_sim *s) {
   s->own_base += (int)n;
   for (size_t i = 0; i < n; i++) {
     const nsi_simjob *j = &s->jobs[net[i]];
+    if (i + 2 < n)
+      __builtin_prefetch(&s->jobs[net[i + 2]].links);
+    if (i + 1 < n)
+      __builtin_prefetch(s->jobs[net[i + 1]].links);
     size_t nres = j->nlinks + (s->o.gpu_sharing ? j->ngpu : 0);
     int ri = (int)i, t = 0, me = base + (int)i; /* ri: i's root, the least position of its component */
+    int last = -1; /* the owner joined last: in ri's component */
     parent[i] = (int)i, kept[i] = 0;
     for (size_t k = 0; k < nres; k++) {
       int r = k < j->nlinks ? j->links[k] : L + j->gpu[k - j->nlinks];
@@ -1137,6 +1142,9 @@ static int phase_update(ns_sim *s) {
       } else if (o != me) {
         if (r < L)
           s->shared_ever[r] = 1;
+        if (o == last)
+          continue;
+        last = o;
         int a = find(parent, o - base);
         if (a != ri) {
           parent[a < ri ? ri : a] = a < ri ? a : ri;
@@ -1146,8 +1154,11 @@ static int phase_update(ns_sim *s) {
     }
     tc[i] = t;
   }
-  for (size_t i = 0; i < n; i++)
-    pairs[2 * i] = find(parent, (int)i), pairs[2 * i + 1] = (int)i;
+  for (size_t i = 0; i < n; i++) { /* a union hangs the larger root under the smaller, so
+                                       parent[i] <= i and its root is final already */
+    parent[i] = parent[parent[i]];
+    pairs[2 * i] = parent[i], pairs[2 * i + 1] = (int)i;
+  }
   sort_by_root(pairs, n, net, 0, n, cand, start); /* cand: 2 n ints of scratch, unused yet */
   /* components: a changed one gets a negative root (-1 - root; in a large
      component only its affected members, -1 - n - root: a partial

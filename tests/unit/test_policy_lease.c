@@ -12,6 +12,7 @@
  * the same starts, finishes and preemptions, job by job.
  */
 #include "helpers/ns_test.h"
+#include "helpers/ns_replay.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -437,16 +438,6 @@ static void test_pass_preempt_bad_input(void **state) {
 
 /* ---- replay of the simulator ------------------------------------------- */
 
-typedef struct rjob {
-  const char *name;
-  double arrival, work; /* ms; work = iterations x 1000 ms (IDEAL network) */
-  int gpus;
-  ns_job *job;
-  int state; /* 0 not arrived, 1 waiting, 2 running, 3 done */
-  double served, from, start, finish;
-  int preemptions;
-} rjob;
-
 /* 8 GPUs (2 servers of 4), leases of 47.3 s, IDEAL network (every measured
    Nw_sens is 1: the order is by arrival). Z holds the cluster until 10.1
    s; then A (4) starts, B (6) does not fit, C (4) backfills: A's and C's
@@ -454,16 +445,29 @@ typedef struct rjob {
    fit). At 57.4 s B (arrived before C) takes the 4 free GPUs and C's: C
    is suspended, resumes when B ends. D and E add renewals and a later
    expiry with nothing to take. */
-static const struct {
-  const char *name;
-  double arrival_s;
-  int gpus, seconds;
-} WL[] = {
+static const ns_replay_spec WL[] = {
     {"Z", 0.1, 8, 10}, {"A", 0.5, 4, 20},   {"B", 1.0, 6, 60},
     {"C", 2.0, 4, 300}, {"D", 140.3, 2, 90}, {"E", 141.7, 2, 33},
 };
 #define NWL (sizeof WL / sizeof WL[0])
 #define LEASE_MS 47300.0
+
+/* The live jobs in index order, ids = indices, Nw_sens 1 (IDEAL: no slowdown). */
+static size_t fill_by_index(ns_replay *r, ns_queue *q, size_t *ids, int step, double now) {
+  (void)step, (void)now;
+  size_t n = 0;
+  for (size_t i = 0; i < r->n; i++) {
+    const ns_replay_job *x = &r->J[i];
+    if (x->state != 1 && x->state != 2)
+      continue;
+    int k = x->state == 2 ? ns_queue_add_running(q, x->job, i, x->arrival)
+                          : ns_queue_add(q, x->job, i, x->arrival);
+    assert_int_equal(k, (int)n);
+    assert_int_equal(ns_queue_set_nw_sens(q, n, 1.0), NS_OK);
+    ids[n++] = i;
+  }
+  return n;
+}
 
 static void test_replay_equals_simulator_leases(void **state) {
   (void)state;
@@ -474,95 +478,25 @@ static void test_replay_equals_simulator_leases(void **state) {
   assert_int_equal(ns_sim_opts_set_network(o, NS_SIM_NET_IDEAL), NS_OK);
   assert_int_equal(ns_sim_opts_set_cluster(o, 1, 0, 2, 4, 0, 10.0), NS_OK);
   assert_int_equal(ns_sim_opts_set_dally_lease(o, LEASE_MS), NS_OK);
-  ns_sim *s = ns_sim_new(o);
-  for (size_t i = 0; i < NWL; i++)
-    assert_int_equal(ns_sim_add_job(s, WL[i].name, WL[i].arrival_s * 1e3, WL[i].gpus,
-                                    (uint64_t)WL[i].seconds, 1000.0, 0, 0),
-                     (int)i);
-  assert_int_equal(ns_sim_run(s), NS_OK);
+  ns_sim *s = ns_replay_sim(o, WL, NWL);
 
-  /* the policy, driven by a small event loop of the same model */
+  /* the policy, driven by the replay's event loop of the same model */
   ns_policy *p = ns_policy_new("ff");
   assert_int_equal(ns_policy_set_order(p, NS_POLICY_ORDER_NW_SENS), NS_OK);
   assert_int_equal(ns_policy_set_dally_lease(p, LEASE_MS), NS_OK);
   ns_cluster *c = ns_cluster_new_leaf_spine(1, 0, 2, 4, 0, 10.0);
-  ns_queue *q = ns_queue_new();
-  ns_decision *d = ns_decision_new();
-  rjob J[NWL];
-  size_t ids[NWL];
-  for (size_t i = 0; i < NWL; i++)
-    J[i] = (rjob){WL[i].name, WL[i].arrival_s * 1e3, WL[i].seconds * 1e3, WL[i].gpus,
-                  job(WL[i].name, WL[i].gpus), 0, 0, 0, NAN, NAN, 0};
-  double now = 0, wake = INFINITY;
-  size_t done = 0, renewals = 0;
-  for (int guard = 0; done < NWL && guard < 10000; guard++) {
-    double t = wake;
-    for (size_t i = 0; i < NWL; i++) {
-      if (J[i].state == 0 && J[i].arrival < t)
-        t = J[i].arrival;
-      if (J[i].state == 2 && J[i].from + (J[i].work - J[i].served) < t)
-        t = J[i].from + (J[i].work - J[i].served);
-    }
-    assert_true(isfinite(t));
-    now = t;
-    for (size_t i = 0; i < NWL; i++) {
-      if (J[i].state == 0 && J[i].arrival <= now)
-        J[i].state = 1;
-      if (J[i].state == 2) {
-        J[i].served += now - J[i].from, J[i].from = now;
-        if (J[i].served >= J[i].work - 1e-6) {
-          J[i].state = 3, J[i].finish = now, done++;
-          assert_int_equal(ns_cluster_release(c, J[i].job), NS_OK);
-        }
-      }
-    }
-    ns_queue_clear(q);
-    size_t n = 0;
-    for (size_t i = 0; i < NWL; i++) {
-      if (J[i].state != 1 && J[i].state != 2)
-        continue;
-      int k = J[i].state == 2 ? ns_queue_add_running(q, J[i].job, i, J[i].arrival)
-                              : ns_queue_add(q, J[i].job, i, J[i].arrival);
-      assert_int_equal(k, (int)n);
-      assert_int_equal(ns_queue_set_nw_sens(q, n, 1.0), NS_OK); /* IDEAL: no slowdown */
-      ids[n++] = i;
-    }
-    assert_int_equal(ns_policy_decide(p, c, q, now, d), NS_OK);
-    renewals += ns_decision_renew_count(d);
-    for (size_t k = 0; k < ns_decision_suspend_count(d); k++) {
-      rjob *x = &J[ids[ns_decision_suspend_job(d, k)]];
-      assert_int_equal(ns_cluster_release(c, x->job), NS_OK);
-      x->state = 1, x->preemptions++;
-    }
-    for (size_t k = 0; k < ns_decision_start_count(d); k++) {
-      rjob *x = &J[ids[ns_decision_start_job(d, k)]];
-      assert_int_equal(ns_cluster_commit(c, x->job, ns_decision_placement(d, k)), NS_OK);
-      x->state = 2, x->from = now;
-      if (isnan(x->start))
-        x->start = now;
-    }
-    wake = ns_decision_next_ms(d);
-  }
-  assert_int_equal(done, NWL);
-  for (size_t i = 0; i < NWL; i++) {
-    double arr, st, fin;
-    assert_int_equal(ns_sim_job_result(s, (int)i, &arr, &st, &fin, NULL), NS_OK);
-    if (fabs(st - J[i].start) > 1e-6 || fabs(fin - J[i].finish) > 1e-6 ||
-        ns_sim_job_preemptions(s, (int)i) != J[i].preemptions)
-      fail_msg("job %s: simulator start %.3f finish %.3f preemptions %d; policy replay "
-               "%.3f %.3f %d", J[i].name, st, fin, ns_sim_job_preemptions(s, (int)i),
-               J[i].start, J[i].finish, J[i].preemptions);
-  }
+  ns_replay_job J[NWL];
+  ns_replay r = {0};
+  ns_replay_init(&r, J, WL, NWL);
+  r.fill = fill_by_index;
+  ns_replay_run(&r, p, c, s, "leases");
   /* the scenario as worked out above: C suspended once at 57.4 s for B,
      resumed when B ends (117.4 s), finishing 300 - 47.3 s later */
   assert_int_equal(J[3].preemptions, 1);
   assert_near(J[2].start, 57.4e3, 1e-6);
   assert_near(J[3].finish, 117.4e3 + 252.7e3, 1e-6);
-  assert_true(renewals > 0);
-  for (size_t i = 0; i < NWL; i++)
-    ns_job_free(J[i].job);
-  ns_decision_free(d);
-  ns_queue_free(q);
+  assert_true(r.renewals > 0);
+  ns_replay_free(&r);
   ns_cluster_free(c);
   ns_policy_free(p);
   ns_sim_free(s);

@@ -10,6 +10,7 @@
  * and require the same starts, finishes and preemptions, job by job.
  */
 #include "helpers/ns_test.h"
+#include "helpers/ns_replay.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -316,25 +317,10 @@ static void test_bad_input_names_the_argument(void **state) {
 
 /* ---- replay of the simulator ------------------------------------------- */
 
-typedef struct rjob {
-  const char *name;
-  double arrival, work; /* ms; work = iterations x 1000 ms (IDEAL network) */
-  int gpus;
-  /* replay state */
-  ns_job *job;
-  int state; /* 0 not arrived, 1 waiting, 2 running, 3 done */
-  double served, from, start, finish;
-  int preemptions;
-} rjob;
-
 /* 8 GPUs (2 servers of 4), thresholds 60 and 200 GPU-s, a mix of long and
    short jobs so that demotions, suspensions and resumptions happen.
    Arrivals avoid coinciding with finishes. */
-static const struct {
-  const char *name;
-  double arrival_s;
-  int gpus, seconds;
-} WL[] = {
+static const ns_replay_spec WL[] = {
     {"long8", 0.5, 8, 400}, {"a2", 3.25, 2, 30},   {"b4", 7.125, 4, 90},  {"c1", 11.3, 1, 200},
     {"d8", 40.7, 8, 25},    {"e2", 55.1, 2, 160},  {"f4", 61.9, 4, 45},   {"g1", 90.45, 1, 15},
     {"h2", 130.2, 2, 70},   {"i4", 150.35, 4, 300}, {"j1", 171.6, 1, 5},   {"k8", 230.15, 8, 12},
@@ -349,8 +335,47 @@ static const struct {
    policy has matched, created and dropped records by then and must undo
    it all). The policy's decisions do not depend on the queue's order and
    a failed decision changes nothing, so both modes must equal the
-   simulator. */
+   simulator. r->user points at the mode. */
 static uint64_t replay_id(int mode, size_t i) { return mode == 1 && i == 0 ? UINT64_MAX : i; }
+
+static size_t fill_las(ns_replay *r, ns_queue *q, size_t *ids, int step, double now) {
+  (void)now;
+  int mode = *(const int *)r->user;
+  size_t n = 0, order[NWL];
+  for (size_t i = 0; i < r->n; i++)
+    if (r->J[i].state == 1 || r->J[i].state == 2)
+      order[n++] = i;
+  for (size_t k = 0; mode == 1 && n > 0 && k < (size_t)step % n; k++) { /* rotate */
+    size_t first = order[0];
+    memmove(order, order + 1, (n - 1) * sizeof *order);
+    order[n - 1] = first;
+  }
+  for (size_t a = 0; mode == 1 && step % 2 == 1 && a < n / 2; a++) { /* reverse */
+    size_t t = order[a];
+    order[a] = order[n - 1 - a], order[n - 1 - a] = t;
+  }
+  for (size_t k = 0; k < n; k++) {
+    const ns_replay_job *x = &r->J[order[k]];
+    int at = x->state == 2 ? ns_queue_add_running(q, x->job, replay_id(mode, order[k]), x->arrival)
+                           : ns_queue_add(q, x->job, replay_id(mode, order[k]), x->arrival);
+    assert_int_equal(at, (int)k);
+    assert_int_equal(ns_queue_set_attained_ms(q, k, x->served * x->gpus), NS_OK);
+    ids[k] = order[k];
+  }
+  return n;
+}
+
+/* mode 1: the failed decision before each real one (queue index 0's job
+   again, its id repeated at the end), then the queue as it was. */
+static void fail_first(ns_replay *r, ns_policy *p, ns_cluster *c, ns_queue *q, ns_decision *d,
+                       size_t n, const size_t *ids, double now) {
+  int mode = *(const int *)r->user;
+  if (mode != 1 || n == 0)
+    return;
+  assert_int_equal(ns_queue_add(q, r->J[ids[0]].job, replay_id(mode, ids[0]), now), (int)n);
+  assert_fails_with(ns_policy_decide(p, c, q, now, d), NS_EINVAL, "ids must be distinct");
+  assert_int_equal(ns_queue_truncate(q, n), NS_OK);
+}
 
 static void replay(const char *preset, int mode) {
   double limits[2] = {60e3, 200e3};
@@ -360,14 +385,9 @@ static void replay(const char *preset, int mode) {
   assert_int_equal(ns_sim_opts_set_network(o, NS_SIM_NET_IDEAL), NS_OK);
   assert_int_equal(ns_sim_opts_set_cluster(o, 1, 0, 2, 4, 0, 10.0), NS_OK);
   assert_int_equal(ns_sim_opts_set_las_queues(o, 3, limits), NS_OK);
-  ns_sim *s = ns_sim_new(o);
-  for (size_t i = 0; i < NWL; i++)
-    assert_int_equal(ns_sim_add_job(s, WL[i].name, WL[i].arrival_s * 1e3, WL[i].gpus,
-                                    (uint64_t)WL[i].seconds, 1000.0, 0, 0),
-                     (int)i);
-  assert_int_equal(ns_sim_run(s), NS_OK);
+  ns_sim *s = ns_replay_sim(o, WL, NWL);
 
-  /* the policy, driven by a small event loop of the same model */
+  /* the policy, driven by the replay's event loop of the same model */
   ns_policy *p = ns_policy_new(preset);
   assert_int_equal(ns_policy_set_las_queues(p, 3, limits), NS_OK);
   double samples[NWL]; /* the simulator's default distribution: GPUs x lone run */
@@ -375,97 +395,13 @@ static void replay(const char *preset, int mode) {
     samples[i] = WL[i].gpus * WL[i].seconds * 1e3;
   assert_int_equal(ns_policy_set_gittins_samples(p, samples, NWL), NS_OK);
   ns_cluster *c = ns_cluster_new_leaf_spine(1, 0, 2, 4, 0, 10.0);
-  ns_queue *q = ns_queue_new();
-  ns_decision *d = ns_decision_new();
-  rjob J[NWL];
-  size_t ids[NWL];
-  for (size_t i = 0; i < NWL; i++) {
-    J[i] = (rjob){WL[i].name, WL[i].arrival_s * 1e3, WL[i].seconds * 1e3, WL[i].gpus,
-                  job(WL[i].name, WL[i].gpus), 0, 0, 0, NAN, NAN, 0};
-  }
-  double now = 0, wake = INFINITY;
-  size_t done = 0;
-  for (int guard = 0; done < NWL && guard < 10000; guard++) {
-    /* next event: an arrival, a finish, the policy's wake-up */
-    double t = wake;
-    for (size_t i = 0; i < NWL; i++) {
-      if (J[i].state == 0 && J[i].arrival < t)
-        t = J[i].arrival;
-      if (J[i].state == 2 && J[i].from + (J[i].work - J[i].served) < t)
-        t = J[i].from + (J[i].work - J[i].served);
-    }
-    assert_true(isfinite(t));
-    now = t;
-    for (size_t i = 0; i < NWL; i++) {
-      if (J[i].state == 0 && J[i].arrival <= now)
-        J[i].state = 1;
-      if (J[i].state == 2) {
-        J[i].served += now - J[i].from, J[i].from = now;
-        if (J[i].served >= J[i].work - 1e-6) {
-          J[i].state = 3, J[i].finish = now, done++;
-          assert_int_equal(ns_cluster_release(c, J[i].job), NS_OK);
-        }
-      }
-    }
-    ns_queue_clear(q);
-    size_t n = 0, order[NWL];
-    for (size_t i = 0; i < NWL; i++)
-      if (J[i].state == 1 || J[i].state == 2)
-        order[n++] = i;
-    for (size_t r = 0; mode == 1 && n > 0 && r < (size_t)guard % n; r++) { /* rotate */
-      size_t first = order[0];
-      memmove(order, order + 1, (n - 1) * sizeof *order);
-      order[n - 1] = first;
-    }
-    for (size_t a = 0; mode == 1 && guard % 2 == 1 && a < n / 2; a++) { /* reverse */
-      size_t t = order[a];
-      order[a] = order[n - 1 - a], order[n - 1 - a] = t;
-    }
-    for (size_t k = 0; k < n; k++) {
-      size_t i = order[k];
-      int at = J[i].state == 2 ? ns_queue_add_running(q, J[i].job, replay_id(mode, i), J[i].arrival)
-                               : ns_queue_add(q, J[i].job, replay_id(mode, i), J[i].arrival);
-      assert_int_equal(at, (int)k);
-      assert_int_equal(ns_queue_set_attained_ms(q, k, J[i].served * J[i].gpus), NS_OK);
-      ids[k] = i;
-    }
-    if (mode == 1 && n > 0) {
-      assert_int_equal(ns_queue_add(q, J[order[0]].job, replay_id(mode, order[0]), now), (int)n);
-      assert_fails_with(ns_policy_decide(p, c, q, now, d), NS_EINVAL, "ids must be distinct");
-      assert_int_equal(ns_queue_truncate(q, n), NS_OK);
-    }
-    assert_int_equal(ns_policy_decide(p, c, q, now, d), NS_OK);
-    for (size_t k = 0; k < ns_decision_suspend_count(d); k++) {
-      rjob *x = &J[ids[ns_decision_suspend_job(d, k)]];
-      assert_int_equal(ns_cluster_release(c, x->job), NS_OK);
-      x->state = 1, x->preemptions++;
-    }
-    for (size_t k = 0; k < ns_decision_start_count(d); k++) {
-      rjob *x = &J[ids[ns_decision_start_job(d, k)]];
-      assert_int_equal(ns_cluster_commit(c, x->job, ns_decision_placement(d, k)), NS_OK);
-      x->state = 2, x->from = now;
-      if (isnan(x->start))
-        x->start = now;
-    }
-    wake = ns_decision_next_ms(d);
-  }
-  assert_int_equal(done, NWL);
-  int preempted = 0;
-  for (size_t i = 0; i < NWL; i++) {
-    double arr, st, fin;
-    assert_int_equal(ns_sim_job_result(s, (int)i, &arr, &st, &fin, NULL), NS_OK);
-    if (fabs(st - J[i].start) > 1e-6 || fabs(fin - J[i].finish) > 1e-6 ||
-        ns_sim_job_preemptions(s, (int)i) != J[i].preemptions)
-      fail_msg("%s job %s: simulator start %.3f finish %.3f preemptions %d; policy replay "
-               "%.3f %.3f %d", preset, J[i].name, st, fin, ns_sim_job_preemptions(s, (int)i),
-               J[i].start, J[i].finish, J[i].preemptions);
-    preempted += J[i].preemptions;
-  }
-  assert_true(preempted > 0); /* the scenario exercises preemption */
-  for (size_t i = 0; i < NWL; i++)
-    ns_job_free(J[i].job);
-  ns_decision_free(d);
-  ns_queue_free(q);
+  ns_replay_job J[NWL];
+  ns_replay r = {0};
+  ns_replay_init(&r, J, WL, NWL);
+  r.fill = fill_las, r.before = fail_first, r.user = &mode;
+  ns_replay_run(&r, p, c, s, preset);
+  assert_true(r.preempted > 0); /* the scenario exercises preemption */
+  ns_replay_free(&r);
   ns_cluster_free(c);
   ns_policy_free(p);
   ns_sim_free(s);
