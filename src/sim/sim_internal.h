@@ -141,6 +141,8 @@ typedef struct nsi_simjob {
   int ar;               /* its all-reduce: 0 the run's, else 1 + ns_sim_allreduce */
   nsi_steps *hd;        /* halving-doubling: its steps (NULL: one ring transfer) */
   int step;             /* ... the step in progress while communicating */
+  uint64_t wait_ep;     /* s->aep when admission last refused its all-reduce (NSI_PH_WAIT) ... */
+  int wait_link;        /* ... and the link the refusal holds on (-1: none known) */
   /* preemption (the policy decides, engine.c suspends and resumes) */
   double att_ms, att_at; /* executed ms as the preemptive orders count it (attained service =
                             GPUs x att_ms: at each of their passes), and when last counted */
@@ -163,6 +165,7 @@ typedef struct nsi_group {
   unsigned cache; /* capeff_epoch + 1 of its max-min structure (mm), 0 = stale */
   struct nsi_mm *mm; /* its members' all-reduces over their shared links (maxmin.c) */
   unsigned mm_serial; /* s->lmapg of its shared links (local ids in s->lmap) */
+  uint64_t mep;       /* s->aep when its membership last changed (admit_waiters) */
 } nsi_group;
 
 /* Scratch of nsi_sim_fill (grown as needed, freed with the run). */
@@ -289,8 +292,13 @@ typedef struct nsi_netmodel {
 typedef struct nsi_hooks {
   /* the queue key: the policy object's (ns_policy_order_key) */
   double (*order)(struct ns_sim *s, const nsi_simjob *j);
-  /* phase model: may j start its all-reduce now? */
-  int (*admit_comm)(struct ns_sim *s, nsi_simjob *j, int *start);
+  /* phase model: may j start its all-reduce now? On a refusal, *hold = a
+     link of j on which the refusal holds until an all-reduce using that
+     link ends or j's group's membership changes (SRSF(n): one with n in
+     flight; starts only add load), so that the phase model does not ask
+     again before (admit_waiters); -1 (set by the caller) when no such link
+     is known (AdaDUAL reads remaining bytes, which move with time). */
+  int (*admit_comm)(struct ns_sim *s, nsi_simjob *j, int *start, int *hold);
   /* Dally's pass-by-pass preemption (policy.c asks ns_policy_preempt),
      after a scheduling pass: *waiter = a queued job that gets GPUs by
      suspending running jobs, s->pd holding them (its suspends, s->pids
@@ -387,6 +395,9 @@ struct ns_sim {
   double ek[65];       /* e(k) of the curve for k <= 64 */
   int *wtmp;           /* scratch: waiting all-reduces of a group (admit_waiters) */
   size_t cap_wtmp;
+  uint64_t *lrel;      /* per link: s->aep when an all-reduce on it last ended (admit_waiters) */
+  uint64_t aep;        /* admission epoch: bumped at each refusal, all-reduce end and
+                          membership change */
   int *bgcnt;       /* per link: bgon jobs on it */
   int *lmap;        /* per link: its local id in the max-min of the group built last over it ... */
   unsigned *lmapg;  /* ... valid where this equals that group's mm_serial */
@@ -412,6 +423,8 @@ struct ns_sim {
   size_t cap_tmp;
   uint64_t phase_events;
   int ref_solve; /* tests: groups' max-min without memo (nsi_mm.scratch) */
+  int ref_admit; /* tests: every waiting all-reduce asked at every pass (no still_refused) */
+  uint64_t admit_skips; /* waiting all-reduces not asked again (still_refused), this run */
   uint64_t cassini_readjusts; /* the last run's policy's ns_policy_readjust_count (tests read it) */
   /* decisions over the whole queue (preemptive orders, Dally's leases):
      the queue view's job indices (queue index -> job), and the version of

@@ -15,6 +15,7 @@
 #include "helpers/ns_test.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -392,6 +393,97 @@ static void test_exact_memo_matches_scratch(void **state) {
   }
 }
 
+/* SRSF(n) admission: a waiting all-reduce that was refused on a link where
+   no all-reduce has ended since, in the same membership of its group, is
+   not asked again (net_phase.c still_refused: the answer would be the same
+   refusal). Against the same runs asking every waiting all-reduce at every
+   pass (ns_sim ref_admit): every JCT equal (==), and the skip taken (it
+   must cut asks to count). The runs: srsf-1 and srsf-2 on the embedded
+   default workload (W = 0 and W = 16); SRSF(1..3) with a preemptive order
+   (2D-LAS: jobs stopped while in flight, members leaving), jobs spread one
+   GPU per server (every all-reduce on shared NICs), a start-up latency
+   (in flight before transferring) and halving-doubling jobs (links by
+   step), 60 random jobs on 4 x 4 servers of 2 GPUs, 3 seeds. Fails when an
+   all-reduce's end does not release its links (the waiters behind it wait
+   for ever or start late), when a member leaving does not, or when the
+   held link is not one at the limit. */
+static void run_pair(ns_sim_opts *o, void (*load)(ns_sim *, uint64_t), uint64_t seed,
+                     const char *what, uint64_t *skips) {
+  ns_sim *s[2];
+  for (int r = 0; r < 2; r++) {
+    s[r] = ns_sim_new(o);
+    assert_non_null(s[r]);
+    load(s[r], seed);
+    s[r]->ref_admit = r;
+    assert_int_equal(ns_sim_run(s[r]), NS_OK);
+  }
+  assert_int_equal(s[1]->admit_skips, 0);
+  *skips += s[0]->admit_skips;
+  for (int j = 0; j < ns_sim_job_count(s[0]); j++) {
+    double a = ns_test_jct_ms(s[0], j), b = ns_test_jct_ms(s[1], j);
+    if (!(a == b))
+      fail_msg("%s seed %llu: job %d JCT %.17g ms with the skip, %.17g ms asking all", what,
+               (unsigned long long)seed, j, a, b);
+  }
+  ns_sim_free(s[0]);
+  ns_sim_free(s[1]);
+}
+
+static void load_default(ns_sim *s, uint64_t seed) {
+  (void)seed;
+  assert_true(ns_sim_load_default_workload(s) > 0);
+}
+
+static void load_random(ns_sim *s, uint64_t seed) {
+  uint64_t r = 0x9e3779b97f4a7c15ull * (seed + 1);
+  static const int sizes[] = {2, 3, 4, 4, 6, 8};
+  double t = 0;
+  for (int i = 0; i < 60; i++) {
+    char name[16];
+    snprintf(name, sizeof name, "j%d", i);
+    t += 2000.0 * unit(&r);
+    int j = ns_sim_add_model_job(s, name, t, sizes[pick(&r, 6)], 20 + (uint64_t)pick(&r, 400),
+                                 (ns_sim_model)pick(&r, 4));
+    assert_true(j >= 0);
+    if (pick(&r, 3) == 0)
+      assert_int_equal(ns_sim_set_job_allreduce(s, j, NS_SIM_ALLREDUCE_HD), NS_OK);
+  }
+}
+
+static void test_admission_skip_matches_asking_all(void **state) {
+  (void)state;
+  uint64_t skips = 0;
+  static const char *const presets[] = {"srsf-1", "srsf-2"};
+  for (size_t p = 0; p < 2; p++)
+    for (int W = 0; W <= 16; W += 16) {
+      ns_sim_opts *o = ns_sim_opts_new();
+      assert_non_null(o);
+      assert_int_equal(ns_sim_opts_set_policy_name(o, presets[p]), NS_OK);
+      assert_int_equal(ns_sim_opts_set_phase_window(o, W), NS_OK);
+      run_pair(o, load_default, 0, presets[p], &skips);
+      ns_sim_opts_free(o);
+    }
+  uint64_t on_default = skips;
+  for (int n = 1; n <= 3; n++)
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+      ns_sim_opts *o = ns_sim_opts_new();
+      assert_non_null(o);
+      assert_int_equal(ns_sim_opts_set_cluster(o, 4, 2, 4, 2, 1, 10.0), NS_OK);
+      assert_int_equal(ns_sim_opts_set_order(o, NS_SIM_ORDER_2D_LAS), NS_OK);
+      static const double thr[] = {20000.0, 100000.0}; /* GPU-ms: jobs preempted often */
+      assert_int_equal(ns_sim_opts_set_las_queues(o, 3, thr), NS_OK);
+      assert_int_equal(ns_sim_opts_set_place_fn(o, ns_test_place_spread, NULL), NS_OK);
+      assert_int_equal(ns_sim_opts_set_admission(o, NS_SIM_ADMIT_SRSF, n), NS_OK);
+      assert_int_equal(ns_sim_opts_set_allreduce_latency(o, seed == 2 ? 3.0 : 0.0), NS_OK);
+      assert_int_equal(ns_sim_opts_set_phase_window(o, seed == 3 ? 16 : 0), NS_OK);
+      run_pair(o, load_random, seed, "SRSF(n), 2D-LAS, spread", &skips);
+      ns_sim_opts_free(o);
+    }
+  if (on_default == 0 || skips == on_default)
+    fail_msg("the skip was not taken (default workload %llu, all %llu): nothing tested",
+             (unsigned long long)on_default, (unsigned long long)skips);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_incremental_matches_oracle),
@@ -399,6 +491,7 @@ int main(void) {
       cmocka_unit_test(test_memo_generations_exact),
       cmocka_unit_test(test_fill_matches_generic_bitwise),
       cmocka_unit_test(test_exact_memo_matches_scratch),
+      cmocka_unit_test(test_admission_skip_matches_asking_all),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
