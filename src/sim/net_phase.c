@@ -83,7 +83,13 @@
  * first spends its start-up latency alpha (NSI_PH_LAT: not shared, counted
  * in flight by admission) and then transfers (NSI_PH_COMM). Waiting
  * all-reduces are admitted each on its own (admit_waiters: no head-of-line
- * blocking).
+ * blocking), asked again at each all-reduce end of their group - except
+ * one refused on a link where nothing has ended since in the same
+ * membership (the hook names that link: SRSF(n)'s refusal holds there
+ * until one of its n ends), which would be refused again (still_refused;
+ * the same JCTs bit for bit, test_admission_skip_matches_asking_all: an
+ * exact srsf-1 run on the busy Philly window asked each of the ~18 waiting
+ * all-reduces of a ~24-job group at every end, 3/4 of its time).
  * GPU sharing: the compute phases of jobs on one GPU share it (processor
  * sharing, max-min over the GPUs it uses); one job's all-reduce overlaps
  * another's compute.
@@ -614,9 +620,7 @@ static double waiter_key(const nsi_simjob *j) {
 }
 
 /* Refused in this membership of g on a link where no all-reduce has ended
-   since (the hook's `hold`): asking again would refuse again. An exact
-   srsf-1 run on the busy Philly window asked ~8 waiting all-reduces of a
-   group of ~24 at each all-reduce end, 3/4 of its time. */
+   since (the hook's `hold`): asking again would refuse again. */
 static int still_refused(ns_sim *s, const nsi_group *g, const nsi_simjob *k) {
   int still = !s->ref_admit && k->wait_link >= 0 && k->wait_ep > g->mep &&
               s->lrel[k->wait_link] < k->wait_ep;
