@@ -620,6 +620,12 @@ static int report_args(ns_policy *p, const ns_job *job, double now_ms, const cha
   return nsp_check_time(p, now_ms, fn);
 }
 
+/* A report that succeeds is the policy's latest now_ms (nsp_check_time). */
+static int reported(ns_policy *p, double now_ms) {
+  p->last_now = now_ms;
+  return NS_OK;
+}
+
 static int known_get(ns_policy *p, const ns_job *job, const char *fn, nsp_known **out) {
   nsp_known *k = known_find(p, job);
   if (k == NULL) {
@@ -637,8 +643,7 @@ int ns_policy_started(ns_policy *p, const ns_job *job, double now_ms) {
   NSI_TRY(report_args(p, job, now_ms, "ns_policy_started"));
   NSI_TRY(known_get(p, job, "ns_policy_started", &k));
   k->running = 1;
-  p->last_now = now_ms;
-  return NS_OK;
+  return reported(p, now_ms);
 }
 
 int ns_policy_finished(ns_policy *p, const ns_job *job, double now_ms) {
@@ -647,8 +652,7 @@ int ns_policy_finished(ns_policy *p, const ns_job *job, double now_ms) {
   if (k != NULL)
     *k = p->known[--p->nknown]; /* forgotten: the handle may be freed and reused */
   nsp_sched_forget(p, job);
-  p->last_now = now_ms;
-  return NS_OK;
+  return reported(p, now_ms);
 }
 
 int ns_policy_suspended(ns_policy *p, const ns_job *job, double now_ms) {
@@ -657,8 +661,7 @@ int ns_policy_suspended(ns_policy *p, const ns_job *job, double now_ms) {
   NSI_TRY(known_get(p, job, "ns_policy_suspended", &k));
   k->running = 0, k->since = now_ms;
   nsp_sched_forget(p, job); /* off its placement: a resume reports a new iteration */
-  p->last_now = now_ms;
-  return NS_OK;
+  return reported(p, now_ms);
 }
 
 /* Nw_sens (Dally §4.3.1) = ideal run / actual run = compute x iterations
@@ -674,8 +677,7 @@ int ns_policy_progress(ns_policy *p, const ns_job *job, double iters_done, doubl
   NSI_TRY(known_get(p, job, "ns_policy_progress", &k));
   if (run_ms > 0 && iters_done > 0 && f + b > 0)
     k->nw = (f + b) * iters_done / run_ms;
-  p->last_now = now_ms;
-  return NS_OK;
+  return reported(p, now_ms);
 }
 
 /* The entry as the policy reads it: what the queue says, else what was
@@ -1114,19 +1116,22 @@ static int place_one(ns_policy *p, ns_cluster *c, const ns_queue *q, size_t i, d
 /* A decision (place, decide, preempt) changes the tuner and the wait log
    only if it succeeds: begin_call opens a checkpoint on the tuner and
    marks the log; end_call keeps both (and prunes the log) on success, or
-   rolls the tuner back and cuts the log back on failure. */
+   rolls the tuner back and cuts the log back on failure. A decision that
+   succeeds is the policy's latest now_ms (nsp_check_time). */
 typedef struct nsp_mark {
   size_t nwaits;
-  double clock;
+  double clock, now;
 } nsp_mark;
 
-static nsp_mark begin_call(ns_policy *p) {
+static nsp_mark begin_call(ns_policy *p, double now_ms) {
   if (p->tuner != NULL)
     ns_delay_tuner_checkpoint(p->tuner); /* p->tuner is valid: cannot fail */
-  return (nsp_mark){p->nwaits, p->clock};
+  return (nsp_mark){p->nwaits, p->clock, now_ms};
 }
 
 static int end_call(ns_policy *p, nsp_mark m, int rc) {
+  if (rc >= 0)
+    p->last_now = m.now;
   if (p->tuner == NULL)
     return rc;
   if (rc < 0) {
@@ -1163,12 +1168,10 @@ int ns_policy_place(ns_policy *p, ns_cluster *c, const ns_queue *q, size_t i, do
     return nsi_fail(NS_EINVAL, "ns_policy_place: i %zu is a running job (job '%s'); only a "
                                "waiting job is placed", i, ns_job_name(q->e[i].job));
   NSI_TRY(nsp_decision_reset(d, q->n, "ns_policy_place"));
-  nsp_mark m = begin_call(p);
+  nsp_mark m = begin_call(p, now_ms);
   int rc = end_call(p, m, place_one(p, c, q, i, now_ms, d));
   if (rc < 0)
     nsp_decision_reset(d, q->n, "ns_policy_place");
-  else
-    p->last_now = now_ms;
   return rc;
 }
 
@@ -1711,7 +1714,6 @@ static int preempt(ns_policy *p, ns_cluster *c, const ns_queue *q, double now_ms
     return rc;
   }
   p->pass_at = now_ms, p->pass_budget = budget;
-  p->last_now = now_ms;
   if (ok)
     d->next = now_ms; /* apply it, then ask again now: another waiter may preempt */
   return NS_OK;
@@ -1720,7 +1722,7 @@ static int preempt(ns_policy *p, ns_cluster *c, const ns_queue *q, double now_ms
 int ns_policy_preempt(ns_policy *p, ns_cluster *c, const ns_queue *q, double now_ms,
                       ns_decision *d) {
   NSI_TRY(decide_args(p, c, q, now_ms, d, "ns_policy_preempt"));
-  nsp_mark m = begin_call(p);
+  nsp_mark m = begin_call(p, now_ms);
   return end_call(p, m, preempt(p, c, q, now_ms, d));
 }
 
@@ -1734,11 +1736,9 @@ int ns_policy_decide(ns_policy *p, ns_cluster *c, const ns_queue *q, double now_
                      ns_decision *d) {
   NSI_TRY(decide_args(p, c, q, now_ms, d, "ns_policy_decide"));
   NSI_TRY(nsp_decision_reset(d, q->n, "ns_policy_decide"));
-  nsp_mark m = begin_call(p);
+  nsp_mark m = begin_call(p, now_ms);
   int rc = end_call(p, m, decide_fns[p->order](p, c, q, now_ms, d));
   if (rc < 0)
     nsp_decision_reset(d, q->n, "ns_policy_decide");
-  else
-    p->last_now = now_ms;
   return rc;
 }
