@@ -951,7 +951,7 @@ static double next_start_in(ns_sim *s, nsi_simjob *j) {
    force, not a mean that counts the holds of re-adjustments made early in
    a group's life (a job's n-th re-adjustment waits 10 x 2^n of its
    iterations, so they thin out: extrapolated, the early ones' holds made
-   cassini-ff's jobs up to 1.2 % slow and flipped later placements,
+   cassini-ff's jobs up to 1.2 % off and flipped later placements,
    bench/RESULTS.md "cassini-ff's fast-forward on window 2";
    test_phase_readjust_window). A group already fast-forwarded is
    rebuilt when its membership changes, with a new window anyway. */
