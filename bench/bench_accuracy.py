@@ -486,12 +486,12 @@ def report_dur(res, loads, policies):
     print("Run-time floor (seed 1): exact vs exact with every job's duration scaled by its own "
           "factor in [1 - r, 1 + r] (NS_ACC_CHAOS_DUR), mean |error| over the draws; the "
           "shortcut's signed error over the unperturbed + perturbed trajectories (shortcut vs "
-          "exact on the same input), mean +- 95 %% interval [mean |error|]; the unperturbed "
+          "exact on the same input), mean +- 95 % interval [mean |error|]; the unperturbed "
           "shortcut run against each perturbed exact run, mean signed error.")
     print()
     print("| workload | policy | draws | exact vs perturbed: avg / p95 / makespan / mean abs job "
-          "%% | shortcut avg err %% | shortcut p95 err %% | unperturbed shortcut vs perturbed "
-          "exact avg / p95 %% | verdict |")
+          "% | shortcut avg err % | shortcut p95 err % | unperturbed shortcut vs perturbed "
+          "exact avg / p95 % | verdict |")
     print("|---|---|---|---|---|---|---|---|")
     for lb, pol, s in rows:
         fl = "%.2f / %.2f / %.2f / %.2f" % tuple(s["floor"]) if s["floor"] else "-"
