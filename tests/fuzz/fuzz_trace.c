@@ -4,7 +4,8 @@
  * what was read.
  *
  * fuzz-requires: ns_sim_load_trace ns_sim_new ns_sim_opts_new ns_sim_run ns_sim_metric
- * fuzz-requires: ns_sim_job_count ns_sim_skipped_count ns_sim_job_gpus
+ * fuzz-requires: ns_sim_job_count ns_sim_skipped_count ns_sim_job_gpus ns_sim_job_result
+ * fuzz-requires: ns_sim_opts_set_policy_name ns_sim_opts_set_phase_window
  *
  * The reader takes a path, so each input is written to one scratch file per
  * process (mkstemp under $TMPDIR or /tmp, removed at exit). The first byte
