@@ -17,6 +17,18 @@ one exact run is one trajectory among many):
     perturbation the size of the shortcuts' own (a hand-over moves a job by
     up to one iteration, 0.1-1 s): the last arrival shifted by 1 s
     (NS_ACC_CHAOS_MS / NS_ACC_CHAOS2_MS, default 1 / 1000; 0 = off).
+    RUN-TIME FLOOR (Philly windows only; off by default): where jobs wait in
+    a queue, arrival shifts decide nothing, but run times do. With
+    NS_ACC_CHAOS_DUR = r > 0 (a relative half-width, e.g. 0.001), each of
+    NS_ACC_CHAOS_DUR_DRAWS draws (default 3) rewrites the window's CSV with
+    every job's duration scaled by its own factor in [1 - r, 1 + r]
+    (perturb_durations: draw d always gives the same factors; every other
+    byte of the window is kept), and runs it exactly (kind "durD") and with
+    the shortcuts ("sdurD"). Reported per run: the exact model against its
+    perturbed self (mean |error| over the draws), and the shortcut's error
+    over the 1 + D trajectories (unperturbed, then each draw: shortcut vs
+    exact on the same input), mean +- 95 % interval; "bias within 3 %" when
+    both avg and p95 intervals lie within +-3 %.
  2. statistical, over NS_ACC_SEEDS seeds (default 10; each seed draws a
     different workload / model mix): the mean over seeds of each signed
     error with its 95 % interval (Student t), for the shortcuts and for the
@@ -48,7 +60,9 @@ NS_ACC_REPORT (comma list of such files: print their tables, run nothing),
 NS_ACC_REUSE (comma list of such files: their exact and chaos-floor runs are
 taken, not run again - after a change to the shortcuts only), NS_ACC_CACHE
 (a directory: each exact / chaos-floor run's numbers kept in one JSON file,
-keyed by the trace's bytes, preset, cluster, seed and scale, and reused).
+keyed by the trace's bytes, preset, cluster, seed and scale - and for a
+run-time draw its half-width and draw number - and reused), NS_ACC_CHAOS_DUR
+(run-time floor's half-width, 0 = off), NS_ACC_CHAOS_DUR_DRAWS (3).
 
 Each run is a child process (a time limit that cannot leave a half-run
 simulator behind). Reads ../shared/data (NS_DATA_DIR); windows are written
@@ -61,6 +75,7 @@ import json
 import math
 import multiprocessing as mp
 import os
+import random
 import resource
 import signal
 import sys
@@ -186,8 +201,33 @@ def cache_path(spec):
     key = (spec["policy"], spec["cluster"])
     if spec["seed"] != 1 or spec["scale"] != 1.0:
         key += (spec["seed"], spec["scale"])
+    if spec.get("dur"):  # a run-time draw: (half-width, draw)
+        key += ("dur",) + tuple(spec["dur"])
     h.update(repr(key).encode())
     return os.path.join(cache, "exact-%s-%s.json" % (spec["policy"], h.hexdigest()[:16]))
+
+
+def dur_factor_rng(rel, draw):
+    """The generator of draw `draw` at half-width `rel`: the same factors in
+    every run (str seeds hash with SHA-512: independent of PYTHONHASHSEED)."""
+    return random.Random("ns-acc-dur %r %d" % (float(rel), int(draw)))
+
+
+def perturb_durations(src, dst, rel, draw):
+    """Writes `src` (a window's CSV) to `dst` with every row's duration
+    scaled by its own factor 1 + rel * U(-1, 1) of draw `draw` (ms
+    resolution: "%.3f" seconds); every other field and byte as in src."""
+    rng = dur_factor_rng(rel, draw)
+    with open(src, newline="") as f:
+        rows = list(csv.reader(f))
+    col = rows[0].index("duration")
+    for r in rows[1:]:
+        u = rng.uniform(-1.0, 1.0)  # one draw a row: row i's factor never depends on others
+        if r[col].strip():
+            r[col] = "%.3f" % (float(r[col]) * (1.0 + rel * u))
+    with open(dst, "w", newline="") as f:
+        csv.writer(f).writerows(rows)
+    return dst
 
 
 def windows(n, jobs, tmp, gpus, target, starts=None):
@@ -284,6 +324,8 @@ def main():
     par = int(os.environ.get("NS_ACC_PAR", "2"))
     chaos1 = float(os.environ.get("NS_ACC_CHAOS_MS", "1"))
     chaos2 = float(os.environ.get("NS_ACC_CHAOS2_MS", "1000"))
+    cdur = float(os.environ.get("NS_ACC_CHAOS_DUR", "0"))
+    ndraws = int(os.environ.get("NS_ACC_CHAOS_DUR_DRAWS", "3")) if cdur > 0 else 0
     target = float(os.environ.get("NS_ACC_LOAD", "1.25"))
     cluster = [float(x) if i == 5 else int(x) for i, x in
                enumerate(os.environ.get("NS_ACC_CLUSTER", "4,8,8,8,2,10").split(","))]
@@ -323,11 +365,22 @@ def main():
                         specs.append({"label": label, "policy": pol, "seed": seed,
                                       "kind": kind, "trace": trace, "cluster": cl,
                                       "window": win, "scale": scale, "limit": limit})
+                    for d in range(1, ndraws + 1) if trace and seed == 1 else ():
+                        ptrace = perturb_durations(trace, "%s-dur%d.csv" % (trace[:-4], d),
+                                                   cdur, d)
+                        for kind, win in (("dur%d" % d, 0), ("sdur%d" % d, W)):
+                            specs.append({"label": label, "policy": pol, "seed": seed,
+                                          "kind": kind, "trace": ptrace, "cluster": cl,
+                                          "window": win, "scale": 1.0, "limit": limit,
+                                          "dur": [cdur, d]})
+        # run-time draws draw-major (every preset's first draw, then the second...):
+        # a run stopped early has every preset at similar draws
+        specs.sort(key=lambda sp: sp["dur"][1] if sp.get("dur") else 0)
         if os.environ.get("NS_ACC_REUSE"):  # exact runs saved before (W = 0 is not a shortcut)
             for path in os.environ["NS_ACC_REUSE"].split(","):
                 with open(path) as f:
                     for k, v in json.load(f):
-                        if k[3] != "short":
+                        if k[3] != "short" and not k[3].startswith("sdur"):
                             res.setdefault(tuple(k), v)
             specs = [sp for sp in specs if (sp["label"], sp["policy"], sp["seed"], sp["kind"])
                      not in res]
@@ -355,7 +408,7 @@ def main():
                     json.dump(r, f)
                 os.replace(path + ".tmp", path)
             ndone[0] += 1
-            if ndone[0] % 50 == 0:
+            if ndone[0] % 50 == 0 or spec.get("dur"):
                 save()  # a long run stopped early still leaves its numbers
             if sys.stderr.isatty() or os.environ.get("NS_ACC_PROGRESS"):
                 sys.stderr.write("\r%d/%d runs, %.0f s " % (ndone[0], len(specs),
@@ -365,12 +418,14 @@ def main():
         def ref(spec):  # the exact run of the same workload, policy and seed
             return res.get((spec["label"], spec["policy"], spec["seed"], "exact"), "pending")
 
-        # the chaos floor only where the exact run finished (no second timeout)
+        def floor_kind(sp):  # an exact run against the exact run: after it, if it finished
+            return sp["kind"].startswith("chaos") or sp["kind"].startswith("dur")
+
+        # the chaos floors only where the exact run finished (no second timeout)
         Runner(par, limit).run_all(
             specs, done,
-            ready=lambda sp: not sp["kind"].startswith("chaos") or ref(sp) != "pending",
-            skip=lambda sp: (sp["kind"].startswith("chaos") and ref(sp) != "pending" and
-                             not ok(ref(sp))))
+            ready=lambda sp: not floor_kind(sp) or ref(sp) != "pending",
+            skip=lambda sp: floor_kind(sp) and ref(sp) != "pending" and not ok(ref(sp)))
         save()
         report(res, loads, policies, W, limit, chaos2)
 
@@ -387,6 +442,64 @@ def cpu_of(r):
 
 def ok(r):
     return r is not None and "cpu" in r
+
+
+def dur_summary(res, label, pol):
+    """The run-time floor of (label, pol, seed 1) from `res`, or None without
+    draws: {"draws": D finished exact draws, "floor": mean |error| over the
+    draws of exact-perturbed vs exact (avg, p95, makespan, mean abs job),
+    "traj": the shortcut's signed errors (avg, p95, makespan, job) on the
+    1 + D' trajectories where both runs finished (unperturbed first),
+    "avg"/"p95": their (mean, 95 % half-width), "abs": mean |avg|, |p95|,
+    "cross": mean signed (avg, p95) of the unperturbed shortcut run against
+    each perturbed exact run, "verdict"}."""
+    get = lambda k: res.get((label, pol, 1, k))  # noqa: E731
+    b, a = get("exact"), get("short")
+    draws = sorted(int(k[3][3:]) for k in res if k[0] == label and k[1] == pol and k[2] == 1
+                   and k[3].startswith("dur"))
+    if not draws or not ok(b):
+        return None
+    ex = [(d, get("dur%d" % d)) for d in draws]
+    ex = [(d, r) for d, r in ex if ok(r)]
+    fl = [compare(r, b) for _, r in ex]
+    floor = [sum(abs(x[i]) for x in fl) / len(fl) for i in range(4)] if fl else None
+    traj = [compare(a, b)] if ok(a) else []
+    traj += [compare(get("sdur%d" % d), r) for d, r in ex if ok(get("sdur%d" % d))]
+    cross = [compare(a, r) for _, r in ex] if ok(a) else []
+    out = {"draws": len(ex), "floor": floor, "traj": traj,
+           "cross": [sum(x[i] for x in cross) / len(cross) for i in range(2)] if cross else None}
+    if not traj:
+        out.update(avg=None, p95=None, abs=None, verdict="-")
+        return out
+    out["avg"], out["p95"] = mean_ci([x[0] for x in traj]), mean_ci([x[1] for x in traj])
+    out["abs"] = [sum(abs(x[i]) for x in traj) / len(traj) for i in range(2)]
+    out["verdict"] = verdict(out["avg"], out["p95"], out["abs"], floor[:2] if floor else None)
+    return out
+
+
+def report_dur(res, loads, policies):
+    rows = [(lb, pol, dur_summary(res, lb, pol)) for lb, *_ in loads for pol in policies]
+    rows = [r for r in rows if r[2]]
+    if not rows:
+        return
+    print()
+    print("Run-time floor (seed 1): exact vs exact with every job's duration scaled by its own "
+          "factor in [1 - r, 1 + r] (NS_ACC_CHAOS_DUR), mean |error| over the draws; the "
+          "shortcut's signed error over the unperturbed + perturbed trajectories (shortcut vs "
+          "exact on the same input), mean +- 95 %% interval [mean |error|]; the unperturbed "
+          "shortcut run against each perturbed exact run, mean signed error.")
+    print()
+    print("| workload | policy | draws | exact vs perturbed: avg / p95 / makespan / mean abs job "
+          "%% | shortcut avg err %% | shortcut p95 err %% | unperturbed shortcut vs perturbed "
+          "exact avg / p95 %% | verdict |")
+    print("|---|---|---|---|---|---|---|---|")
+    for lb, pol, s in rows:
+        fl = "%.2f / %.2f / %.2f / %.2f" % tuple(s["floor"]) if s["floor"] else "-"
+        sa = "%s [%.2f]" % (fmt_ci(*s["avg"]), s["abs"][0]) if s["avg"] else "-"
+        sp = "%s [%.2f]" % (fmt_ci(*s["p95"]), s["abs"][1]) if s["p95"] else "-"
+        cr = "%+.2f / %+.2f" % tuple(s["cross"]) if s["cross"] else "-"
+        print("| %s | %s | %d | %s | %s | %s | %s | %s |" % (lb, pol, s["draws"], fl, sa, sp,
+                                                             cr, s["verdict"]))
 
 
 def report(res, loads, policies, W, limit, chaos2):
@@ -414,6 +527,7 @@ def report(res, loads, policies, W, limit, chaos2):
                 row += " - | - | - | - |"
             row += floor(c, b) + floor(c2, b)
             print(row)
+    report_dur(res, loads, policies)
     multi = [ld for ld in loads if ld[5] > 1]
     if not multi:
         return

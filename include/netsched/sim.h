@@ -62,7 +62,9 @@
  *    member continues at its mean iteration over those W iterations until
  *    the group changes; ns_sim_opts_set_phase_window, default 16, 0 = off;
  *    a group of n jobs uses max(2, 16 W / n) iterations, so that every
- *    window costs about 16 W member-iterations: a pair 8 W, 16 jobs W).
+ *    window costs about 16 W member-iterations: a pair 8 W, 16 jobs W;
+ *    CASSINI time-shifts applied to a member, at a placement or a drift
+ *    re-adjustment, start its group's window again).
  *    Error bound: none when the group's relative phases repeat within the
  *    window (lock-step, interleaved, SRSF/AdaDUAL alternation); otherwise a
  *    member's iteration time is off its exact mean by at most (its longest -

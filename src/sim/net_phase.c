@@ -32,9 +32,15 @@
  *    iterations, see window()), each member continues as a lone job whose
  *    iteration time is its mean over its last W iterations, until the
  *    group's membership changes again; then phase simulation resumes from
- *    the extrapolated position. Error bound: when the group's relative
- *    phases repeat with a cycle that divides the window (lock-step pairs,
- *    CASSINI-interleaved pairs, SRSF(1) alternation) the mean is exact; in
+ *    the extrapolated position. Time-shifts applied to a member (CASSINI's,
+ *    at a placement or a drift re-adjustment) start the group's window
+ *    again (restart_window): they hold the shifted jobs once and move the
+ *    relative phases, and a job's re-adjustments thin out over its life
+ *    (drift.c), so a mean taken across the early ones extrapolated holds
+ *    the exact run no longer makes (test_phase_readjust_window). Error
+ *    bound: when the group's relative phases repeat with a cycle that
+ *    divides the window (lock-step pairs, CASSINI-interleaved pairs,
+ *    SRSF(1) alternation) the mean is exact; in
  *    general a member's extrapolated iteration time differs from its exact
  *    long-run mean by at most (longest - shortest iteration in the
  *    window) / W, so a job's finish time moves by at most that relative
@@ -75,8 +81,10 @@
  * iteration by its schedule when it starts (compute + lone_comm), the slot
  * T0 + shift it applied, and each all-reduce start (the run's hooks); the
  * policy answers new shifts for the job and its link partners (applied as
- * at a placement) or, with NS_SIM_DRIFT_WAIT, a hold until its next ideal
- * slot.
+ * at a placement; the group's fast-forward window starts again) or, with
+ * NS_SIM_DRIFT_WAIT, a hold until its next ideal slot. A fast-forwarded
+ * group reports no all-reduce, so it is not re-adjusted until its
+ * membership changes.
  * Contention (network-model issue): a link carrying the transfers of k > 1
  * jobs at once delivers capacity x e(k) (maxmin.c, per solve), the curve of
  * ns_sim_opts_set_contention_curve; an admitted all-reduce across servers
@@ -936,6 +944,25 @@ static double next_start_in(ns_sim *s, nsi_simjob *j) {
   }
 }
 
+/* New time-shifts on a simulated group's member (a placement's, or a
+   re-adjustment's: CASSINI §4.2, §5.7) move the group's relative phases
+   and hold the shifted jobs once: the group's window starts again, so a
+   fast-forward extrapolates iterations measured under the shifts now in
+   force, not a mean that counts the holds of re-adjustments made early in
+   a group's life (a job's n-th re-adjustment waits 10 x 2^n of its
+   iterations, so they thin out: extrapolated, the early ones' holds made
+   cassini-ff's jobs up to 1.2 % off and flipped later placements,
+   bench/RESULTS.md "cassini-ff's fast-forward on window 2";
+   test_phase_readjust_window). A group already fast-forwarded is
+   rebuilt when its membership changes, with a new window anyway. */
+static void restart_window(ns_sim *s, const nsi_simjob *j) {
+  if (j->group < 0 || s->grp[j->group].ff)
+    return;
+  const nsi_group *g = &s->grp[j->group];
+  for (size_t m = 0; m < g->n; m++)
+    s->jobs[g->members[m]].w_n = 0;
+}
+
 /* CASSINI's shifts (policy.c records them): every pending job's next
    compute starts at T0 + its shift, the slot its schedule starts from
    (reported to the policy, which checks the drift against it). */
@@ -960,6 +987,7 @@ static int apply_shifts(ns_sim *s) {
       continue;
     j->shift_pending = 0;
     j->hold_until = t0 + j->shift_ms;
+    restart_window(s, j);
     if (s->hooks.cassini_shifted != NULL)
       NSI_TRY(s->hooks.cassini_shifted(s, j, j->hold_until));
     if (is_lone(s, j) && j->pos == 0 && j->t_upd == s->now) { /* at its start now */

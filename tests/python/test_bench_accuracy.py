@@ -121,6 +121,146 @@ class TestRunner(unittest.TestCase):
         self.assertEqual(order, ["exact", "chaos"])
 
 
+def _run(avg, p95, span=1000.0, jct=(10.0, 20.0)):
+    return {"cpu": 1.0, "avg": avg, "p95": p95, "span": span, "jct": list(jct)}
+
+
+class TestRunTimeFloor(unittest.TestCase):
+    ROWS = [["timestamp", "duration", "num_gpus", "gpu_time", "cluster"],
+            ["2017-10-09 06:13:03", "2951.0", "1", "2951.0", "6214e9"],
+            ["2017-10-09 07:01:55", "66.0", "2", "132.0", "11cb48"],
+            ["2017-10-09 07:02:00", "", "1", "", "11cb48"],  # no duration: kept as is
+            ["2017-10-09 07:03:00", "86400.0", "8", "691200.0", "a,b"]]
+
+    def _window(self, tmp):
+        import csv
+        src = os.path.join(tmp, "w.csv")
+        with open(src, "w", newline="") as f:  # as windows() writes it (csv, "\r\n")
+            csv.writer(f).writerows(self.ROWS)
+        return src
+
+    def _read(self, path):
+        import csv
+        with open(path, newline="") as f:
+            return list(csv.reader(f))
+
+    def test_draw_moves_durations_within_the_bound_and_nothing_else(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            src = self._window(tmp)
+            for rel in (0.001, 0.1):
+                a = acc.perturb_durations(src, os.path.join(tmp, "a.csv"), rel, 1)
+                rows = self._read(a)
+                self.assertEqual(len(rows), len(self.ROWS))
+                moved = 0
+                for old, new in zip(self.ROWS, rows):
+                    # every field but the duration byte-identical (gpu_time too)
+                    self.assertEqual(old[:1] + old[2:], new[:1] + new[2:])
+                    if old is self.ROWS[0] or not old[1]:
+                        self.assertEqual(old[1], new[1])
+                        continue
+                    d0, d1 = float(old[1]), float(new[1])
+                    # |d1 / d0 - 1| <= rel, plus the "%.3f" rounding (0.0005 s)
+                    self.assertLessEqual(abs(d1 - d0), rel * d0 + 0.0005)
+                    moved += d1 != d0
+                self.assertEqual(moved, 3)  # a factor of exactly 1 has probability 0
+                # the file round-trips byte for byte once the durations are put back
+                for old, new in zip(self.ROWS, rows):
+                    new[1] = old[1]
+                import csv
+                import io
+                buf, ref = io.StringIO(), io.StringIO()
+                csv.writer(buf).writerows(rows)
+                csv.writer(ref).writerows(self.ROWS)
+                with open(src, newline="") as f:
+                    self.assertEqual(f.read(), ref.getvalue())
+                self.assertEqual(buf.getvalue(), ref.getvalue())
+            # deterministic per (rel, draw); another draw moves them otherwise
+            b1 = acc.perturb_durations(src, os.path.join(tmp, "b1.csv"), 0.001, 1)
+            b2 = acc.perturb_durations(src, os.path.join(tmp, "b2.csv"), 0.001, 1)
+            c = acc.perturb_durations(src, os.path.join(tmp, "c.csv"), 0.001, 2)
+            with open(b1, "rb") as f1, open(b2, "rb") as f2, open(c, "rb") as f3:
+                x, y, z = f1.read(), f2.read(), f3.read()
+            self.assertEqual(x, y)
+            self.assertNotEqual(x, z)
+            # the factor of row 1 is 1 + rel * U(-1, 1), the draw's first number
+            u = acc.dur_factor_rng(0.001, 2).uniform(-1.0, 1.0)
+            self.assertEqual(self._read(c)[1][1], "%.3f" % (2951.0 * (1 + 0.001 * u)))
+
+    def test_cache_key_per_draw(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            src = self._window(tmp)
+            old = os.environ.get("NS_ACC_CACHE")
+            os.environ["NS_ACC_CACHE"] = tmp
+            try:
+                base = {"policy": "fifo", "cluster": [4, 8, 8, 8, 2, 10.0], "seed": 1,
+                        "scale": 1.0, "window": 0, "trace": src}
+                p0 = acc.cache_path(base)
+                # the same trace bytes, three draws: three keys, none the unperturbed one's
+                keys = [acc.cache_path(dict(base, dur=[0.001, d])) for d in (1, 2, 3)]
+                keys.append(acc.cache_path(dict(base, dur=[0.002, 1])))
+                self.assertEqual(len(set(keys + [p0])), 5)
+                self.assertEqual(acc.cache_path(dict(base, dur=[0.001, 2])), keys[1])
+                self.assertIsNone(acc.cache_path(dict(base, window=16, dur=[0.001, 1])))
+                # the unperturbed key is the first version's (existing caches stay valid)
+                import hashlib
+                h = hashlib.sha256()
+                with open(src, "rb") as f:
+                    h.update(f.read())
+                h.update(repr(("fifo", [4, 8, 8, 8, 2, 10.0])).encode())
+                self.assertEqual(p0, os.path.join(tmp, "exact-fifo-%s.json" % h.hexdigest()[:16]))
+            finally:
+                if old is None:
+                    del os.environ["NS_ACC_CACHE"]
+                else:
+                    os.environ["NS_ACC_CACHE"] = old
+
+    def test_summary_on_hand_numbers(self):
+        L = "w2"
+        res = {(L, "fifo", 1, "exact"): _run(100.0, 200.0),
+               (L, "fifo", 1, "short"): _run(101.0, 198.0),  # +1 / -1
+               # draw 1: exact +4 / 0 / 0 / job |11-10|/10 = 10 % -> 5 %;
+               # shortcut on it +2 / +1
+               (L, "fifo", 1, "dur1"): _run(104.0, 200.0, jct=(11.0, 20.0)),
+               (L, "fifo", 1, "sdur1"): _run(104.0 * 1.02, 202.0),
+               # draw 2: exact -2 / -2 / +10 / 0; shortcut 0 / -2
+               (L, "fifo", 1, "dur2"): _run(98.0, 196.0, span=1100.0),
+               (L, "fifo", 1, "sdur2"): _run(98.0, 196.0 * 0.98),
+               (L, "fifo", 1, "dur3"): {"timeout": 600.0},  # left out
+               (L, "fifo", 1, "sdur3"): _run(1.0, 1.0)}
+        s = acc.dur_summary(res, L, "fifo")
+        self.assertEqual(s["draws"], 2)
+        # floor: mean |.| over the draws: (4+2)/2, (0+2)/2, (0+10)/2, (5+0)/2
+        for x, y in zip(s["floor"], (3.0, 1.0, 5.0, 2.5)):
+            self.assertAlmostEqual(x, y)
+        # trajectories avg +1, +2, 0: mean 1, sd 1, 4.303 / sqrt 3 = 2.484
+        self.assertEqual(len(s["traj"]), 3)
+        self.assertAlmostEqual(s["avg"][0], 1.0)
+        self.assertAlmostEqual(s["avg"][1], 4.303 / 3 ** 0.5)
+        # p95 -1, +1, -2: mean -2/3, sd sqrt(7/3) = 1.5275, half 3.7950
+        self.assertAlmostEqual(s["p95"][0], -2.0 / 3)
+        self.assertAlmostEqual(s["p95"][1], 4.303 * (7.0 / 3) ** 0.5 / 3 ** 0.5)
+        self.assertAlmostEqual(s["abs"][0], 1.0)
+        self.assertAlmostEqual(s["abs"][1], 4.0 / 3)
+        # unperturbed shortcut vs each perturbed exact run: avg (101-104)/104,
+        # (101-98)/98 -> mean +0.0883 %; p95 -1, +1.0204 -> +0.0102 %
+        self.assertAlmostEqual(s["cross"][0], 50 * (-3 / 104.0 + 3 / 98.0))
+        self.assertAlmostEqual(s["cross"][1], 50 * (-2 / 200.0 + 2 / 196.0))
+        # intervals [-1.48, 3.48] and [-4.46, 3.13] leave +-3 % but hold 0;
+        # 1 <= 1.5 x 3 and 4/3 <= 1.5 x 1: the floor's spread
+        self.assertEqual(s["verdict"], "no bias shown; spread = the floor's")
+        # smaller shortcut errors on the draws (+0.5 / -0.5, 0 / -1): avg +1,
+        # +0.5, 0 -> mean 0.5 +- 1.242 = [-0.74, 1.74]; p95 -1, -0.5, -1 ->
+        # -0.833 +- 4.303 x 0.2887 / sqrt 3 = [-1.55, -0.12]: within +-3 %
+        res[(L, "fifo", 1, "sdur1")] = _run(104.0 * 1.005, 199.0)
+        res[(L, "fifo", 1, "sdur2")] = _run(98.0, 196.0 * 0.99)
+        self.assertEqual(acc.dur_summary(res, L, "fifo")["verdict"], "bias within 3 %")
+        # no draws, or no exact run: no floor row
+        self.assertIsNone(acc.dur_summary(res, L, "ls"))
+        self.assertIsNone(acc.dur_summary({(L, "ls", 1, "dur1"): _run(1, 1)}, L, "ls"))
+
+
 @support.requires("ns_sim_new", "ns_sim_run", "ns_sim_scale_arrivals")
 class TestPerturbation(unittest.TestCase):
     def test_last_arrival_moves_by_the_floor(self):

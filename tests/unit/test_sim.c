@@ -853,6 +853,45 @@ static void test_phase_cassini_readjust(void **state) {
   ns_sim_opts_free(o);
 }
 
+/* Fast-forward over CASSINI re-adjustments (bench/RESULTS.md "cassini-ff's
+   fast-forward on window 2"): the pair of test_phase_cassini_readjust
+   (periods 200 and 300 ms alone, never interleaved whatever the shift),
+   3000 and 2000 iterations. Each drifted all-reduce re-adjusts the pair's
+   shifts (rule READJUST), and each re-adjustment holds both jobs once; a
+   job's n-th waits 10 x 2^n of its iterations, so they are dense at the
+   start (A's at about 10, 30, 70 iterations: inside the pair's window of
+   8 W = 128) and rare after. The window starts again at every applied
+   shift (restart_window), so the mean a fast-forward extrapolates is of
+   iterations without a hold, each within [c + 100, c + 200] ms: the
+   documented bound, x 100 / (128 (c + 100)), plus one iteration at the
+   hand-over and one for a hold the exact run makes after it, c + 200 each:
+   A 700.5 s x 100 / (128 x 200) + 600 ms = 3.34 s. Measured: A 0.1 s (B
+   0.1 s of 2.62); with the window kept across the shifts A's mean counted
+   the early holds and A finished 3.92 s (0.56 %) late, past that bound. */
+static void test_phase_readjust_window(void **state) {
+  (void)state;
+  skip_without_cassini();
+  static const double jobs[2][4] = {{0, 3000, 100.0, 125e6}, {0, 2000, 200.0, 125e6}};
+  ns_sim_opts *o = opts_custom(ns_test_place_spread);
+  assert_int_equal(ns_sim_opts_set_cassini(o, 1, 10), NS_OK);
+  assert_int_equal(ns_sim_opts_set_cassini_drift(o, 0.05), NS_OK);
+  assert_int_equal(ns_sim_opts_set_phase_window(o, 0), NS_OK);
+  ns_sim *exact = run_jobs(o, 2, jobs);
+  assert_int_equal(ns_sim_opts_set_phase_window(o, 16), NS_OK);
+  ns_sim *ff = run_jobs(o, 2, jobs);
+  assert_true(exact->cassini_readjusts > 0 && ff->cassini_readjusts > 0);
+  for (int j = 0; j < 2; j++) {
+    double c = jobs[j][2], it = jobs[j][1];
+    double x = ns_test_jct_ms(exact, j), y = ns_test_jct_ms(ff, j);
+    /* the exact run: between alone and fully colliding */
+    assert_true(x >= it * (c + 100.0) && x <= it * (c + 200.0));
+    assert_true(fabs(y - x) <= x * 100.0 / (128 * (c + 100.0)) + 2 * (c + 200.0));
+  }
+  ns_sim_free(exact);
+  ns_sim_free(ff);
+  ns_sim_opts_free(o);
+}
+
 /* ---- queueing, fragmentation, percentiles --------------------------------- */
 
 static void test_queueing_and_fragmentation(void **state) {
@@ -1394,6 +1433,7 @@ int main(void) {
       cmocka_unit_test(test_phase_owner_stamps_wrap),
       cmocka_unit_test(test_phase_partial_contention),
       cmocka_unit_test(test_phase_cassini_readjust),
+      cmocka_unit_test(test_phase_readjust_window),
       cmocka_unit_test(test_queueing_and_fragmentation),
       cmocka_unit_test(test_vclos_few_spines_waits),
       cmocka_unit_test(test_default_workload_shape),
