@@ -629,11 +629,17 @@ static double waiter_key(const nsi_simjob *j) {
 
 /* Refused in this membership of g on a link where no all-reduce has ended
    since (the hook's `hold`): asking again would refuse again. */
-static int still_refused(ns_sim *s, const nsi_group *g, const nsi_simjob *k) {
-  int still = !s->ref_admit && k->wait_link >= 0 && k->wait_ep > g->mep &&
-              s->lrel[k->wait_link] < k->wait_ep;
-  s->admit_skips += (uint64_t)still;
-  return still;
+static int still_refused(const ns_sim *s, const nsi_group *g, const nsi_simjob *k) {
+  return !s->ref_admit && k->wait_link >= 0 && k->wait_ep > g->mep &&
+         s->lrel[k->wait_link] < k->wait_ep;
+}
+
+/* Every member of g starts its fast-forward window again (its iterations
+   so far no longer describe the group: a member left, or time-shifts moved
+   the relative phases, restart_window). */
+static void new_window(ns_sim *s, const nsi_group *g) {
+  for (size_t m = 0; m < g->n; m++)
+    s->jobs[g->members[m]].w_n = 0;
 }
 
 /* After an all-reduce ended (or the group changed): waiting all-reduces
@@ -656,8 +662,12 @@ static int admit_waiters(ns_sim *s, nsi_group *g) {
   for (size_t m = 0; m < g->n; m++) { /* insertion by (key, index) */
     int ji = g->members[m];
     const nsi_simjob *k = &s->jobs[ji];
-    if (k->phase != NSI_PH_WAIT || k->it_left == 0 || still_refused(s, g, k))
+    if (k->phase != NSI_PH_WAIT || k->it_left == 0)
       continue;
+    if (still_refused(s, g, k)) {
+      s->admit_skips++;
+      continue;
+    }
     size_t at = nw++;
     double key = waiter_key(k);
     while (at > 0) {
@@ -700,8 +710,7 @@ static void leave_group(ns_sim *s, nsi_simjob *j) {
     g->ff = 2; /* the window means are stale: rebuilt at the next update */
   g->cache = 0;
   g->mep = ++s->aep; /* in flight maybe: every waiter is asked again */
-  for (size_t m = 0; m < g->n; m++)
-    s->jobs[g->members[m]].w_n = 0; /* a new window */
+  new_window(s, g);
   j->group = -1;
   s->net_dirty = 1; /* the component changed: rebuilt at the next update */
 }
@@ -956,11 +965,8 @@ static double next_start_in(ns_sim *s, nsi_simjob *j) {
    test_phase_readjust_window). A group already fast-forwarded is
    rebuilt when its membership changes, with a new window anyway. */
 static void restart_window(ns_sim *s, const nsi_simjob *j) {
-  if (j->group < 0 || s->grp[j->group].ff)
-    return;
-  const nsi_group *g = &s->grp[j->group];
-  for (size_t m = 0; m < g->n; m++)
-    s->jobs[g->members[m]].w_n = 0;
+  if (j->group >= 0 && !s->grp[j->group].ff)
+    new_window(s, &s->grp[j->group]);
 }
 
 /* CASSINI's shifts (policy.c records them): every pending job's next
