@@ -6,19 +6,24 @@
 #   suite_summary           print the summary (with the slowest suites: CI
 #                           must stay under 20 minutes); status 1 if a suite failed
 _suite_dir=$(mktemp -d)
-_suite_pass=0 _suite_fail=0
-: > "$_suite_dir/skips" ; : > "$_suite_dir/failed" ; : > "$_suite_dir/times"
+: > "$_suite_dir/skips" ; : > "$_suite_dir/passed" ; : > "$_suite_dir/failed" ; : > "$_suite_dir/times"
+
+# _suite_record NAME STATUS SECONDS OUTPUT: one suite's verdict, time and
+# SKIP lines, kept for the summary (a file each, so that suites run in the
+# background count too).
+_suite_record() {
+  echo "$3 $1" >> "$_suite_dir/times"
+  if [ "$2" -eq 0 ]; then echo "$1" >> "$_suite_dir/passed"
+  else echo "$1 (exit $2)" >> "$_suite_dir/failed"; fi
+  grep -E 'SKIP' "$4" | sed -e 's/^[[:space:]]*//' -e "s|^|$1: |" >> "$_suite_dir/skips"
+}
 
 suite() {
   local name=$1; shift
   echo "== $name"
   local t0=$SECONDS
   "$@" 2>&1 | tee "$_suite_dir/out"
-  local rc=${PIPESTATUS[0]}
-  echo "$((SECONDS - t0)) $name" >> "$_suite_dir/times"
-  if [ "$rc" -eq 0 ]; then _suite_pass=$((_suite_pass + 1))
-  else _suite_fail=$((_suite_fail + 1)); echo "$name (exit $rc)" >> "$_suite_dir/failed"; fi
-  grep -E 'SKIP' "$_suite_dir/out" | sed -e 's/^[[:space:]]*//' -e "s|^|$name: |" >> "$_suite_dir/skips"
+  _suite_record "$name" "${PIPESTATUS[0]}" "$((SECONDS - t0))" "$_suite_dir/out"
 }
 
 # suite_par JOBS NAME...: runs the suites NAME (each a command without
@@ -36,10 +41,7 @@ _suite_one() {
     flock 9
     echo "== $name ($((SECONDS - t0)) s)"
     cat "$out"
-    echo "$((SECONDS - t0)) $name" >> "$_suite_dir/times"
-    if [ "$rc" -eq 0 ]; then echo "$name" >> "$_suite_dir/par_pass"
-    else echo "$name (exit $rc)" >> "$_suite_dir/failed"; echo "$name" >> "$_suite_dir/par_fail"; fi
-    grep -E 'SKIP' "$out" | sed -e 's/^[[:space:]]*//' -e "s|^|$name: |" >> "$_suite_dir/skips"
+    _suite_record "$name" "$rc" "$((SECONDS - t0))" "$out"
   } 9> "$_suite_dir/lock"
   rm -f "$out"
 }
@@ -47,30 +49,29 @@ _suite_one() {
 suite_par() {
   local jobs=$1 running=0 name
   shift
-  : > "$_suite_dir/par_pass"; : > "$_suite_dir/par_fail"
   for name in "$@"; do
     _suite_one "$name" &
     running=$((running + 1))
     if [ "$running" -ge "$jobs" ]; then wait -n; running=$((running - 1)); fi
   done
   wait
-  _suite_pass=$((_suite_pass + $(wc -l < "$_suite_dir/par_pass")))
-  _suite_fail=$((_suite_fail + $(wc -l < "$_suite_dir/par_fail")))
 }
 
 suite_summary() {
-  local nskip
+  local nskip npass nfail
   nskip=$(wc -l < "$_suite_dir/skips")
+  npass=$(wc -l < "$_suite_dir/passed")
+  nfail=$(wc -l < "$_suite_dir/failed")
   echo "== summary"
   echo "slowest suites (s): $(sort -rn "$_suite_dir/times" | head -5 | tr '\n' ' ')"
   if [ "$nskip" -gt 0 ]; then
     echo "skipped ($nskip):"
     sed 's/^/  /' "$_suite_dir/skips"
   fi
-  if [ "$_suite_fail" -gt 0 ]; then
+  if [ "$nfail" -gt 0 ]; then
     echo "failed:"; sed 's/^/  /' "$_suite_dir/failed"
   fi
-  echo "make check: $_suite_pass suites passed, $_suite_fail failed; $nskip tests or checks skipped$([ "$nskip" -gt 0 ] && echo " (why: above)")"
+  echo "make check: $npass suites passed, $nfail failed; $nskip tests or checks skipped$([ "$nskip" -gt 0 ] && echo " (why: above)")"
   rm -rf "$_suite_dir"
-  [ "$_suite_fail" -eq 0 ]
+  [ "$nfail" -eq 0 ]
 }
