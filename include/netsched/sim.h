@@ -126,6 +126,10 @@
  *    the one re-simulated among n - 1 kept ones (not counting them gave it
  *    capacity x (1 - e(n)) more: on Philly windows 2D-LAS finished jobs
  *    9.5 % early on average; test_phase_partial_contention, bench/RESULTS.md).
+ *    Under SRSF(n) admission at most n all-reduces transfer on a link, so
+ *    kept ones raise its k no further than n (SRSF(1): no loss at all;
+ *    charging them more slowed srsf-1's long jobs on a Philly window
+ *    2-10x; test_phase_srsf_kept_no_contention).
  *    Measured: mean |JCT error| 1.8 % against the
  *    unaccelerated run on a 20-job chain whose jobs leave one by one
  *    (tests/unit/test_sim.c, test_phase_partial_restart); 2.3 % (worst job

@@ -81,6 +81,7 @@ int nsi_sim_net_init(ns_sim *s) {
   s->capk = malloc(n * sizeof *s->capk);
   for (int k = 0; k <= 64; k++)
     s->ek[k] = nsi_sim_curve(o, k);
+  s->kmax = nsi_admission(o) == NS_SIM_ADMIT_SRSF ? nsi_admit_n(o) : 0;
   s->bgcnt = calloc(n, sizeof *s->bgcnt);
   s->lmap = malloc(n * sizeof *s->lmap);
   s->lmapg = calloc(n, sizeof *s->lmapg);

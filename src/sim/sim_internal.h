@@ -393,6 +393,7 @@ struct ns_sim {
   double *bgk;         /* per link: bgon jobs transferring there on average (sum of bgphi) */
   double *capk;        /* per link, scratch of a solve: capeff x e(k) (contention curve) */
   double ek[65];       /* e(k) of the curve for k <= 64 */
+  int kmax;            /* SRSF(n) admission: at most n transfers on a link at once (0: no bound) */
   int *wtmp;           /* scratch: waiting all-reduces of a group (admit_waiters) */
   size_t cap_wtmp;
   uint64_t *lrel;      /* per link: s->aep when an all-reduce on it last ended (admit_waiters) */
