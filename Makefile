@@ -429,6 +429,13 @@ FUZZ_SECONDS ?= 30
 # something new on any run).
 FUZZ_RUNS ?=
 FUZZ_LIMIT = $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS) -seed=1,-max_total_time=$(FUZZ_SECONDS))
+# The FUZZ_RUNS pass runs with address-space randomisation off (setarch -R),
+# so that a target whose coverage follows pointer values draws the same
+# inputs on every machine; a unit may take 60 s (ASan + coverage on a busy
+# 2-core machine: fuzz_cassini's near-cap circles of 4M bins take 2.5 s of
+# CPU and were seen at 13 s of wall time) before it counts as a hang.
+FUZZ_NOASLR := $(if $(FUZZ_RUNS),$(shell setarch $$(uname -m) -R true 2>/dev/null && echo setarch $$(uname -m) -R))
+FUZZ_TIMEOUT ?= 60
 FUZZ_WHAT = $(if $(FUZZ_RUNS),$(FUZZ_RUNS) runs (seed 1),$(FUZZ_SECONDS) s)
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS := -std=c11 -Wall -Wextra -Wpedantic -Werror -D_POSIX_C_SOURCE=200809L -O1 -g $(FUZZ_SAN)
@@ -475,7 +482,7 @@ fuzz: fuzz-build lib
 	  [ -d tests/fuzz/corpus/$$t ] && cp tests/fuzz/corpus/$$t/* $$work/ 2>/dev/null; \
 	  echo "== fuzz $$t for $(FUZZ_WHAT)"; \
 	  LSAN_OPTIONS=suppressions=$(abspath tests/fuzz/lsan.supp) \
-	  build/fuzz/$$t $(FUZZ_LIMIT) -timeout=10 -rss_limit_mb=2048 \
+	  $(FUZZ_NOASLR) build/fuzz/$$t $(FUZZ_LIMIT) -timeout=$(FUZZ_TIMEOUT) -rss_limit_mb=2048 \
 	    -print_final_stats=1 -artifact_prefix=build/fuzz/artifacts/$$t- $$work \
 	    > build/fuzz/$$t.log 2>&1 || { fail=1; failed="$$failed $$t"; tail -n 60 build/fuzz/$$t.log; }; \
 	  grep -E '^SKIP|^stat::(number_of_executed_units|new_units_added)' build/fuzz/$$t.log | tr '\n' ' '; echo; \
