@@ -429,6 +429,13 @@ FUZZ_SECONDS ?= 30
 # something new on any run).
 FUZZ_RUNS ?=
 FUZZ_LIMIT = $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS) -seed=1,-max_total_time=$(FUZZ_SECONDS))
+# The FUZZ_RUNS pass runs with address-space randomisation off (setarch -R),
+# so that a target whose coverage follows pointer values draws the same
+# inputs on every machine; a unit may take 60 s (ASan + coverage on a busy
+# 2-core machine: fuzz_cassini's near-cap circles of 4M bins take 2.5 s of
+# CPU and were seen at 13 s of wall time) before it counts as a hang.
+FUZZ_NOASLR := $(if $(FUZZ_RUNS),$(shell setarch $$(uname -m) -R true 2>/dev/null && echo setarch $$(uname -m) -R))
+FUZZ_TIMEOUT ?= 60
 FUZZ_WHAT = $(if $(FUZZ_RUNS),$(FUZZ_RUNS) runs (seed 1),$(FUZZ_SECONDS) s)
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS := -std=c11 -Wall -Wextra -Wpedantic -Werror -D_POSIX_C_SOURCE=200809L -O1 -g $(FUZZ_SAN)
@@ -470,21 +477,25 @@ fuzz-build: $(FUZZ_LIB)
 # tests/fuzz/lsan.supp exempts leaks inside the C++ solver stack (CoinUtils'
 # presolve leak, fixed upstream only on master).
 fuzz: fuzz-build lib
-	@fail=0; for t in $$(cat build/fuzz/built); do \
+	@fail=0; failed=""; for t in $$(cat build/fuzz/built); do \
 	  work=build/fuzz/corpus/$$t; rm -rf $$work; mkdir -p $$work build/fuzz/artifacts; \
 	  [ -d tests/fuzz/corpus/$$t ] && cp tests/fuzz/corpus/$$t/* $$work/ 2>/dev/null; \
 	  echo "== fuzz $$t for $(FUZZ_WHAT)"; \
 	  LSAN_OPTIONS=suppressions=$(abspath tests/fuzz/lsan.supp) \
-	  build/fuzz/$$t $(FUZZ_LIMIT) -timeout=10 -rss_limit_mb=2048 \
+	  $(FUZZ_NOASLR) build/fuzz/$$t $(FUZZ_LIMIT) -timeout=$(FUZZ_TIMEOUT) -rss_limit_mb=2048 \
 	    -print_final_stats=1 -artifact_prefix=build/fuzz/artifacts/$$t- $$work \
-	    > build/fuzz/$$t.log 2>&1 || { fail=1; tail -n 60 build/fuzz/$$t.log; }; \
+	    > build/fuzz/$$t.log 2>&1 || { fail=1; failed="$$failed $$t"; tail -n 60 build/fuzz/$$t.log; }; \
 	  grep -E '^SKIP|^stat::(number_of_executed_units|new_units_added)' build/fuzz/$$t.log | tr '\n' ' '; echo; \
 	done; \
 	echo "== fuzz fuzz_python_args for $(FUZZ_WHAT)"; \
 	NETSCHED_LIBRARY=$(abspath $(OUT))/$(SO_NAME) PYTHONPATH=$(abspath bindings/python) \
 	  $(PYTHON) tests/fuzz/fuzz_python_args.py $(if $(FUZZ_RUNS),--runs $(FUZZ_RUNS) --seed 1,--seconds $(FUZZ_SECONDS)) \
-	  --corpus tests/fuzz/corpus/fuzz_python_args --artifacts build/fuzz/artifacts || fail=1; \
-	if [ $$fail -ne 0 ]; then echo "make fuzz: FAILED (reproducers in build/fuzz/artifacts/)"; exit 1; fi; \
+	  --corpus tests/fuzz/corpus/fuzz_python_args --artifacts build/fuzz/artifacts \
+	  || { fail=1; failed="$$failed fuzz_python_args"; }; \
+	if [ $$fail -ne 0 ]; then for t in $$failed; do [ -f build/fuzz/$$t.log ] || continue; \
+	    echo "== $$t failed:"; grep -E 'invariant failed|^  [a-z]|ERROR:|SUMMARY:|Base64:|written to' \
+	      build/fuzz/$$t.log | head -n 12; done; \
+	  echo "make fuzz: FAILED:$$failed (reproducers in build/fuzz/artifacts/)"; exit 1; fi; \
 	echo "make fuzz: all targets ran $(FUZZ_WHAT) without a crash"
 
 # ==== netsched-slurm: external scheduler for Slurm (issue 16) =================
