@@ -204,8 +204,11 @@ static int push(ns_sim *s, nsi_simjob *j, double t) {
   return nsi_sim_heap_push(&s->heap, t, (int)(j - s->jobs), j->ver);
 }
 
-/* e(k) of the curve, k >= 0 jobs on a link (flat past its last point). */
+/* e(k) of the curve, k >= 0 jobs on a link (flat past its last point,
+   and under SRSF(n) admission past n: bg_caps). */
 static double e_int(const ns_sim *s, int k) {
+  if (s->kmax > 0 && k > s->kmax)
+    k = s->kmax;
   if (k <= 64)
     return s->ek[k];
   return s->o.curve_k[s->o.curve_n - 1] <= 64 ? s->ek[64] : nsi_sim_curve(&s->o, k);
@@ -222,8 +225,9 @@ static double e_int(const ns_sim *s, int k) {
    default curve nearly half the link more) when it does not, which made
    partial restarts finish jobs early (bench/RESULTS.md). Under SRSF(n)
    admission no link carries more than n transfers at once (s->kmax = n),
-   so past k = n the link delivers cap x e(n): the kept ones' average
-   transfers queue behind the admission, they do not collide. Charging
+   so past k = n the link delivers cap x e(n) (e_int is flat there): the
+   kept ones' average transfers queue behind the admission, they do not
+   collide. Charging
    e(c + bgk) there (SRSF(1): e(5) = 0.74 on a Philly uplink with four
    kept jobs, where the exact run never loses anything) left re-simulated
    jobs at the 1 % floor on half their links, and the window means they
@@ -236,8 +240,6 @@ static void bg_caps(const ns_sim *s, int l, int n, double *v) {
   double f = b - k, e0 = e_int(s, k);
   for (int c = 0; c <= n; c++) {
     double e1 = e_int(s, k + c + 1), x = s->cap[l] * (e0 + (e1 - e0) * f) - s->bg[l];
-    if (s->kmax > 0 && (double)c + b >= (double)s->kmax)
-      x = s->cap[l] * e_int(s, s->kmax) - s->bg[l];
     v[c] = x > lo ? x : lo;
     e0 = e1;
   }
