@@ -64,6 +64,21 @@ keyed by the trace's bytes, preset, cluster, seed and scale - and for a
 run-time draw its half-width and draw number - and reused), NS_ACC_CHAOS_DUR
 (run-time floor's half-width, 0 = off), NS_ACC_CHAOS_DUR_DRAWS (3).
 
+CACHED-ONLY MODE (NS_ACC_CACHED_ONLY=1; needs NS_ACC_CACHE): no exact run at
+all. It enumerates every exact trajectory (W = 0) in the cache that the knobs
+describe - the presets, the default workload's seeds 1..NS_ACC_SEEDS (40 in
+this mode), the Philly windows' seeds 1..NS_ACC_SEEDS_PHILLY (5 here), each
+unshifted and with arrivals moved by NS_ACC_CHAOS_MS / NS_ACC_CHAOS2_MS, and
+seed 1's run-time draws 1..NS_ACC_CHAOS_DUR_DRAWS (80 here) at half-width
+NS_ACC_CHAOS_DUR (0.001 here) - runs the shortcut run (W = NS_ACC_W) of each
+on the same input, and prints per preset, over the Philly windows' and then
+the default workload's trajectories, N, the avg and p95 JCT errors' mean
++- 95 % (Student t, scipy) and mean |error| and largest |error|: the table
+of docs/simulator.md ("How far the shortcuts move the results"). NS_ACC_JSON
+keeps every run's errors.
+
+    NS_ACC_CACHED_ONLY=1 NS_ACC_CACHE=/tmp/acc-cache make bench-accuracy
+
 Each run is a child process (a time limit that cannot leave a half-run
 simulator behind). Reads ../shared/data (NS_DATA_DIR); windows are written
 to a temporary directory, never into the project.
@@ -312,20 +327,101 @@ def verdict(avg, p95, short_abs, floor_abs, tol=3.0):
     return "no bias shown; spread > the floor's"
 
 
+def table_stats(xs):
+    """Over one preset's signed errors xs (%): (mean, 95 % half-width with
+    Student t at n - 1 degrees of freedom, 0 for one error, mean |x|, max |x|)."""
+    from scipy.stats import t as student  # python3-scipy: .ci/run, README
+    n = len(xs)
+    m = sum(xs) / n
+    h = 0.0
+    if n > 1:
+        sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (n - 1))
+        h = float(student.ppf(0.975, n - 1)) * sd / math.sqrt(n)
+    return m, h, sum(map(abs, xs)) / n, max(map(abs, xs))
+
+
+def preset_table(errs, order):
+    """Markdown lines of the per-preset table (docs/simulator.md): errs maps a
+    preset to its [(avg err, p95 err)], one pair a trajectory; rows by largest
+    |avg error| first, ties in `order`."""
+    out = ["| preset | trajectories | avg JCT error: mean +- 95 % | mean \\|error\\| | largest "
+           "| p95 JCT error: mean +- 95 % | mean \\|error\\| | largest |",
+           "|---|---|---|---|---|---|---|---|"]
+    rows = [(pol, [table_stats([e[i] for e in errs[pol]]) for i in (0, 1)])
+            for pol in order if errs.get(pol)]
+    rows.sort(key=lambda r: -r[1][0][3])  # stable: ties keep `order`
+    for pol, st in rows:
+        out.append("| %s | %d | %s |" % (pol, len(errs[pol]), " | ".join(
+            "%+.1f +- %.1f | %.1f | %.1f" % s for s in st)))
+    return out
+
+
+def cached_only(policies, loads, W, par, limit, chaos, cdur, ndraws):
+    """NS_ACC_CACHED_ONLY: the shortcut run of every cached exact trajectory
+    the knobs describe (header), against it; prints the per-preset tables."""
+    specs = []
+    for label, trace, cl, _, span, ns in loads:
+        drawn = [(d, perturb_durations(trace, "%s-dur%d.csv" % (trace[:-4], d), cdur, d))
+                 for d in range(1, ndraws + 1)] if trace else []
+        for pol in policies:
+            base = {"label": label, "policy": pol, "trace": trace, "cluster": cl, "window": 0,
+                    "limit": limit}
+            cand = [dict(base, seed=seed, kind=kind, scale=1.0 + ms / span)
+                    for seed in range(1, ns + 1)
+                    for kind, ms in [("exact", 0.0)] + [("chaos%s" % i, ms) for i, ms in chaos]]
+            cand += [dict(base, seed=1, kind="dur%d" % d, scale=1.0, trace=pt, dur=[cdur, d])
+                     for d, pt in drawn]
+            specs += [dict(sp, exact=cache_path(sp)) for sp in cand
+                      if os.path.exists(cache_path(sp))]
+    print("shortcut runs (W = %d) of %d cached exact trajectories (%s)"
+          % (W, len(specs), os.environ["NS_ACC_CACHE"]), file=sys.stderr)
+    res = []
+
+    def done(spec, r):
+        if not ok(r):
+            print("%s %s seed %d %s: shortcut run %s" % (spec["label"], spec["policy"],
+                  spec["seed"], spec["kind"], cpu_of(r)), file=sys.stderr)
+            return
+        with open(spec["exact"]) as f:
+            res.append((spec, compare(r, json.load(f)), r["cpu"]))
+
+    Runner(par, limit).run_all([dict(sp, window=W) for sp in specs], done)
+    if os.environ.get("NS_ACC_JSON"):
+        with open(os.environ["NS_ACC_JSON"], "w") as f:
+            json.dump([{"label": sp["label"], "policy": sp["policy"], "seed": sp["seed"],
+                        "kind": sp["kind"], "exact": sp["exact"], "cpu": cpu,
+                        "avg": e[0], "p95": e[1], "span": e[2], "job": e[3]}
+                       for sp, e, cpu in res], f, indent=0)
+    for title, philly in (("Philly windows", True), ("default workload", False)):
+        errs = {}
+        for sp, e, _ in res:
+            if (sp["trace"] is not None) == philly:
+                errs.setdefault(sp["policy"], []).append(e[:2])
+        if errs:
+            print("\n%s: default shortcuts (W = %d) vs the exact run of the same trajectory, "
+                  "%%, %d trajectories\n" % (title, W, sum(map(len, errs.values()))))
+            print("\n".join(preset_table(errs, policies)))
+
+
 def main():
     limit = float(os.environ.get("NS_ACC_LIMIT", "600"))
     nwin = int(os.environ.get("NS_ACC_WINDOWS", "3"))
     jobs = int(os.environ.get("NS_ACC_JOBS", "1500"))
     starts = [int(x) for x in os.environ.get("NS_ACC_STARTS", "20000,45000,70000").split(",")
               if x.strip()][:nwin]  # NS_ACC_WINDOWS=1: the first one only; 0: none
-    nseeds = int(os.environ.get("NS_ACC_SEEDS", "10"))
-    nseeds_ph = int(os.environ.get("NS_ACC_SEEDS_PHILLY", "1"))
+    cached = os.environ.get("NS_ACC_CACHED_ONLY", "0") not in ("", "0")
+    if cached and not os.environ.get("NS_ACC_CACHE"):
+        sys.exit("bench_accuracy: NS_ACC_CACHED_ONLY=1 needs NS_ACC_CACHE (the directory of "
+                 "cached exact runs)")
+    nseeds = int(os.environ.get("NS_ACC_SEEDS", "40" if cached else "10"))
+    nseeds_ph = int(os.environ.get("NS_ACC_SEEDS_PHILLY", "5" if cached else "1"))
     W = int(os.environ.get("NS_ACC_W", "16"))
     par = int(os.environ.get("NS_ACC_PAR", "2"))
     chaos1 = float(os.environ.get("NS_ACC_CHAOS_MS", "1"))
     chaos2 = float(os.environ.get("NS_ACC_CHAOS2_MS", "1000"))
-    cdur = float(os.environ.get("NS_ACC_CHAOS_DUR", "0"))
-    ndraws = int(os.environ.get("NS_ACC_CHAOS_DUR_DRAWS", "3")) if cdur > 0 else 0
+    cdur = float(os.environ.get("NS_ACC_CHAOS_DUR", "0.001" if cached else "0"))
+    ndraws = int(os.environ.get("NS_ACC_CHAOS_DUR_DRAWS", "80" if cached else "3")) \
+        if cdur > 0 else 0
     target = float(os.environ.get("NS_ACC_LOAD", "1.25"))
     cluster = [float(x) if i == 5 else int(x) for i, x in
                enumerate(os.environ.get("NS_ACC_CLUSTER", "4,8,8,8,2,10").split(","))]
@@ -350,6 +446,10 @@ def main():
         loads = ([("default", None, None, 160, 1200000.0, nseeds)] if nseeds > 0 else []) + [
             ("philly %s +%d" % (ts, nj), path, cluster, nj, span, nseeds_ph)
             for path, ts, nj, span in windows(nwin, jobs, tmp, gpus, target, starts)]
+        if cached:
+            chaos = [(i, ms) for i, ms in (("", chaos1), ("2", chaos2)) if ms]
+            cached_only(policies, loads, W, par, limit, chaos, cdur, ndraws)
+            return
         specs = []  # seed-major: a run stopped early has every preset at similar seeds
         for seed in range(1, max(ld[5] for ld in loads) + 1):
             for label, trace, cl, _, span, ns in loads:

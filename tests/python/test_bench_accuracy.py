@@ -60,6 +60,29 @@ class TestStatistics(unittest.TestCase):
         self.assertAlmostEqual(acc.t95(45), 2.023)  # untabled: the next smaller df's (wider)
         self.assertAlmostEqual(acc.t95(500), 1.984)
 
+    def test_cached_only_table_stats(self):
+        # NS_ACC_CACHED_ONLY's per-preset statistics on -3, 0, 6: mean 1;
+        # deviations -4, -1, 5 -> sum of squares 42, variance 42 / 2 = 21,
+        # sd / sqrt(3) = sqrt(7) = 2.64575; t(0.975, 2 df) in closed form
+        # 0.95 * sqrt(2 / (1 - 0.95^2)) = 4.30265 -> half-width 11.3838;
+        # mean |e| (3 + 0 + 6) / 3 = 3; largest |e| 6
+        m, h, mabs, big = acc.table_stats([-3.0, 0.0, 6.0])
+        self.assertAlmostEqual(m, 1.0)
+        self.assertAlmostEqual(h, 0.95 * (2 / (1 - 0.95 ** 2)) ** 0.5 * 7 ** 0.5, places=6)
+        self.assertAlmostEqual(h, 11.3838, places=3)
+        self.assertAlmostEqual(mabs, 3.0)
+        self.assertEqual(big, 6.0)
+        self.assertEqual(acc.table_stats([-2.5]), (-2.5, 0.0, 2.5, 2.5))  # one: no spread
+        # rows by largest |avg error| (b: 10 > a: 6), ties (c, d: 0) in the given order
+        lines = acc.preset_table({"a": [(-3.0, 1.0), (0.0, 1.0), (6.0, 1.0)],
+                                  "b": [(10.0, -2.0)], "c": [(0.0, 0.0)], "d": [(0.0, 0.0)]},
+                                 ["d", "a", "c", "b", "e"])
+        self.assertEqual(lines[2:], [
+            "| b | 1 | +10.0 +- 0.0 | 10.0 | 10.0 | -2.0 +- 0.0 | 2.0 | 2.0 |",
+            "| a | 3 | +1.0 +- 11.4 | 3.0 | 6.0 | +1.0 +- 0.0 | 1.0 | 1.0 |",
+            "| d | 1 | +0.0 +- 0.0 | 0.0 | 0.0 | +0.0 +- 0.0 | 0.0 | 0.0 |",
+            "| c | 1 | +0.0 +- 0.0 | 0.0 | 0.0 | +0.0 +- 0.0 | 0.0 | 0.0 |"])
+
     def test_verdict(self):
         # both intervals inside +-3 %: [-0.5, 2.5] and [-2.9, 1.9]
         self.assertEqual(acc.verdict((1.0, 1.5), (-0.5, 2.4), (9, 9), (1, 1)),
