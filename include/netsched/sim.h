@@ -118,8 +118,11 @@
  *    under preemption nearly every event changes one). Each re-simulated
  *    job goes back to its window mean after its own window (max(2, 64 / n)
  *    iterations for n re-simulated jobs, 1 when n > 32). Error: the window bound above for the
- *    re-simulated jobs; in addition a kept job ignores the change's effect
- *    on it through its neighbours, re-simulated jobs see kept ones' mean
+ *    re-simulated jobs; in addition a kept job sees the change's effect
+ *    on it through its neighbours only from the first update after they
+ *    leave their restart at new means (they rate-touch it: re-simulated
+ *    then, within the 8 per change, after the jobs a start or leave
+ *    touched; test_phase_kept_rate_touch), re-simulated jobs see kept ones' mean
  *    rather than their phases, and SRSF(n)/AdaDUAL admission counts only
  *    the re-simulated ones. Kept jobs count in a link's e(k) (above): n
  *    alike jobs saturating a link get capacity x e(n) / n each, and so does

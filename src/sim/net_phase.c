@@ -70,6 +70,22 @@
  *    chain of tens of jobs at every arrival or finish was what made
  *    scattering policies on Philly take minutes (bench/RESULTS.md); the
  *    error of the approximation is in sim.h (test_phase_partial_restart).
+ *    Rate-touches (rate_touch): a member leaving a partial restart at its
+ *    new mean changes its load on its links, and its kept link-mates' means
+ *    were taken against the old one, so they become candidates at the next
+ *    update that happens anyway (none is forced), ranked after the jobs
+ *    touched by a start or leave (they fill the slots those leave of the
+ *    8; one deferred does not make the restart's end an update), and a
+ *    job re-simulated only for a rate-touch rate-touches no one (depth 1,
+ *    no threshold: the same events give the same re-simulations). Before,
+ *    a kept job was re-measured only when a job started or left on its own
+ *    links, whatever its link-mates' new rates: the kept jobs of Philly
+ *    window 2's busy period ran +2.6 % slow on average, a few 9-28 % for
+ *    80-415 ks (bench/RESULTS.md "Rate-touched kept means";
+ *    test_phase_kept_rate_touch: 5.1 % before, 0.25 % now). What remains:
+ *    a kept job still runs at its old mean until that next update, and a
+ *    re-simulated job held back by a kept link-mate's stale load (the kept
+ *    load is a constant) leaves at the held rate.
  *
  * Policies enter through the run's hooks (policy.c): admit_comm when a
  * group member's compute ends (SRSF(n), AdaDUAL per all-reduce), and the
@@ -282,6 +298,23 @@ static void bg_set(ns_sim *s, nsi_simjob *j, int on) {
 static void touch(ns_sim *s, const nsi_simjob *j) {
   for (size_t i = 0; i < j->nlinks; i++)
     s->touch[j->links[i]] = s->touch_epoch;
+}
+
+/* A partial restart's member leaves it at a new mean (maybe_detach): its
+   load on its links (bg_set) changed, and its kept link-mates' means were
+   measured against its old load or phase behaviour, so they become
+   re-simulation candidates at the next update (phase_update counts the
+   rate-touched links with the touched ones, the same NSI_PHASE_TOUCHED cap
+   and deferral). No update is forced: the next one that happens anyway (a
+   start, a leave, the end of a restart with deferred neighbours) takes
+   them. Depth 1: a job re-simulated only because of a rate-touch
+   (rtonly) does not rate-touch its own link-mates when it leaves, so a
+   large component settles instead of re-simulating itself in waves. */
+static void rate_touch(ns_sim *s, const nsi_simjob *j) {
+  if (j->rtonly)
+    return;
+  for (size_t i = 0; i < j->nlinks; i++)
+    s->rtouch[j->links[i]] = s->touch_epoch;
 }
 
 /* Phase state (already advanced) -> lone at the alone iteration time. */
@@ -802,6 +835,7 @@ static int maybe_detach(ns_sim *s, nsi_group *g, nsi_simjob *j) {
   j->group = -1;
   g->cache = 0;
   bg_set(s, j, 1);
+  rate_touch(s, j);
   NSI_TRY(push(s, j, s->now + lone_left(j)));
   if (g->n == 0) {
     free(g->members);
@@ -914,7 +948,7 @@ static int phase_start(ns_sim *s, nsi_simjob *j) {
   j->hold_until = 0;
   if (s->hooks.cassini_started != NULL) /* a new schedule (the policy's) */
     NSI_TRY(s->hooks.cassini_started(s, j));
-  j->w_n = 0, j->bgon = 0, j->stale = 0;
+  j->w_n = 0, j->bgon = 0, j->stale = 0, j->rtonly = 0;
   j->run_from = s->now + (j->resumed ? s->o.restore_ms : 0.0); /* measured(): after the restore */
   if (meets(s, j)) {
     s->net_dirty = 1; /* the update may put it in a group */
@@ -1080,6 +1114,7 @@ static void drop_group(ns_sim *s, nsi_simjob *j) {
    part still in its window; the others keep their window means. */
 #define NSI_PHASE_EXACT 16
 #define NSI_PHASE_TOUCHED 8 /* neighbours re-simulated per change, at most */
+#define NSI_PHASE_REAL (1 << 24) /* ranks a candidate touched by a start or leave first */
 static int affected(ns_sim *s, const nsi_simjob *j, int touched) {
   if (j->group < 0 && !j->bgon)
     return -1; /* new, or lone until now */
@@ -1105,8 +1140,10 @@ static int rebuild(ns_sim *s, const int *comp, size_t n, int partial) {
   }
   int gi = new_group(s, comp, n);
   NSI_TRY(gi);
-  for (size_t i = 0; i < n; i++)
+  for (size_t i = 0; i < n; i++) {
     s->jobs[comp[i]].group = gi;
+    s->jobs[comp[i]].rtonly &= partial; /* a whole component: no rate-touch behind it */
+  }
   nsi_group *g = &s->grp[gi];
   g->partial = partial;
   g->W = window(s, g);
@@ -1206,8 +1243,8 @@ static int phase_update(ns_sim *s) {
     parent[i] = (int)i, kept[i] = 0;
     for (size_t k = 0; k < nres; k++) {
       int r = k < j->nlinks ? j->links[k] : L + j->gpu[k - j->nlinks];
-      if (k < j->nlinks)
-        t += s->touch[r] == s->touch_epoch;
+      if (k < j->nlinks) /* touched links, and rate-touched ones in the high half */
+        t += (s->touch[r] == s->touch_epoch) + ((s->rtouch[r] == s->touch_epoch) << 16);
       int o = s->own[r];
       if (o < base) {
         s->own[r] = me;
@@ -1245,16 +1282,24 @@ static int phase_update(ns_sim *s) {
       partial_any = 1;
       size_t nc = 0;
       for (size_t x = i; x < k; x++) {
-        int a = affected(s, &s->jobs[net[pairs[2 * x + 1]]], tc[pairs[2 * x + 1]]);
-        if (a > 0)
-          cand[2 * nc] = a, cand[2 * nc + 1] = (int)x, nc++;
+        nsi_simjob *jx = &s->jobs[net[pairs[2 * x + 1]]];
+        int t = tc[pairs[2 * x + 1]], real = t & 0xffff, rate = t >> 16;
+        int a = affected(s, jx, real + rate);
+        if (a > 0) { /* a candidate: only rate-touched if nothing real, now or deferred, is behind it;
+                        those with something real go first */
+          jx->rtonly = real == 0 && (jx->stale == 0 || jx->rtonly);
+          cand[2 * nc] = a + (jx->rtonly ? 0 : NSI_PHASE_REAL), cand[2 * nc + 1] = (int)x, nc++;
+        } else if (a < 0) { /* new or lone: real; still in its window: as it entered, unless touched */
+          jx->rtonly = jx->group >= 0 && real == 0 && jx->rtonly;
+        }
         kept[x] = a == 0;
       }
       qsort(cand, nc, 2 * sizeof *cand, by_touch);
       for (size_t c = NSI_PHASE_TOUCHED; c < nc; c++) {
+        nsi_simjob *jc = &s->jobs[net[pairs[2 * cand[2 * c + 1] + 1]]];
         kept[cand[2 * c + 1]] = 1; /* deferred: keeps its window mean for now */
-        s->jobs[net[pairs[2 * cand[2 * c + 1] + 1]]].stale = cand[2 * c];
-        s->stale_any = 1;
+        jc->stale = cand[2 * c] % NSI_PHASE_REAL;
+        s->stale_any |= !jc->rtonly; /* a rate-touched one waits for an update anyway */
       }
       for (size_t x = i; x < k; x++) {
         if (kept[x])

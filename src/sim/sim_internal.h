@@ -138,6 +138,9 @@ typedef struct nsi_simjob {
                            throughput loads its links (net_phase.c, partial restarts) */
   int stale;            /* a neighbour of changes not yet re-simulated (its touched links,
                            summed; net_phase.c: at most NSI_PHASE_TOUCHED per restart) */
+  int rtonly;           /* (to be) re-simulated in a partial restart only because a link-mate
+                           left one at a new mean (net_phase.c rate_touch): its own new mean
+                           rate-touches no one */
   int ar;               /* its all-reduce: 0 the run's, else 1 + ns_sim_allreduce */
   nsi_steps *hd;        /* halving-doubling: its steps (NULL: one ring transfer) */
   int step;             /* ... the step in progress while communicating */
@@ -407,6 +410,8 @@ struct ns_sim {
   size_t cap_lseed;
   int *touch;       /* per link and GPU: == touch_epoch if a job started or left on it */
   int touch_epoch;
+  int *rtouch;      /* per link: == touch_epoch if a partial restart's member left it
+                       there at a new mean since the last update (net_phase.c rate_touch) */
   int stale_any;    /* some running job has stale > 0: re-simulated when a restart ends */
   unsigned capeff_epoch; /* bumped whenever capeff changes */
   double *icap_tmp;

@@ -863,6 +863,87 @@ static void test_phase_srsf_kept_no_contention(void **state) {
       ns_sim_free(run[curve][w]);
 }
 
+/* A job named "X@a,b" takes the first free GPU of server a and of server b
+   (6 GPUs per server). */
+static int place_named(const ns_cluster *c, const ns_job *job, ns_placement *out, void *user) {
+  (void)user;
+  ns_placement_clear(out);
+  ns_placement_bind(out, c);
+  const char *at = strchr(ns_job_name(job), '@');
+  int srv[2];
+  if (at == NULL || sscanf(at + 1, "%d,%d", &srv[0], &srv[1]) != 2 || ns_job_gpus(job) != 2)
+    return NS_ENOSPACE;
+  for (int i = 0; i < 2; i++) {
+    int g = 6 * srv[i];
+    while (g < 6 * srv[i] + 6 && ns_cluster_gpu_is_free(c, g) != 1)
+      g++;
+    if (g == 6 * srv[i] + 6)
+      return NS_ENOSPACE;
+    ns_placement_add_gpu(out, g);
+  }
+  return NS_OK;
+}
+
+/* The jobs of test_phase_kept_rate_touch: 2-GPU rings of 125 MB (100 ms
+   alone at 10 Gbps), 1 us compute (each transfers all the time). */
+static void add_rate_touch(ns_sim *s) {
+  char name[32];
+  int id = 0;
+  for (int k = 0; k < 3; k++) { /* C1..C3 on the hub (server 0) and P1..P3 */
+    snprintf(name, sizeof name, "C%d@0,%d", k + 1, 3 + k);
+    assert_int_equal(ns_sim_add_job(s, name, 0, 2, 3000, 1e-3, 125000000ull, 0), id++);
+  }
+  assert_int_equal(ns_sim_add_job(s, "A@0,1", 0, 2, 3000, 1e-3, 125000000ull, 0), id++);
+  assert_int_equal(ns_sim_add_job(s, "B@1,2", 0, 2, 2000, 1e-3, 125000000ull, 0), id++);
+  for (int k = 0; k < 12; k++) { /* F1 on P1 (3) and 7, F2 on 7 and 8, ... */
+    snprintf(name, sizeof name, "F%d@%d,%d", k + 1, k == 0 ? 3 : 6 + k, 7 + k);
+    assert_int_equal(ns_sim_add_job(s, name, 0, 2, 3000, 1e-3, 125000000ull, 0), id++);
+  }
+  assert_int_equal(ns_sim_add_job(s, "E@19,20", 30000, 2, 10, 1e-3, 125000000ull, 0), id++);
+  assert_int_equal(ns_sim_add_job(s, "C4@0,6", 60000, 2, 3000, 1e-3, 125000000ull, 0), id++);
+  assert_int_equal(ns_sim_add_job(s, "D@19,20", 70000, 2, 10, 1e-3, 125000000ull, 0), id++);
+}
+
+/* A kept job whose link-mate is re-simulated at a new rate is re-measured
+   (net_phase.c rate_touch). 1 leaf, 21 servers x 6 GPUs, 10 Gbps, ideal
+   curve, no latency; every job transfers all the time (1 us compute), so
+   the exact run is steady max-min. C1..C3 and A share the hub's NIC
+   (server 0): 2.5 Gbps each. B shares server 1's NIC with A only and is
+   alone on server 2's: it takes what A leaves, 7.5 Gbps, an iteration of
+   1e-3 + 100 x 10 / 7.5 = 133.334 ms. F1..F12 chain from P1 (5 Gbps each)
+   so that the component has 17 jobs (> 16: partial restarts; every job is
+   kept at its window mean once the start's restart is over). E (30-31 s)
+   and D (from 70 s) run alone on servers 19-20: their starts are updates
+   that touch nothing of the component. At 60 s C4 joins the hub: C1..C4
+   and A get 2 Gbps, so B gets 8 (125.001 ms). Exactly (W = 0) B finishes at
+   60,000 + (2000 - 60,000 / 133.334) x 125.001 = 253,752 ms. With the
+   shortcuts C4's start touches the hub's links: C1..C3 and A are
+   re-simulated (A held at 2 Gbps by the hub; B's kept 7.5 Gbps leave it 2.5
+   on server 1) and leave at their new means ~6.5 s later; B, on none of the
+   hub's links, is not touched. Without the rate-touch B keeps its 7.5 Gbps
+   mean to its end: 60,000 + 1550 x 133.334 = 266,668 ms, +5.1 % (measured:
+   266,668.4). A's new mean rate-touches server 1's links; at the next
+   update (D's start at 70 s: none is forced) B is re-simulated against A's
+   kept 2 Gbps and gets 8 Gbps, so it ends late only by what its 10 s at 7.5
+   cost: 10,000 x (1 - 125.001 / 133.334) = 625 ms, 0.25 % (measured:
+   254,376.8). Asserted: within 1 %. E's start (30 s) takes the rate-touches
+   left from the start's restart, which would otherwise have re-simulated B
+   at C4's start already. */
+static void test_phase_kept_rate_touch(void **state) {
+  (void)state;
+  ns_sim_opts *o = opts_custom(place_named);
+  assert_int_equal(ns_sim_opts_set_allreduce_latency(o, 0.0), NS_OK);
+  assert_int_equal(ns_sim_opts_set_cluster(o, 1, 0, 21, 6, 0, 10.0), NS_OK);
+  ns_sim *run[2];
+  run_exact_and_windowed(o, add_rate_touch, run);
+  double exact = 60000.0 + (2000.0 - 60000.0 / (1e-3 + 1000.0 / 7.5)) * (1e-3 + 100.0 * 10.0 / 8.0);
+  assert_near(ns_test_jct_ms(run[0], 4), exact, 1e-3 * exact);
+  assert_true(fabs(ns_test_jct_ms(run[1], 4) - ns_test_jct_ms(run[0], 4)) <= 0.01 * ns_test_jct_ms(run[0], 4));
+  ns_sim_free(run[0]);
+  ns_sim_free(run[1]);
+  ns_sim_opts_free(o);
+}
+
 /* CASSINI re-adjustment (CASSINI §4.2/§5.7) forced: A (100 ms compute) and
    B (200 ms compute) share both NICs, 100 ms all-reduces alone, periods 200
    and 300 ms. They cannot be interleaved whatever the shift: over the joint
@@ -1484,6 +1565,7 @@ int main(void) {
       cmocka_unit_test(test_phase_owner_stamps_wrap),
       cmocka_unit_test(test_phase_partial_contention),
       cmocka_unit_test(test_phase_srsf_kept_no_contention),
+      cmocka_unit_test(test_phase_kept_rate_touch),
       cmocka_unit_test(test_phase_cassini_readjust),
       cmocka_unit_test(test_phase_readjust_window),
       cmocka_unit_test(test_queueing_and_fragmentation),
