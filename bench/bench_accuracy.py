@@ -290,7 +290,8 @@ def compare(a, b):
             100.0 * sum(per) / max(len(per), 1))
 
 
-def mean_ci(xs):
+def mean_ci(xs, t=t95):
+    """Mean and 95 % half-width (t(df) * sd / sqrt(n); nan for fewer than 2)."""
     n = len(xs)
     if n == 0:
         return float("nan"), float("nan")
@@ -298,7 +299,7 @@ def mean_ci(xs):
     if n == 1:
         return m, float("nan")
     sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (n - 1))
-    return m, t95(n - 1) * sd / math.sqrt(n)
+    return m, t(n - 1) * sd / math.sqrt(n)
 
 
 def fmt_ci(m, h):
@@ -329,15 +330,11 @@ def verdict(avg, p95, short_abs, floor_abs, tol=3.0):
 
 def table_stats(xs):
     """Over one preset's signed errors xs (%): (mean, 95 % half-width with
-    Student t at n - 1 degrees of freedom, 0 for one error, mean |x|, max |x|)."""
+    Student t at n - 1 degrees of freedom, 0 for one error, mean |x|, max |x|):
+    mean_ci with the exact quantile (the docs' table; t95 rounds df down)."""
     from scipy.stats import t as student  # python3-scipy: .ci/run, README
-    n = len(xs)
-    m = sum(xs) / n
-    h = 0.0
-    if n > 1:
-        sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (n - 1))
-        h = float(student.ppf(0.975, n - 1)) * sd / math.sqrt(n)
-    return m, h, sum(map(abs, xs)) / n, max(map(abs, xs))
+    m, h = mean_ci(xs, lambda df: float(student.ppf(0.975, df)))
+    return m, (h if len(xs) > 1 else 0.0), sum(map(abs, xs)) / len(xs), max(map(abs, xs))
 
 
 def preset_table(errs, order):
@@ -356,23 +353,45 @@ def preset_table(errs, order):
     return out
 
 
-def cached_only(policies, loads, W, par, limit, chaos, cdur, ndraws):
-    """NS_ACC_CACHED_ONLY: the shortcut run of every cached exact trajectory
-    the knobs describe (header), against it; prints the per-preset tables."""
+def build_specs(loads, policies, W, limit, chaos1, chaos2, cdur, ndraws):
+    """Every run the knobs describe, seed-major (a run stopped early has every
+    preset at similar seeds): per load, seed and preset the shortcut run
+    (window W), the exact one (0) and the chaos floors' (arrivals scaled);
+    on a Philly window at seed 1 also each run-time draw's exact ("durD")
+    and shortcut ("sdurD") run, the draw's trace written once."""
+    drawn = {trace: [(d, perturb_durations(trace, "%s-dur%d.csv" % (trace[:-4], d), cdur, d))
+                     for d in range(1, ndraws + 1)]
+             for _, trace, _, _, _, _ in loads if trace}
     specs = []
-    for label, trace, cl, _, span, ns in loads:
-        drawn = [(d, perturb_durations(trace, "%s-dur%d.csv" % (trace[:-4], d), cdur, d))
-                 for d in range(1, ndraws + 1)] if trace else []
-        for pol in policies:
-            base = {"label": label, "policy": pol, "trace": trace, "cluster": cl, "window": 0,
-                    "limit": limit}
-            cand = [dict(base, seed=seed, kind=kind, scale=1.0 + ms / span)
-                    for seed in range(1, ns + 1)
-                    for kind, ms in [("exact", 0.0)] + [("chaos%s" % i, ms) for i, ms in chaos]]
-            cand += [dict(base, seed=1, kind="dur%d" % d, scale=1.0, trace=pt, dur=[cdur, d])
-                     for d, pt in drawn]
-            specs += [dict(sp, exact=cache_path(sp)) for sp in cand
-                      if os.path.exists(cache_path(sp))]
+    for seed in range(1, max([ld[5] for ld in loads] + [0]) + 1):
+        for label, trace, cl, _, span, ns in loads:
+            if seed > ns:
+                continue
+            for pol in policies:
+                kinds = [("short", W, 1.0), ("exact", 0, 1.0)]
+                if chaos1:
+                    kinds.append(("chaos", 0, 1.0 + chaos1 / span))
+                if chaos2:
+                    kinds.append(("chaos2", 0, 1.0 + chaos2 / span))
+                for kind, win, scale in kinds:
+                    specs.append({"label": label, "policy": pol, "seed": seed,
+                                  "kind": kind, "trace": trace, "cluster": cl,
+                                  "window": win, "scale": scale, "limit": limit})
+                for d, ptrace in drawn.get(trace, []) if seed == 1 else ():
+                    for kind, win in (("dur%d" % d, 0), ("sdur%d" % d, W)):
+                        specs.append({"label": label, "policy": pol, "seed": seed,
+                                      "kind": kind, "trace": ptrace, "cluster": cl,
+                                      "window": win, "scale": 1.0, "limit": limit,
+                                      "dur": [cdur, d]})
+    return specs
+
+
+def cached_only(specs, policies, W, par, limit):
+    """NS_ACC_CACHED_ONLY: the shortcut run of every cached exact trajectory
+    among specs (build_specs: their window-0 runs), against it; prints the
+    per-preset tables."""
+    specs = [dict(sp, exact=cache_path(sp)) for sp in specs
+             if sp["window"] == 0 and os.path.exists(cache_path(sp))]
     print("shortcut runs (W = %d) of %d cached exact trajectories (%s)"
           % (W, len(specs), os.environ["NS_ACC_CACHE"]), file=sys.stderr)
     res = []
@@ -447,32 +466,10 @@ def main():
             ("philly %s +%d" % (ts, nj), path, cluster, nj, span, nseeds_ph)
             for path, ts, nj, span in windows(nwin, jobs, tmp, gpus, target, starts)]
         if cached:
-            chaos = [(i, ms) for i, ms in (("", chaos1), ("2", chaos2)) if ms]
-            cached_only(policies, loads, W, par, limit, chaos, cdur, ndraws)
+            cached_only(build_specs(loads, policies, W, limit, chaos1, chaos2, cdur, ndraws),
+                        policies, W, par, limit)
             return
-        specs = []  # seed-major: a run stopped early has every preset at similar seeds
-        for seed in range(1, max(ld[5] for ld in loads) + 1):
-            for label, trace, cl, _, span, ns in loads:
-                if seed > ns:
-                    continue
-                for pol in policies:
-                    kinds = [("short", W, 1.0), ("exact", 0, 1.0)]
-                    if chaos1:
-                        kinds.append(("chaos", 0, 1.0 + chaos1 / span))
-                    if chaos2:
-                        kinds.append(("chaos2", 0, 1.0 + chaos2 / span))
-                    for kind, win, scale in kinds:
-                        specs.append({"label": label, "policy": pol, "seed": seed,
-                                      "kind": kind, "trace": trace, "cluster": cl,
-                                      "window": win, "scale": scale, "limit": limit})
-                    for d in range(1, ndraws + 1) if trace and seed == 1 else ():
-                        ptrace = perturb_durations(trace, "%s-dur%d.csv" % (trace[:-4], d),
-                                                   cdur, d)
-                        for kind, win in (("dur%d" % d, 0), ("sdur%d" % d, W)):
-                            specs.append({"label": label, "policy": pol, "seed": seed,
-                                          "kind": kind, "trace": ptrace, "cluster": cl,
-                                          "window": win, "scale": 1.0, "limit": limit,
-                                          "dur": [cdur, d]})
+        specs = build_specs(loads, policies, W, limit, chaos1, chaos2, cdur, ndraws)
         # run-time draws draw-major (every preset's first draw, then the second...):
         # a run stopped early has every preset at similar draws
         specs.sort(key=lambda sp: sp["dur"][1] if sp.get("dur") else 0)
