@@ -1288,6 +1288,7 @@ static int phase_update(ns_sim *s) {
         if (a > 0) { /* a candidate: only rate-touched if nothing real, now or deferred, is behind it;
                         those with something real go first */
           jx->rtonly = real == 0 && (jx->stale == 0 || jx->rtonly);
+          a = a < NSI_PHASE_REAL ? a : NSI_PHASE_REAL - 1; /* stale saturates below the rank bit */
           cand[2 * nc] = a + (jx->rtonly ? 0 : NSI_PHASE_REAL), cand[2 * nc + 1] = (int)x, nc++;
         } else if (a < 0) { /* new or lone: real; still in its window: as it entered, unless touched */
           jx->rtonly = jx->group >= 0 && real == 0 && jx->rtonly;
