@@ -91,9 +91,9 @@ Printed per preset and metric: N exact, K shortcut, each side's mean and
 sd, the difference of the means as % of the exact mean with its Welch 95 %
 interval (Welch-Satterthwaite df, scipy's t), and a verdict: "expected error
 within 3 %" (the interval inside +-3 %), "bias shown" (it excludes 0), or
-"not resolved (need ~M exact draws)", M the exact draws at which an
+"not resolved (need ~M exact draws)", M the exact draws at which a Welch
 interval of today's sds, centred where it is, would do one or the other
-(1.96 x se; "and K >= ..." where the K shortcut draws alone are too few).
+("and K >= ..." where the K shortcut draws alone are too few).
 NS_ACC_JSON keeps every run's avg / p95 and the statistics.
 
     NS_ACC_UNPAIRED=200 NS_ACC_CACHE=/tmp/acc-cache NS_ACC_POLICIES=2d-gittins \
@@ -442,18 +442,59 @@ def cached_only(specs, policies, W, par, limit):
             print("\n".join(preset_table(errs, policies)))
 
 
-def welch(xs, ys):
-    """Welch's comparison of two unpaired samples: (mean(ys) - mean(xs), its
-    95 % half-width t(0.975, df) * se, df), se = sqrt(sx^2/nx + sy^2/ny)
-    (sd with n - 1), df Welch-Satterthwaite (se^4 / sum (s^2/n)^2 / (n - 1)).
-    Needs 2 or more of each; no spread at all gives a half-width of 0."""
+def welch_sd(sx, nx, sy, ny):
+    """Welch's 95 % half-width of a difference of two means from the samples'
+    sds and sizes: (t(0.975, df) * se, df), se = sqrt(sx^2/nx + sy^2/ny), df
+    Welch-Satterthwaite: se^4 / ((sx^2/nx)^2 / (nx - 1) + (sy^2/ny)^2 /
+    (ny - 1)). Sizes 2 or more; no spread at all: (0, inf)."""
     from scipy.stats import t as student  # python3-scipy: .ci/run, README
-    (mx, hx), (my, hy) = mean_ci(xs, lambda df: 1.0), mean_ci(ys, lambda df: 1.0)
-    a, b = hx * hx, hy * hy  # mean_ci with t = 1: sd / sqrt(n), squared: s^2 / n
+    a, b = sx * sx / nx, sy * sy / ny
     if a + b == 0:
-        return my - mx, 0.0, float("inf")
-    df = (a + b) ** 2 / (a * a / (len(xs) - 1) + b * b / (len(ys) - 1))
-    return my - mx, float(student.ppf(0.975, df)) * math.sqrt(a + b), df
+        return 0.0, float("inf")
+    df = (a + b) ** 2 / (a * a / (nx - 1) + b * b / (ny - 1))
+    return float(student.ppf(0.975, df)) * math.sqrt(a + b), df
+
+
+def mean_sd(xs):
+    """(mean, sd with n - 1; nan for one): mean_ci's half-width at t = sqrt(n)."""
+    return mean_ci(xs, lambda df: math.sqrt(df + 1))
+
+
+def welch(xs, ys):
+    """Welch's comparison of two unpaired samples (2 or more each):
+    (mean(ys) - mean(xs), its 95 % half-width, df) - welch_sd."""
+    (mx, sx), (my, sy) = mean_sd(xs), mean_sd(ys)
+    return (my - mx,) + welch_sd(sx, len(xs), sy, len(ys))
+
+
+def first_at_least(lo, pred):
+    """The smallest integer >= lo where pred (false, then true) holds, or
+    None below 10^9: doubling, then bisection."""
+    hi = lo
+    while not pred(hi):
+        lo, hi = hi + 1, hi * 2
+        if hi > 10 ** 9:
+            return None
+    while lo < hi:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if pred(mid) else (mid + 1, hi)
+    return hi
+
+
+def draws_needed(se, ss, n, k, target):
+    """(M, K'): the exact draws M (> n) and shortcut draws K' (>= k) at which
+    Welch's half-width (welch_sd) over sds se and ss falls to `target`. K'
+    stays k unless the K draws alone leave no room (t(k - 1) ss / sqrt(k) >=
+    target); then K' brings their share to target / sqrt(2) first. Today's
+    sds are taken as the draws' (an estimate: "~M")."""
+    from scipy.stats import t as student
+    kk = k
+    if ss > 0 and float(student.ppf(0.975, k - 1)) * ss / math.sqrt(k) >= target:
+        kk = first_at_least(k, lambda K: float(student.ppf(0.975, K - 1)) * ss / math.sqrt(K)
+                            <= target / math.sqrt(2))
+    if se == 0 or kk is None:  # the exact draws agree: only K limits
+        return max(n, 2), kk
+    return first_at_least(max(n + 1, 2), lambda M: welch_sd(se, M, ss, kk)[0] <= target), kk
 
 
 def unpaired_verdict(rel, half, tol=3.0):
@@ -474,17 +515,14 @@ def unpaired_stats(exact, short, tol=3.0):
     {"n", "k", "exact": (mean, sd), "short": (mean, sd), "rel": 100 (mean
     short - mean exact) / mean exact, "half": its Welch 95 % half-width
     (welch, over the same exact mean: dividing by a sampled mean scales rel
-    and half alike by 1 +- sd / sqrt(n) / mean, left out), "df", "need": the exact draws
-    (and, when K alone limits, the shortcut draws) that would resolve it,
-    "verdict"}. "need" asks a half-width H = max(tol - |rel|, |rel|) - the
-    interval, centred where it is, then fits in +-tol or leaves 0 - of
-    1.96 sqrt(ss^2/k + se^2/M) x 100 / mean exact (the exact sd from the
-    shortcut's where n < 2)."""
-    def msd(xs):  # (mean, sd): mean_ci's half-width with t = sqrt(n) is the sd
-        return mean_ci(xs, lambda df: math.sqrt(df + 1))
-
+    and half alike by 1 +- sd / sqrt(n) / mean, left out), "df", "need": the
+    exact and shortcut draws that would resolve it, "verdict"}. "need"
+    (draws_needed) asks a half-width of H = max(tol - |rel|, |rel|) % of the
+    exact mean - the interval, centred where it is, then fits in +-tol or
+    leaves 0 - with today's sds (the exact sd taken from the shortcut's where
+    n < 2)."""
     n, k = len(exact), len(short)
-    out = {"n": n, "k": k, "exact": msd(exact), "short": msd(short), "rel": float("nan"),
+    out = {"n": n, "k": k, "exact": mean_sd(exact), "short": mean_sd(short), "rel": float("nan"),
            "half": float("nan"), "df": float("nan"), "need": None}
     if n == 0 or k == 0:
         out["verdict"] = "no exact draws cached" if n == 0 else "no shortcut runs"
@@ -500,17 +538,12 @@ def unpaired_stats(exact, short, tol=3.0):
         return out
     ss = out["short"][1] if k >= 2 else 0.0
     se = out["exact"][1] if n >= 2 else ss
-    budget = (max(tol - abs(out["rel"]), abs(out["rel"])) * me / (100.0 * 1.96)) ** 2
-    left = budget - ss * ss / k
-    if se == 0:  # the exact draws agree: only K limits
-        need = (max(n, 2), math.ceil(ss * ss / budget))
-    elif left > 0:
-        need = (max(math.ceil(se * se / left), n + 1), k)
-    else:  # K's share alone is over the budget: half of it each
-        need = (math.ceil(2 * se * se / budget), math.ceil(2 * ss * ss / budget))
+    need = draws_needed(se, ss, n, max(k, 2),
+                        max(tol - abs(out["rel"]), abs(out["rel"])) * me / 100.0)
     out["need"] = need
-    out["verdict"] = "not resolved (need ~%d exact draws%s%s)" % (
-        need[0], "" if need[1] <= k else " and K >= %d" % need[1],
+    big = "> 10^9"  # first_at_least found none
+    out["verdict"] = "not resolved (need ~%s exact draws%s%s)" % (
+        need[0] or big, "" if need[1] and need[1] <= k else " and K >= %s" % (need[1] or big),
         "; sd from the shortcut's" if n < 2 else "")
     return out
 

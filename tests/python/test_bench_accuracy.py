@@ -319,33 +319,53 @@ class TestUnpaired(unittest.TestCase):
         self.assertAlmostEqual(s["rel"], 100.0 / 101)
         self.assertAlmostEqual(s["half"], 100.0 * t2 * 2 ** 0.5 / 101, places=6)
         self.assertAlmostEqual(s["half"], 6.0247, places=3)
-        # not resolved; H = max(3 - 0.9901, 0.9901) = 2.0099; budget
-        # (2.0099 x 101 / 196)^2 = 1.07271, minus K's share 2 / 2 = 0.07271:
-        # exact draws 2 / 0.07271 = 27.5 -> 28
-        self.assertEqual(s["need"], (28, 2))
-        self.assertEqual(s["verdict"], "not resolved (need ~28 exact draws)")
         # Welch's df, not a pooled n1 + n2 - 2 = 3: exact 98, 102 (s^2/n 4),
         # shortcut 101 x 3 (no spread): df = 4^2 / (4^2 / 1) = 1, t(0.975, 1)
-        # = tan(0.475 pi) = 12.7062, se = 2 -> +1 % +- 25.412 %; need: H = 2,
-        # budget (2 x 100 / 196)^2 = 1.04123, 8 / 1.04123 = 7.68 -> 8
+        # = tan(0.475 pi) = 12.7062, se = 2 -> +1 % +- 25.412 %
         s = acc.unpaired_stats([98.0, 102.0], [101.0] * 3)
         self.assertAlmostEqual(s["df"], 1.0)
         self.assertAlmostEqual(s["rel"], 1.0)
         self.assertAlmostEqual(s["half"], 2 * math.tan(0.475 * math.pi), places=6)
-        self.assertEqual(s["need"], (8, 3))
-        # K limits: shortcut 90, 110 (s^2/n 100) against exact 100, 102: rel
-        # -0.9901 %, budget 1.07271 < 100; half of it each: exact 2 x 2 /
-        # 1.07271 = 3.73 -> 4, shortcut 2 x 200 / 1.07271 = 372.9 -> 373
+        # exact draws needed: a half-width of H = max(3 - 1, 1) = 2 % of 100;
+        # with no shortcut spread df = M - 1 and half = t(M - 1) sqrt(8 / M):
+        # M = 10: t(9) 2.262 > sqrt(5) 2.236; M = 11: t(10) 2.228 <= 2.345
+        self.assertEqual(s["need"], (11, 3))
+        self.assertEqual(s["verdict"], "not resolved (need ~11 exact draws)")
+        self.assertGreater(acc.t95(9), 5 ** 0.5)
+        self.assertLessEqual(acc.t95(10), 5.5 ** 0.5)
+        # where K limits (t(1) sd / sqrt 2 alone is over H): K' is the first K
+        # with t(K - 1) ss / sqrt(K) <= H / sqrt 2, then M the first M with
+        # welch_sd <= H. Exact 100, 102 against 101, 103: H = 2.0099 % of 101
+        # = 2.03 -> K' = 7 (t(6) 2.447 x sqrt(2 / 7) = 1.308 <= 1.4355; K = 6:
+        # 2.571 x sqrt(2 / 6) = 1.484)
+        s = acc.unpaired_stats([100.0, 102.0], [101.0, 103.0])
+        M, K = s["need"]
+        self.assertEqual(K, 7)
+        self.assertEqual(s["verdict"], "not resolved (need ~%d exact draws and K >= 7)" % M)
+        H = (3 - 100.0 / 101) * 101 / 100
+        self.assertLessEqual(acc.welch_sd(2 ** 0.5, M, 2 ** 0.5, 7)[0], H)
+        self.assertGreater(acc.welch_sd(2 ** 0.5, M - 1, 2 ** 0.5, 7)[0], H)
+        # shortcut 90, 110 (sd 14.14) against exact 100, 102: K' near
+        # (1.96 x 14.14 / 1.4355)^2 = 373, the same two bounds
         s = acc.unpaired_stats([100.0, 102.0], [90.0, 110.0])
-        self.assertEqual(s["verdict"], "not resolved (need ~4 exact draws and K >= 373)")
-        # one exact draw: no interval; its sd taken from the shortcut's (s^2 2):
-        # rel +2 %, H = max(1, 2) = 2, budget 1.04123 - 2 / 2 -> 2 / 0.04123 = 48.5
+        M, K = s["need"]
+        self.assertTrue(373 <= K <= 380, K)
+        self.assertLessEqual(acc.welch_sd(2 ** 0.5, M, 200 ** 0.5, K)[0], H)
+        self.assertGreater(acc.welch_sd(2 ** 0.5, M - 1, 200 ** 0.5, K)[0], H)
+        # one exact draw: no interval; its sd taken from the shortcut's
         s = acc.unpaired_stats([100.0], [101.0, 103.0])
         self.assertAlmostEqual(s["rel"], 2.0)
         self.assertTrue(s["half"] != s["half"])
-        self.assertEqual(s["verdict"],
-                         "not resolved (need ~49 exact draws; sd from the shortcut's)")
+        self.assertTrue(s["verdict"].endswith("; sd from the shortcut's)"), s["verdict"])
+        # rel 2 > 3 - 2: H = |rel| = 2 (leaving 0 comes first); K' = 7 (t(K -
+        # 1) / sqrt(K) <= 1: 2.571 / sqrt 6 = 1.050, 2.447 / sqrt 7 = 0.925)
+        M, K = s["need"]
+        self.assertEqual(K, 7)
+        self.assertLessEqual(acc.welch_sd(2 ** 0.5, M, 2 ** 0.5, 7)[0], 2.0)
+        self.assertGreater(acc.welch_sd(2 ** 0.5, M - 1, 2 ** 0.5, 7)[0], 2.0)
         self.assertEqual(acc.unpaired_stats([], [1.0, 2.0])["verdict"], "no exact draws cached")
+        self.assertEqual(acc.first_at_least(2, lambda m: m >= 37), 37)
+        self.assertEqual(acc.first_at_least(5, lambda m: True), 5)
         # verdicts: inside +-3 % first, then an interval that leaves 0
         self.assertEqual(acc.unpaired_verdict(1.0, 1.5), "expected error within 3 %")
         self.assertEqual(acc.unpaired_verdict(-1.0, 0.5), "expected error within 3 %")
