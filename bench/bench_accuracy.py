@@ -79,6 +79,26 @@ keeps every run's errors.
 
     NS_ACC_CACHED_ONLY=1 NS_ACC_CACHE=/tmp/acc-cache make bench-accuracy
 
+UNPAIRED MODE (NS_ACC_UNPAIRED=K, 1 = 200; needs NS_ACC_CACHE): the
+shortcuts' EXPECTED error on a chaotic preset, where run-for-run errors
+measure the trajectory more than the shortcut. No exact run at all: per
+preset and Philly window (seed 1; the default workload has no run-time
+draws) the exact model's avg and p95 JCT over every cached exact run - the
+unperturbed one and run-time draws 1..NS_ACC_CHAOS_DUR_DRAWS (80 here) at
+NS_ACC_CHAOS_DUR (0.001 here), whichever the cache holds - against the
+shortcut's over draws 1..K, run here (~0.5 s each on a 1,500-job window).
+Printed per preset and metric: N exact, K shortcut, each side's mean and
+sd, the difference of the means as % of the exact mean with its Welch 95 %
+interval (Welch-Satterthwaite df, scipy's t), and a verdict: "expected error
+within 3 %" (the interval inside +-3 %), "bias shown" (it excludes 0), or
+"not resolved (need ~M exact draws)", M the exact draws at which a Welch
+interval of today's sds, centred where it is, would do one or the other
+("and K >= ..." where the K shortcut draws alone are too few).
+NS_ACC_JSON keeps every run's avg / p95 and the statistics.
+
+    NS_ACC_UNPAIRED=200 NS_ACC_CACHE=/tmp/acc-cache NS_ACC_POLICIES=2d-gittins \
+      NS_ACC_STARTS=45000 NS_ACC_WINDOWS=1 NS_ACC_PAR=1 make bench-accuracy
+
 Each run is a child process (a time limit that cannot leave a half-run
 simulator behind). Reads ../shared/data (NS_DATA_DIR); windows are written
 to a temporary directory, never into the project.
@@ -422,6 +442,180 @@ def cached_only(specs, policies, W, par, limit):
             print("\n".join(preset_table(errs, policies)))
 
 
+def welch_sd(sx, nx, sy, ny):
+    """Welch's 95 % half-width of a difference of two means from the samples'
+    sds and sizes: (t(0.975, df) * se, df), se = sqrt(sx^2/nx + sy^2/ny), df
+    Welch-Satterthwaite: se^4 / ((sx^2/nx)^2 / (nx - 1) + (sy^2/ny)^2 /
+    (ny - 1)). Sizes 2 or more; no spread at all: (0, inf)."""
+    from scipy.stats import t as student  # python3-scipy: .ci/run, README
+    a, b = sx * sx / nx, sy * sy / ny
+    if a + b == 0:
+        return 0.0, float("inf")
+    df = (a + b) ** 2 / (a * a / (nx - 1) + b * b / (ny - 1))
+    return float(student.ppf(0.975, df)) * math.sqrt(a + b), df
+
+
+def mean_sd(xs):
+    """(mean, sd with n - 1; nan for one): mean_ci's half-width at t = sqrt(n)."""
+    return mean_ci(xs, lambda df: math.sqrt(df + 1))
+
+
+def welch(xs, ys):
+    """Welch's comparison of two unpaired samples (2 or more each):
+    (mean(ys) - mean(xs), its 95 % half-width, df) - welch_sd."""
+    (mx, sx), (my, sy) = mean_sd(xs), mean_sd(ys)
+    return (my - mx,) + welch_sd(sx, len(xs), sy, len(ys))
+
+
+def first_at_least(lo, pred):
+    """The smallest integer >= lo where pred (false, then true) holds, or
+    None below 10^9: doubling, then bisection."""
+    hi = lo
+    while not pred(hi):
+        lo, hi = hi + 1, hi * 2
+        if hi > 10 ** 9:
+            return None
+    while lo < hi:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if pred(mid) else (mid + 1, hi)
+    return hi
+
+
+def draws_needed(se, ss, n, k, target):
+    """(M, K'): the exact draws M (> n) and shortcut draws K' (>= k) at which
+    Welch's half-width (welch_sd) over sds se and ss falls to `target`. K'
+    stays k unless the K draws alone leave no room (t(k - 1) ss / sqrt(k) >=
+    target); then K' brings their share to target / sqrt(2) first. Today's
+    sds are taken as the draws' (an estimate: "~M")."""
+    from scipy.stats import t as student
+    kk = k
+    if ss > 0 and float(student.ppf(0.975, k - 1)) * ss / math.sqrt(k) >= target:
+        kk = first_at_least(k, lambda K: float(student.ppf(0.975, K - 1)) * ss / math.sqrt(K)
+                            <= target / math.sqrt(2))
+    if se == 0 or kk is None:  # the exact draws agree: only K limits
+        return max(n, 2), kk
+    return first_at_least(max(n + 1, 2), lambda M: welch_sd(se, M, ss, kk)[0] <= target), kk
+
+
+def unpaired_verdict(rel, half, tol=3.0):
+    """The verdict on a difference rel +- half (% of the exact mean), or None
+    (not resolved): within +-tol, else the interval excludes 0."""
+    if half != half:
+        return None
+    if -tol <= rel - half and rel + half <= tol:
+        return "expected error within %g %%" % tol
+    if rel - half > 0 or rel + half < 0:
+        return "bias shown"
+    return None
+
+
+def unpaired_stats(exact, short, tol=3.0):
+    """The shortcut's distribution of one metric (short: one value a run-time
+    draw) against the exact model's (exact: one a cached exact draw), unpaired:
+    {"n", "k", "exact": (mean, sd), "short": (mean, sd), "rel": 100 (mean
+    short - mean exact) / mean exact, "half": its Welch 95 % half-width
+    (welch, over the same exact mean: dividing by a sampled mean scales rel
+    and half alike by 1 +- sd / sqrt(n) / mean, left out), "df", "need": the
+    exact and shortcut draws that would resolve it, "verdict"}. "need"
+    (draws_needed) asks a half-width of H = max(tol - |rel|, |rel|) % of the
+    exact mean - the interval, centred where it is, then fits in +-tol or
+    leaves 0 - with today's sds (the exact sd taken from the shortcut's where
+    n < 2)."""
+    n, k = len(exact), len(short)
+    out = {"n": n, "k": k, "exact": mean_sd(exact), "short": mean_sd(short), "rel": float("nan"),
+           "half": float("nan"), "df": float("nan"), "need": None}
+    if n == 0 or k == 0:
+        out["verdict"] = "no exact draws cached" if n == 0 else "no shortcut runs"
+        return out
+    me, ms = out["exact"][0], out["short"][0]
+    out["rel"] = 100.0 * (ms - me) / me
+    if n >= 2 and k >= 2:
+        d, h, out["df"] = welch(exact, short)
+        out["half"] = 100.0 * h / me
+    v = unpaired_verdict(out["rel"], out["half"], tol)
+    if v:
+        out["verdict"] = v
+        return out
+    ss = out["short"][1] if k >= 2 else 0.0
+    se = out["exact"][1] if n >= 2 else ss
+    need = draws_needed(se, ss, n, max(k, 2),
+                        max(tol - abs(out["rel"]), abs(out["rel"])) * me / 100.0)
+    out["need"] = need
+    big = "> 10^9"  # first_at_least found none
+    out["verdict"] = "not resolved (need ~%s exact draws%s%s)" % (
+        need[0] or big, "" if need[1] and need[1] <= k else " and K >= %s" % (need[1] or big),
+        "; sd from the shortcut's" if n < 2 else "")
+    return out
+
+
+def unpaired(specs, K, ndraws, W, par, limit, runner=None):
+    """NS_ACC_UNPAIRED=K: per Philly window and preset among specs
+    (build_specs at seed 1 with at least K run-time draws), the exact
+    model's avg / p95 JCT over every CACHED exact run (the unperturbed one
+    and draws 1..ndraws; none is run) against the shortcut's (W) over draws
+    1..K, run here; prints the table, returns {(label, policy): {"exact":
+    [(draw, avg, p95)], "short": [...], "avg": unpaired_stats, "p95": ...}}."""
+    def draw(sp):
+        return sp["dur"][1] if sp.get("dur") else 0
+
+    exact = [sp for sp in specs if sp["trace"] and sp["seed"] == 1 and sp["window"] == 0
+             and (sp["kind"] == "exact" or sp["kind"].startswith("dur") and draw(sp) <= ndraws)
+             and os.path.exists(cache_path(sp))]
+    short = [dict(sp, window=W) for sp in specs if sp["trace"] and sp["seed"] == 1
+             and sp["kind"].startswith("sdur") and draw(sp) <= K]
+    print("unpaired: %d cached exact runs (%s), %d shortcut runs (W = %d)"
+          % (len(exact), os.environ["NS_ACC_CACHE"], len(short), W), file=sys.stderr)
+    out = {}
+    for sp in specs:
+        if sp["trace"] and sp["seed"] == 1 and sp["window"] == 0 and sp["kind"] == "exact":
+            out[(sp["label"], sp["policy"])] = {"exact": [], "short": [], "failed": 0}
+    for sp in exact:
+        with open(cache_path(sp)) as f:
+            r = json.load(f)
+        out[(sp["label"], sp["policy"])]["exact"].append((draw(sp), r["avg"], r["p95"]))
+
+    def done(spec, r):
+        o = out[(spec["label"], spec["policy"])]
+        if ok(r):
+            o["short"].append((draw(spec), r["avg"], r["p95"]))
+        else:
+            o["failed"] += 1
+            print("%s %s draw %d: shortcut run %s" % (spec["label"], spec["policy"],
+                  draw(spec), cpu_of(r)), file=sys.stderr)
+
+    (runner or Runner(par, limit)).run_all(short, done)
+    for o in out.values():
+        for side in ("exact", "short"):
+            o[side].sort()
+        for i, m in ((1, "avg"), (2, "p95")):
+            o[m] = unpaired_stats([x[i] for x in o["exact"]], [x[i] for x in o["short"]])
+    print("\nExpected error, unpaired: the shortcut's (W = %d) avg / p95 JCT over run-time "
+          "draws 1..%d against the exact model's over the cached exact runs (unperturbed + "
+          "draws 1..%d); JCT in s, mean (sd); difference of means, %% of the exact mean, "
+          "Welch 95 %% interval\n" % (W, K, ndraws))
+    def msd_s(x):  # mean (sd) in s; one run has no sd
+        return "%.0f (%s)" % (x[0] / 1e3, "-" if x[1] != x[1] else "%.0f" % (x[1] / 1e3))
+
+    print("| workload | policy | metric | N exact | K shortcut | exact mean (sd) | "
+          "shortcut mean (sd) | difference % | verdict |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for (label, pol), o in out.items():
+        for m in ("avg", "p95"):
+            s = o[m]
+            print("| %s | %s | %s | %d | %d%s | %s | %s | %s | %s |" % (
+                label, pol, m, s["n"], s["k"], " (%d failed)" % o["failed"] if o["failed"] else "",
+                msd_s(s["exact"]) if s["n"] else "-", msd_s(s["short"]) if s["k"] else "-",
+                "-" if s["rel"] != s["rel"] else "%+.2f" % s["rel"] if s["half"] != s["half"]
+                else "%+.2f +- %.2f [%+.2f, %+.2f]" % (s["rel"], s["half"], s["rel"] - s["half"],
+                                                      s["rel"] + s["half"]),
+                s["verdict"]))
+    if os.environ.get("NS_ACC_JSON"):
+        with open(os.environ["NS_ACC_JSON"], "w") as f:
+            json.dump([{"label": lb, "policy": pol, "W": W, "K": K, "draws": ndraws, **o}
+                       for (lb, pol), o in out.items()], f, indent=0)
+    return out
+
+
 def main():
     limit = float(os.environ.get("NS_ACC_LIMIT", "600"))
     nwin = int(os.environ.get("NS_ACC_WINDOWS", "3"))
@@ -432,6 +626,15 @@ def main():
     if cached and not os.environ.get("NS_ACC_CACHE"):
         sys.exit("bench_accuracy: NS_ACC_CACHED_ONLY=1 needs NS_ACC_CACHE (the directory of "
                  "cached exact runs)")
+    K = os.environ.get("NS_ACC_UNPAIRED", "0").strip() or "0"
+    if not K.isdigit():
+        sys.exit("bench_accuracy: NS_ACC_UNPAIRED must be a count of shortcut draws (0 = off, "
+                 "1 = 200), not '%s'" % os.environ["NS_ACC_UNPAIRED"])
+    K = 200 if K == "1" else int(K)
+    if K and not os.environ.get("NS_ACC_CACHE"):
+        sys.exit("bench_accuracy: NS_ACC_UNPAIRED=%d needs NS_ACC_CACHE (the directory of "
+                 "cached exact runs)" % K)
+    cached = cached or K > 0  # the cached-only defaults: draws at 0.001, up to 80 of them
     nseeds = int(os.environ.get("NS_ACC_SEEDS", "40" if cached else "10"))
     nseeds_ph = int(os.environ.get("NS_ACC_SEEDS_PHILLY", "5" if cached else "1"))
     W = int(os.environ.get("NS_ACC_W", "16"))
@@ -441,6 +644,9 @@ def main():
     cdur = float(os.environ.get("NS_ACC_CHAOS_DUR", "0.001" if cached else "0"))
     ndraws = int(os.environ.get("NS_ACC_CHAOS_DUR_DRAWS", "80" if cached else "3")) \
         if cdur > 0 else 0
+    if K and cdur <= 0:
+        sys.exit("bench_accuracy: NS_ACC_UNPAIRED compares run-time draws: NS_ACC_CHAOS_DUR "
+                 "must be > 0, not '%s'" % os.environ.get("NS_ACC_CHAOS_DUR"))
     target = float(os.environ.get("NS_ACC_LOAD", "1.25"))
     cluster = [float(x) if i == 5 else int(x) for i, x in
                enumerate(os.environ.get("NS_ACC_CLUSTER", "4,8,8,8,2,10").split(","))]
@@ -465,6 +671,11 @@ def main():
         loads = ([("default", None, None, 160, 1200000.0, nseeds)] if nseeds > 0 else []) + [
             ("philly %s +%d" % (ts, nj), path, cluster, nj, span, nseeds_ph)
             for path, ts, nj, span in windows(nwin, jobs, tmp, gpus, target, starts)]
+        if K:  # seed 1 of the Philly windows only: the run-time draws'
+            loads = [ld[:5] + (1,) for ld in loads if ld[1]]
+            unpaired(build_specs(loads, policies, W, limit, 0, 0, cdur, max(K, ndraws)), K,
+                     ndraws, W, par, limit)
+            return
         if cached:
             cached_only(build_specs(loads, policies, W, limit, chaos1, chaos2, cdur, ndraws),
                         policies, W, par, limit)

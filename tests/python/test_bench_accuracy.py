@@ -2,9 +2,14 @@
 numbers, its per-run time limit, and the chaos-floor perturbation it applies
 (the last arrival moves by the asked amount, no arrival moves back)."""
 
+import contextlib
 import importlib.util
+import io
+import json
+import math
 import os
 import resource
+import sys
 import time
 import unittest
 
@@ -282,6 +287,172 @@ class TestRunTimeFloor(unittest.TestCase):
         # no draws, or no exact run: no floor row
         self.assertIsNone(acc.dur_summary(res, L, "ls"))
         self.assertIsNone(acc.dur_summary({(L, "ls", 1, "dur1"): _run(1, 1)}, L, "ls"))
+
+
+class _FakeRunner:
+    """Runner's interface, in the test's process: records every spec it is
+    handed and answers each with avg / p95 from `answer(spec)`."""
+
+    def __init__(self, answer):
+        self.specs, self.answer = [], answer
+
+    def run_all(self, specs, done):
+        for sp in specs:
+            self.specs.append(sp)
+            avg, p95 = self.answer(sp)
+            done(sp, _run(avg, p95))
+
+
+class TestUnpaired(unittest.TestCase):
+    def test_welch_and_verdicts_on_hand_numbers(self):
+        # exact 100, 102 (mean 101, s^2 2, s^2/n 1); shortcut 101, 103 (mean
+        # 102, same): se = sqrt(1 + 1), df = (1 + 1)^2 / (1/1 + 1/1) = 2,
+        # t(0.975, 2) = 0.95 sqrt(2 / (1 - 0.95^2)) = 4.30265 -> half-width
+        # 6.0849 of a difference 1: +0.9901 % +- 6.0247 % of the exact mean
+        s = acc.unpaired_stats([100.0, 102.0], [101.0, 103.0])
+        t2 = 0.95 * (2 / (1 - 0.95 ** 2)) ** 0.5
+        self.assertEqual((s["n"], s["k"]), (2, 2))
+        self.assertAlmostEqual(s["exact"][0], 101.0)
+        self.assertAlmostEqual(s["exact"][1], 2 ** 0.5)
+        self.assertAlmostEqual(s["short"][0], 102.0)
+        self.assertAlmostEqual(s["df"], 2.0)
+        self.assertAlmostEqual(s["rel"], 100.0 / 101)
+        self.assertAlmostEqual(s["half"], 100.0 * t2 * 2 ** 0.5 / 101, places=6)
+        self.assertAlmostEqual(s["half"], 6.0247, places=3)
+        # Welch's df, not a pooled n1 + n2 - 2 = 3: exact 98, 102 (s^2/n 4),
+        # shortcut 101 x 3 (no spread): df = 4^2 / (4^2 / 1) = 1, t(0.975, 1)
+        # = tan(0.475 pi) = 12.7062, se = 2 -> +1 % +- 25.412 %
+        s = acc.unpaired_stats([98.0, 102.0], [101.0] * 3)
+        self.assertAlmostEqual(s["df"], 1.0)
+        self.assertAlmostEqual(s["rel"], 1.0)
+        self.assertAlmostEqual(s["half"], 2 * math.tan(0.475 * math.pi), places=6)
+        # exact draws needed: a half-width of H = max(3 - 1, 1) = 2 % of 100;
+        # with no shortcut spread df = M - 1 and half = t(M - 1) sqrt(8 / M):
+        # M = 10: t(9) 2.262 > sqrt(5) 2.236; M = 11: t(10) 2.228 <= 2.345
+        self.assertEqual(s["need"], (11, 3))
+        self.assertEqual(s["verdict"], "not resolved (need ~11 exact draws)")
+        self.assertGreater(acc.t95(9), 5 ** 0.5)
+        self.assertLessEqual(acc.t95(10), 5.5 ** 0.5)
+        # where K limits (t(1) sd / sqrt 2 alone is over H): K' is the first K
+        # with t(K - 1) ss / sqrt(K) <= H / sqrt 2, then M the first M with
+        # welch_sd <= H. Exact 100, 102 against 101, 103: H = 2.0099 % of 101
+        # = 2.03 -> K' = 7 (t(6) 2.447 x sqrt(2 / 7) = 1.308 <= 1.4355; K = 6:
+        # 2.571 x sqrt(2 / 6) = 1.484)
+        s = acc.unpaired_stats([100.0, 102.0], [101.0, 103.0])
+        M, K = s["need"]
+        self.assertEqual(K, 7)
+        self.assertEqual(s["verdict"], "not resolved (need ~%d exact draws and K >= 7)" % M)
+        H = (3 - 100.0 / 101) * 101 / 100
+        self.assertLessEqual(acc.welch_sd(2 ** 0.5, M, 2 ** 0.5, 7)[0], H)
+        self.assertGreater(acc.welch_sd(2 ** 0.5, M - 1, 2 ** 0.5, 7)[0], H)
+        # shortcut 90, 110 (sd 14.14) against exact 100, 102: K' near
+        # (1.96 x 14.14 / 1.4355)^2 = 373, the same two bounds
+        s = acc.unpaired_stats([100.0, 102.0], [90.0, 110.0])
+        M, K = s["need"]
+        self.assertTrue(373 <= K <= 380, K)
+        self.assertLessEqual(acc.welch_sd(2 ** 0.5, M, 200 ** 0.5, K)[0], H)
+        self.assertGreater(acc.welch_sd(2 ** 0.5, M - 1, 200 ** 0.5, K)[0], H)
+        # one exact draw: no interval; its sd taken from the shortcut's
+        s = acc.unpaired_stats([100.0], [101.0, 103.0])
+        self.assertAlmostEqual(s["rel"], 2.0)
+        self.assertTrue(s["half"] != s["half"])
+        self.assertTrue(s["verdict"].endswith("; sd from the shortcut's)"), s["verdict"])
+        # rel 2 > 3 - 2: H = |rel| = 2 (leaving 0 comes first); K' = 7 (t(K -
+        # 1) / sqrt(K) <= 1: 2.571 / sqrt 6 = 1.050, 2.447 / sqrt 7 = 0.925)
+        M, K = s["need"]
+        self.assertEqual(K, 7)
+        self.assertLessEqual(acc.welch_sd(2 ** 0.5, M, 2 ** 0.5, 7)[0], 2.0)
+        self.assertGreater(acc.welch_sd(2 ** 0.5, M - 1, 2 ** 0.5, 7)[0], 2.0)
+        self.assertEqual(acc.unpaired_stats([], [1.0, 2.0])["verdict"], "no exact draws cached")
+        self.assertEqual(acc.first_at_least(2, lambda m: m >= 37), 37)
+        self.assertEqual(acc.first_at_least(5, lambda m: True), 5)
+        # verdicts: inside +-3 % first, then an interval that leaves 0
+        self.assertEqual(acc.unpaired_verdict(1.0, 1.5), "expected error within 3 %")
+        self.assertEqual(acc.unpaired_verdict(-1.0, 0.5), "expected error within 3 %")
+        self.assertEqual(acc.unpaired_verdict(4.0, 0.5), "bias shown")
+        self.assertEqual(acc.unpaired_verdict(-5.0, 4.0), "bias shown")
+        self.assertIsNone(acc.unpaired_verdict(1.0, 2.5))  # [-1.5, 3.5]
+        self.assertIsNone(acc.unpaired_verdict(1.0, float("nan")))
+
+    def test_mode_reads_cached_exact_runs_and_runs_only_shortcuts(self):
+        import csv
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            src = os.path.join(tmp, "w.csv")
+            with open(src, "w", newline="") as f:
+                csv.writer(f).writerows(TestRunTimeFloor.ROWS)
+            cache = os.path.join(tmp, "cache")
+            os.mkdir(cache)
+            old = os.environ.get("NS_ACC_CACHE")
+            os.environ["NS_ACC_CACHE"] = cache
+            try:
+                loads = [("w", src, [4, 8, 8, 8, 2, 10.0], 4, 1000.0, 1)]
+                specs = acc.build_specs(loads, ["fifo"], 16, 600.0, 0, 0, 0.001, 4)
+                fake = _FakeRunner(lambda sp: (100.0 + sp["dur"][1], 200.0))
+                # an empty cache: N = 0, and the runner gets the K = 3 shortcut runs only
+                with contextlib.redirect_stdout(io.StringIO()):
+                    out = acc.unpaired(specs, 3, 2, 16, 1, 600.0, runner=fake)
+                o = out[("w", "fifo")]
+                self.assertEqual((o["avg"]["n"], o["avg"]["k"]), (0, 3))
+                self.assertEqual(o["avg"]["verdict"], "no exact draws cached")
+                self.assertEqual([(sp["window"], sp["kind"]) for sp in fake.specs],
+                                 [(16, "sdur1"), (16, "sdur2"), (16, "sdur3")])
+                self.assertEqual(os.listdir(cache), [])  # nothing written either
+                # cached: the unperturbed exact run, draws 1 and 3 at 0.001, draw
+                # 1 at 0.002; with NS_ACC_CHAOS_DUR_DRAWS = 2 the mode takes the
+                # first two (draw 3 is past 2, 0.002 another half-width)
+                exact = {sp["kind"]: sp for sp in specs if sp["window"] == 0}
+                for kind, sp, avg in (("exact", exact["exact"], 90.0),
+                                      ("dur1", exact["dur1"], 94.0),
+                                      ("dur3", exact["dur3"], 1e6),
+                                      ("x", dict(exact["dur1"], dur=[0.002, 1]), 1e6)):
+                    with open(acc.cache_path(sp), "w") as f:
+                        json.dump(_run(avg, 200.0), f)
+                fake = _FakeRunner(lambda sp: (100.0 + sp["dur"][1], 200.0))
+                with contextlib.redirect_stdout(io.StringIO()) as text:
+                    o = acc.unpaired(specs, 3, 2, 16, 1, 600.0, runner=fake)[("w", "fifo")]
+                self.assertIn("| w | fifo | avg | 2 | 3 |", text.getvalue())
+                self.assertEqual([sp["window"] for sp in fake.specs], [16, 16, 16])
+                self.assertEqual([(d, a) for d, a, _ in o["exact"]], [(0, 90.0), (1, 94.0)])
+                self.assertEqual([(d, a) for d, a, _ in o["short"]],
+                                 [(1, 101.0), (2, 102.0), (3, 103.0)])
+                # exact mean 92, shortcut 102: +10.87 % of the exact mean
+                self.assertAlmostEqual(o["avg"]["rel"], 1000.0 / 92)
+                self.assertEqual(o["p95"]["rel"], 0.0)
+                self.assertEqual(o["p95"]["verdict"], "expected error within 3 %")
+            finally:
+                if old is None:
+                    del os.environ["NS_ACC_CACHE"]
+                else:
+                    os.environ["NS_ACC_CACHE"] = old
+
+    def test_command_with_an_empty_cache(self):
+        # the whole command on a 30-job Philly window: N = 0 for every row,
+        # K = 2 shortcut runs each, the cache left empty
+        import subprocess
+        import tempfile
+        if not support.data_path("traces", "philly-adaptdl.csv"):
+            self.skipTest("shared data not found (NS_DATA_DIR): philly-adaptdl.csv")
+        with tempfile.TemporaryDirectory() as tmp:
+            env = dict(os.environ, NS_ACC_UNPAIRED="2", NS_ACC_CACHE=tmp, NS_ACC_PAR="1",
+                       NS_ACC_POLICIES="fifo", NS_ACC_WINDOWS="1", NS_ACC_JOBS="30",
+                       NS_ACC_JSON=os.path.join(tmp, "u.json"),
+                       NS_DATA_DIR=os.path.dirname(os.path.dirname(
+                           support.data_path("traces", "philly-adaptdl.csv"))))
+            p = subprocess.run([sys.executable, _PATH], env=env, capture_output=True,
+                               text=True, timeout=300)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn("| fifo | avg | 0 | 2 |", p.stdout)
+            self.assertEqual(os.listdir(tmp), ["u.json"])
+            with open(os.path.join(tmp, "u.json")) as f:
+                rows = json.load(f)
+            self.assertEqual([(r["policy"], len(r["exact"]), len(r["short"])) for r in rows],
+                             [("fifo", 0, 2)])
+            bad = subprocess.run([sys.executable, _PATH], env=dict(env, NS_ACC_UNPAIRED="x2"),
+                                 capture_output=True, text=True, timeout=60)
+            self.assertNotEqual(bad.returncode, 0)
+            self.assertIn("NS_ACC_UNPAIRED", bad.stderr)
+            self.assertIn("'x2'", bad.stderr)
 
 
 @support.requires("ns_sim_new", "ns_sim_run", "ns_sim_scale_arrivals")
