@@ -128,35 +128,11 @@ static void fail_lib(const char *context) {
   fprintf(stderr, "netsched-sim: %s%s%s\n", context ? context : "", context ? ": " : "", buf);
 }
 
-/* Levenshtein distance, for "did you mean". */
-static int distance(const char *a, const char *b) {
-  size_t la = strlen(a), lb = strlen(b);
-  if (la > 63 || lb > 63)
-    return 99;
-  int d[64][64];
-  for (size_t i = 0; i <= la; i++)
-    d[i][0] = (int)i;
-  for (size_t j = 0; j <= lb; j++)
-    d[0][j] = (int)j;
-  for (size_t i = 1; i <= la; i++)
-    for (size_t j = 1; j <= lb; j++) {
-      int sub = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-      int del = d[i - 1][j] + 1, ins = d[i][j - 1] + 1;
-      d[i][j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-    }
-  return d[la][lb];
-}
-
-/* The closest of names[0..n) to s within a third of its length, or NULL. */
+/* "Did you mean": the closest of names[0..n) to s by the library's rule
+   (ns_closest_name, the one its own messages use), or NULL. */
 static const char *closest(const char *s, const char *const *names, int n) {
-  const char *best = NULL;
-  int bd = (int)strlen(s) / 3 + 1;
-  for (int i = 0; i < n; i++) {
-    int d = distance(s, names[i]);
-    if (d < bd || (d == bd && best == NULL && d <= 2))
-      best = names[i], bd = d;
-  }
-  return best;
+  int k = ns_closest_name(s, names, n);
+  return k >= 0 ? names[k] : NULL;
 }
 
 /* ---- value parsers (each names the option and its valid range) ------------ */

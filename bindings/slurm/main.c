@@ -90,38 +90,16 @@ static int parse_int(const char *opt, const char *v, int lo, int hi, int *out) {
   return 0;
 }
 
-/* Levenshtein distance of two short strings (99 if either is long). */
-static int distance(const char *a, const char *b) {
-  size_t la = strlen(a), lb = strlen(b);
-  if (la > 63 || lb > 63)
-    return 99;
-  int d[64][64];
-  for (size_t i = 0; i <= la; i++)
-    d[i][0] = (int)i;
-  for (size_t j = 0; j <= lb; j++)
-    d[0][j] = (int)j;
-  for (size_t i = 1; i <= la; i++)
-    for (size_t j = 1; j <= lb; j++) {
-      int sub = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-      int del = d[i - 1][j] + 1, ins = d[i][j - 1] + 1;
-      d[i][j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-    }
-  return d[la][lb];
-}
-
-/* The closest of names(i) for i in [0, n) to s, within a third of its
-   length (at least 2 edits), or NULL. */
+/* "Did you mean": the closest of name(i) for i in [0, n) to s by the
+   library's rule (ns_closest_name, the one its own messages use), or NULL. */
 static const char *closest(const char *s, const char *(*name)(int), int n) {
-  const char *best = NULL;
-  int bd = (int)strlen(s) / 3 + 1;
-  if (bd < 2)
-    bd = 2;
-  for (int i = 0; i < n; i++) {
-    int d = distance(s, name(i));
-    if (d <= bd && (best == NULL || d < distance(s, best)))
-      best = name(i);
-  }
-  return best;
+  const char *names[64];
+  if (n > 64)
+    n = 64;
+  for (int i = 0; i < n; i++)
+    names[i] = name(i);
+  int k = ns_closest_name(s, names, n);
+  return k >= 0 ? names[k] : NULL;
 }
 
 static const char *policy_at(int i) { return nss_policy_name(nss_policy_at(i)); }

@@ -71,6 +71,20 @@ NS_API const char *ns_strerror(int status);
    Only meaningful right after a call returned an error (successful calls do
    not clear it). The pointer stays valid until the thread's next call. */
 NS_API const char *ns_last_error(void);
+/* "Did you mean": the index in names[0 .. n) of the name closest to `name`
+   by edit distance (Levenshtein: each insertion, deletion or substitution
+   of a byte is one edit) when it is within a third of name's length and at
+   least 2 edits (1 edit for a name of 1-2 bytes); of equally close names
+   the first. The library's own messages about an unknown name use the same
+   rule ("ns_policy_new: preset 'fff' is not a policy; did you mean 'ff'?
+   (valid: ...)"); callers use it for the names only they know (their
+   command-line options, values). NS_ENOTFOUND when no name is that close,
+   or name is empty or longer than 64 bytes (longer entries are never
+   close): an answer, not a failure, so ns_last_error() is left as it was
+   and still describes the call that rejected the name. NS_EINVAL naming
+   the argument: name NULL, n outside [0, 1<<20], names NULL with n > 0, a
+   NULL entry. Reads only its arguments; safe from any thread. */
+NS_API int ns_closest_name(const char *name, const char *const *names, int n);
 
 /* Collective algorithm of a job's all-reduce / exchange. */
 typedef enum ns_collective {

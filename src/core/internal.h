@@ -75,6 +75,19 @@ const char *nsi_fmt_real(double v, char *buf, size_t len);
    buffer is a compound literal living until the end of the enclosing block. */
 #define NSI_REAL_STR(v) nsi_fmt_real((v), (char[32]){0}, 32)
 
+/* ---- "did you mean" (names.c) ----------------------------------------- */
+
+/* Index of the name in names[0 .. n) closest to s by Levenshtein distance,
+   within a third of s's length and at least 2 edits (1 for a 1-2 character
+   s); the first of equally close names; -1 if none (or s is empty or longer
+   than 64 bytes). The rule of ns_closest_name. */
+int nsi_closest_name(const char *s, const char *const *names, int n);
+/* Records NS_EINVAL "fn: arg 'value' is not a what; did you mean 'Y'?
+   (valid: a, b, ...)" - the hint only when a name is close - and returns
+   NS_EINVAL. */
+int nsi_fail_unknown_name(const char *fn, const char *arg, const char *value, const char *what,
+                          const char *const *names, int n);
+
 /* ---- memory ---------------------------------------------------------- */
 
 /* Ensures *buf holds at least `need` elements of `elem` bytes, growing

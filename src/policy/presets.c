@@ -10,7 +10,6 @@
  * Table V, Dally against Tiresias-style consolidation and best-fit, vClos
  * and Titan against the network-agnostic first-fit, CASSINI against its base.
  */
-#include <stdio.h>
 #include <string.h>
 
 #include "core/internal.h"
@@ -83,12 +82,10 @@ int nsp_preset_find(const char *name, const char *fn) {
   for (int i = 0; i < NPRESETS; i++)
     if (strcmp(name, presets[i].name) == 0)
       return i;
-  char list[512];
-  size_t at = 0;
-  list[0] = '\0';
-  for (int i = 0; i < NPRESETS && at < sizeof list; i++)
-    at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", i ? ", " : "", presets[i].name);
-  return nsi_fail(NS_EINVAL, "%s: preset '%.64s' is not a policy; valid: %s", fn, name, list);
+  const char *names[NPRESETS];
+  for (int i = 0; i < NPRESETS; i++)
+    names[i] = presets[i].name;
+  return nsi_fail_unknown_name(fn, "preset", name, "policy", names, NPRESETS);
 }
 
 int ns_policy_preset_find(const char *name) { return nsp_preset_find(name, "ns_policy_preset_find"); }

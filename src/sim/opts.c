@@ -130,14 +130,11 @@ int ns_sim_opts_set_policy(ns_sim_opts *o, ns_sim_policy policy) {
 }
 
 static int unknown_policy(const char *name) {
-  char list[512];
-  size_t at = 0;
-  list[0] = '\0';
-  for (int i = 0; i < NPRESETS && at < sizeof list; i++)
-    at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", i ? ", " : "",
-                           ns_policy_preset_name(i));
-  return nsi_fail(NS_EINVAL, "ns_sim_opts_set_policy_name: name '%.64s' is not a policy; valid: %s",
-                  name, list);
+  const char *names[64];
+  int n = NPRESETS < 64 ? NPRESETS : 64;
+  for (int i = 0; i < n; i++)
+    names[i] = ns_policy_preset_name(i);
+  return nsi_fail_unknown_name("ns_sim_opts_set_policy_name", "name", name, "policy", names, n);
 }
 
 int ns_sim_opts_set_policy_name(ns_sim_opts *o, const char *name) {

@@ -5,6 +5,8 @@
  * Each must return its documented status with a message naming the
  * argument, never crash, and leave the handle as it was.
  */
+#include <limits.h>
+
 #include "abi_test.h"
 
 static const double bad_doubles[] = {NAN, INFINITY, -INFINITY, -1.0};
@@ -18,6 +20,14 @@ START_TEST(test_version_and_errors) {
   ck_assert_str_eq(ns_strerror(1), "unknown status");
   for (int s = NS_EUNSUPPORTED; s <= NS_OK; s++)
     ck_assert_ptr_nonnull(ns_strerror(s));
+  /* "did you mean": bad lists are NS_EINVAL naming the argument */
+  static const char *const names[] = {"ring", NULL};
+  ck_assert_fails(ns_closest_name(NULL, names, 1), NS_EINVAL, "name");
+  ck_assert_fails(ns_closest_name("rnig", NULL, 1), NS_EINVAL, "names");
+  ck_assert_fails(ns_closest_name("rnig", names, -1), NS_EINVAL, "n");
+  ck_assert_fails(ns_closest_name("rnig", names, INT_MAX), NS_EINVAL, "n");
+  ck_assert_fails(ns_closest_name("rnig", names, 2), NS_EINVAL, "names[1]");
+  ck_assert_int_eq(ns_closest_name("rnig", names, 1), 0);
 }
 END_TEST
 

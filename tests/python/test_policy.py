@@ -37,6 +37,18 @@ class TestPolicy(unittest.TestCase):
         with self.assertRaises(netsched.InvalidArgumentError) as cm:
             Policy("nope")
         self.assertIn("'nope'", str(cm.exception))
+        self.assertNotIn("did you mean", str(cm.exception))
+        # the library's "did you mean" reaches Python, and closest_name is its rule
+        with self.assertRaises(netsched.InvalidArgumentError) as cm:
+            Policy("2d-gitins")
+        self.assertIn("'2d-gitins' is not a policy; did you mean '2d-gittins'? (valid: ff, ",
+                      str(cm.exception))
+        self.assertEqual(netsched.closest_name("2d-gitins", names), "2d-gittins")
+        self.assertEqual(netsched.closest_name("fff", names), "ff")
+        self.assertIsNone(netsched.closest_name("nonsense", names))
+        self.assertIsNone(netsched.closest_name("x", []))
+        with self.assertRaises(TypeError):
+            netsched.closest_name("x", ["ff", None])  # type: ignore[list-item]
 
     def test_backfill_and_head_of_line(self):
         # 0: 4 GPUs @ 0, 1: 8 @ 1, 2: 8 @ 2, 3: 1 @ 3. First-fit: 0 -> 0-3,

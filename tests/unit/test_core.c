@@ -36,6 +36,45 @@ static void test_fail_rewords_last_error(void **state) {
   assert_string_equal(ns_last_error(), "ns_outer: line 3: ns_inner: GPU 7 is taken");
 }
 
+/* "Did you mean" (ns_closest_name): Levenshtein distance within a third of
+   the name's length, at least 2 edits, 1 for names of 1-2 bytes; the first
+   of equally close names. */
+static void test_closest_name(void **state) {
+  (void)state;
+  static const char *const presets[] = {"ff", "fifo", "lwf-1", "srsf-1", "srsf-2", "2d-gittins"};
+  assert_int_equal(ns_closest_name("fff", presets, 6), 0);        /* 1 insertion */
+  assert_int_equal(ns_closest_name("lwf1", presets, 6), 2);       /* 1 deletion */
+  assert_int_equal(ns_closest_name("srsf-3", presets, 6), 3);     /* 1 from both: the first */
+  assert_int_equal(ns_closest_name("2d-gitins", presets, 6), 5);
+  assert_int_equal(ns_closest_name("fifo", presets, 6), 1);       /* exact */
+  assert_int_equal(ns_closest_name("nonsense", presets, 6), NS_ENOTFOUND);
+  /* the limit: 9 bytes -> 3 edits, 6 bytes -> 2, 4 bytes -> 2, 2 bytes -> 1 */
+  static const char *const long9[] = {"abcdefghi"}, *const six[] = {"abcdef"};
+  assert_int_equal(ns_closest_name("abcdefXYZ", long9, 1), 0);
+  assert_int_equal(ns_closest_name("abcdeWXYZ", long9, 1), NS_ENOTFOUND);
+  assert_int_equal(ns_closest_name("abcdXY", six, 1), 0);
+  assert_int_equal(ns_closest_name("abcXYZ", six, 1), NS_ENOTFOUND);
+  static const char *const coll[] = {"ring", "hd", "tree"};
+  assert_int_equal(ns_closest_name("rnig", coll, 3), 0); /* a swap is 2 edits */
+  assert_int_equal(ns_closest_name("hx", coll, 3), 1);
+  assert_int_equal(ns_closest_name("xy", coll, 3), NS_ENOTFOUND);
+  assert_int_equal(ns_closest_name("h", coll, 3), 1);
+  assert_int_equal(ns_closest_name("", coll, 3), NS_ENOTFOUND);
+  char big[80];
+  memset(big, 'r', sizeof big - 1), big[sizeof big - 1] = '\0';
+  assert_int_equal(ns_closest_name(big, coll, 3), NS_ENOTFOUND);
+  assert_int_equal(ns_closest_name("x", NULL, 0), NS_ENOTFOUND);
+  /* "none close" is an answer: the caller's last error survives it */
+  assert_int_equal(nsi_fail(NS_EINVAL, "ns_x: collective 'xy' is unknown"), NS_EINVAL);
+  assert_int_equal(ns_closest_name("xy", coll, 3), NS_ENOTFOUND);
+  assert_string_equal(ns_last_error(), "ns_x: collective 'xy' is unknown");
+  assert_fails_with(ns_closest_name(NULL, coll, 3), NS_EINVAL, "ns_closest_name: name is NULL");
+  assert_fails_with(ns_closest_name("x", coll, -1), NS_EINVAL, "n must be in [0, ");
+  assert_fails_with(ns_closest_name("x", NULL, 2), NS_EINVAL, "names is NULL");
+  static const char *const hole[] = {"ring", NULL};
+  assert_fails_with(ns_closest_name("x", hole, 2), NS_EINVAL, "names[1] is NULL");
+}
+
 /* ---- the key -> index map ------------------------------------------------- */
 
 /* Random puts, deletes (present and absent keys) and value changes against
@@ -537,6 +576,7 @@ int main(void) {
       cmocka_unit_test(test_version),
       cmocka_unit_test(test_strerror),
       cmocka_unit_test(test_fail_rewords_last_error),
+      cmocka_unit_test(test_closest_name),
       cmocka_unit_test(test_job_defaults_and_setters),
       cmocka_unit_test(test_job_phase_tiling_message),
       cmocka_unit_test(test_job_rejects_bad_values_unchanged),

@@ -81,6 +81,46 @@ static void test_preset_table_is_the_simulators(void **state) {
   ns_sim_opts_free(so);
 }
 
+/* An unknown preset name: the message keeps its prefix (function, argument,
+   the value quoted), suggests the closest preset when one is within a third
+   of the name's length (ns_closest_name's rule), and lists the valid names
+   from the table; a far name gets no suggestion. */
+static void test_unknown_preset_says_did_you_mean(void **state) {
+  (void)state;
+  char valid[512] = "", want[700];
+  size_t at = 0;
+  for (int i = 0; i < ns_policy_preset_count(); i++)
+    at += (size_t)snprintf(valid + at, sizeof valid - at, "%s%s", i ? ", " : "",
+                           ns_policy_preset_name(i));
+  assert_int_equal(ns_policy_preset_find("2d-gitins"), NS_EINVAL);
+  snprintf(want, sizeof want,
+           "ns_policy_preset_find: preset '2d-gitins' is not a policy; did you mean "
+           "'2d-gittins'? (valid: %s)", valid);
+  assert_string_equal(ns_last_error(), want);
+  assert_int_equal(ns_policy_preset_find("nonsense"), NS_EINVAL);
+  snprintf(want, sizeof want, "ns_policy_preset_find: preset 'nonsense' is not a policy (valid: %s)",
+           valid);
+  assert_string_equal(ns_last_error(), want);
+  assert_fails_with(ns_policy_preset_find("fff"), NS_EINVAL,
+                    "preset 'fff' is not a policy; did you mean 'ff'? (valid: ff, ");
+  /* every entry point that takes a preset name, under its own name */
+  assert_null(ns_policy_new("lwf1"));
+  assert_non_null(strstr(ns_last_error(),
+                         "ns_policy_new: preset 'lwf1' is not a policy; did you mean 'lwf-1'?"));
+  ns_policy *p = ns_policy_new("ff");
+  assert_fails_with(ns_policy_set_preset(p, "vclso"), NS_EINVAL,
+                    "ns_policy_set_preset: preset 'vclso' is not a policy; did you mean 'vclos'?");
+  assert_string_equal(ns_policy_name(p), "ff");
+  ns_policy_free(p);
+  ns_sim_opts *o = ns_sim_opts_new();
+  assert_fails_with(ns_sim_opts_set_policy_name(o, "dally-manul"), NS_EINVAL,
+                    "ns_sim_opts_set_policy_name: name 'dally-manul' is not a policy; did you mean "
+                    "'dally-manual'? (valid: ff, ");
+  assert_fails_with(ns_sim_opts_set_policy_name(o, "xyz"), NS_EINVAL, "name 'xyz' is not a policy (valid: ");
+  assert_null(strstr(ns_last_error(), "did you mean"));
+  ns_sim_opts_free(o);
+}
+
 static void test_bad_input_names_the_argument(void **state) {
   (void)state;
   assert_null(ns_policy_new("bogus"));
@@ -661,6 +701,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_preset_table_is_the_simulators),
       cmocka_unit_test(test_bad_input_names_the_argument),
+      cmocka_unit_test(test_unknown_preset_says_did_you_mean),
       cmocka_unit_test(test_decide_backfill_and_head_of_line),
       cmocka_unit_test(test_srsf_and_sjf_keys),
       cmocka_unit_test(test_dally_decline_retry_and_accept),

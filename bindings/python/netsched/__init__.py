@@ -20,7 +20,7 @@ else the system loader (libnetsched.so.0); see netsched.library_path.
 from __future__ import annotations
 
 from . import _clib
-from .core import (Cluster, Collective, Job, Link, Placement, Tier, version,
+from .core import (Cluster, Collective, Job, Link, Placement, Tier, closest_name, version,
                    version_number)
 from .errors import (CancelledError, ClosedHandleError, InvalidArgumentError, LoopError, MissingSymbolError,
                      NetschedError, NoSpaceError, NotFoundError, OutOfMemoryError,
@@ -40,7 +40,7 @@ has_symbol = _clib.has
 
 __all__ = [
     "Cluster", "Collective", "Job", "Link", "Placement", "Policy", "Simulator", "Tier", "version",
-    "version_number",
+    "version_number", "closest_name",
     "NetschedError", "InvalidArgumentError", "OutOfMemoryError", "NotFoundError",
     "NoSpaceError", "StateError", "LoopError", "RangeError", "SolverError",
     "UnsupportedError", "CancelledError", "ClosedHandleError", "MissingSymbolError", "Status", "strerror",

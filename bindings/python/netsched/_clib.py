@@ -143,6 +143,7 @@ _TABLE: dict[str, tuple[Any, list[Any]]] = {
     "ns_version_number": (c_int, []),
     "ns_strerror": (c_char_p, [c_int]),
     "ns_last_error": (c_char_p, []),
+    "ns_closest_name": (c_int, [c_char_p, POINTER(c_char_p), c_int]),
     # core.h: jobs
     "ns_job_new": (JOB, [c_char_p, c_int]),
     "ns_job_free": (None, [JOB]),

@@ -10,7 +10,7 @@ from typing import Any, Callable, ClassVar, Iterable, Iterator, TypeVar, Union, 
 from ._clib import Pointer, address, lib
 from ._handle import (Handle, as_enum, as_flag, as_handle, as_int, as_real, as_size,
                       as_str, as_u64, check_nan)
-from .errors import NetschedError, check
+from .errors import NetschedError, Status, check
 
 
 class Collective(enum.IntEnum):
@@ -44,6 +44,22 @@ def version() -> str:
 def version_number() -> int:
     """MAJOR*10000 + MINOR*100 + PATCH of the loaded library."""
     return int(lib.ns_version_number())
+
+
+def closest_name(name: str, names: Iterable[str]) -> str | None:
+    """The library's "did you mean" (ns_closest_name): the name of `names`
+    closest to `name` by edit distance, within a third of its length and at
+    least 2 edits (1 for 1-2 characters), or None. The rule of the
+    library's own messages about an unknown preset."""
+    w = "closest_name"
+    key = as_str(name, w, "name")
+    known = list(names)
+    arr = (ctypes.c_char_p * max(len(known), 1))(*[as_str(n, w, "names[%d]" % i)
+                                                    for i, n in enumerate(known)])
+    rc = lib.ns_closest_name(key, arr, len(known))
+    if rc == Status.ENOTFOUND:
+        return None
+    return known[check(rc, w)]
 
 
 def _enum_or_int(enum_cls: type[_E], v: int) -> _E | int:
