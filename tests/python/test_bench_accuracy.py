@@ -12,6 +12,7 @@ import resource
 import sys
 import time
 import unittest
+from unittest import mock
 
 from netsched import sim
 
@@ -219,9 +220,7 @@ class TestRunTimeFloor(unittest.TestCase):
         import tempfile
         with tempfile.TemporaryDirectory() as tmp:
             src = self._window(tmp)
-            old = os.environ.get("NS_ACC_CACHE")
-            os.environ["NS_ACC_CACHE"] = tmp
-            try:
+            with mock.patch.dict(os.environ, {"NS_ACC_CACHE": tmp}):
                 base = {"policy": "fifo", "cluster": [4, 8, 8, 8, 2, 10.0], "seed": 1,
                         "scale": 1.0, "window": 0, "trace": src}
                 p0 = acc.cache_path(base)
@@ -238,11 +237,6 @@ class TestRunTimeFloor(unittest.TestCase):
                     h.update(f.read())
                 h.update(repr(("fifo", [4, 8, 8, 8, 2, 10.0])).encode())
                 self.assertEqual(p0, os.path.join(tmp, "exact-fifo-%s.json" % h.hexdigest()[:16]))
-            finally:
-                if old is None:
-                    del os.environ["NS_ACC_CACHE"]
-                else:
-                    os.environ["NS_ACC_CACHE"] = old
 
     def test_summary_on_hand_numbers(self):
         L = "w2"
@@ -383,9 +377,7 @@ class TestUnpaired(unittest.TestCase):
                 csv.writer(f).writerows(TestRunTimeFloor.ROWS)
             cache = os.path.join(tmp, "cache")
             os.mkdir(cache)
-            old = os.environ.get("NS_ACC_CACHE")
-            os.environ["NS_ACC_CACHE"] = cache
-            try:
+            with mock.patch.dict(os.environ, {"NS_ACC_CACHE": cache}):
                 loads = [("w", src, [4, 8, 8, 8, 2, 10.0], 4, 1000.0, 1)]
                 specs = acc.build_specs(loads, ["fifo"], 16, 600.0, 0, 0, 0.001, 4)
                 fake = _FakeRunner(lambda sp: (100.0 + sp["dur"][1], 200.0))
@@ -420,11 +412,6 @@ class TestUnpaired(unittest.TestCase):
                 self.assertAlmostEqual(o["avg"]["rel"], 1000.0 / 92)
                 self.assertEqual(o["p95"]["rel"], 0.0)
                 self.assertEqual(o["p95"]["verdict"], "expected error within 3 %")
-            finally:
-                if old is None:
-                    del os.environ["NS_ACC_CACHE"]
-                else:
-                    os.environ["NS_ACC_CACHE"] = old
 
     def test_command_with_an_empty_cache(self):
         # the whole command on a 30-job Philly window: N = 0 for every row,
