@@ -29,6 +29,12 @@
  * every few seconds). A hit returns the very rates the fill returned then,
  * so the memos change no result (the rates are a function of the set;
  * test_memo_generations_exact compares them with fresh fills bit for bit).
+ * An item leaving (nsi_mm_drop: a member finishes, is preempted or leaves
+ * a partial restart) and capacities changing on some resources
+ * (nsi_mm_set_cap: the leaver now loads its links) keep the structure,
+ * where a rebuild cost more than the fills it saved; a drop keeps the
+ * memos too, a capacity change empties them (test_drop_and_recap_match_rebuild:
+ * the same rates, bit for bit, as a structure built afresh).
  *
  * Contention (sim.h): a resource carrying k > 1 active items of a solve
  * delivers its capacity x e(k); e is given per k at build (NULL: e = 1).
@@ -73,8 +79,9 @@ static int grow(void *bufp, size_t *cap, size_t need, size_t elem) {
 }
 
 static void gen_clear(nsi_mm_memo *g) {
+  size_t had = g->nent;
   g->nent = g->npool = g->nrp = 0;
-  if (g->slot != NULL)
+  if (g->slot != NULL && had > 0) /* (empty: every slot is 0 already) */
     memset(g->slot, 0, g->nslot * sizeof *g->slot);
 }
 
@@ -99,7 +106,7 @@ void nsi_mm_free(nsi_mm *m) {
   free(m->ra), free(m->idr), free(m->xown), free(m->ipos), free(m->idst), free(m->na);
   free(m->idm), free(m->am), free(m->fl), free(m->flres), free(m->fcnt), free(m->fsl);
   free(m->fol), free(m->ffz), free(m->xpos), free(m->frem), free(m->fkey), free(m->fokey);
-  free(m->fdy), free(m->fdl);
+  free(m->fdy), free(m->fdl), free(m->job), free(m->live);
   for (int g = 0; g < 2; g++)
     gen_free(&m->set[g]), gen_free(&m->part[g]);
   nsi_sim_fill_free(&m->fill);
@@ -134,6 +141,8 @@ int nsi_mm_build(nsi_mm *m, int n, const int *const *res, const size_t *nres, co
   NSI_MM_ARR(icap, cap_icap, un);
   NSI_MM_ARR(ek, cap_ek, un);
   NSI_MM_ARR(on, cap_on, un);
+  NSI_MM_ARR(job, cap_job, un);
+  NSI_MM_ARR(live, cap_live, ur);
   NSI_MM_ARR(imark, cap_imark, un);
   NSI_MM_ARR(comp, cap_comp, un);
   NSI_MM_ARR(rate, cap_rate, un);
@@ -172,12 +181,13 @@ int nsi_mm_build(nsi_mm *m, int n, const int *const *res, const size_t *nres, co
     memcpy(m->ir + m->ist[i], res[i], nres[i] * sizeof *m->ir);
     m->ist[i + 1] = m->ist[i] + (int)nres[i];
     m->icap[i] = icap[i];
-    m->on[i] = 0, m->imark[i] = 0, m->rate[i] = 0;
+    m->on[i] = 0, m->imark[i] = 0, m->rate[i] = 0, m->job[i] = i;
     m->ek[i + 1] = ek != NULL ? ek[i + 1] : 1.0;
   }
   m->ek[0] = 1.0;
   memset(m->akey, 0, m->words * sizeof *m->akey);
   memset(m->pkey, 0, m->words * sizeof *m->pkey);
+  m->recap = 0;
   m->nact = 0;
   /* item -> distinct resources (incidence x: resource idr[x] of item xown[x]) */
   m->idst[0] = 0;
@@ -207,7 +217,7 @@ int nsi_mm_build(nsi_mm *m, int n, const int *const *res, const size_t *nres, co
         m->ri[m->cnt[m->ir[x]]++] = i;
   for (int r = 0; r < nr; r++)
     m->rcap[r] = rcap[r], m->rmark[r] = 0, m->lid[r] = -1, m->cnt[r] = 0, m->na[r] = 0,
-    m->am[r] = 0, m->fl[r] = -1;
+    m->am[r] = 0, m->fl[r] = -1, m->live[r] = m->rst[r + 1] - m->rst[r];
   for (int r = 0; r < nr; r++)
     m->coff[r] = -1;
   m->nctab = 0;
@@ -248,6 +258,33 @@ void nsi_mm_set(nsi_mm *m, int i, int on) {
       m->ipos[last] = at;
     }
   }
+}
+
+/* A dropped item is off for good and counts on no resource: where one
+   item is left, the fill (na < 2) takes the resource as that item's own
+   limit, cap_k(r, 1) / flows, which is what a structure built without the
+   dropped item has in the item's own limit (e(1) = 1: the capacity
+   itself), and the partition joins nothing through it. */
+void nsi_mm_drop(nsi_mm *m, int i) {
+  nsi_mm_set(m, i, 0);
+  m->job[i] = -1;
+  for (int x = m->idst[i]; x < m->idst[i + 1]; x++)
+    m->live[m->idr[x]]--;
+}
+
+int nsi_mm_shared(const nsi_mm *m, int r) { return m->live[r] >= 2; }
+
+int nsi_mm_set_cap(nsi_mm *m, int r, double rcap, const double *tab) {
+  m->rcap[r] = rcap;
+  if (tab == NULL) {
+    m->coff[r] = -1;
+  } else if (m->coff[r] >= 0) { /* the same size: in place */
+    memcpy(m->ctab + m->coff[r], tab, (size_t)(m->rst[r + 1] - m->rst[r] + 1) * sizeof *tab);
+  } else {
+    NSI_TRY(nsi_mm_cap_table(m, r, tab));
+  }
+  m->recap = 1;
+  return NS_OK;
 }
 
 static uint64_t mix(uint64_t x) { /* splitmix64's finaliser */
@@ -683,6 +720,8 @@ int nsi_mm_solve(nsi_mm *m, const int *seeds, int nseeds, const int *seed_res, i
   m->ncomp = 0;
   if (m->nact == 0)
     return NS_OK;
+  if (m->recap) /* capacities changed (nsi_mm_set_cap) */
+    memo_clear(m), m->recap = 0;
   if (demand != m->demand) /* the memo holds rates for one demand */
     memo_clear(m), m->demand = demand;
   int P, labelled;

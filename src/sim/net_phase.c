@@ -489,6 +489,7 @@ static int group_cache(ns_sim *s, nsi_group *g) {
   for (size_t m = 0; m < g->n; m++) {
     const nsi_simjob *k = &s->jobs[g->members[m]];
     nsi_mm_set(g->mm, (int)m, k->phase == NSI_PH_COMM && k->nsrv >= 2);
+    g->mm->job[m] = g->members[m];
   }
   g->mm->scratch = s->ref_solve;
   g->mm_serial = serial;
@@ -513,12 +514,12 @@ static int solve(ns_sim *s, nsi_group *g) {
   for (size_t m = 0; m < g->n; m++) {
     nsi_simjob *k = &s->jobs[g->members[m]];
     k->ph_rate = k->phase == NSI_PH_WAIT ? 0.0 : 1.0;
-    nsi_mm_set(g->mm, (int)m, k->phase == NSI_PH_COMM && k->nsrv >= 2);
+    nsi_mm_set(g->mm, k->gi, k->phase == NSI_PH_COMM && k->nsrv >= 2);
   }
   NSI_TRY(nsi_mm_solve_all(g->mm, d));
   for (int x = 0; x < g->mm->ncomp; x++) {
-    int m = g->mm->comp[x];
-    s->jobs[g->members[m]].ph_rate = g->mm->rate[m] / d;
+    int i = g->mm->comp[x];
+    s->jobs[g->mm->job[i]].ph_rate = g->mm->rate[i] / d;
   }
   if (!s->o.gpu_sharing)
     return NS_OK;
@@ -581,7 +582,7 @@ static int resolve(ns_sim *s, nsi_group *g) {
     }
     for (size_t l = 0; l < k->nlinks; l++) { /* it left: its links still shared here */
       int r = k->links[l];
-      if (s->lmapg[r] != g->mm_serial)
+      if (s->lmapg[r] != g->mm_serial || !nsi_mm_shared(mm, s->lmap[r]))
         continue;
       NSI_TRY(nsi_reserve(&s->lseed, &s->cap_lseed, nres + 1, sizeof *s->lseed));
       s->lseed[nres++] = s->lmap[r];
@@ -590,7 +591,7 @@ static int resolve(ns_sim *s, nsi_group *g) {
   double d = nsi_sim_nic_gbps(&s->o);
   NSI_TRY(nsi_mm_solve(mm, s->idx_tmp, (int)nitem, s->lseed, (int)nres, d));
   for (int x = 0; x < mm->ncomp; x++) {
-    nsi_simjob *k = &s->jobs[g->members[mm->comp[x]]];
+    nsi_simjob *k = &s->jobs[mm->job[mm->comp[x]]];
     double r = mm->rate[mm->comp[x]] / d;
     k->mark = stamp;
     if (r == k->ph_rate && k->seed != stamp)
@@ -742,6 +743,43 @@ static int admit_waiters(ns_sim *s, nsi_group *g) {
   return NS_OK;
 }
 
+/* j leaves g's max-min in place (nsi_mm_drop) where the structure is
+   current (built with j, capacities unchanged since, not fast-forwarded,
+   a ring's links): the solves give what a rebuild without j gives, and
+   the memo stands - where a member's finish, preemption or detach
+   (maybe_detach) rebuilt the structure and emptied the memo (7 of 8
+   rebuilds of a preemptive Philly run). 1 if dropped, else 0 (a rebuild). */
+static int drop_member(ns_sim *s, const nsi_group *g, const nsi_simjob *j) {
+  if (g->mm == NULL || g->cache != s->capeff_epoch + 1 || g->ff || j->hd != NULL ||
+      j->gi < 0 || j->gi >= g->mm->n || g->mm->job[j->gi] != (int)(j - s->jobs))
+    return 0;
+  nsi_mm_drop(g->mm, j->gi);
+  return 1;
+}
+
+/* j, dropped from g's max-min, loads its links now (bg_set): their
+   capacities in the structure are what group_cache would give them
+   (capeff, and the table of bg_caps where kept jobs load a link), and the
+   structure is current again. */
+static int recap(ns_sim *s, nsi_group *g, const nsi_simjob *j) {
+  nsi_mm *mm = g->mm;
+  NSI_TRY(reserve_tmp(s, (size_t)mm->n + 1));
+  for (size_t i = 0; i < j->nlinks; i++) {
+    int l = j->links[i];
+    if ((i > 0 && l == j->links[i - 1]) || s->lmapg[l] != g->mm_serial)
+      continue;
+    int r = s->lmap[l];
+    const double *tab = NULL;
+    if (s->o.curve_n > 0 && s->bgcnt[l] > 0) {
+      bg_caps(s, l, mm->rst[r + 1] - mm->rst[r], s->rate_tmp);
+      tab = s->rate_tmp;
+    }
+    NSI_TRY(nsi_mm_set_cap(mm, r, s->capeff[l], tab));
+  }
+  g->cache = s->capeff_epoch + 1;
+  return NS_OK;
+}
+
 static void leave_group(ns_sim *s, nsi_simjob *j) {
   nsi_group *g = group_of(s, j);
   if (g == NULL)
@@ -752,9 +790,10 @@ static void leave_group(ns_sim *s, nsi_simjob *j) {
       g->members[m] = g->members[--g->n];
       break;
     }
+  if (!drop_member(s, g, j))
+    g->cache = 0;
   if (g->ff)
     g->ff = 2; /* the window means are stale: rebuilt at the next update */
-  g->cache = 0;
   g->mep = ++s->aep; /* in flight maybe: every waiter is asked again */
   new_window(s, g);
   j->group = -1;
@@ -830,14 +869,15 @@ static int maybe_detach(ns_sim *s, nsi_group *g, nsi_simjob *j) {
   if (j->pos >= j->per)
     j->pos = j->per * (1 - 1e-12);
   j->t_upd = s->now;
-  int ji = (int)(j - s->jobs);
+  int ji = (int)(j - s->jobs), kept = drop_member(s, g, j);
   for (size_t m = 0; m < g->n; m++)
     if (g->members[m] == ji) {
       g->members[m] = g->members[--g->n];
       break;
     }
   j->group = -1;
-  g->cache = 0;
+  if (!kept)
+    g->cache = 0;
   bg_set(s, j, 1);
   rate_touch(s, j);
   NSI_TRY(push(s, j, s->now + lone_left(j)));
@@ -850,6 +890,8 @@ static int maybe_detach(ns_sim *s, nsi_group *g, nsi_simjob *j) {
     s->net_dirty |= s->stale_any; /* over: the deferred neighbours' turn (engine's update) */
     return NS_OK;
   }
+  if (kept)
+    NSI_TRY(recap(s, g, j));
   s->nseeds = 0;
   NSI_TRY(admit_waiters(s, g));
   NSI_TRY(solve(s, g));
@@ -898,14 +940,13 @@ static int group_event(ns_sim *s, nsi_simjob *j, int *finished) {
     }
     NSI_TRY(admit_waiters(s, g));
   }
-  /* j leaves a partial restart now (maybe_detach): the group is rebuilt,
-     solved in full and every member pushed again there, so a solve here
-     would be overwritten unread - when no waiting all-reduce is asked
-     between (admission ALL: none waits; a hook could read the rates). The
-     stamp moves as resolve() would move it. */
+  /* j leaves a partial restart now (maybe_detach): it leaves the group's
+     max-min, which is solved in full and every member pushed again there,
+     so a solve here would be overwritten unread - when no waiting
+     all-reduce is asked between (admission ALL: none waits; a hook could
+     read the rates). The stamp moves as resolve() would move it. */
   if (comm_ended && !*finished && detaches(g, j) && nsi_admission(&s->o) == NS_SIM_ADMIT_ALL) {
     s->stamp += !moved;
-    g->cache = 0;
   } else if (moved) { /* links left and taken: every member solved again */
     g->cache = 0;
     NSI_TRY(solve(s, g));

@@ -203,6 +203,10 @@ typedef struct nsi_mm {
   double *ctab;             /* (nsi_mm_cap_table; with e(k) only) */
   size_t nctab;
   unsigned char *on;        /* per item: active (nsi_mm_set) */
+  int *job;                 /* per item: the caller's tag (net_phase.c: its sim job; -1 dropped) */
+  int *live;                /* per resource: its items not dropped (nsi_mm_drop) */
+  int recap;                /* a capacity changed (nsi_mm_set_cap): the memo is emptied at the
+                               next solve */
   int *idst, *idr, *xown;   /* item i's distinct resources: incidences idst[i] .. idst[i + 1) */
   int *ra, *na, *ipos;      /* per resource its active incidences; an incidence's place there */
   double *rate;             /* per item: its rate in the last solve that covered it */
@@ -241,7 +245,8 @@ typedef struct nsi_mm {
       cap_queue, cap_icap, cap_ek, cap_on, cap_imark, cap_comp, cap_rate, cap_res, cap_nres,
       cap_ic, cap_out, cap_akey, cap_pkey, cap_lab, cap_pitem, cap_poff, cap_prate, cap_pcnt, cap_ra, cap_idr,
       cap_xown, cap_ipos, cap_idst, cap_na, cap_coff, cap_ctab, cap_idm, cap_am, cap_fl, cap_flres,
-      cap_fcnt, cap_fsl, cap_fol, cap_ffz, cap_xpos, cap_frem, cap_fkey, cap_fokey, cap_fdy, cap_fdl;
+      cap_fcnt, cap_fsl, cap_fol, cap_ffz, cap_xpos, cap_frem, cap_fkey, cap_fokey, cap_fdy, cap_fdl,
+      cap_job, cap_live;
 } nsi_mm;
 
 /* Sets up m (its memory reused) for n items, item i on local resources
@@ -256,6 +261,17 @@ int nsi_mm_build(nsi_mm *m, int n, const int *const *res, const size_t *nres, co
    kept jobs load (net_phase.c). Only with ek; after nsi_mm_build, before a
    solve. NS_OK or NS_ENOMEM. */
 int nsi_mm_cap_table(nsi_mm *m, int r, const double *tab);
+/* Item i leaves the structure for good (inactive from now on; job[i] = -1):
+   the solves give what a structure built without it gives (a resource
+   left with one item limits that item alone, as its own limit would).
+   The memo stands: no capacity changed. */
+void nsi_mm_drop(nsi_mm *m, int i);
+/* Resource r is shared by two or more items not dropped. */
+int nsi_mm_shared(const nsi_mm *m, int r);
+/* Resource r's capacity is now rcap (with e(k): tab[k], k = 0 .. its
+   items, or NULL for rcap x e(k)); the memo is emptied (at the next
+   solve). NS_OK or NS_ENOMEM. */
+int nsi_mm_set_cap(nsi_mm *m, int r, double rcap, const double *tab);
 /* Max-min rates (progressive filling, each at most `demand`) of the active
    items connected through resources to seeds[0 .. nseeds) (active or not:
    their resources start the search) and to the resources seed_res[0 ..

@@ -354,6 +354,121 @@ static void test_fill_matches_generic_bitwise(void **state) {
   nsi_mm_free(&g);
 }
 
+/* A member leaving a group's max-min in place (net_phase.c drop_member,
+   recap): nsi_mm_drop takes its item out for good and nsi_mm_set_cap
+   gives its resources new capacities (with e(k), a table of them, as kept
+   jobs load a link); the memo forgets only the sets on a resource whose
+   capacity changed. After every change, each rate handed out equals (==)
+   the one of a structure built afresh the way group_cache would build it:
+   without the dropped items, a resource left with one item folded into
+   that item's own limit (capacity / its flows there), the new capacities
+   and tables. 150 random structures x 150 changes, memo budgets of 4, 32
+   and 100000 rates; the memo must still answer some solves. */
+static void fresh_reduced(nsi_mm *f, const inst *x, const unsigned char *alive,
+                          const double (*tab)[MAXI + 1], const int *has_tab, int *map) {
+  int live[MAXR] = {0}, rmap[MAXR], nr = 0, n = 0;
+  for (int i = 0; i < x->n; i++)
+    for (size_t k = 0; k < x->nres[i] && alive[i]; k++)
+      live[x->res[i][k]] += k == 0 || x->res[i][k] != x->res[i][k - 1];
+  double rcap[MAXR], icap[MAXI];
+  for (int r = 0; r < x->nr; r++)
+    rmap[r] = live[r] >= 2 ? nr : -1, rcap[nr] = x->rcap[r], nr += live[r] >= 2;
+  static int res[MAXI][MAXD];
+  const int *resp[MAXI];
+  size_t nres[MAXI];
+  for (int i = 0; i < x->n; i++) {
+    map[i] = -1;
+    if (!alive[i])
+      continue;
+    map[i] = n;
+    icap[n] = x->icap[i], nres[n] = 0, resp[n] = res[n];
+    for (size_t k = 0; k < x->nres[i];) {
+      size_t e = k;
+      while (e < x->nres[i] && x->res[i][e] == x->res[i][k])
+        e++;
+      int r = x->res[i][k];
+      if (rmap[r] >= 0) {
+        for (; k < e; k++)
+          res[n][nres[n]++] = rmap[r];
+      } else {
+        double v = x->rcap[r] / (double)(e - k);
+        icap[n] = v < icap[n] ? v : icap[n];
+        k = e;
+      }
+    }
+    n++;
+  }
+  assert_int_equal(nsi_mm_build(f, n, resp, nres, icap, nr, rcap, x->curve ? x->ek : NULL), NS_OK);
+  for (int r = 0; r < x->nr; r++)
+    if (rmap[r] >= 0 && x->curve && has_tab[r])
+      assert_int_equal(nsi_mm_cap_table(f, rmap[r], tab[r]), NS_OK);
+}
+
+static void test_drop_and_recap_match_rebuild(void **state) {
+  (void)state;
+  static const size_t caps[] = {4, 32, 100000};
+  uint64_t r = 0xd40b5ull, hits = 0, drops = 0;
+  nsi_mm m, f;
+  memset(&m, 0, sizeof m);
+  memset(&f, 0, sizeof f);
+  for (int t = 0; t < 150; t++) {
+    inst x;
+    random_inst(&r, &x);
+    build(&m, &x);
+    m.memo_cap = caps[t % 3];
+    unsigned char on[MAXI] = {0}, alive[MAXI];
+    double have[MAXI], tab[MAXR][MAXI + 1], demand = 4.0 + 8.0 * unit(&r);
+    int has_tab[MAXR] = {0}, map[MAXI], nalive = x.n;
+    for (int i = 0; i < x.n; i++)
+      alive[i] = 1, have[i] = 0;
+    for (int step = 0; step < 150; step++) {
+      int i = (step * 7) % (x.n < 6 ? x.n : 6); /* a few items: sets repeat */
+      if (pick(&r, 4) == 0)
+        i = pick(&r, x.n);
+      if (!alive[i])
+        continue;
+      if (nalive > 2 && pick(&r, 12) == 0) { /* i leaves; its resources change capacity */
+        alive[i] = 0, on[i] = 0, nalive--, drops++;
+        nsi_mm_drop(&m, i);
+        for (size_t k = 0; k < x.nres[i] && pick(&r, 3) > 0; k++) {
+          int l = x.res[i][k];
+          x.rcap[l] = 5.0 + 10.0 * unit(&r);
+          has_tab[l] = x.curve && pick(&r, 2);
+          tab[l][0] = tab[l][1] = x.rcap[l]; /* e(1) = 1: one item has the capacity */
+          for (int c = 2; c <= x.n; c++)
+            tab[l][c] = x.rcap[l] * x.ek[c] * (0.9 + 0.1 * unit(&r));
+          assert_int_equal(nsi_mm_set_cap(&m, l, x.rcap[l], has_tab[l] ? tab[l] : NULL), NS_OK);
+        }
+        assert_int_equal(nsi_mm_solve_all(&m, demand), NS_OK);
+      } else {
+        on[i] = !on[i];
+        nsi_mm_set(&m, i, on[i]);
+        assert_int_equal(nsi_mm_solve(&m, &i, 1, NULL, 0, demand), NS_OK);
+      }
+      for (int c = 0; c < m.ncomp; c++) {
+        assert_true(on[m.comp[c]]);
+        have[m.comp[c]] = m.rate[m.comp[c]];
+      }
+      fresh_reduced(&f, &x, alive, (const double (*)[MAXI + 1])tab, has_tab, map);
+      int seeds[MAXI], ns = 0;
+      for (int k = 0; k < x.n; k++)
+        if (on[k])
+          nsi_mm_set(&f, map[k], 1), seeds[ns++] = map[k];
+      f.scratch = 1; /* filled afresh */
+      assert_int_equal(nsi_mm_solve(&f, seeds, ns, NULL, 0, demand), NS_OK);
+      for (int k = 0; k < x.n; k++)
+        if (on[k] && have[k] != f.rate[map[k]])
+          fail_msg("structure %d step %d item %d: in place %.17g, rebuilt %.17g", t, step, k,
+                   have[k], f.rate[map[k]]);
+    }
+    hits += m.hits + m.part_hits;
+    m.hits = m.part_hits = 0;
+  }
+  assert_true(drops > 500 && hits > 1000); /* it dropped items and the memo still answered */
+  nsi_mm_free(&m);
+  nsi_mm_free(&f);
+}
+
 /* The exact phase model (W = 0) as it solves groups now (the memo of
    components by active set) against the same model with every solve done
    from scratch - a search from the changed jobs and progressive filling of
@@ -490,6 +605,7 @@ int main(void) {
       cmocka_unit_test(test_components_and_resource_seeds),
       cmocka_unit_test(test_memo_generations_exact),
       cmocka_unit_test(test_fill_matches_generic_bitwise),
+      cmocka_unit_test(test_drop_and_recap_match_rebuild),
       cmocka_unit_test(test_exact_memo_matches_scratch),
       cmocka_unit_test(test_admission_skip_matches_asking_all),
   };
