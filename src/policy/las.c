@@ -63,18 +63,18 @@ typedef struct nsp_lasjob {
   uint64_t id;
   double arrival;
   int gpus, q, running;
+  int mv;       /* at a decision: queue it moves to + 1 (0: none), applied in first-seen order */
   double base;  /* executed ms at the latest promotion */
   double exec;  /* executed ms since it (las.c's las_exec) */
   double total; /* executed ms (las_total) */
-  double pend, check, rank;
+  double pend, check, rank; /* pend: counted with starvation only (else never read) */
   double att_seen;    /* the attained GPU-ms total was computed from */
   double exec_ranked; /* the exec rank was computed at (NAN: not yet) */
   int git_gpus;       /* and the GPUs */
   double exec_safe;   /* below it (and not below exec_ranked) the rank holds */
   double git_lo, git_hi; /* rank holds for attained GPU-s in [git_lo, git_hi) */
   size_t git_i;
-  size_t qi;      /* queue index at the decision of stamp */
-  uint64_t stamp; /* the decision that matched it to the queue */
+  size_t qi; /* queue index at the decision that matched it (L->seen) */
 } nsp_lasjob;
 
 typedef struct nsp_laskey {
@@ -86,7 +86,8 @@ typedef struct nsp_laskey {
    (st[cur]) and the one this decision builds (st[1 - cur]), which
    nsp_las_settle makes current and nsp_las_restore drops. A decision copies
    each job's record into the new state as it matches the job to the queue
-   (one pass, no separate snapshot of the whole state). A record is valid
+   and brings its service up to date there (one pass over the records, no
+   separate snapshot of the whole state). A record is valid
    in a state only for the slots its run lists. */
 typedef struct nsp_lasstate {
   nsp_lasjob *rec; /* slab, by slot */
@@ -193,8 +194,16 @@ static int gittins_prepare(nsp_las *L, const ns_policy *p) {
   double delta = p->las_limit[0] / 1e3;
   for (size_t k = 0; k < n; k++)
     L->git_r[k] = gittins_at(L->git_d, prefix, n, delta, L->git_d[k] - 1);
-  L->git_r[n] = 0.0; /* attained == the largest sample: nothing above it */
-  L->git_n = n;
+  /* The lookup keeps the first of each run of equal samples only: the
+     first sample above a is always the first of its run, so the index and
+     the interval [git_lo, git_hi) a job's rank holds for are the same, and
+     the search runs over the distinct samples (a quarter of the trace's). */
+  size_t m = 0;
+  for (size_t k = 0; k < n; k++)
+    if (k == 0 || L->git_d[k] != L->git_d[k - 1])
+      L->git_d[m] = L->git_d[k], L->git_r[m++] = L->git_r[k];
+  L->git_r[m] = 0.0; /* attained == the largest sample: nothing above it */
+  L->git_n = m;
   free(prefix);
   return NS_OK;
 }
@@ -271,7 +280,6 @@ static int reserve(nsp_las *L, size_t need) {
   for (int k = 0; k < 2; k++) {
     nsp_lasstate *st = &L->st[k];
     NSI_TRY(grow((void **)&st->rec, cap, sizeof(nsp_lasjob)));
-    /* zeroed: a decision reads the stamp of records the other state wrote */
     memset(st->rec + L->capslots, 0, (cap - L->capslots) * sizeof(nsp_lasjob));
     NSI_TRY(grow((void **)&st->run, cap, sizeof(int)));
     NSI_TRY(grow((void **)&st->freeslot, cap, sizeof(int)));
@@ -359,35 +367,54 @@ static int key_before(const nsp_laskey *x, const nsp_laskey *y) {
   return x->arrival < y->arrival;
 }
 
-/* Stable bottom-up merge sort of queue list v[0..n) by Gittins index. */
-static int rec_before(const nsp_lasjob *x, const nsp_lasjob *y) {
-  if (x->rank != y->rank)
-    return x->rank > y->rank;
-  return x->arrival < y->arrival;
-}
-
+/* Stable sort of queue list v[0..n) by Gittins index: the keys are built
+   as the in-order prefix is scanned (each record read once). */
 static void sort_by_rank(nsp_las *L, const nsp_lasstate *S, int *v, size_t n) {
-  size_t k = 1;
-  while (k < n && !rec_before(&S->rec[v[k]], &S->rec[v[k - 1]]))
-    k++;
+  nsp_laskey *a = L->key, *tmp = L->key + n;
+  size_t k = 0;
+  for (; k < n; k++) {
+    const nsp_lasjob *j = &S->rec[v[k]];
+    a[k].rank = j->rank, a[k].arrival = j->arrival, a[k].slot = v[k];
+    if (k > 0 && key_before(&a[k], &a[k - 1]))
+      break;
+  }
   if (k >= n) /* already in order (most decisions): a stable sort keeps it */
     return;
-  nsp_laskey *a = L->key, *tmp = L->key + n;
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = k + 1; i < n; i++) {
     const nsp_lasjob *j = &S->rec[v[i]];
     a[i].rank = j->rank, a[i].arrival = j->arrival, a[i].slot = v[i];
   }
-  /* Nearly in order (a few jobs' ranks moved): a stable insertion sort,
-     O(n + moves), within a budget of moves; past it the merge sort below
-     finishes the job. Both are stable and the insertion keeps equal keys
-     in their order, so the result is the stable sort's either way. */
+  /* Nearly in order (a few jobs' ranks moved, the waiting jobs put back
+     at the end): a stable insertion sort, O(n + moves), within a budget of
+     moves; past it the merge sort below finishes the job. Both are stable
+     and the insertion keeps equal keys in their order, so the result is
+     the stable sort's either way. A key out of place goes after every key
+     of the sorted a[0..k) it is not before (those form a prefix), found by
+     galloping back from k - 1 and then bisecting (O(log moves)); the keys
+     after it move up at once. */
   size_t budget = 8 * n + 64, moves = 0;
   for (; k < n && moves <= budget; k++) {
     nsp_laskey x = a[k];
-    size_t i = k;
-    while (i > 0 && key_before(&x, &a[i - 1]))
-      a[i] = a[i - 1], i--, moves++;
-    a[i] = x;
+    if (!key_before(&x, &a[k - 1])) /* k >= 1: a[0] was in order */
+      continue;
+    size_t lo = 0, hi = k - 1, step = 1; /* x goes in [lo, hi]: before a[hi] */
+    while (hi >= step) {
+      if (!key_before(&x, &a[hi - step])) {
+        lo = hi - step + 1;
+        break;
+      }
+      hi -= step, step *= 2;
+    }
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (key_before(&x, &a[mid]))
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+    memmove(a + lo + 1, a + lo, (k - lo) * sizeof *a);
+    a[lo] = x;
+    moves += k - lo;
   }
   if (k >= n && moves <= budget) {
     for (size_t i = 0; i < n; i++)
@@ -445,6 +472,45 @@ static int rank_holds(const nsp_lasjob *j) {
          (j->exec == j->exec_ranked || (j->exec > j->exec_ranked && j->exec < j->exec_safe));
 }
 
+/* Job j's service, demotion, starvation and Gittins rank up to now from its
+   queue entry e (the simulator's runnable_jobs); a move to another queue is
+   left in j->mv for the caller to apply in first-seen order. A waiting
+   job's service has not changed: its executed time and rank are kept.
+   Inlined: it runs for every queued job at every decision. */
+__attribute__((always_inline)) static inline void serve(const ns_policy *p, const nsp_las *L,
+                                                        nsp_lasjob *j, const nsp_entry *e,
+                                                        double now) {
+  int gpus = e->job->gpus;
+  if (e->attained != j->att_seen || gpus != j->gpus) {
+    j->gpus = gpus, j->att_seen = e->attained;
+    j->total = e->attained / gpus;
+  }
+  j->running = e->running;
+  if (j->total < j->base)
+    j->base = j->total; /* the caller lowered it: count from there */
+  j->exec = j->total - j->base;
+  if (j->running) {
+    if (j->q < p->las_queues - 1 && j->exec * j->gpus >= p->las_limit[j->q] * (1 - 1e-12))
+      j->mv = j->q + 2;
+  } else if (p->starvation > 0) {
+    double dt = now - j->check;
+    if (j->exec > 0)
+      j->pend += dt;
+    if (j->q > 0 && j->total > 0 && j->exec > 0 &&
+        j->pend >= j->exec * p->starvation * (1 - 1e-12)) {
+      j->base = j->total, j->exec = 0, j->pend = 0;
+      j->mv = 1;
+    }
+  }
+  j->check = now;
+  if (gittins(p) && !rank_holds(j)) {
+    j->rank = gittins_index(L, j, floor(j->exec / 1e3 + 1e-9) * j->gpus);
+    j->exec_ranked = j->exec, j->git_gpus = j->gpus;
+    j->exec_safe = isinf(j->git_hi) ? INFINITY
+                                    : (ceil(j->git_hi / j->gpus) - 1.0) * 1e3 * (1 - 1e-6);
+  }
+}
+
 int nsp_las_rank(ns_policy *p, const ns_queue *q, double now, long total_gpus, size_t *go,
                  size_t *ngo, size_t *stop, size_t *nstop, const char *fn) {
   nsp_las *L = p->las;
@@ -459,7 +525,7 @@ int nsp_las_rank(ns_policy *p, const ns_queue *q, double now, long total_gpus, s
   uint64_t stamp = ++L->stamp;
   /* each queued job to its record, copied into the new state; ids must be
      distinct (SIZE_MAX - 1 in the map: first seen now) */
-  size_t nfresh = 0, nmatched = 0;
+  size_t nfresh = 0, nmatched = 0, nmv = 0;
   int max_fresh = 0, prev = -1;
   for (size_t i = 0; i < q->n; i++) {
     uint64_t id = q->e[i].id;
@@ -477,11 +543,14 @@ int nsp_las_rank(ns_policy *p, const ns_queue *q, double now, long total_gpus, s
     } else if (slot == SIZE_MAX - 1 || L->seen[slot] == stamp) {
       dup = 1;
     } else {
-      S->rec[slot] = old->rec[slot];
-      S->rec[slot].qi = i, S->rec[slot].stamp = stamp;
+      nsp_lasjob *j = &S->rec[slot];
+      *j = old->rec[slot];
+      j->qi = i, j->mv = 0;
       L->seen[slot] = stamp, nmatched++;
       S->qslot[i] = (int)slot;
       prev = (int)slot;
+      serve(p, L, j, &q->e[i], now); /* the record is at hand: its service now */
+      nmv += j->mv != 0;
     }
     if (dup) {
       nsp_las_restore(L);
@@ -517,7 +586,7 @@ int nsp_las_rank(ns_policy *p, const ns_queue *q, double now, long total_gpus, s
     int slot = S->nfree > 0 ? S->freeslot[--S->nfree] : (int)S->nrec++;
     nsp_lasjob *j = &S->rec[slot];
     memset(j, 0, sizeof *j);
-    j->id = e->id, j->arrival = e->arrival, j->qi = L->fresh[k], j->stamp = stamp;
+    j->id = e->id, j->arrival = e->arrival, j->qi = L->fresh[k];
     L->seen[slot] = stamp;
     j->q = 0, j->check = now;
     j->git_lo = 1, j->git_hi = 0, j->git_i = 0; /* empty: no cached index yet */
@@ -530,44 +599,16 @@ int nsp_las_rank(ns_policy *p, const ns_queue *q, double now, long total_gpus, s
       L->max_slot = slot;
     else
       *nsi_ptrmap_ref(&L->map, e->id + 1) = (size_t)slot; /* put above */
+    serve(p, L, j, e, now);
+    nmv += j->mv != 0;
   }
-  /* service, demotion, starvation and Gittins ranks up to now, in
-     first-seen order (the simulator's runnable_jobs); a waiting job's
-     service has not changed: its executed time and rank are kept */
-  int last = p->las_queues - 1;
-  for (size_t r = 0; r < S->nrun; r++) {
-    int slot = S->run[r];
-    nsp_lasjob *j = &S->rec[slot];
-    const nsp_entry *e = &q->e[j->qi];
-    double dt = now - j->check;
-    j->check = now;
-    int gpus = e->job->gpus;
-    if (e->attained != j->att_seen || gpus != j->gpus) {
-      j->gpus = gpus, j->att_seen = e->attained;
-      j->total = e->attained / gpus;
-    }
-    j->running = e->running;
-    if (j->total < j->base)
-      j->base = j->total; /* the caller lowered it: count from there */
-    j->exec = j->total - j->base;
-    if (j->running) {
-      if (j->q < last && j->exec * j->gpus >= p->las_limit[j->q] * (1 - 1e-12))
-        move_to(S, slot, j->q + 1);
-    } else {
-      if (j->exec > 0)
-        j->pend += dt;
-      if (p->starvation > 0 && j->q > 0 && j->total > 0 && j->exec > 0 &&
-          j->pend >= j->exec * p->starvation * (1 - 1e-12)) {
-        j->base = j->total, j->exec = 0, j->pend = 0;
-        move_to(S, slot, 0);
-      }
-    }
-    if (gittins(p) && !rank_holds(j)) {
-      j->rank = gittins_index(L, j, floor(j->exec / 1e3 + 1e-9) * j->gpus);
-      j->exec_ranked = j->exec, j->git_gpus = j->gpus;
-      j->exec_safe = isinf(j->git_hi) ? INFINITY
-                                      : (ceil(j->git_hi / j->gpus) - 1.0) * 1e3 * (1 - 1e-6);
-    }
+  /* the moves between queues, in first-seen order (the simulator's
+     runnable_jobs; a matched job was served as it was matched, a fresh one
+     as it was added) */
+  for (size_t r = 0; r < S->nrun && nmv > 0; r++) {
+    nsp_lasjob *j = &S->rec[S->run[r]];
+    if (j->mv != 0)
+      move_to(S, S->run[r], j->mv - 1), j->mv = 0, nmv--;
   }
   /* the counting pass */
   long free_gpus = total_gpus;
@@ -593,10 +634,19 @@ double nsp_las_settle(ns_policy *p, const int *status, double now) {
   nsp_las *L = p->las;
   L->cur = 1 - L->cur, L->nlog = 0; /* the decision stands */
   nsp_lasstate *S = &L->st[L->cur];
-  /* after the decision: running = kept or started */
+  /* after the decision: running = kept or started; and the next demotion
+     or starvation promotion */
+  double t = INFINITY;
+  int last = p->las_queues - 1;
   for (size_t r = 0; r < S->nrun; r++) {
     nsp_lasjob *j = &S->rec[S->run[r]];
     j->running = status[j->qi] == NS_OK;
+    double at = INFINITY;
+    if (j->running && j->q < last) /* the simulator's estimate, s */
+      at = now + 1e3 * floor(floor((p->las_limit[j->q] - j->exec) / 1e3 + 1e-9) / j->gpus + 1e-9);
+    else if (!j->running && p->starvation > 0 && j->q > 0 && j->total > 0 && j->exec > 0)
+      at = now + 1e3 * floor((j->exec * p->starvation - j->pend) / 1e3 + 1e-9);
+    t = at < t ? at : t;
   }
   int *wait = (int *)(void *)L->key; /* scratch: cap ints fit in 2 x cap keys */
   for (int k = 0; k < p->las_queues; k++) {
@@ -611,18 +661,5 @@ double nsp_las_settle(ns_policy *p, const int *status, double now) {
     if (nw > 0)
       memcpy(v + w, wait, nw * sizeof *wait);
   }
-  /* the next demotion or starvation promotion */
-  double t = INFINITY;
-  int last = p->las_queues - 1;
-  for (size_t r = 0; r < S->nrun; r++) {
-    const nsp_lasjob *j = &S->rec[S->run[r]];
-    double at = INFINITY;
-    if (j->running && j->q < last) /* the simulator's estimate, s */
-      at = now + 1e3 * floor(floor((p->las_limit[j->q] - j->exec) / 1e3 + 1e-9) / j->gpus + 1e-9);
-    else if (!j->running && p->starvation > 0 && j->q > 0 && j->total > 0 && j->exec > 0)
-      at = now + 1e3 * floor((j->exec * p->starvation - j->pend) / 1e3 + 1e-9);
-    t = at < t ? at : t;
-  }
   return t > now ? t : INFINITY;
 }
-

@@ -492,38 +492,54 @@ int ns_queue_truncate(ns_queue *q, size_t n) {
   return NS_OK;
 }
 
-int ns_queue_add(ns_queue *q, const ns_job *job, uint64_t id, double arrival_ms) {
-  NSI_TRY(nsi_check_ptr(q, "ns_queue_add", "q"));
-  NSI_TRY(nsi_check_ptr(job, "ns_queue_add", "job"));
-  if (!isfinite(arrival_ms)) {
-    char b[32];
-    return nsi_fail(NS_EINVAL, "ns_queue_add: arrival_ms %s is not finite",
-                    nsi_fmt_real(arrival_ms, b, sizeof b));
-  }
-  if (q->n >= (size_t)INT32_MAX)
-    return nsi_fail(NS_ERANGE, "ns_queue_add: the queue holds %zu jobs already", q->n);
-  if (nsi_reserve(&q->e, &q->cap, q->n + 1, sizeof *q->e) < 0)
-    return nsi_fail(NS_ENOMEM, "ns_queue_add: out of memory");
+static int queue_put(ns_queue *q, const ns_job *job, uint64_t id, double arrival_ms,
+                     int running) {
   nsp_entry *e = &q->e[q->n];
   e->job = job, e->id = id, e->arrival = arrival_ms;
   e->ideal = NAN, e->nw = NAN, e->since = arrival_ms, e->since_set = 0;
-  e->running = 0, e->attained = 0;
+  e->running = running, e->attained = 0;
   return (int)q->n++;
 }
 
-int ns_queue_add_running(ns_queue *q, const ns_job *job, uint64_t id, double arrival_ms) {
-  NSI_TRY(nsi_check_ptr(q, "ns_queue_add_running", "q"));
-  NSI_TRY(nsi_check_ptr(job, "ns_queue_add_running", "job"));
+/* queue_add's checks and growth, out of its way (not inlined: the common
+   path then saves no registers). */
+__attribute__((noinline)) static int queue_add_checked(ns_queue *q, const ns_job *job, uint64_t id, double arrival_ms,
+                             int running, const char *fn) {
+  NSI_TRY(nsi_check_ptr(q, fn, "q"));
+  NSI_TRY(nsi_check_ptr(job, fn, "job"));
   if (!isfinite(arrival_ms)) {
     char b[32];
-    return nsi_fail(NS_EINVAL, "ns_queue_add_running: arrival_ms %s is not finite",
+    return nsi_fail(NS_EINVAL, "%s: arrival_ms %s is not finite", fn,
                     nsi_fmt_real(arrival_ms, b, sizeof b));
   }
-  int i = ns_queue_add(q, job, id, arrival_ms);
-  if (i < 0) /* out of memory or a full queue: say which call */
-    return nsi_fail(i, "ns_queue_add_running: %s", ns_last_error());
-  q->e[i].running = 1;
-  return i;
+  int rc = q->n >= (size_t)INT32_MAX
+               ? nsi_fail(NS_ERANGE, "ns_queue_add: the queue holds %zu jobs already", q->n)
+           : nsi_reserve(&q->e, &q->cap, q->n + 1, sizeof *q->e) < 0
+               ? nsi_fail(NS_ENOMEM, "ns_queue_add: out of memory")
+               : NS_OK;
+  if (rc < 0 && running) /* out of memory or a full queue: say which call */
+    return nsi_fail(rc, "ns_queue_add_running: %s", ns_last_error());
+  return rc < 0 ? rc : queue_put(q, job, id, arrival_ms, running);
+}
+
+/* ns_queue_add and ns_queue_add_running in one body (the preemptive orders'
+   callers queue every job at every decision): valid arguments and room
+   ahead go straight in, the rest through the checks. fn: the caller's
+   name for its own argument checks. */
+static int queue_add(ns_queue *q, const ns_job *job, uint64_t id, double arrival_ms, int running,
+                     const char *fn) {
+  if (q == NULL || job == NULL || !isfinite(arrival_ms) || q->n >= q->cap ||
+      q->n >= (size_t)INT32_MAX)
+    return queue_add_checked(q, job, id, arrival_ms, running, fn);
+  return queue_put(q, job, id, arrival_ms, running);
+}
+
+int ns_queue_add(ns_queue *q, const ns_job *job, uint64_t id, double arrival_ms) {
+  return queue_add(q, job, id, arrival_ms, 0, "ns_queue_add");
+}
+
+int ns_queue_add_running(ns_queue *q, const ns_job *job, uint64_t id, double arrival_ms) {
+  return queue_add(q, job, id, arrival_ms, 1, "ns_queue_add_running");
 }
 
 static int entry(ns_queue *q, size_t i, const char *fn, nsp_entry **out) {
@@ -1264,9 +1280,9 @@ static int decide_las(ns_policy *p, ns_cluster *c, const ns_queue *q, double now
   long grantable = ns_cluster_gpu_count(c);
   for (size_t k = 0; k < c->ncommits; k++)
     grantable -= (long)c->commits[k].ngpus;
-  for (size_t i = 0; i < q->n; i++)
+  for (size_t i = 0; i < q->n; i++) /* queued jobs are not NULL (ns_queue_add) */
     if (q->e[i].running)
-      grantable += ns_job_gpus(q->e[i].job);
+      grantable += q->e[i].job->gpus;
   if (grantable > ns_cluster_gpu_count(c))
     grantable = ns_cluster_gpu_count(c);
   if (grantable < 0)

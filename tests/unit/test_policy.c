@@ -135,6 +135,11 @@ static void test_bad_input_names_the_argument(void **state) {
   ns_decision *d = ns_decision_new();
   ns_job *j = job("a", 1);
   assert_fails_with(ns_queue_add(q, j, 1, NAN), NS_EINVAL, "arrival_ms");
+  /* the running variant's checks name it (one body with ns_queue_add) */
+  assert_fails_with(ns_queue_add_running(q, j, 1, -INFINITY), NS_EINVAL,
+                    "ns_queue_add_running: arrival_ms -inf");
+  assert_fails_with(ns_queue_add_running(q, NULL, 1, 0.0), NS_EINVAL, "ns_queue_add_running");
+  assert_fails_with(ns_queue_add_running(NULL, j, 1, 0.0), NS_EINVAL, "ns_queue_add_running");
   assert_int_equal(ns_queue_count(q), 0);
   assert_int_equal(ns_queue_add(q, j, 1, 0.0), 0);
   assert_fails_with(ns_queue_set_ideal_ms(q, 0, -1.0), NS_EINVAL, "ideal_run_ms");
