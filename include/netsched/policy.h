@@ -414,7 +414,9 @@ NS_API int ns_decision_status(const ns_decision *d, size_t i);
    else happens (Dally: its machine or rack timer expires, or a lease ends -
    LEASES; the preemptive orders: the next demotion or promotion check),
    INFINITY if none;
-   per job: ns_decision_retry_ms (INFINITY if none). */
+   per job: ns_decision_retry_ms (INFINITY if none; finite only for a
+   declined job of a policy with a delay tuner, ns_policy_tuner non-NULL:
+   a caller may skip reading them otherwise). */
 NS_API double ns_decision_next_ms(const ns_decision *d);
 NS_API double ns_decision_retry_ms(const ns_decision *d, size_t i);
 

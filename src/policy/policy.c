@@ -502,9 +502,10 @@ static int queue_put(ns_queue *q, const ns_job *job, uint64_t id, double arrival
 }
 
 /* queue_add's checks and growth, out of its way (not inlined: the common
-   path then saves no registers). */
-__attribute__((noinline)) static int queue_add_checked(ns_queue *q, const ns_job *job, uint64_t id, double arrival_ms,
-                             int running, const char *fn) {
+   path then saves no registers). fn: the public call, named in messages. */
+__attribute__((noinline)) static int queue_add_checked(ns_queue *q, const ns_job *job, uint64_t id,
+                                                       double arrival_ms, int running,
+                                                       const char *fn) {
   NSI_TRY(nsi_check_ptr(q, fn, "q"));
   NSI_TRY(nsi_check_ptr(job, fn, "job"));
   if (!isfinite(arrival_ms)) {
@@ -512,14 +513,11 @@ __attribute__((noinline)) static int queue_add_checked(ns_queue *q, const ns_job
     return nsi_fail(NS_EINVAL, "%s: arrival_ms %s is not finite", fn,
                     nsi_fmt_real(arrival_ms, b, sizeof b));
   }
-  int rc = q->n >= (size_t)INT32_MAX
-               ? nsi_fail(NS_ERANGE, "ns_queue_add: the queue holds %zu jobs already", q->n)
-           : nsi_reserve(&q->e, &q->cap, q->n + 1, sizeof *q->e) < 0
-               ? nsi_fail(NS_ENOMEM, "ns_queue_add: out of memory")
-               : NS_OK;
-  if (rc < 0 && running) /* out of memory or a full queue: say which call */
-    return nsi_fail(rc, "ns_queue_add_running: %s", ns_last_error());
-  return rc < 0 ? rc : queue_put(q, job, id, arrival_ms, running);
+  if (q->n >= (size_t)INT32_MAX)
+    return nsi_fail(NS_ERANGE, "%s: the queue holds %zu jobs already", fn, q->n);
+  if (nsi_reserve(&q->e, &q->cap, q->n + 1, sizeof *q->e) < 0)
+    return nsi_fail(NS_ENOMEM, "%s: out of memory", fn);
+  return queue_put(q, job, id, arrival_ms, running);
 }
 
 /* ns_queue_add and ns_queue_add_running in one body (the preemptive orders'

@@ -419,7 +419,8 @@ int nsi_sim_decide(ns_sim *s) {
     return nsi_fail(rc, "ns_sim_run: policy '%s' failed: %s", pname(s), ns_last_error());
   /* Dally's retry times of the jobs it declined (as nsi_sim_place): waiting
      ones, and at a lease re-offer the suspended ones offered what is free
-     (only Dally's tuner gives a finite one: without it none to read) */
+     (finite only with a delay tuner, netsched/policy.h: none to read
+     without one) */
   size_t nretry = ns_policy_tuner(s->policy) != NULL ? n : 0;
   for (size_t i = 0; i < nretry; i++) {
     nsi_simjob *j = &s->jobs[s->pids[i]];

@@ -201,6 +201,10 @@ static void test_decide_backfill_and_head_of_line(void **state) {
   assert_start(d, 1, idx[1], 4, 8);
   assert_start(d, 2, idx[3], 12, 1);
   assert_int_equal(ns_decision_status(d, idx[2]), NS_ENOSPACE);
+  /* no delay tuner: no retry time for the declined job (policy.h's
+     contract, on which the simulator skips reading them) */
+  assert_null(ns_policy_tuner(ff));
+  assert_true(isinf(ns_decision_retry_ms(d, idx[2])));
   assert_int_equal(ns_decision_has_shifts(d, 0), 0);
   assert_true(isinf(ns_decision_next_ms(d)));
   assert_int_equal(ns_cluster_free_gpu_count(c), 16);

@@ -357,8 +357,8 @@ static void test_fill_matches_generic_bitwise(void **state) {
 /* A member leaving a group's max-min in place (net_phase.c drop_member,
    recap): nsi_mm_drop takes its item out for good and nsi_mm_set_cap
    gives its resources new capacities (with e(k), a table of them, as kept
-   jobs load a link); the memo forgets only the sets on a resource whose
-   capacity changed. After every change, each rate handed out equals (==)
+   jobs load a link); a capacity change empties the memo at the next
+   solve, a drop keeps it. After every change, each rate handed out equals (==)
    the one of a structure built afresh the way group_cache would build it:
    without the dropped items, a resource left with one item folded into
    that item's own limit (capacity / its flows there), the new capacities
