@@ -60,21 +60,22 @@
 #include "policy/policy_internal.h"
 
 typedef struct nsp_lasjob {
+  /* first cache line: what a decision reads of a waiting job that did not
+     change (match, the counting pass, the sort's key) */
   uint64_t id;
-  double arrival;
+  double att_seen;   /* the attained GPU-ms total was computed from */
   int gpus, q, running;
   int mv;       /* at a decision: queue it moves to + 1 (0: none), applied in first-seen order */
+  double arrival, rank;
   double base;  /* executed ms at the latest promotion */
   double exec;  /* executed ms since it (las.c's las_exec) */
   double total; /* executed ms (las_total) */
-  double pend, check, rank; /* pend: counted with starvation only (else never read) */
-  double att_seen;    /* the attained GPU-ms total was computed from */
+  double pend, check; /* counted and read with starvation only */
   double exec_ranked; /* the exec rank was computed at (NAN: not yet) */
   int git_gpus;       /* and the GPUs */
   double exec_safe;   /* below it (and not below exec_ranked) the rank holds */
   double git_lo, git_hi; /* rank holds for attained GPU-s in [git_lo, git_hi) */
   size_t git_i;
-  size_t qi; /* queue index at the decision that matched it (L->seen) */
 } nsp_lasjob;
 
 typedef struct nsp_laskey {
@@ -82,16 +83,18 @@ typedef struct nsp_laskey {
   int slot;
 } nsp_laskey;
 
-/* Everything a decision changes, twice: the state after the last decision
+/* The lists a decision changes, twice: the state after the last decision
    (st[cur]) and the one this decision builds (st[1 - cur]), which
-   nsp_las_settle makes current and nsp_las_restore drops. A decision copies
-   each job's record into the new state as it matches the job to the queue
-   and brings its service up to date there (one pass over the records, no
-   separate snapshot of the whole state). A record is valid
-   in a state only for the slots its run lists. */
+   nsp_las_settle makes current and nsp_las_restore drops. The job records
+   are one slab (nsp_las.rec, by slot), changed in place: a decision copies
+   a record to its undo log before it first changes it, and nsp_las_restore
+   copies the logged records back. A waiting job whose queue entry is as at
+   the last decision (same job handle and attained service, waiting then
+   too; starvation off) is not written at all: its service and rank cannot
+   have moved (most of the queue on a busy trace). A record is valid only
+   for the slots the current state's run lists. */
 typedef struct nsp_lasstate {
-  nsp_lasjob *rec; /* slab, by slot */
-  size_t nrec;
+  size_t nrec; /* slots in use or free: rec[0..nrec) */
   int *run; /* slots in first-seen order (las.c's las_run) */
   size_t nrun;
   int *list[NSP_LAS_MAX_QUEUES];
@@ -100,7 +103,14 @@ typedef struct nsp_lasstate {
   size_t nfree;
   int *qslot; /* slot of each queue index of its decision */
   size_t nq;
+  size_t *qi; /* by slot: its queue index at the decision that matched it (L->seen) */
 } nsp_lasstate;
+
+/* A record as it was before the pending decision changed it. */
+typedef struct nsp_lasundo {
+  int slot;
+  nsp_lasjob rec;
+} nsp_lasundo;
 
 /* One change of the id map by a decision, undone if it fails. */
 typedef struct nsp_maplog {
@@ -111,7 +121,10 @@ typedef struct nsp_maplog {
 struct nsp_las {
   nsp_lasstate st[2];
   int cur;
-  size_t capslots; /* every array above holds capslots entries */
+  nsp_lasjob *rec;    /* slab, by slot */
+  nsp_lasundo *undo;  /* the pending decision's changed records, as they were */
+  size_t nundo;
+  size_t capslots; /* every array above and below holds capslots entries */
   double *git_d, *git_r; /* Gittins: sorted samples (GPU-s), index at each */
   size_t git_n;
   nsi_ptrmap map;   /* id + 1 -> slot of every job known (kept across decisions) */
@@ -248,7 +261,7 @@ int nsp_las_new(ns_policy *p) {
 }
 
 static void state_free(nsp_lasstate *s) {
-  free(s->rec), free(s->run), free(s->freeslot), free(s->qslot);
+  free(s->run), free(s->freeslot), free(s->qslot), free(s->qi);
   for (int q = 0; q < NSP_LAS_MAX_QUEUES; q++)
     free(s->list[q]);
 }
@@ -258,6 +271,7 @@ void nsp_las_free(nsp_las *L) {
     return;
   state_free(&L->st[0]), state_free(&L->st[1]);
   free(L->git_d), free(L->git_r), free(L->key), free(L->fresh), free(L->log), free(L->seen);
+  free(L->rec), free(L->undo);
   nsi_ptrmap_free(&L->map);
   free(L);
 }
@@ -277,10 +291,12 @@ static int reserve(nsp_las *L, size_t need) {
   size_t cap = L->capslots ? L->capslots : 16;
   while (cap < need)
     cap *= 2;
+  NSI_TRY(grow((void **)&L->rec, cap, sizeof *L->rec));
+  memset(L->rec + L->capslots, 0, (cap - L->capslots) * sizeof *L->rec);
+  NSI_TRY(grow((void **)&L->undo, cap, sizeof *L->undo)); /* a record at most once a decision */
   for (int k = 0; k < 2; k++) {
     nsp_lasstate *st = &L->st[k];
-    NSI_TRY(grow((void **)&st->rec, cap, sizeof(nsp_lasjob)));
-    memset(st->rec + L->capslots, 0, (cap - L->capslots) * sizeof(nsp_lasjob));
+    NSI_TRY(grow((void **)&st->qi, cap, sizeof(size_t)));
     NSI_TRY(grow((void **)&st->run, cap, sizeof(int)));
     NSI_TRY(grow((void **)&st->freeslot, cap, sizeof(int)));
     NSI_TRY(grow((void **)&st->qslot, cap, sizeof(int)));
@@ -296,8 +312,8 @@ static int reserve(nsp_las *L, size_t need) {
   return NS_OK;
 }
 
-/* The new state starts as the current one, records aside (copied per job
-   as the queue is matched). */
+/* The new state's lists start as the current one's (the queue indices
+   are written as the queue is matched). */
 static void copy_lists(nsp_lasstate *dst, const nsp_lasstate *src) {
   memcpy(dst->run, src->run, src->nrun * sizeof *src->run);
   memcpy(dst->freeslot, src->freeslot, src->nfree * sizeof *src->freeslot);
@@ -311,9 +327,14 @@ static void log_map(nsp_las *L, uint64_t key, size_t slot) {
   L->log[L->nlog].key = key, L->log[L->nlog++].slot = slot;
 }
 
-/* Drops the pending decision: the current state was never written; the id
-   map's changes are undone, last first. */
+/* Drops the pending decision: the current state's lists were never
+   written; the changed records are copied back and the id map's changes
+   undone, last first. */
 void nsp_las_restore(nsp_las *L) {
+  while (L->nundo > 0) {
+    const nsp_lasundo *u = &L->undo[--L->nundo];
+    L->rec[u->slot] = u->rec;
+  }
   while (L->nlog > 0) {
     const nsp_maplog *g = &L->log[--L->nlog];
     if (g->slot == SIZE_MAX)
@@ -335,8 +356,8 @@ static void list_drop(int *v, size_t *n, int x) {
     }
 }
 
-static void move_to(nsp_lasstate *S, int slot, int q) {
-  nsp_lasjob *j = &S->rec[slot];
+static void move_to(nsp_las *L, nsp_lasstate *S, int slot, int q) {
+  nsp_lasjob *j = &L->rec[slot];
   list_drop(S->list[j->q], &S->nlist[j->q], slot);
   j->q = q;
   S->list[q][S->nlist[q]++] = slot;
@@ -369,11 +390,11 @@ static int key_before(const nsp_laskey *x, const nsp_laskey *y) {
 
 /* Stable sort of queue list v[0..n) by Gittins index: the keys are built
    as the in-order prefix is scanned (each record read once). */
-static void sort_by_rank(nsp_las *L, const nsp_lasstate *S, int *v, size_t n) {
+static void sort_by_rank(nsp_las *L, int *v, size_t n) {
   nsp_laskey *a = L->key, *tmp = L->key + n;
   size_t k = 0;
   for (; k < n; k++) {
-    const nsp_lasjob *j = &S->rec[v[k]];
+    const nsp_lasjob *j = &L->rec[v[k]];
     a[k].rank = j->rank, a[k].arrival = j->arrival, a[k].slot = v[k];
     if (k > 0 && key_before(&a[k], &a[k - 1]))
       break;
@@ -381,7 +402,7 @@ static void sort_by_rank(nsp_las *L, const nsp_lasstate *S, int *v, size_t n) {
   if (k >= n) /* already in order (most decisions): a stable sort keeps it */
     return;
   for (size_t i = k + 1; i < n; i++) {
-    const nsp_lasjob *j = &S->rec[v[i]];
+    const nsp_lasjob *j = &L->rec[v[i]];
     a[i].rank = j->rank, a[i].arrival = j->arrival, a[i].slot = v[i];
   }
   /* Nearly in order (a few jobs' ranks moved, the waiting jobs put back
@@ -451,10 +472,10 @@ static size_t find(const nsp_las *L, uint64_t id) {
    that one is tried before the map. prev: the slot matched at i - 1 (-1:
    none or first seen). */
 static size_t match(const nsp_las *L, const nsp_lasstate *old, int prev, size_t i, uint64_t id) {
-  size_t at = prev >= 0 ? old->rec[prev].qi + 1 : i == 0 ? 0 : SIZE_MAX;
+  size_t at = prev >= 0 ? old->qi[prev] + 1 : i == 0 ? 0 : SIZE_MAX;
   if (at < old->nq) {
     int h = old->qslot[at];
-    if (old->rec[h].id == id)
+    if (L->rec[h].id == id) /* valid: old lists it (h < old->nrec) */
       return (size_t)h;
   }
   return find(L, id);
@@ -480,7 +501,7 @@ static int rank_holds(const nsp_lasjob *j) {
 __attribute__((always_inline)) static inline void serve(const ns_policy *p, const nsp_las *L,
                                                         nsp_lasjob *j, const nsp_entry *e,
                                                         double now) {
-  int gpus = e->job->gpus;
+  int gpus = e->gpus; /* the job's, read when queued */
   if (e->attained != j->att_seen || gpus != j->gpus) {
     j->gpus = gpus, j->att_seen = e->attained;
     j->total = e->attained / gpus;
@@ -511,6 +532,14 @@ __attribute__((always_inline)) static inline void serve(const ns_policy *p, cons
   }
 }
 
+/* Record slot as it is before the pending decision changes it (once per
+   decision: L->undo holds a slot at most once). */
+static nsp_lasjob *changing(nsp_las *L, int slot) {
+  nsp_lasundo *u = &L->undo[L->nundo++];
+  u->slot = slot, u->rec = L->rec[slot];
+  return &L->rec[slot];
+}
+
 int nsp_las_rank(ns_policy *p, const ns_queue *q, double now, long total_gpus, size_t *go,
                  size_t *ngo, size_t *stop, size_t *nstop, const char *fn) {
   nsp_las *L = p->las;
@@ -521,14 +550,19 @@ int nsp_las_rank(ns_policy *p, const ns_queue *q, double now, long total_gpus, s
   old = &L->st[L->cur];
   nsp_lasstate *S = &L->st[1 - L->cur];
   copy_lists(S, old);
-  L->nlog = 0, L->max_slot_was = L->max_slot;
+  L->nlog = 0, L->nundo = 0, L->max_slot_was = L->max_slot;
   uint64_t stamp = ++L->stamp;
-  /* each queued job to its record, copied into the new state; ids must be
-     distinct (SIZE_MAX - 1 in the map: first seen now) */
+  /* a waiting job's record is left alone when its entry is as at the last
+     decision: starvation off, waiting then and now, same GPUs and attained
+     service (serve would write back what it holds: its rank held) */
+  int keep_waiting = !(p->starvation > 0);
+  /* each queued job to its record, served in place; ids must be distinct
+     (SIZE_MAX - 1 in the map: first seen now) */
   size_t nfresh = 0, nmatched = 0, nmv = 0;
   int max_fresh = 0, prev = -1;
   for (size_t i = 0; i < q->n; i++) {
-    uint64_t id = q->e[i].id;
+    const nsp_entry *e = &q->e[i];
+    uint64_t id = e->id;
     size_t slot = match(L, old, prev, i, id);
     int dup = 0;
     prev = -1;
@@ -543,14 +577,17 @@ int nsp_las_rank(ns_policy *p, const ns_queue *q, double now, long total_gpus, s
     } else if (slot == SIZE_MAX - 1 || L->seen[slot] == stamp) {
       dup = 1;
     } else {
-      nsp_lasjob *j = &S->rec[slot];
-      *j = old->rec[slot];
-      j->qi = i, j->mv = 0;
       L->seen[slot] = stamp, nmatched++;
-      S->qslot[i] = (int)slot;
+      S->qslot[i] = (int)slot, S->qi[slot] = i;
       prev = (int)slot;
-      serve(p, L, j, &q->e[i], now); /* the record is at hand: its service now */
-      nmv += j->mv != 0;
+      const nsp_lasjob *r = &L->rec[slot];
+      if (!(keep_waiting && !e->running && !r->running && e->attained == r->att_seen &&
+            e->gpus == r->gpus)) {
+        nsp_lasjob *j = changing(L, (int)slot);
+        j->mv = 0;
+        serve(p, L, j, e, now); /* the record is at hand: its service now */
+        nmv += j->mv != 0;
+      }
     }
     if (dup) {
       nsp_las_restore(L);
@@ -560,7 +597,7 @@ int nsp_las_rank(ns_policy *p, const ns_queue *q, double now, long total_gpus, s
   }
   S->nq = q->n;
   /* jobs not in the queue have left (finished, cancelled): forgotten (none
-     when every known job was matched) */
+     when every known job was matched); their records are not written */
   size_t w = nmatched == S->nrun ? S->nrun : 0;
   for (size_t r = w; r < S->nrun; r++) {
     int slot = S->run[r];
@@ -568,7 +605,7 @@ int nsp_las_rank(ns_policy *p, const ns_queue *q, double now, long total_gpus, s
       S->run[w++] = slot;
       continue;
     }
-    const nsp_lasjob *j = &old->rec[slot]; /* not copied: left */
+    const nsp_lasjob *j = &L->rec[slot]; /* left */
     list_drop(S->list[j->q], &S->nlist[j->q], slot);
     S->freeslot[S->nfree++] = slot;
     if (j->id == UINT64_MAX) {
@@ -579,14 +616,16 @@ int nsp_las_rank(ns_policy *p, const ns_queue *q, double now, long total_gpus, s
     }
   }
   S->nrun = w;
-  /* jobs first seen: to the end of Q0, by arrival then id */
+  /* jobs first seen: to the end of Q0, by arrival then id (a slot freed
+     just above is the current state's record of a job that left: logged) */
   sort_fresh(L->fresh, nfresh, q);
   for (size_t k = 0; k < nfresh; k++) {
     const nsp_entry *e = &q->e[L->fresh[k]];
     int slot = S->nfree > 0 ? S->freeslot[--S->nfree] : (int)S->nrec++;
-    nsp_lasjob *j = &S->rec[slot];
+    nsp_lasjob *j = changing(L, slot);
     memset(j, 0, sizeof *j);
-    j->id = e->id, j->arrival = e->arrival, j->qi = L->fresh[k];
+    j->id = e->id, j->arrival = e->arrival;
+    S->qi[slot] = L->fresh[k];
     L->seen[slot] = stamp;
     j->q = 0, j->check = now;
     j->git_lo = 1, j->git_hi = 0, j->git_i = 0; /* empty: no cached index yet */
@@ -604,26 +643,27 @@ int nsp_las_rank(ns_policy *p, const ns_queue *q, double now, long total_gpus, s
   }
   /* the moves between queues, in first-seen order (the simulator's
      runnable_jobs; a matched job was served as it was matched, a fresh one
-     as it was added) */
+     as it was added; a record with a move was changed, so logged) */
   for (size_t r = 0; r < S->nrun && nmv > 0; r++) {
-    nsp_lasjob *j = &S->rec[S->run[r]];
+    nsp_lasjob *j = &L->rec[S->run[r]];
     if (j->mv != 0)
-      move_to(S, S->run[r], j->mv - 1), j->mv = 0, nmv--;
+      move_to(L, S, S->run[r], j->mv - 1), j->mv = 0, nmv--;
   }
   /* the counting pass */
   long free_gpus = total_gpus;
   *ngo = *nstop = 0;
   for (int k = 0; k < p->las_queues; k++) {
     if (gittins(p))
-      sort_by_rank(L, S, S->list[k], S->nlist[k]);
+      sort_by_rank(L, S->list[k], S->nlist[k]);
     for (size_t i = 0; i < S->nlist[k]; i++) {
-      const nsp_lasjob *j = &S->rec[S->list[k][i]];
+      int slot = S->list[k][i];
+      const nsp_lasjob *j = &L->rec[slot];
       if (free_gpus >= j->gpus) {
         free_gpus -= j->gpus;
         if (!j->running)
-          go[(*ngo)++] = j->qi;
+          go[(*ngo)++] = S->qi[slot];
       } else if (j->running) {
-        stop[(*nstop)++] = j->qi;
+        stop[(*nstop)++] = S->qi[slot];
       }
     }
   }
@@ -632,28 +672,41 @@ int nsp_las_rank(ns_policy *p, const ns_queue *q, double now, long total_gpus, s
 
 double nsp_las_settle(ns_policy *p, const int *status, double now) {
   nsp_las *L = p->las;
-  L->cur = 1 - L->cur, L->nlog = 0; /* the decision stands */
+  L->cur = 1 - L->cur, L->nlog = 0, L->nundo = 0; /* the decision stands */
   nsp_lasstate *S = &L->st[L->cur];
   /* after the decision: running = kept or started; and the next demotion
      or starvation promotion */
-  double t = INFINITY;
+  /* the earliest offset from now: now + offset rounds monotonically, so
+     the earliest time is now + the least offset */
+  double amin = INFINITY;
   int last = p->las_queues - 1;
   for (size_t r = 0; r < S->nrun; r++) {
-    nsp_lasjob *j = &S->rec[S->run[r]];
-    j->running = status[j->qi] == NS_OK;
-    double at = INFINITY;
-    if (j->running && j->q < last) /* the simulator's estimate, s */
-      at = now + 1e3 * floor(floor((p->las_limit[j->q] - j->exec) / 1e3 + 1e-9) / j->gpus + 1e-9);
-    else if (!j->running && p->starvation > 0 && j->q > 0 && j->total > 0 && j->exec > 0)
-      at = now + 1e3 * floor((j->exec * p->starvation - j->pend) / 1e3 + 1e-9);
-    t = at < t ? at : t;
+    int slot = S->run[r];
+    nsp_lasjob *j = &L->rec[slot];
+    int running = status[S->qi[slot]] == NS_OK;
+    if (j->running != running) /* most do not change: their record is not written */
+      j->running = running;
+    if (running && j->q < last) { /* the simulator's estimate, s */
+      /* a = 1e3 floor(floor(x / 1e3 + 1e-9) / GPUs + 1e-9) > (x - 1e3) / GPUs - 1e3,
+         less rounding (< 1e-3 for these magnitudes): not computed when that
+         bound is not below amin */
+      double x = p->las_limit[j->q] - j->exec;
+      if (!(x >= j->gpus * (amin + 1001.0) + 1001.0)) {
+        double a = 1e3 * floor(floor(x / 1e3 + 1e-9) / j->gpus + 1e-9);
+        amin = a < amin ? a : amin;
+      }
+    } else if (!running && p->starvation > 0 && j->q > 0 && j->total > 0 && j->exec > 0) {
+      double a = 1e3 * floor((j->exec * p->starvation - j->pend) / 1e3 + 1e-9);
+      amin = a < amin ? a : amin;
+    }
   }
+  double t = now + amin; /* INFINITY if none */
   int *wait = (int *)(void *)L->key; /* scratch: cap ints fit in 2 x cap keys */
   for (int k = 0; k < p->las_queues; k++) {
     int *v = S->list[k];
     size_t w = 0, nw = 0;
     for (size_t i = 0; i < S->nlist[k]; i++) {
-      if (S->rec[v[i]].running)
+      if (L->rec[v[i]].running)
         v[w++] = v[i];
       else
         wait[nw++] = v[i];

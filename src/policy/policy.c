@@ -494,11 +494,8 @@ int ns_queue_truncate(ns_queue *q, size_t n) {
 
 static int queue_put(ns_queue *q, const ns_job *job, uint64_t id, double arrival_ms,
                      int running) {
-  nsp_entry *e = &q->e[q->n];
-  e->job = job, e->id = id, e->arrival = arrival_ms;
-  e->ideal = NAN, e->nw = NAN, e->since = arrival_ms, e->since_set = 0;
-  e->running = running, e->attained = 0;
-  return (int)q->n++;
+  nsi_queue_put(q, job, job->gpus, id, arrival_ms, running, 0.0); /* = the simulator's fill */
+  return (int)q->n - 1;
 }
 
 /* queue_add's checks and growth, out of its way (not inlined: the common
@@ -1278,9 +1275,13 @@ static int decide_las(ns_policy *p, ns_cluster *c, const ns_queue *q, double now
   long grantable = ns_cluster_gpu_count(c);
   for (size_t k = 0; k < c->ncommits; k++)
     grantable -= (long)c->commits[k].ngpus;
-  for (size_t i = 0; i < q->n; i++) /* queued jobs are not NULL (ns_queue_add) */
-    if (q->e[i].running)
-      grantable += q->e[i].job->gpus;
+  for (size_t i = 0; i < q->n; i++) { /* status: running keeps its GPUs unless suspended
+                                          below; waiting: not granted GPUs (a failed call
+                                          resets d) */
+    int running = q->e[i].running;
+    d->status[i] = running ? NS_OK : NS_ENOSPACE;
+    grantable += running ? q->e[i].gpus : 0; /* the job's, read when queued */
+  }
   if (grantable > ns_cluster_gpu_count(c))
     grantable = ns_cluster_gpu_count(c);
   if (grantable < 0)
@@ -1305,9 +1306,6 @@ static int decide_las(ns_policy *p, ns_cluster *c, const ns_queue *q, double now
                                "committed on c (commit every running job where it runs)",
                     fn, stop[k], ns_job_name(job));
   }
-  for (size_t i = 0; i < q->n && rc == NS_OK; i++) /* running: keeps its GPUs unless suspended
-                                                       below; waiting: not granted GPUs */
-    d->status[i] = q->e[i].running ? NS_OK : NS_ENOSPACE;
   size_t released = 0, committed = 0;
   for (size_t k = 0; k < nstop && rc == NS_OK; k++) {
     /* detached, not released: putting it back below cannot fail */

@@ -36,20 +36,9 @@ const nsp_preset *nsp_preset_at(int i);
 /* Index of the preset, or NS_EINVAL naming fn and listing the valid names. */
 int nsp_preset_find(const char *name, const char *fn);
 
-/* One waiting job as the caller describes it (ns_queue_add and setters). */
-typedef struct nsp_entry {
-  const ns_job *job;
-  uint64_t id;
-  double arrival, ideal, nw, since;
-  int since_set;
-  int running;     /* ns_queue_add_running / ns_queue_set_running */
-  double attained; /* GPU-ms (ns_queue_set_attained_ms), 0 unless set */
-} nsp_entry;
-
-struct ns_queue {
-  nsp_entry *e;
-  size_t n, cap;
-};
+/* One waiting job as the caller describes it (ns_queue_add and setters);
+   struct ns_queue is in core/internal.h (the simulator's fill, nsi_queue_put). */
+typedef nsi_qentry nsp_entry;
 
 typedef struct nsp_wait {
   int tier, gpus;

@@ -10,7 +10,11 @@
  * ranking and time-shifts and Dally's tuner live behind ns_policy
  * (src/policy/policy.c, moved from here in issue 28 with their decisions
  * unchanged); this file builds the one-job queue view of a simulator job
- * (id = its index, arrival, ideal run, Nw_sens, waiting since), asks
+ * (id = its index, arrival, GPUs, attained service, ideal run, Nw_sens,
+ * waiting since; the entry ns_queue_add(_running) and the setters make,
+ * written directly with nsi_queue_put of core/internal.h, since the
+ * preemptive orders queue every waiting and running job at every
+ * decision), asks
  * ns_policy_order_key / ns_policy_place, and applies the decision: the
  * placement, the time-shifts to the new job and the running ones, Dally's
  * retry time as a wake-up. LWF-kappa, list scheduling and a custom callback
@@ -154,9 +158,9 @@ static int make_policy(ns_sim *s) {
   if ((s->pq = ns_queue_new()) == NULL || (s->pd = ns_decision_new()) == NULL ||
       (nsi_cassini(o) && (s->rd = ns_decision_new()) == NULL))
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
-  /* room for the one job it is asked about: ns_queue_add cannot fail later */
-  NSI_TRY(ns_queue_add(s->pq, (const ns_job *)s, 0, 0.0));
-  ns_queue_clear(s->pq);
+  /* room for the one job it is asked about (add_view) */
+  if (nsi_queue_reserve(s->pq, 1) < 0)
+    return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
   return NS_OK;
 }
 
@@ -227,28 +231,36 @@ static nsi_viewkind view_kind(const ns_sim *s) {
   return k;
 }
 
-static int add_view(ns_sim *s, nsi_viewkind kind, int ji, int running) {
+/* Appends job ji to s->pq, room made by the caller (nsi_queue_reserve):
+   the entry ns_queue_add(_running) and the setters would make, written
+   directly (nsi_queue_put, core/internal.h: the preemptive orders queue
+   every job at every decision). A simulator job has a job handle made with
+   its GPUs (engine.c) and a finite arrival. */
+static inline void put_view(ns_sim *s, const nsi_simjob *j, int ji, int running) {
+  /* attained service, GPU-ms: what the preemptive orders rank by (a value
+     ns_queue_set_attained_ms would refuse leaves it 0, as that call would) */
+  double att = j->att_ms * j->gpus;
+  nsi_queue_put(s->pq, j->job, j->gpus, (uint64_t)ji, j->arrival_ms, running,
+                att >= 0 && att <= NSI_REAL_MAX ? att : 0.0);
+}
+
+static void add_view(ns_sim *s, nsi_viewkind kind, int ji, int running) {
   const nsi_simjob *j = &s->jobs[ji];
-  int i = running ? ns_queue_add_running(s->pq, j->job, (uint64_t)ji, j->arrival_ms)
-                  : ns_queue_add(s->pq, j->job, (uint64_t)ji, j->arrival_ms);
-  if (i < 0)
-    return nsi_fail(i, "ns_sim_run: %s", ns_last_error());
+  size_t i = s->pq->n;
+  put_view(s, j, ji, running);
   if (kind.ideal)
-    ns_queue_set_ideal_ms(s->pq, (size_t)i, ideal_ms(s, j));
+    ns_queue_set_ideal_ms(s->pq, i, ideal_ms(s, j));
   /* Nw_sens and waiting since are skipped where nothing reads them: the
      preemptive orders build this view for every job at every decision. */
   if (kind.nw_sens && isfinite(j->nw_sens))
-    ns_queue_set_nw_sens(s->pq, (size_t)i, j->nw_sens);
+    ns_queue_set_nw_sens(s->pq, i, j->nw_sens);
   if (kind.since)
-    ns_queue_set_waiting_since(s->pq, (size_t)i, j->wait_from);
-  /* attained service, GPU-ms: what the preemptive orders rank by */
-  ns_queue_set_attained_ms(s->pq, (size_t)i, j->att_ms * j->gpus);
-  return NS_OK;
+    ns_queue_set_waiting_since(s->pq, i, j->wait_from);
 }
 
 static void view(ns_sim *s, int ji) {
   ns_queue_clear(s->pq);
-  add_view(s, view_kind(s), ji, 0); /* cannot fail: room for one job was made up front */
+  add_view(s, view_kind(s), ji, 0); /* room for one job was made up front */
 }
 
 /* ---- order: the queue key (fixed while a job waits), the policy's ------------ */
@@ -400,17 +412,30 @@ int nsi_sim_decide(ns_sim *s) {
   if (reads_workload(&s->o))
     NSI_TRY(refresh_lwf_workload(s)); /* the cluster it reads: remaining work per GPU */
   size_t n = s->nqueue + s->nrunning, k = 0;
-  if (nsi_reserve(&s->pids, &s->cap_pids, n ? n : 1, sizeof *s->pids) < 0)
+  if (nsi_reserve(&s->pids, &s->cap_pids, n ? n : 1, sizeof *s->pids) < 0 ||
+      nsi_queue_reserve(s->pq, n) < 0)
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
   ns_queue_clear(s->pq);
   nsi_viewkind kind = view_kind(s);
-  for (size_t i = 0; i < s->nqueue; i++, k++)
-    NSI_TRY(add_view(s, kind, s->pids[k] = s->queue[i], 0));
   int leasing = nsi_sim_leasing(&s->o);
-  for (size_t r = 0; r < s->nrunning; r++, k++) {
-    NSI_TRY(add_view(s, kind, s->pids[k] = s->running[r], 1));
-    if (leasing)
-      lease_nw_sens(s, k, s->running[r]);
+  if (!kind.ideal && !kind.nw_sens && !kind.since && !leasing) {
+    /* the preemptive orders: id, arrival, GPUs, attained service only */
+    for (size_t i = 0; i < s->nqueue; i++, k++) {
+      int ji = s->pids[k] = s->queue[i];
+      put_view(s, &s->jobs[ji], ji, 0);
+    }
+    for (size_t r = 0; r < s->nrunning; r++, k++) {
+      int ji = s->pids[k] = s->running[r];
+      put_view(s, &s->jobs[ji], ji, 1);
+    }
+  } else {
+    for (size_t i = 0; i < s->nqueue; i++, k++)
+      add_view(s, kind, s->pids[k] = s->queue[i], 0);
+    for (size_t r = 0; r < s->nrunning; r++, k++) {
+      add_view(s, kind, s->pids[k] = s->running[r], 1);
+      if (leasing)
+        lease_nw_sens(s, k, s->running[r]);
+    }
   }
   int rc = ns_policy_decide(s->policy, s->cluster, s->pq, s->now, s->pd);
   if (rc == NS_EUNSUPPORTED)
@@ -492,12 +517,13 @@ static int preempt_dally(ns_sim *s, int *waiter) {
   if (reads_workload(&s->o))
     NSI_TRY(refresh_lwf_workload(s)); /* the cluster it reads: remaining work per GPU */
   size_t n = s->nqueue + s->nrunning, k = 0;
-  if (nsi_reserve(&s->pids, &s->cap_pids, n, sizeof *s->pids) < 0)
+  if (nsi_reserve(&s->pids, &s->cap_pids, n, sizeof *s->pids) < 0 ||
+      nsi_queue_reserve(s->pq, n) < 0)
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory");
   ns_queue_clear(s->pq);
   nsi_viewkind kind = view_kind(s);
   for (size_t i = 0; i < s->nqueue; i++, k++)
-    NSI_TRY(add_view(s, kind, s->pids[k] = s->queue[i], 0));
+    add_view(s, kind, s->pids[k] = s->queue[i], 0);
   for (size_t r = 0; r < s->nrunning; r++) {
     nsi_simjob *j = &s->jobs[s->running[r]];
     if (j->last_start == s->now)
@@ -505,7 +531,7 @@ static int preempt_dally(ns_sim *s, int *waiter) {
     double nw = nsi_sim_nw_sens(s, j);
     if (!isfinite(nw))
       continue;
-    NSI_TRY(add_view(s, kind, s->pids[k] = s->running[r], 1));
+    add_view(s, kind, s->pids[k] = s->running[r], 1);
     ns_queue_set_nw_sens(s->pq, k++, nw);
   }
   int rc = ns_policy_preempt(s->policy, s->cluster, s->pq, s->now, s->pd);

@@ -2,7 +2,9 @@
  * src/sim/sim_internal.h - private structures of the simulator.
  *
  * The simulator uses only public policy entry points; it includes
- * core/internal.h for the core structs and error helpers only.
+ * core/internal.h for the core structs and error helpers only (and the
+ * policy queue's struct there, which src/sim/policy.c fills directly with
+ * nsi_queue_put: the entries the public calls would make).
  */
 #ifndef NS_SIM_INTERNAL_H
 #define NS_SIM_INTERNAL_H

@@ -124,6 +124,48 @@ static void test_las_suspends_long_job_for_new_one(void **state) {
 }
 
 
+/* A decision that fails after the ranking (a running job to suspend is not
+   committed) leaves the policy's records as they were, the record of a job
+   absent from that queue included, although a job first seen there took
+   its place. 2d-las as above: at 1000 s L (4000 GPU-s) is demoted to Q1
+   and suspended, N starts. At 1100 s the queue is N running (400 GPU-s),
+   M new and waiting, X new and "running" but not committed: L is absent
+   (its record freed, M takes it), Q0 = [N, M, X] grants N its 4 GPUs and
+   suspends X, which is refused. At 1200 s (N finished) L waits alone and
+   starts, still in Q1: next check 1200 + floor(floor(7200 - 1000) / 4) =
+   2750 s (from M's record, Q0, it would be 1200 + floor(2250 / 4) s). */
+static void test_failed_decision_keeps_an_absent_jobs_record(void **state) {
+  (void)state;
+  ns_decision *d = ns_decision_new();
+  ns_policy *p;
+  ns_cluster *c;
+  ns_queue *q;
+  ns_job *L, *N, *M = job("M", 4), *X = job("X", 4);
+  full_cluster_case("2d-las", 4000, d, &p, &c, &q, &L, &N);
+  assert_int_equal(ns_decision_suspend_count(d), 1);
+  assert_int_equal(ns_decision_start_count(d), 1);
+  assert_int_equal(ns_cluster_release(c, L), NS_OK);
+  assert_int_equal(ns_cluster_commit(c, N, ns_decision_placement(d, 0)), NS_OK);
+  ns_queue_clear(q);
+  assert_int_equal(ns_queue_add_running(q, N, 2, 1000e3), 0);
+  assert_int_equal(ns_queue_set_attained_ms(q, 0, 400e3), NS_OK);
+  assert_int_equal(ns_queue_add(q, M, 3, 1050e3), 1);
+  assert_int_equal(ns_queue_add_running(q, X, 4, 1060e3), 2);
+  assert_fails_with(ns_policy_decide(p, c, q, 1100e3, d), NS_EINVAL, "not committed");
+  assert_int_equal(ns_cluster_release(c, N), NS_OK);
+  ns_queue_clear(q);
+  assert_int_equal(ns_queue_add(q, L, 1, 0.0), 0);
+  assert_int_equal(ns_queue_set_attained_ms(q, 0, 4000e3), NS_OK);
+  assert_int_equal(ns_policy_decide(p, c, q, 1200e3, d), NS_OK);
+  assert_int_equal(ns_decision_start_count(d), 1);
+  assert_int_equal(ns_decision_start_job(d, 0), 0);
+  assert_near(ns_decision_next_ms(d), 2750e3, 1e-6);
+  ns_decision_free(d);
+  ns_job_free(M), ns_job_free(X);
+  free_case(p, c, q, L, N);
+}
+
+
 /* GPUs held by a job NOT in the queue (a job the caller does not let the
    policy preempt, or a down node modelled as held) are nobody's to grant.
    Two servers of 4 GPUs: O holds 4-7 outside the queue, L (4 GPUs, 4000
@@ -428,6 +470,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_las_suspends_long_job_for_new_one),
       cmocka_unit_test(test_las_below_threshold_keeps_running_job),
+      cmocka_unit_test(test_failed_decision_keeps_an_absent_jobs_record),
       cmocka_unit_test(test_las_grants_only_queued_gpus),
       cmocka_unit_test(test_non_preemptive_presets_never_suspend),
       cmocka_unit_test(test_gittins_orders_by_index),
