@@ -294,10 +294,18 @@ static void bg_set(ns_sim *s, nsi_simjob *j, int on) {
   }
 }
 
+/* Marks link l touched (what: 1) or rate-touched (1 << 16) for the next
+   update, which reads the marks and clears the listed links. */
+static void touch_link(ns_sim *s, int l, int what) {
+  if (s->touch[l] == 0)
+    s->tlist[s->ntouch++] = l;
+  s->touch[l] |= what;
+}
+
 /* A job started or left on these links: its neighbours are re-simulated. */
 static void touch(ns_sim *s, const nsi_simjob *j) {
   for (size_t i = 0; i < j->nlinks; i++)
-    s->touch[j->links[i]] = s->touch_epoch;
+    touch_link(s, j->links[i], 1);
 }
 
 /* A partial restart's member leaves it at a new mean (maybe_detach): its
@@ -314,7 +322,7 @@ static void rate_touch(ns_sim *s, const nsi_simjob *j) {
   if (j->rtonly)
     return;
   for (size_t i = 0; i < j->nlinks; i++)
-    s->rtouch[j->links[i]] = s->touch_epoch;
+    touch_link(s, j->links[i], 1 << 16);
 }
 
 /* Phase state (already advanced) -> lone at the alone iteration time. */
@@ -1272,12 +1280,51 @@ static void sort_by_root(int *pairs, size_t n, const int *net, int lo, size_t ra
     memcpy(pairs, b, 2 * n * sizeof *pairs);
 }
 
+/* The grouping's union-find state (phase_update). */
+typedef struct {
+  int *parent, *own;
+  unsigned char *shared_ever;
+  int base, L, S; /* S >= 0: NIC rx links are not walked (a tx marks its rx shared) */
+} pu_walk;
+
+/* The job at position me - base (its root *ri) meets resource r: a link
+   or GPU owned by no one yet takes it; one owned by another component
+   joins it to *ri's. */
+static inline void pu_join(pu_walk *w, int r, int me, int *ri, int *last) {
+  int o = w->own[r];
+  if (o < w->base) {
+    w->own[r] = me;
+    return;
+  }
+  if (o == me)
+    return;
+  if (r < w->L) {
+    w->shared_ever[r] = 1;
+    if (r < w->S)
+      w->shared_ever[r + w->S] = 1; /* a NIC tx: its rx too */
+  }
+  if (o == *last || o == w->base + *ri)
+    return; /* in ri's component already */
+  *last = o;
+  int a = find(w->parent, o - w->base);
+  if (a != *ri) {
+    w->parent[a < *ri ? *ri : a] = a < *ri ? a : *ri;
+    *ri = a < *ri ? a : *ri;
+  }
+  w->own[r] = w->base + *ri; /* its owner from now on: the root (<= i), so the next job on it
+                                finds the component in a step, not along the chain from the
+                                link's first job */
+}
+
 /* The running set changed: components by shared links (and GPUs). The
    walk over every running job's links is the grouping's cost (a preemptive
    Philly run has one component of ~300 jobs, so an incremental split would
    walk it as often): one pass, owners stamped by own_base (no reset pass),
-   each job's root kept while its links are walked, its touched links
-   counted for affected() in the same pass, scratch kept across updates. */
+   each job's root kept while its links are walked and a link's owner moved
+   to the root after a union, its touched links counted for affected() in
+   the same pass (one read of the link's touch weight, cleared through the
+   touched list after), NIC rx links not joined through (their tx: see the
+   walk), scratch kept across updates. */
 static int phase_update(ns_sim *s) {
   if (!s->net_dirty)
     return NS_OK;
@@ -1305,36 +1352,32 @@ static int phase_update(ns_sim *s) {
   }
   int base = s->own_base;
   s->own_base += (int)n;
+  /* rx: a server's NIC rx link carries the same rings as its tx (one flow
+     out of and one into each server, one port per server): it joins no one
+     its tx does not, so only its touches are counted (and its sharing is
+     its tx's) - a third of the links walked */
+  int S = s->nports, rx = s->ring_only && s->ports_per_server == 1 && !s->ref_group;
+  unsigned nrx = rx ? (unsigned)S : 0u; /* r is an rx link skipped: r - S < nrx, unsigned */
+  const int *touch = s->touch;
+  pu_walk w = {parent, s->own, s->shared_ever, base, L, rx ? S : -1};
   for (size_t i = 0; i < n; i++) {
     const nsi_simjob *j = &s->jobs[net[i]];
     if (i + 2 < n)
       __builtin_prefetch(&s->jobs[net[i + 2]].links);
     if (i + 1 < n)
       __builtin_prefetch(s->jobs[net[i + 1]].links);
-    size_t nres = j->nlinks + (s->o.gpu_sharing ? j->ngpu : 0);
+    const int *lk = j->links;
     int ri = (int)i, t = 0, me = base + (int)i; /* ri: i's root, the least position of its component */
     int last = -1; /* the owner joined last: in ri's component */
     parent[i] = (int)i, kept[i] = 0;
-    for (size_t k = 0; k < nres; k++) {
-      int r = k < j->nlinks ? j->links[k] : L + j->gpu[k - j->nlinks];
-      if (k < j->nlinks) /* touched links, and rate-touched ones in the high half */
-        t += (s->touch[r] == s->touch_epoch) + ((s->rtouch[r] == s->touch_epoch) << 16);
-      int o = s->own[r];
-      if (o < base) {
-        s->own[r] = me;
-      } else if (o != me) {
-        if (r < L)
-          s->shared_ever[r] = 1;
-        if (o == last)
-          continue;
-        last = o;
-        int a = find(parent, o - base);
-        if (a != ri) {
-          parent[a < ri ? ri : a] = a < ri ? a : ri;
-          ri = a < ri ? a : ri;
-        }
-      }
+    for (size_t k = 0; k < j->nlinks; k++) {
+      int r = lk[k];
+      t += touch[r]; /* touched links, and rate-touched ones in the high half */
+      if ((unsigned)r - (unsigned)S >= nrx) /* (a NIC rx: as its tx) */
+        pu_join(&w, r, me, &ri, &last);
     }
+    for (size_t k = 0; s->o.gpu_sharing && k < j->ngpu; k++)
+      pu_join(&w, L + j->gpu[k], me, &ri, &last);
     tc[i] = t;
   }
   for (size_t i = 0; i < n; i++) { /* a union hangs the larger root under the smaller, so
@@ -1427,7 +1470,9 @@ static int phase_update(ns_sim *s) {
     rc = rebuild(s, comp, m, ch[2 * i] < -(int)n);
     i = k;
   }
-  s->touch_epoch++;
+  for (size_t i = 0; i < s->ntouch; i++) /* read: cleared */
+    s->touch[s->tlist[i]] = 0;
+  s->ntouch = 0;
   return rc;
 }
 

@@ -45,6 +45,7 @@ int nsi_sim_net_init(ns_sim *s) {
   int hd = o->allreduce == NS_SIM_ALLREDUCE_HD;
   for (size_t i = 0; i < s->njobs && !hd; i++)
     hd = nsi_sim_job_allreduce(s, &s->jobs[i]) == NS_SIM_ALLREDUCE_HD;
+  s->ring_only = !hd;
   if (hd && (o->network == NS_SIM_NET_MAXMIN || o->network == NS_SIM_NET_CONTENTION))
     return nsi_fail(NS_EINVAL, "ns_sim_run: the halving-doubling all-reduce is simulated by the "
                                "phase network model only (network %s)",
@@ -86,9 +87,9 @@ int nsi_sim_net_init(ns_sim *s) {
   s->lmap = malloc(n * sizeof *s->lmap);
   s->lmapg = calloc(n, sizeof *s->lmapg);
   s->lmap_serial = 0;
-  s->touch = calloc(n + (size_t)G, sizeof *s->touch);
-  s->touch_epoch = 1;
-  s->rtouch = calloc(n ? n : 1, sizeof *s->rtouch);
+  s->touch = calloc(n ? n : 1, sizeof *s->touch);
+  s->tlist = malloc((n ? n : 1) * sizeof *s->tlist);
+  s->ntouch = 0;
   s->lrel = calloc(n ? n : 1, sizeof *s->lrel);
   s->aep = 0, s->admit_skips = 0;
   if (s->capeff != NULL)
@@ -96,7 +97,7 @@ int nsi_sim_net_init(ns_sim *s) {
   s->gcap = malloc((size_t)G * sizeof *s->gcap);
   s->gload = calloc((size_t)G, sizeof *s->gload);
   s->gused = calloc((size_t)G, sizeof *s->gused);
-  if (!s->own || !s->lid || !s->bg || !s->bgk || !s->capeff || !s->capk || !s->bgcnt || !s->lmap || !s->lmapg || !s->touch || !s->rtouch || !s->lrel || !s->gcap || !s->gload || !s->gused)
+  if (!s->own || !s->lid || !s->bg || !s->bgk || !s->capeff || !s->capk || !s->bgcnt || !s->lmap || !s->lmapg || !s->touch || !s->tlist || !s->lrel || !s->gcap || !s->gload || !s->gused)
     return nsi_fail(NS_ENOMEM, "ns_sim_run: out of memory for %d GPUs", G);
   for (int g = 0; g < G; g++)
     s->gcap[g] = 1.0;
@@ -106,12 +107,12 @@ int nsi_sim_net_init(ns_sim *s) {
 void nsi_sim_net_free(ns_sim *s) {
   free(s->cap), free(s->load), free(s->fuse), free(s->sum), free(s->cnt), free(s->shared_ever);
   free(s->srv_busy), free(s->own), free(s->lid), free(s->gcap), free(s->gload), free(s->gused);
-  free(s->bg), free(s->bgk), free(s->capeff), free(s->bgcnt), free(s->touch), free(s->rtouch), free(s->capk), free(s->wtmp);
+  free(s->bg), free(s->bgk), free(s->capeff), free(s->bgcnt), free(s->touch), free(s->tlist), free(s->capk), free(s->wtmp);
   s->capk = NULL, s->wtmp = NULL, s->cap_wtmp = 0;
   free(s->lmap), free(s->lmapg), free(s->lseed), free(s->lrel);
   s->lrel = NULL;
   s->lmap = s->lseed = NULL, s->lmapg = NULL, s->cap_lseed = 0;
-  s->lid = s->bgcnt = s->touch = s->rtouch = NULL;
+  s->lid = s->bgcnt = s->touch = s->tlist = NULL;
   s->bg = s->bgk = s->capeff = NULL;
   nsi_sim_fill_free(&s->fill);
   s->cap = s->load = s->fuse = s->sum = s->gcap = s->gload = s->gused = NULL;

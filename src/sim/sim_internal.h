@@ -232,7 +232,11 @@ typedef struct nsi_mm {
   int *am;                  /* per resource: flows of its active items (sum of idm) */
   int *fl, *flres, *fcnt, *fsl, *fol, *ffz, *xpos; /* local shared resources, alive lists */
   int *fdy, *fdl;           /* per local shared resource: round it was touched; touched list */
-  double *frem, *fkey, *fokey;
+  double *frem, *fkey, *fokey; /* capacity left per local shared resource; the keys of the
+                                  alive lists, by position (fkey[a]: fsl[a]'s, fokey[a]: fol[a]'s) */
+  int *fpos, *opos;         /* per local shared resource, per item of the fill: its position
+                               in fsl / fol, -1 once gone */
+  int *fcand, *ocand;       /* a round's candidates to freeze: shared resources, items */
   int generic_fill;         /* tests: fill through nsi_sim_fill (the generic fill) instead */
   /* memos, two generations each (maxmin.c): set[] the partitions of whole
      active sets, part[] solved parts by item set */
@@ -248,7 +252,7 @@ typedef struct nsi_mm {
       cap_ic, cap_out, cap_akey, cap_pkey, cap_lab, cap_pitem, cap_poff, cap_prate, cap_pcnt, cap_ra, cap_idr,
       cap_xown, cap_ipos, cap_idst, cap_na, cap_coff, cap_ctab, cap_idm, cap_am, cap_fl, cap_flres,
       cap_fcnt, cap_fsl, cap_fol, cap_ffz, cap_xpos, cap_frem, cap_fkey, cap_fokey, cap_fdy, cap_fdl,
-      cap_job, cap_live;
+      cap_job, cap_live, cap_fpos, cap_opos, cap_fcand, cap_ocand;
 } nsi_mm;
 
 /* Sets up m (its memory reused) for n items, item i on local resources
@@ -393,6 +397,8 @@ struct ns_sim {
   /* network */
   int nnet_links;
   int nports, ports_per_server; /* NIC ports (network.c), per server */
+  int ring_only;    /* no job's all-reduce is halving-doubling (network.c): each multi-server
+                       job's links hold its servers' NIC tx and rx alike */
   double *cap;      /* capacity per link */
   double *load;     /* scratch per link */
   double *fuse;     /* scratch per link: frozen use */
@@ -426,10 +432,11 @@ struct ns_sim {
   unsigned lmap_serial;
   int *lseed;       /* scratch: local links a leaving job starts a solve from */
   size_t cap_lseed;
-  int *touch;       /* per link and GPU: == touch_epoch if a job started or left on it */
-  int touch_epoch;
-  int *rtouch;      /* per link: == touch_epoch if a partial restart's member left it
-                       there at a new mean since the last update (net_phase.c rate_touch) */
+  int *touch;       /* per link, since the last update: 1 if a job started or left on it,
+                       plus 1 << 16 if a partial restart's member left it there at a new
+                       mean (net_phase.c rate_touch); 0 for neither */
+  int *tlist;       /* the links with touch != 0 (each once), ntouch of them */
+  size_t ntouch;
   int stale_any;    /* some running job has stale > 0: re-simulated when a restart ends */
   unsigned capeff_epoch; /* bumped whenever capeff changes */
   double *icap_tmp;
@@ -448,6 +455,7 @@ struct ns_sim {
   uint64_t phase_events;
   int ref_solve; /* tests: groups' max-min without memo (nsi_mm.scratch) */
   int ref_admit; /* tests: every waiting all-reduce asked at every pass (no still_refused) */
+  int ref_group; /* tests: the grouping walks NIC rx links too (no rx shortcut, phase_update) */
   uint64_t admit_skips; /* waiting all-reduces not asked again (still_refused), this run */
   uint64_t cassini_readjusts; /* the last run's policy's ns_policy_readjust_count (tests read it) */
   /* decisions over the whole queue (preemptive orders, Dally's leases):

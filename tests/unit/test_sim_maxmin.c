@@ -599,6 +599,95 @@ static void test_admission_skip_matches_asking_all(void **state) {
              (unsigned long long)on_default, (unsigned long long)skips);
 }
 
+/* The grouping (net_phase.c phase_update) joins jobs through a server's
+   NIC tx link only, not its rx (the same rings: one flow out of and one
+   into each server, one port per server, no halving-doubling job in the
+   run), and marks the rx shared with its tx. Against the same runs walking
+   every link (ns_sim ref_group): every JCT equal (==) and as many links
+   ever shared. The runs: ff, 2d-las and 2d-gittins on the embedded default
+   workload (W = 16: partial restarts, and W = 0); 60 random ring jobs
+   under 2D-LAS (preempted often; 3 seeds), spread one GPU per server
+   (every all-reduce on shared NICs) with one NIC per server, and packed
+   first-fit on 4-GPU servers with two (a ring enters a server at one port
+   and leaves at the other: rx and tx carry different rings, the shortcut
+   off), and
+   the same with halving-doubling jobs among them (off too). Fails when
+   the shortcut joins or marks differently, or is taken where rx and tx
+   differ. */
+static void load_rings(ns_sim *s, uint64_t seed) {
+  uint64_t r = 0x2545f4914f6cdd1dull * (seed + 7);
+  static const int sizes[] = {2, 3, 4, 4, 6, 8};
+  double t = 0;
+  for (int i = 0; i < 60; i++) {
+    char name[16];
+    snprintf(name, sizeof name, "r%d", i);
+    t += 2000.0 * unit(&r);
+    assert_true(ns_sim_add_model_job(s, name, t, sizes[pick(&r, 6)], 20 + (uint64_t)pick(&r, 400),
+                                     (ns_sim_model)pick(&r, 4)) >= 0);
+  }
+}
+
+static void group_pair(ns_sim_opts *o, void (*load)(ns_sim *, uint64_t), uint64_t seed,
+                       const char *what, int *shortcut) {
+  ns_sim *s[2];
+  for (int r = 0; r < 2; r++) {
+    s[r] = ns_sim_new(o);
+    assert_non_null(s[r]);
+    load(s[r], seed);
+    s[r]->ref_group = r;
+    assert_int_equal(ns_sim_run(s[r]), NS_OK);
+  }
+  *shortcut += s[0]->ring_only && s[0]->ports_per_server == 1;
+  for (int j = 0; j < ns_sim_job_count(s[0]); j++) {
+    double a = ns_test_jct_ms(s[0], j), b = ns_test_jct_ms(s[1], j);
+    if (!(a == b))
+      fail_msg("%s seed %llu: job %d JCT %.17g ms with the rx shortcut, %.17g ms walking all",
+               what, (unsigned long long)seed, j, a, b);
+  }
+  double sh[2];
+  for (int r = 0; r < 2; r++)
+    assert_int_equal(ns_sim_metric(s[r], NS_SIM_METRIC_LINKS_SHARED, &sh[r]), NS_OK);
+  if (sh[0] != sh[1])
+    fail_msg("%s seed %llu: %g links ever shared with the rx shortcut, %g walking all", what,
+             (unsigned long long)seed, sh[0], sh[1]);
+  ns_sim_free(s[0]);
+  ns_sim_free(s[1]);
+}
+
+static void test_rx_shortcut_matches_full_walk(void **state) {
+  (void)state;
+  int shortcut = 0;
+  static const char *const presets[] = {"ff", "2d-las", "2d-gittins"};
+  for (size_t p = 0; p < 3; p++)
+    for (int W = 0; W <= 16; W += 16) {
+      ns_sim_opts *o = ns_sim_opts_new();
+      assert_non_null(o);
+      assert_int_equal(ns_sim_opts_set_policy_name(o, presets[p]), NS_OK);
+      assert_int_equal(ns_sim_opts_set_phase_window(o, W), NS_OK);
+      group_pair(o, load_default, 0, presets[p], &shortcut);
+      ns_sim_opts_free(o);
+    }
+  for (int nics = 1; nics <= 2; nics++)
+    for (int hd = 0; hd <= 1; hd++)
+      for (uint64_t seed = 1; seed <= 3; seed++) {
+        ns_sim_opts *o = ns_sim_opts_new();
+        assert_non_null(o);
+        assert_int_equal(ns_sim_opts_set_cluster(o, 4, 2, 4, 2 * nics, 1, 10.0), NS_OK);
+        assert_int_equal(ns_sim_opts_set_nics(o, nics, 10.0), NS_OK);
+        assert_int_equal(ns_sim_opts_set_order(o, NS_SIM_ORDER_2D_LAS), NS_OK);
+        static const double thr[] = {20000.0, 100000.0}; /* GPU-ms: jobs preempted often */
+        assert_int_equal(ns_sim_opts_set_las_queues(o, 3, thr), NS_OK);
+        if (nics == 1) /* two: first fit, a ring entering a server at one port, leaving at the other */
+          assert_int_equal(ns_sim_opts_set_place_fn(o, ns_test_place_spread, NULL), NS_OK);
+        assert_int_equal(ns_sim_opts_set_phase_window(o, seed == 3 ? 0 : 16), NS_OK);
+        group_pair(o, hd ? load_random : load_rings, seed,
+                   nics == 1 ? "2D-LAS, spread, 1 NIC" : "2D-LAS, first fit, 2 NICs", &shortcut);
+        ns_sim_opts_free(o);
+      }
+  if (shortcut != 6 + 3) /* the default workload's 6 runs and the 3 one-NIC ring ones */
+    fail_msg("the rx shortcut was taken in %d runs, not 9", shortcut);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_incremental_matches_oracle),
@@ -608,6 +697,7 @@ int main(void) {
       cmocka_unit_test(test_drop_and_recap_match_rebuild),
       cmocka_unit_test(test_exact_memo_matches_scratch),
       cmocka_unit_test(test_admission_skip_matches_asking_all),
+      cmocka_unit_test(test_rx_shortcut_matches_full_walk),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
