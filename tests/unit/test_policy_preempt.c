@@ -61,6 +61,22 @@ static void free_case(ns_policy *p, ns_cluster *c, ns_queue *q, ns_job *a, ns_jo
   ns_job_free(a), ns_job_free(b);
 }
 
+/* The end of both cases below: N finished (released, absent from the
+   queue); at 1200 s L (4000 GPU-s attained, demoted at 1000 s) waits alone
+   and starts, still in Q1 running: next check 1200 + floor(floor(7200 -
+   1000) / 4) = 1200 + 1550 s. */
+static void l_resumes_alone(ns_policy *p, ns_cluster *c, ns_queue *q, ns_job *L, ns_job *N,
+                            ns_decision *d) {
+  assert_int_equal(ns_cluster_release(c, N), NS_OK);
+  ns_queue_clear(q);
+  assert_int_equal(ns_queue_add(q, L, 1, 0.0), 0);
+  assert_int_equal(ns_queue_set_attained_ms(q, 0, 4000e3), NS_OK);
+  assert_int_equal(ns_policy_decide(p, c, q, 1200e3, d), NS_OK);
+  assert_int_equal(ns_decision_start_count(d), 1);
+  assert_int_equal(ns_decision_start_job(d, 0), 0);
+  assert_near(ns_decision_next_ms(d), 2750e3, 1e-6);
+}
+
 /* 2d-las, L attained 4 GPUs x 1000 s = 4000 GPU-s >= the first threshold
    3250 GPU-s: both first seen now enter Q0 (L, then N by arrival); L runs
    and has reached the threshold, so it moves to Q1. Counting 4 GPUs: Q0 =
@@ -110,15 +126,7 @@ static void test_las_suspends_long_job_for_new_one(void **state) {
   assert_near(ns_decision_next_ms(d), 1887e3, 1e-6);
 
   /* N finished (absent from the queue: forgotten); L alone resumes on 0-3. */
-  assert_int_equal(ns_cluster_release(c, N), NS_OK);
-  ns_queue_clear(q);
-  assert_int_equal(ns_queue_add(q, L, 1, 0.0), 0);
-  assert_int_equal(ns_queue_set_attained_ms(q, 0, 4000e3), NS_OK);
-  assert_int_equal(ns_policy_decide(p, c, q, 1200e3, d), NS_OK);
-  assert_int_equal(ns_decision_start_count(d), 1);
-  assert_int_equal(ns_decision_start_job(d, 0), 0);
-  /* L in Q1 running: 1200 + floor(floor(7200 - 1000) / 4) = 1200 + 1550 s */
-  assert_near(ns_decision_next_ms(d), 2750e3, 1e-6);
+  l_resumes_alone(p, c, q, L, N, d);
   ns_decision_free(d);
   free_case(p, c, q, L, N);
 }
@@ -152,14 +160,7 @@ static void test_failed_decision_keeps_an_absent_jobs_record(void **state) {
   assert_int_equal(ns_queue_add(q, M, 3, 1050e3), 1);
   assert_int_equal(ns_queue_add_running(q, X, 4, 1060e3), 2);
   assert_fails_with(ns_policy_decide(p, c, q, 1100e3, d), NS_EINVAL, "not committed");
-  assert_int_equal(ns_cluster_release(c, N), NS_OK);
-  ns_queue_clear(q);
-  assert_int_equal(ns_queue_add(q, L, 1, 0.0), 0);
-  assert_int_equal(ns_queue_set_attained_ms(q, 0, 4000e3), NS_OK);
-  assert_int_equal(ns_policy_decide(p, c, q, 1200e3, d), NS_OK);
-  assert_int_equal(ns_decision_start_count(d), 1);
-  assert_int_equal(ns_decision_start_job(d, 0), 0);
-  assert_near(ns_decision_next_ms(d), 2750e3, 1e-6);
+  l_resumes_alone(p, c, q, L, N, d);
   ns_decision_free(d);
   ns_job_free(M), ns_job_free(X);
   free_case(p, c, q, L, N);

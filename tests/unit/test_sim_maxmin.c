@@ -522,24 +522,35 @@ static void test_exact_memo_matches_scratch(void **state) {
    all-reduce's end does not release its links (the waiters behind it wait
    for ever or start late), when a member leaving does not, or when the
    held link is not one at the limit. */
-static void run_pair(ns_sim_opts *o, void (*load)(ns_sim *, uint64_t), uint64_t seed,
-                     const char *what, uint64_t *skips) {
-  ns_sim *s[2];
+/* The same runs twice, s[1] the reference (ref(s[r], r) marks it), and
+   every job's JCT compared (==): the shortcut (s[0], "with") against the
+   reference path ("ref"). The caller checks its counters and frees both. */
+static void run_against_ref(ns_sim_opts *o, void (*load)(ns_sim *, uint64_t), uint64_t seed,
+                            void (*ref)(ns_sim *, int), const char *what, const char *with,
+                            const char *how_ref, ns_sim *s[2]) {
   for (int r = 0; r < 2; r++) {
     s[r] = ns_sim_new(o);
     assert_non_null(s[r]);
     load(s[r], seed);
-    s[r]->ref_admit = r;
+    ref(s[r], r);
     assert_int_equal(ns_sim_run(s[r]), NS_OK);
   }
+  for (int j = 0; j < ns_sim_job_count(s[0]); j++) {
+    double x = ns_test_jct_ms(s[0], j), y = ns_test_jct_ms(s[1], j);
+    if (!(x == y))
+      fail_msg("%s seed %llu: job %d JCT %.17g ms %s, %.17g ms %s", what,
+               (unsigned long long)seed, j, x, with, y, how_ref);
+  }
+}
+
+static void ref_admit(ns_sim *s, int on) { s->ref_admit = on; }
+
+static void run_pair(ns_sim_opts *o, void (*load)(ns_sim *, uint64_t), uint64_t seed,
+                     const char *what, uint64_t *skips) {
+  ns_sim *s[2];
+  run_against_ref(o, load, seed, ref_admit, what, "with the skip", "asking all", s);
   assert_int_equal(s[1]->admit_skips, 0);
   *skips += s[0]->admit_skips;
-  for (int j = 0; j < ns_sim_job_count(s[0]); j++) {
-    double a = ns_test_jct_ms(s[0], j), b = ns_test_jct_ms(s[1], j);
-    if (!(a == b))
-      fail_msg("%s seed %llu: job %d JCT %.17g ms with the skip, %.17g ms asking all", what,
-               (unsigned long long)seed, j, a, b);
-  }
   ns_sim_free(s[0]);
   ns_sim_free(s[1]);
 }
@@ -627,23 +638,13 @@ static void load_rings(ns_sim *s, uint64_t seed) {
   }
 }
 
+static void ref_group(ns_sim *s, int on) { s->ref_group = on; }
+
 static void group_pair(ns_sim_opts *o, void (*load)(ns_sim *, uint64_t), uint64_t seed,
                        const char *what, int *shortcut) {
   ns_sim *s[2];
-  for (int r = 0; r < 2; r++) {
-    s[r] = ns_sim_new(o);
-    assert_non_null(s[r]);
-    load(s[r], seed);
-    s[r]->ref_group = r;
-    assert_int_equal(ns_sim_run(s[r]), NS_OK);
-  }
+  run_against_ref(o, load, seed, ref_group, what, "with the rx shortcut", "walking all", s);
   *shortcut += s[0]->ring_only && s[0]->ports_per_server == 1;
-  for (int j = 0; j < ns_sim_job_count(s[0]); j++) {
-    double a = ns_test_jct_ms(s[0], j), b = ns_test_jct_ms(s[1], j);
-    if (!(a == b))
-      fail_msg("%s seed %llu: job %d JCT %.17g ms with the rx shortcut, %.17g ms walking all",
-               what, (unsigned long long)seed, j, a, b);
-  }
   double sh[2];
   for (int r = 0; r < 2; r++)
     assert_int_equal(ns_sim_metric(s[r], NS_SIM_METRIC_LINKS_SHARED, &sh[r]), NS_OK);
