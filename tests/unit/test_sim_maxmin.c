@@ -560,20 +560,27 @@ static void load_default(ns_sim *s, uint64_t seed) {
   assert_true(ns_sim_load_default_workload(s) > 0);
 }
 
-static void load_random(ns_sim *s, uint64_t seed) {
-  uint64_t r = 0x9e3779b97f4a7c15ull * (seed + 1);
+/* 60 random jobs (2-8 GPUs, 20-420 iterations, any model) arriving over
+   ~60 s from random state r, named prefix<i>; with hd, a third of them
+   halving-doubling (the draw only made then: without hd the same jobs as
+   before it was added). */
+static void load_jobs(ns_sim *s, uint64_t r, const char *prefix, int hd) {
   static const int sizes[] = {2, 3, 4, 4, 6, 8};
   double t = 0;
   for (int i = 0; i < 60; i++) {
     char name[16];
-    snprintf(name, sizeof name, "j%d", i);
+    snprintf(name, sizeof name, "%s%d", prefix, i);
     t += 2000.0 * unit(&r);
     int j = ns_sim_add_model_job(s, name, t, sizes[pick(&r, 6)], 20 + (uint64_t)pick(&r, 400),
                                  (ns_sim_model)pick(&r, 4));
     assert_true(j >= 0);
-    if (pick(&r, 3) == 0)
+    if (hd && pick(&r, 3) == 0)
       assert_int_equal(ns_sim_set_job_allreduce(s, j, NS_SIM_ALLREDUCE_HD), NS_OK);
   }
+}
+
+static void load_random(ns_sim *s, uint64_t seed) {
+  load_jobs(s, 0x9e3779b97f4a7c15ull * (seed + 1), "j", 1);
 }
 
 static void test_admission_skip_matches_asking_all(void **state) {
@@ -626,16 +633,7 @@ static void test_admission_skip_matches_asking_all(void **state) {
    the shortcut joins or marks differently, or is taken where rx and tx
    differ. */
 static void load_rings(ns_sim *s, uint64_t seed) {
-  uint64_t r = 0x2545f4914f6cdd1dull * (seed + 7);
-  static const int sizes[] = {2, 3, 4, 4, 6, 8};
-  double t = 0;
-  for (int i = 0; i < 60; i++) {
-    char name[16];
-    snprintf(name, sizeof name, "r%d", i);
-    t += 2000.0 * unit(&r);
-    assert_true(ns_sim_add_model_job(s, name, t, sizes[pick(&r, 6)], 20 + (uint64_t)pick(&r, 400),
-                                     (ns_sim_model)pick(&r, 4)) >= 0);
-  }
+  load_jobs(s, 0x2545f4914f6cdd1dull * (seed + 7), "r", 0);
 }
 
 static void ref_group(ns_sim *s, int on) { s->ref_group = on; }
