@@ -94,6 +94,15 @@ within 3 %" (the interval inside +-3 %), "bias shown" (it excludes 0), or
 "not resolved (need ~M exact draws)", M the exact draws at which a Welch
 interval of today's sds, centred where it is, would do one or the other
 ("and K >= ..." where the K shortcut draws alone are too few).
+A second table combines both estimates: the draws run by both models
+(draws 1..N - 1) give the paired mean error, which cancels the trajectory
+where the two models follow it alike; the other K - N + 1 shortcut draws
+against the same exact runs give an unpaired one; both are unbiased for
+the same expected error, and their minimum-variance combination (weights
+from the sample covariance; combined_stats) is never wider than the
+sharper of the two, to sampling error of the weights: near the paired
+one where shortcut and exact runs move together (r near 1), near the
+unpaired one where they do not. Its verdict reads as above, without "need".
 NS_ACC_JSON keeps every run's avg / p95 and the statistics.
 
     NS_ACC_UNPAIRED=200 NS_ACC_CACHE=/tmp/acc-cache NS_ACC_POLICIES=2d-gittins \
@@ -548,6 +557,48 @@ def unpaired_stats(exact, short, tol=3.0):
     return out
 
 
+def combined_stats(pairs, rest, tol=3.0):
+    """The expected error of one metric from both estimates at once. pairs:
+    [(exact, shortcut)] of the same run-time draws; rest: shortcut runs of
+    other draws. Both T = mean(shortcut - exact) over the pairs (paired) and
+    U = mean(rest) - mean(exact of the pairs) (unpaired) are unbiased for
+    E[shortcut] - E[exact]; T cancels the trajectory where the two models
+    follow it alike, U has K draws on its shortcut side. Their
+    minimum-variance combination w T + (1 - w) U, with Var T = var(s - e)/n,
+    Var U = var(rest)/k + var(e)/n, C = Cov(T, U) = (var(e) - cov(s, e))/n,
+    w = (Var U - C) / (Var T + Var U - 2 C) clamped to [0, 1] (Cochran's
+    regression estimator in double sampling, weights from the sample
+    covariance); 95 % half-width t(0.975, n - 2) sqrt(w^2 Var T + (1 - w)^2
+    Var U + 2 w (1 - w) C). Returns {"n", "k", "r" (correlation of the
+    pairs), "paired", "unpaired", "w", "rel", "half"} (% of the pairs' exact
+    mean) and "verdict" (unpaired_verdict, else "not resolved"); n < 3 or
+    k < 2: the verdict says so and the numbers are nan."""
+    from scipy.stats import t as student  # python3-scipy: .ci/run, README
+    n, k = len(pairs), len(rest)
+    nan = float("nan")
+    out = {"n": n, "k": k, "r": nan, "paired": nan, "unpaired": nan, "w": nan, "rel": nan,
+           "half": nan}
+    if n < 3 or k < 2:
+        out["verdict"] = "too few draws (%d paired, %d more shortcut; need 3 and 2)" % (n, k)
+        return out
+    e = [p[0] for p in pairs]
+    s = [p[1] for p in pairs]
+    (me, se), (ms, ss) = mean_sd(e), mean_sd(s)
+    mr, sr = mean_sd(rest)
+    cov = sum((x - ms) * (y - me) for x, y in zip(s, e)) / (n - 1)
+    md, sd = mean_sd([x - y for x, y in zip(s, e)])
+    vt, vu, c = sd * sd / n, sr * sr / k + se * se / n, (se * se - cov) / n
+    den = vt + vu - 2.0 * c  # Var(T - U) >= 0
+    w = 1.0 if den <= 0 else min(1.0, max(0.0, (vu - c) / den))
+    est = w * md + (1.0 - w) * (mr - me)
+    var = max(0.0, w * w * vt + (1.0 - w) ** 2 * vu + 2.0 * w * (1.0 - w) * c)
+    out.update(r=cov / (se * ss) if se > 0 and ss > 0 else nan, paired=100.0 * md / me,
+               unpaired=100.0 * (mr - me) / me, w=w, rel=100.0 * est / me,
+               half=100.0 * float(student.ppf(0.975, n - 2)) * math.sqrt(var) / me)
+    out["verdict"] = unpaired_verdict(out["rel"], out["half"], tol) or "not resolved"
+    return out
+
+
 def unpaired(specs, K, ndraws, W, par, limit, runner=None):
     """NS_ACC_UNPAIRED=K: per Philly window and preset among specs
     (build_specs at seed 1 with at least K run-time draws), the exact
@@ -589,6 +640,10 @@ def unpaired(specs, K, ndraws, W, par, limit, runner=None):
             o[side].sort()
         for i, m in ((1, "avg"), (2, "p95")):
             o[m] = unpaired_stats([x[i] for x in o["exact"]], [x[i] for x in o["short"]])
+            ex = {x[0]: x[i] for x in o["exact"]}
+            o[m + " combined"] = combined_stats(
+                [(ex[x[0]], x[i]) for x in o["short"] if x[0] in ex],
+                [x[i] for x in o["short"] if x[0] not in ex])
     print("\nExpected error, unpaired: the shortcut's (W = %d) avg / p95 JCT over run-time "
           "draws 1..%d against the exact model's over the cached exact runs (unperturbed + "
           "draws 1..%d); JCT in s, mean (sd); difference of means, %% of the exact mean, "
@@ -609,6 +664,24 @@ def unpaired(specs, K, ndraws, W, par, limit, runner=None):
                 else "%+.2f +- %.2f [%+.2f, %+.2f]" % (s["rel"], s["half"], s["rel"] - s["half"],
                                                       s["rel"] + s["half"]),
                 s["verdict"]))
+    print("\nExpected error, both estimates combined: the draws run by both models paired "
+          "(paired % = mean of shortcut - exact), the other shortcut draws against the pairs' "
+          "exact mean (unpaired %), and their minimum-variance combination (w = weight of the "
+          "paired one; combined_stats), % of the pairs' exact mean, 95 % interval (t, n - 2 df)\n")
+    print("| workload | policy | metric | pairs | other shortcut draws | r | paired % | "
+          "unpaired % | w | combined % | verdict |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for (label, pol), o in out.items():
+        for m in ("avg", "p95"):
+            c = o[m + " combined"]
+            print("| %s | %s | %s | %d | %d | %s | %s | %s | %s | %s | %s |" % (
+                label, pol, m, c["n"], c["k"], *(
+                    "-" if v != v else f % v for v, f in (
+                        (c["r"], "%.2f"), (c["paired"], "%+.2f"), (c["unpaired"], "%+.2f"),
+                        (c["w"], "%.2f"))),
+                "-" if c["half"] != c["half"] else "%+.2f +- %.2f [%+.2f, %+.2f]" % (
+                    c["rel"], c["half"], c["rel"] - c["half"], c["rel"] + c["half"]),
+                c["verdict"]))
     if os.environ.get("NS_ACC_JSON"):
         with open(os.environ["NS_ACC_JSON"], "w") as f:
             json.dump([{"label": lb, "policy": pol, "W": W, "K": K, "draws": ndraws, **o}

@@ -368,6 +368,51 @@ class TestUnpaired(unittest.TestCase):
         self.assertIsNone(acc.unpaired_verdict(1.0, 2.5))  # [-1.5, 3.5]
         self.assertIsNone(acc.unpaired_verdict(1.0, float("nan")))
 
+    def test_combined_estimate_on_hand_numbers(self):
+        # shortcut = exact + 1 on every pair: the paired estimate has no
+        # spread (Var T = 0) and C = (var e - cov(s, e)) / n = 0, so w = Var U
+        # / Var U = 1 and the combination is the paired mean, 1 of 102 =
+        # +0.9804 % +- 0, whatever the other shortcut draws say (here +8)
+        c = acc.combined_stats([(100.0, 101.0), (102.0, 103.0), (104.0, 105.0)], [110.0, 110.0])
+        self.assertEqual((c["n"], c["k"]), (3, 2))
+        self.assertAlmostEqual(c["r"], 1.0)
+        self.assertAlmostEqual(c["w"], 1.0)
+        self.assertAlmostEqual(c["paired"], 100.0 / 102)
+        self.assertAlmostEqual(c["unpaired"], 800.0 / 102)
+        self.assertAlmostEqual(c["rel"], 100.0 / 102)
+        self.assertAlmostEqual(c["half"], 0.0)
+        self.assertEqual(c["verdict"], "expected error within 3 %")
+        # uncorrelated pairs: exact 100, 102, 100, 102 (mean 101, var 4/3),
+        # shortcut 101, 101, 103, 103 (mean 102, var 4/3), cov 0; s - e = 1,
+        # -1, 3, 1 (mean 1, var 8/3): Var T = 2/3; others 100, 104 (mean 102,
+        # var 8): U = 1, Var U = 8/2 + (4/3)/4 = 13/3; C = (4/3 - 0)/4 = 1/3;
+        # w = (13/3 - 1/3) / (2/3 + 13/3 - 2/3) = 12/13; estimate 1; variance
+        # (Var T Var U - C^2) / (Var T + Var U - 2 C) = (26/9 - 1/9) / (13/3)
+        # = 25/39; half t(0.975, 2) sqrt(25/39) = 3.4448 -> 3.4107 % of 101
+        c = acc.combined_stats([(100.0, 101.0), (102.0, 101.0), (100.0, 103.0), (102.0, 103.0)],
+                               [100.0, 104.0])
+        t2 = 0.95 * (2 / (1 - 0.95 ** 2)) ** 0.5
+        self.assertAlmostEqual(c["r"], 0.0)
+        self.assertAlmostEqual(c["w"], 12.0 / 13)
+        self.assertAlmostEqual(c["paired"], 100.0 / 101)
+        self.assertAlmostEqual(c["unpaired"], 100.0 / 101)
+        self.assertAlmostEqual(c["rel"], 100.0 / 101)
+        self.assertAlmostEqual(c["half"], 100.0 * t2 * (25.0 / 39) ** 0.5 / 101, places=6)
+        self.assertAlmostEqual(c["half"], 3.4107, places=3)
+        self.assertEqual(c["verdict"], "not resolved")  # [-2.42, +4.40]
+        # never wider than the sharper estimate alone: the paired half-width
+        # is t(2) sqrt(2/3) = 3.5128 of 101, the unpaired t(2) sqrt(13/3)
+        self.assertLess(c["half"], 100.0 * t2 * (2.0 / 3) ** 0.5 / 101)
+        # a shortcut 5 above on every pair and on the others: bias shown
+        c = acc.combined_stats([(100.0, 105.0), (101.0, 106.5), (99.0, 103.5)],
+                               [104.0, 106.0, 105.0])
+        self.assertEqual(c["verdict"], "bias shown")
+        self.assertGreater(c["rel"] - c["half"], 0)
+        # too few: numbers nan, the verdict says why
+        c = acc.combined_stats([(100.0, 101.0), (102.0, 103.0)], [101.0, 102.0])
+        self.assertTrue(c["rel"] != c["rel"])
+        self.assertEqual(c["verdict"], "too few draws (2 paired, 2 more shortcut; need 3 and 2)")
+
     def test_mode_reads_cached_exact_runs_and_runs_only_shortcuts(self):
         import csv
         import tempfile
@@ -412,6 +457,9 @@ class TestUnpaired(unittest.TestCase):
                 self.assertAlmostEqual(o["avg"]["rel"], 1000.0 / 92)
                 self.assertEqual(o["p95"]["rel"], 0.0)
                 self.assertEqual(o["p95"]["verdict"], "expected error within 3 %")
+                # combined: draw 1 is the only draw both models ran (1 pair)
+                self.assertEqual((o["avg combined"]["n"], o["avg combined"]["k"]), (1, 2))
+                self.assertIn("| w | fifo | avg | 1 | 2 | - |", text.getvalue())
 
     def test_command_with_an_empty_cache(self):
         # the whole command on a 30-job Philly window: N = 0 for every row,
