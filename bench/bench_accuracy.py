@@ -648,6 +648,13 @@ def unpaired(specs, K, ndraws, W, par, limit, runner=None):
           "draws 1..%d against the exact model's over the cached exact runs (unperturbed + "
           "draws 1..%d); JCT in s, mean (sd); difference of means, %% of the exact mean, "
           "Welch 95 %% interval\n" % (W, K, ndraws))
+    def diff_s(rel, half):  # rel +- half [interval]; rel alone without a half; "-" without rel
+        if rel != rel:
+            return "-"
+        if half != half:
+            return "%+.2f" % rel
+        return "%+.2f +- %.2f [%+.2f, %+.2f]" % (rel, half, rel - half, rel + half)
+
     def msd_s(x):  # mean (sd) in s; one run has no sd
         return "%.0f (%s)" % (x[0] / 1e3, "-" if x[1] != x[1] else "%.0f" % (x[1] / 1e3))
 
@@ -660,10 +667,7 @@ def unpaired(specs, K, ndraws, W, par, limit, runner=None):
             print("| %s | %s | %s | %d | %d%s | %s | %s | %s | %s |" % (
                 label, pol, m, s["n"], s["k"], " (%d failed)" % o["failed"] if o["failed"] else "",
                 msd_s(s["exact"]) if s["n"] else "-", msd_s(s["short"]) if s["k"] else "-",
-                "-" if s["rel"] != s["rel"] else "%+.2f" % s["rel"] if s["half"] != s["half"]
-                else "%+.2f +- %.2f [%+.2f, %+.2f]" % (s["rel"], s["half"], s["rel"] - s["half"],
-                                                      s["rel"] + s["half"]),
-                s["verdict"]))
+                diff_s(s["rel"], s["half"]), s["verdict"]))
     print("\nExpected error, both estimates combined: the draws run by both models paired "
           "(paired % = mean of shortcut - exact), the other shortcut draws against the pairs' "
           "exact mean (unpaired %), and their minimum-variance combination (w = weight of the "
@@ -679,9 +683,7 @@ def unpaired(specs, K, ndraws, W, par, limit, runner=None):
                     "-" if v != v else f % v for v, f in (
                         (c["r"], "%.2f"), (c["paired"], "%+.2f"), (c["unpaired"], "%+.2f"),
                         (c["w"], "%.2f"))),
-                "-" if c["half"] != c["half"] else "%+.2f +- %.2f [%+.2f, %+.2f]" % (
-                    c["rel"], c["half"], c["rel"] - c["half"], c["rel"] + c["half"]),
-                c["verdict"]))
+                diff_s(c["rel"], c["half"]), c["verdict"]))
     if os.environ.get("NS_ACC_JSON"):
         with open(os.environ["NS_ACC_JSON"], "w") as f:
             json.dump([{"label": lb, "policy": pol, "W": W, "K": K, "draws": ndraws, **o}
