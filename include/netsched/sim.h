@@ -109,9 +109,10 @@
  *    others keep their window means, and the re-simulated jobs see each
  *    kept one as a constant load on each of its links equal to its mean
  *    throughput (its flows x the flow rate x its all-reduce at full rate /
- *    its mean iteration). A change re-simulates at most 8 of the jobs it
- *    touches (those on the most touched links, earlier deferred touches
- *    counted; new jobs and a part still in its window always); the others
+ *    its mean iteration). A change re-simulates at most 32 of the jobs it
+ *    touches, 8 under the preemptive orders 2D-LAS and 2D-Gittins (those
+ *    on the most touched links, earlier deferred touches counted; new
+ *    jobs and a part still in its window always); the others
  *    are deferred, keep their means meanwhile and are re-simulated when
  *    that partial restart ends or at the next change (a job of a
  *    multi-server placement across racks shares uplinks with tens of jobs;
@@ -121,7 +122,7 @@
  *    re-simulated jobs; in addition a kept job sees the change's effect
  *    on it through its neighbours only from the first update after they
  *    leave their restart at new means (they rate-touch it: re-simulated
- *    then, within the 8 per change, after the jobs a start or leave
+ *    then, within that cap per change, after the jobs a start or leave
  *    touched; test_phase_kept_rate_touch), re-simulated jobs see kept ones' mean
  *    rather than their phases, and SRSF(n)/AdaDUAL admission counts only
  *    the re-simulated ones. Kept jobs count in a link's e(k) (above): n

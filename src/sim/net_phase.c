@@ -57,16 +57,27 @@
  *    their load, the kept ones counted in k as the part of their mean
  *    iteration they transfer: bg_caps()). A partial group's member leaves it after
  *    its own window (maybe_detach) and becomes such a kept job. A change
- *    re-simulates at most NSI_PHASE_TOUCHED (8) of its neighbours (new jobs
+ *    re-simulates at most s->touch_cap of its neighbours (new jobs
  *    and a part still in its window always): those on the most touched
  *    links, counting touches deferred before (stale); the rest keep their
  *    means, are marked stale and get their turn when the partial restart
  *    ends (its last member detaches: net_dirty, the engine updates) or at the next
- *    change. Under preemption a pass changes jobs at almost every event and
- *    a multi-server job's uplinks carry tens of jobs: re-simulating all of
+ *    change. The cap is NSI_PHASE_TOUCHED (32), and
+ *    NSI_PHASE_TOUCHED_PREEMPT (8) under a preemptive order (2D-LAS,
+ *    2D-Gittins): there a pass changes jobs at almost every event and a
+ *    multi-server job's uplinks carry tens of jobs; re-simulating all of
  *    them (~40 per restart on Philly) made 2d-gittins take ~240 s there, 41
- *    s with the cap (bench/RESULTS.md; test_phase_deferred_neighbours
- *    bounds the error against W = 0). Rebuilding a
+ *    s with a cap of 8, 87 s with 16 and 177 s with 32 (bench/RESULTS.md),
+ *    while its updates, ~12x as many as a non-preemptive order's (142,793
+ *    against 11,651 for ff on the whole trace at 2048 GPUs), also give a
+ *    deferred job its turn ~12x sooner. Without preemption the cap of 8
+ *    left deferred neighbours at stale means long enough to move p95 JCT:
+ *    on Philly window 3 (1,000 run-time draws, paired) 32 raises ls's and
+ *    ff's p95 by 1.7 % (16: 1.0 / 0.5 %), as much as no partial restarts
+ *    at all (1.5 %), bringing it within 3 % of the exact model in
+ *    expectation, at x 1.2-1.6 on the whole trace (bench/RESULTS.md
+ *    "Deferred neighbours"; test_phase_deferred_neighbours bounds the
+ *    error against W = 0 at either cap). Rebuilding a
  *    chain of tens of jobs at every arrival or finish was what made
  *    scattering policies on Philly take minutes (bench/RESULTS.md); the
  *    error of the approximation is in sim.h (test_phase_partial_restart).
@@ -312,7 +323,7 @@ static void touch(ns_sim *s, const nsi_simjob *j) {
    load on its links (bg_set) changed, and its kept link-mates' means were
    measured against its old load or phase behaviour, so they become
    re-simulation candidates at the next update (phase_update counts the
-   rate-touched links with the touched ones, the same NSI_PHASE_TOUCHED cap
+   rate-touched links with the touched ones, the same touch_cap
    and deferral). No update is forced: the next one that happens anyway (a
    start, a leave, the end of a restart with deferred neighbours) takes
    them. Depth 1: a job re-simulated only because of a rate-touch
@@ -1174,7 +1185,6 @@ static void drop_group(ns_sim *s, nsi_simjob *j) {
    a job that started or left, those not yet placed in a group, and any
    part still in its window; the others keep their window means. */
 #define NSI_PHASE_EXACT 16
-#define NSI_PHASE_TOUCHED 8 /* neighbours re-simulated per change, at most */
 #define NSI_PHASE_REAL (1 << 24) /* ranks a candidate touched by a start or leave first */
 static int affected(ns_sim *s, const nsi_simjob *j, int touched) {
   if (j->group < 0 && !j->bgon)
@@ -1191,24 +1201,24 @@ static int touch_before(const int *x, const int *y) {
   return x[0] != y[0] ? x[0] > y[0] : x[1] < y[1];
 }
 
-/* The NSI_PHASE_TOUCHED-th candidate in touch_before order of cand[0 ..
-   nc) (pairs), nc > NSI_PHASE_TOUCHED: those after it are deferred. Only
+/* The cap-th candidate in touch_before order of cand[0 .. nc) (pairs),
+   nc > cap (s->touch_cap): those after it are deferred. Only
    which ones are deferred matters, not their order, so the first few are
    kept by insertion (one pass; a full sort of the ~300 candidates of a
    preemptive Philly run's large component at every update was ~6 % of a
    2d-gittins run). */
-static const int *last_taken(const int *cand, size_t nc, int (*best)[2]) {
+static const int *last_taken(const int *cand, size_t nc, size_t cap, int (*best)[2]) {
   size_t nb = 0;
   for (size_t c = 0; c < nc; c++) {
     const int *x = cand + 2 * c;
-    if (nb == NSI_PHASE_TOUCHED && !touch_before(x, best[nb - 1]))
+    if (nb == cap && !touch_before(x, best[nb - 1]))
       continue;
-    size_t at = nb < NSI_PHASE_TOUCHED ? nb++ : nb - 1;
+    size_t at = nb < cap ? nb++ : nb - 1;
     for (; at > 0 && touch_before(x, best[at - 1]); at--)
       best[at][0] = best[at - 1][0], best[at][1] = best[at - 1][1];
     best[at][0] = x[0], best[at][1] = x[1];
   }
-  return best[NSI_PHASE_TOUCHED - 1];
+  return best[cap - 1];
 }
 
 /* A changed component (members in phase state): lone or a new group. */
@@ -1413,10 +1423,11 @@ static int phase_update(ns_sim *s) {
         kept[x] = a == 0;
       }
       int best[NSI_PHASE_TOUCHED][2];
-      const int *cut = nc > NSI_PHASE_TOUCHED ? last_taken(cand, nc, best) : NULL;
+      size_t tcap = s->touch_cap > 0 && s->touch_cap <= NSI_PHASE_TOUCHED ? (size_t)s->touch_cap : NSI_PHASE_TOUCHED;
+      const int *cut = nc > tcap ? last_taken(cand, nc, tcap, best) : NULL;
       for (size_t c = 0; cut != NULL && c < nc; c++) {
         if (!touch_before(cut, cand + 2 * c))
-          continue; /* among the first NSI_PHASE_TOUCHED: re-simulated */
+          continue; /* among the first touch_cap: re-simulated */
         nsi_simjob *jc = &s->jobs[net[pairs[2 * cand[2 * c + 1] + 1]]];
         kept[cand[2 * c + 1]] = 1; /* deferred: keeps its window mean for now */
         jc->stale = cand[2 * c] % NSI_PHASE_REAL;

@@ -83,6 +83,7 @@ int nsi_sim_net_init(ns_sim *s) {
   for (int k = 0; k <= 64; k++)
     s->ek[k] = nsi_sim_curve(o, k);
   s->kmax = nsi_admission(o) == NS_SIM_ADMIT_SRSF ? nsi_admit_n(o) : 0;
+  s->touch_cap = nsi_sim_preemptive(o) ? NSI_PHASE_TOUCHED_PREEMPT : NSI_PHASE_TOUCHED;
   s->bgcnt = calloc(n, sizeof *s->bgcnt);
   s->lmap = malloc(n * sizeof *s->lmap);
   s->lmapg = calloc(n, sizeof *s->lmapg);

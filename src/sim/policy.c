@@ -391,10 +391,6 @@ int nsi_sim_place(ns_sim *s, int ji, int *placed) {
 
 /* ---- preemptive orders: one decision over every waiting and running job ------ */
 
-int nsi_sim_preemptive(const ns_sim_opts *o) {
-  return nsi_order(o) == NS_SIM_ORDER_2D_LAS || nsi_order(o) == NS_SIM_ORDER_2D_GITTINS;
-}
-
 int nsi_sim_leasing(const ns_sim_opts *o) { return dally_preempts(o) && o->dally_lease_ms > 0; }
 
 /* Dally's lease reading: a running job whose lease ended is re-offered by

@@ -139,7 +139,7 @@ typedef struct nsi_simjob {
   int bgon;             /* lone at its window mean inside a large component: its mean
                            throughput loads its links (net_phase.c, partial restarts) */
   int stale;            /* a neighbour of changes not yet re-simulated (its touched links,
-                           summed; net_phase.c: at most NSI_PHASE_TOUCHED per restart) */
+                           summed; net_phase.c: at most touch_cap per restart) */
   int rtonly;           /* (to be) re-simulated in a partial restart only because a link-mate
                            left one at a new mean (net_phase.c rate_touch): its own new mean
                            rate-touches no one */
@@ -421,6 +421,8 @@ struct ns_sim {
   double *capk;        /* per link, scratch of a solve: capeff x e(k) (contention curve) */
   double ek[65];       /* e(k) of the curve for k <= 64 */
   int kmax;            /* SRSF(n) admission: at most n transfers on a link at once (0: no bound) */
+  int touch_cap;       /* partial restarts: neighbours re-simulated per change, at most
+                          (NSI_PHASE_TOUCHED; _PREEMPT under a preemptive order) */
   int *wtmp;           /* scratch: waiting all-reduces of a group (admit_waiters) */
   size_t cap_wtmp;
   uint64_t *lrel;      /* per link: s->aep when an all-reduce on it last ended (admit_waiters) */
@@ -512,7 +514,6 @@ int nsi_sim_place(ns_sim *s, int ji, int *placed);
    of its queue index i (the waiting ones first). nsi_sim_take_start
    readies start k: *ji = its job, s->pl = its placement, its time-shifts
    recorded. */
-int nsi_sim_preemptive(const ns_sim_opts *o);
 int nsi_sim_leasing(const ns_sim_opts *o);
 int nsi_sim_decide(ns_sim *s);
 int nsi_sim_take_start(ns_sim *s, size_t k, int *ji);
@@ -533,6 +534,18 @@ static inline ns_sim_placement nsi_placement(const ns_sim_opts *o) {
 }
 static inline ns_sim_admission nsi_admission(const ns_sim_opts *o) {
   return (ns_sim_admission)ns_policy_admission_of(o->parts, NULL);
+}
+/* Partial restarts (net_phase.c): a change re-simulates at most this many
+   of its neighbours in a large component; under a preemptive order, whose
+   passes change jobs at almost every event, at most _PREEMPT (its
+   updates come ~12x as often: each deferred one waits ~12x less for its
+   turn, and each one more re-simulated is paid ~12x as often). */
+#define NSI_PHASE_TOUCHED 32
+#define NSI_PHASE_TOUCHED_PREEMPT 8
+/* The orders that decide over every waiting and running job and preempt
+   (2D-LAS, 2D-Gittins: policy.c's passes). */
+static inline int nsi_sim_preemptive(const ns_sim_opts *o) {
+  return nsi_order(o) == NS_SIM_ORDER_2D_LAS || nsi_order(o) == NS_SIM_ORDER_2D_GITTINS;
 }
 static inline int nsi_admit_n(const ns_sim_opts *o) {
   int n = 1;
