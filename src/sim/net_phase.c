@@ -75,9 +75,10 @@
  *    on Philly window 3 (1,000 run-time draws, paired) 32 raises ls's and
  *    ff's p95 by 1.7 % (16: 1.0 / 0.5 %), as much as no partial restarts
  *    at all (1.5 %), bringing it within 3 % of the exact model in
- *    expectation, at x 1.2-1.6 on the whole trace (bench/RESULTS.md
- *    "Deferred neighbours"; test_phase_deferred_neighbours bounds the
- *    error against W = 0 at either cap). Rebuilding a
+ *    expectation, at x 0.7-2.4 on the whole trace (every such preset at
+ *    most 21.5 s; bench/RESULTS.md "Deferred neighbours: a cap of 32";
+ *    test_phase_deferred_neighbours bounds the error against W = 0 at
+ *    either cap). Rebuilding a
  *    chain of tens of jobs at every arrival or finish was what made
  *    scattering policies on Philly take minutes (bench/RESULTS.md); the
  *    error of the approximation is in sim.h (test_phase_partial_restart).
