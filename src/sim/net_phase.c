@@ -1424,7 +1424,7 @@ static int phase_update(ns_sim *s) {
         kept[x] = a == 0;
       }
       int best[NSI_PHASE_TOUCHED][2];
-      size_t tcap = s->touch_cap > 0 && s->touch_cap <= NSI_PHASE_TOUCHED ? (size_t)s->touch_cap : NSI_PHASE_TOUCHED;
+      size_t tcap = (size_t)s->touch_cap; /* one of the two caps (nsi_sim_net_init): <= NSI_PHASE_TOUCHED */
       const int *cut = nc > tcap ? last_taken(cand, nc, tcap, best) : NULL;
       for (size_t c = 0; cut != NULL && c < nc; c++) {
         if (!touch_before(cut, cand + 2 * c))

@@ -535,11 +535,8 @@ static inline ns_sim_placement nsi_placement(const ns_sim_opts *o) {
 static inline ns_sim_admission nsi_admission(const ns_sim_opts *o) {
   return (ns_sim_admission)ns_policy_admission_of(o->parts, NULL);
 }
-/* Partial restarts (net_phase.c): a change re-simulates at most this many
-   of its neighbours in a large component; under a preemptive order, whose
-   passes change jobs at almost every event, at most _PREEMPT (its
-   updates come ~12x as often: each deferred one waits ~12x less for its
-   turn, and each one more re-simulated is paid ~12x as often). */
+/* Partial restarts: neighbours re-simulated per change, at most; _PREEMPT
+   under a preemptive order (why: net_phase.c's header). */
 #define NSI_PHASE_TOUCHED 32
 #define NSI_PHASE_TOUCHED_PREEMPT 8
 /* The orders that decide over every waiting and running job and preempt
