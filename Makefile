@@ -176,11 +176,14 @@ $(OBJ)/tests/abi/%: tests/abi/%.c tests/abi/abi_test.h $(OUT)/libnetsched.so
 	  -Wl,-rpath,$(abspath $(OUT)) $(shell $(PKG_CONFIG) --libs check) -lm
 
 # Each runner prints its own summary line; every suite runs even if one fails.
-# Unit and hostile binaries CHECK_JOBS at a time (default: one per core),
-# the slowest first (TESTS_ORDER, below, as valgrind).
+# tests/slurm starts first, in the background (it mostly waits on its
+# daemons), while the others run; unit and hostile binaries CHECK_JOBS at
+# a time (default: one per core), the slowest first (TESTS_ORDER, below, as
+# valgrind).
 CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 check: lib header-check $(UNIT_BINS) $(HOSTILE_BINS) $(ABI_BINS) examples
 	@. tests/suite.sh; \
+	suite_bg tests/slurm $(SLURM_CHECK); \
 	suite_par $(CHECK_JOBS) $(TESTS_ORDER); \
 	for t in $(ABI_BINS); do suite $$t env NS_LIBRARY=$(abspath $(OUT))/libnetsched.so $$t; done; \
 	suite tests/install.sh bash tests/install.sh "$(OUT)"; \
@@ -190,7 +193,6 @@ check: lib header-check $(UNIT_BINS) $(HOSTILE_BINS) $(ABI_BINS) examples
 	  NETSCHED_SIM=$(abspath $(SIM_CLI)) PYTHONPATH=$(abspath bindings/python) $(PYTHON) tests/python/run.py; \
 	suite tests/python/mypy $(MYPY_CHECK); \
 	suite $(SLURM_DECIDE_TEST) $(SLURM_DECIDE_TEST); \
-	suite tests/slurm $(SLURM_CHECK); \
 	suite_summary
 
 # mypy --strict over the Python package (Debian: mypy; configuration in
@@ -527,8 +529,8 @@ $(SLURM_BIN): $(SLURM_SRCS) bindings/slurm/adapter.h $(OUT)/libnetsched.so
 	$(CC) $(SLURM_CFLAGS) $(SLURM_SRCS) -o $@ $(LDFLAGS) -L$(OUT) -lnetsched \
 	  -Wl,-rpath,$(abspath $(OUT)) -lslurm -lm
 
-# `make check` runs the same command as its last suite (SLURM_CHECK), so the
-# summary counts it; `make check-slurm` runs it alone.
+# `make check` runs the same command as a suite (SLURM_CHECK, in the
+# background), so the summary counts it; `make check-slurm` runs it alone.
 SLURM_CHECK = bash tests/slurm/run.sh "$(abspath $(SLURM_BIN))"
 check: $(SLURM_BIN)
 check-slurm: $(SLURM_BIN)

@@ -3,6 +3,8 @@
 # the reason its suite printed (lines with "SKIP"; Python's runner prints
 # "SKIP <test>: <reason>" for each skipped test).
 #   suite NAME COMMAND...   run one suite (output shown as it runs)
+#   suite_bg NAME COMMAND...  run one suite in the background (its output
+#                           printed whole when it ends); suite_summary waits
 #   suite_summary           print the summary (with the slowest suites: CI
 #                           must stay under 20 minutes); status 1 if a suite failed
 _suite_dir=$(mktemp -d)
@@ -34,8 +36,10 @@ suite() {
 # binaries take about half as long, most under sanitizers (.ci/run).
 _suite_one() {
   local name=$1 out t0=$SECONDS rc
+  shift
+  [ $# -gt 0 ] || set -- "$name"
   out=$(mktemp "$_suite_dir/par.XXXXXX")
-  "$name" > "$out" 2>&1
+  "$@" > "$out" 2>&1
   rc=$?
   {
     flock 9
@@ -46,19 +50,38 @@ _suite_one() {
   rm -f "$out"
 }
 
+# Waits only for its own binaries (not for a suite_bg suite still running).
 suite_par() {
-  local jobs=$1 running=0 name
+  local jobs=$1 name done_pid
+  local -A running=()
   shift
   for name in "$@"; do
     _suite_one "$name" &
-    running=$((running + 1))
-    if [ "$running" -ge "$jobs" ]; then wait -n; running=$((running - 1)); fi
+    running[$!]=1
+    if [ "${#running[@]}" -ge "$jobs" ]; then
+      wait -n -p done_pid "${!running[@]}"
+      unset "running[$done_pid]"
+    fi
   done
-  wait
+  [ "${#running[@]}" -eq 0 ] || wait "${!running[@]}"
+}
+
+# suite_bg NAME COMMAND...: for a suite that mostly waits (tests/slurm: its
+# daemons and jobs sleep), so that the suites after it use the cores
+# meanwhile; .ci/run ran tests/slurm (221 s) and the Python suite (65 s)
+# one after the other in each of its two passes.
+_suite_bg_pids=()
+suite_bg() {
+  local name=$1
+  shift
+  echo "== $name: runs in the background; its output follows when it ends"
+  _suite_one "$name" "$@" &
+  _suite_bg_pids+=($!)
 }
 
 suite_summary() {
   local nskip npass nfail
+  [ "${#_suite_bg_pids[@]}" -eq 0 ] || wait "${_suite_bg_pids[@]}"
   nskip=$(wc -l < "$_suite_dir/skips")
   npass=$(wc -l < "$_suite_dir/passed")
   nfail=$(wc -l < "$_suite_dir/failed")
