@@ -203,11 +203,8 @@ ifeq ($(SANITIZE),1)
 # ctypes loads the sanitized library into an uninstrumented python.
 PY_ENV := LD_PRELOAD="$$($(CC) -print-file-name=libasan.so) $$($(CC) -print-file-name=libubsan.so)" \
           ASAN_OPTIONS=detect_leaks=0
-# The two longest daemon cases (about 55 s each: every preset once; a
-# 30-job stream) run in the plain pass only: under ASan the same decisions
-# are covered by tests/slurm/test_decide_policy (every preset) and the daemon paths by
-# the other 21 cases; .ci/run runs both passes within its 20 minutes.
-export NS_SLURM_SKIP := case_all_presets case_stream: runs in the plain pass (make check) only, to keep .ci/run within 20 minutes
+# Every Slurm case runs under ASan too: tests/slurm runs beside the other
+# suites (suite_bg), which take longer than it under sanitizers.
 endif
 
 sanitize:

@@ -938,9 +938,8 @@ CASES=("$@")
 t0=$SECONDS
 slurm_up || { echo "tests/slurm: FAILED - the test cluster did not start"; exit 1; }
 echo "tests/slurm: 16 nodes up in $SD"
-# NS_SLURM_SKIP="case_a case_b: reason": cases left out of this pass, each
-# named on a SKIP line with the reason (make sanitize runs the two longest
-# cases only in the plain pass: .ci/run's 20-minute budget).
+# NS_SLURM_SKIP="case_a case_b: reason": cases left out of this run, each
+# named on a SKIP line with the reason.
 skip_list=${NS_SLURM_SKIP:-}
 skip_cases=${skip_list%%:*} skip_why=${skip_list#*:}
 for c in "${CASES[@]}"; do
