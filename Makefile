@@ -187,6 +187,7 @@ check: lib header-check $(UNIT_BINS) $(HOSTILE_BINS) $(ABI_BINS) examples
 	suite_par $(CHECK_JOBS) $(TESTS_ORDER); \
 	for t in $(ABI_BINS); do suite $$t env NS_LIBRARY=$(abspath $(OUT))/libnetsched.so $$t; done; \
 	suite tests/install.sh bash tests/install.sh "$(OUT)"; \
+	suite tests/suite_selftest.sh bash tests/suite_selftest.sh; \
 	suite tests/examples.sh bash tests/examples.sh "$(OBJ)/examples" --quiet; \
 	suite tests/readme_snippets.sh bash tests/readme_snippets.sh "$(OUT)" "$(SANITIZE)" "$(OBJ)/examples"; \
 	suite tests/python env $(PY_ENV) NETSCHED_LIBRARY=$(abspath $(OUT))/$(SO_NAME) \

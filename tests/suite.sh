@@ -70,18 +70,35 @@ suite_par() {
 # daemons and jobs sleep), so that the suites after it use the cores
 # meanwhile; .ci/run ran tests/slurm (221 s) and the Python suite (65 s)
 # one after the other in each of its two passes.
+# Signals: `kill <make>` reaches only this shell (GNU make sends SIGTERM to
+# each recipe shell's pid), which would die and leave the suite and its
+# daemons running to the end. So the suite starts in a process group of its
+# own (set -m) and, on INT or TERM, this shell sends TERM to that group -
+# tests/slurm/run.sh then stops its daemons in its EXIT trap - and exits
+# 130 (bash runs the trap once the foreground suite, if any, has ended).
+# Ctrl-C reaches the shell and its foreground suite from the terminal.
+# tests/suite_selftest.sh checks both.
 _suite_bg_pids=()
+_suite_bg_stop() {
+  local pid
+  for pid in "${_suite_bg_pids[@]}"; do kill -TERM -- "-$pid" 2>/dev/null; done
+  _suite_bg_pids=()
+}
 suite_bg() {
   local name=$1
   shift
   echo "== $name: runs in the background; its output follows when it ends"
+  trap '_suite_bg_stop; exit 130' INT TERM
+  set -m
   _suite_one "$name" "$@" &
   _suite_bg_pids+=($!)
+  set +m
 }
 
 suite_summary() {
   local nskip npass nfail
   [ "${#_suite_bg_pids[@]}" -eq 0 ] || wait "${_suite_bg_pids[@]}"
+  _suite_bg_pids=()
   nskip=$(wc -l < "$_suite_dir/skips")
   npass=$(wc -l < "$_suite_dir/passed")
   nfail=$(wc -l < "$_suite_dir/failed")
