@@ -14,12 +14,18 @@ tmp=$(mktemp -d)
 recipe=""
 cleanup() {
   [ -n "$recipe" ] && kill -KILL -- "-$recipe" 2>/dev/null
-  [ -s "$tmp/daemon.pid" ] && kill -KILL "$(cat "$tmp/daemon.pid")" 2>/dev/null
+  local f
+  for f in "$tmp/daemon.pid" "$tmp/suite.pid"; do # a failed case leaves them running
+    [ -s "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null
+  done
   rm -rf "$tmp"
 }
 trap cleanup EXIT
 fails=0
 ok()  { echo "PASS $1"; }
+# PID gone: no such process, or a zombie not yet reaped (its parent, the
+# suite, has exited; init reaps it when it gets to it)
+gone() { ! kill -0 "$1" 2>/dev/null || [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" = Z ]; }
 bad() { echo "FAIL $1"; fails=$((fails + 1)); }
 
 # A stand-in for tests/slurm/run.sh: traps INT/TERM like it, starts a
@@ -28,6 +34,7 @@ cat > "$tmp/fake_suite.sh" <<'SUITE'
 dir=$1
 trap 'kill "$daemon" 2>/dev/null; rm -f "$dir/running"; echo stopped > "$dir/stopped"' EXIT
 trap 'exit 130' INT TERM
+echo $$ > "$dir/suite.pid"
 sleep 300 &
 daemon=$!
 echo "$daemon" > "$dir/daemon.pid"
@@ -46,7 +53,7 @@ SUITE
 interrupt() {  # interrupt LABEL KILL-ARGS...: KILL-ARGS get the recipe's pid appended
   local label=$1 daemon rc
   shift
-  rm -f "$tmp/running" "$tmp/stopped" "$tmp/daemon.pid"
+  rm -f "$tmp/running" "$tmp/stopped" "$tmp/daemon.pid" "$tmp/suite.pid"
   set -m
   bash -c '. "$1/suite.sh"; suite_bg fake bash "$2/fake_suite.sh" "$2"; suite_summary' \
     _ "$here" "$tmp" \
@@ -59,13 +66,13 @@ interrupt() {  # interrupt LABEL KILL-ARGS...: KILL-ARGS get the recipe's pid ap
   fi
   sleep 0.3
   "$@" "$recipe"
-  for _ in $(seq 100); do [ -e "$tmp/stopped" ] && break; sleep 0.1; done
   daemon=$(cat "$tmp/daemon.pid")
-  if [ -e "$tmp/stopped" ] && ! kill -0 "$daemon" 2>/dev/null; then
+  for _ in $(seq 100); do [ -e "$tmp/stopped" ] && gone "$daemon" && break; sleep 0.1; done
+  if [ -e "$tmp/stopped" ] && gone "$daemon"; then
     ok "$label: background suite stopped, its EXIT trap ran, its daemon is gone"
   else
-    bad "$label: background suite still running 10 s later (stopped=$([ -e "$tmp/stopped" ] && echo yes || echo no), daemon $daemon alive=$(kill -0 "$daemon" 2>/dev/null && echo yes || echo no))"
-    kill -KILL -- "-$recipe" "$daemon" 2>/dev/null
+    bad "$label: background suite still running 10 s later (stopped=$([ -e "$tmp/stopped" ] && echo yes || echo no), daemon $daemon gone=$(gone "$daemon" && echo yes || echo no))"
+    kill -KILL -- "-$recipe" "$daemon" "$(cat "$tmp/suite.pid")" 2>/dev/null
   fi
   wait "$recipe"; rc=$?
   if [ "$rc" -eq 130 ]; then ok "$label: recipe shell exits 130"
