@@ -12,21 +12,22 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 recipe=""
-cleanup() {
-  [ -n "$recipe" ] && kill -KILL -- "-$recipe" 2>/dev/null
+# What a failed case leaves running: the recipe shell's group, the fake
+# suite and its daemon (by PID).
+kill_leftovers() {
   local f
-  for f in "$tmp/daemon.pid" "$tmp/suite.pid"; do # a failed case leaves them running
+  [ -n "$recipe" ] && kill -KILL -- "-$recipe" 2>/dev/null
+  for f in "$tmp/daemon.pid" "$tmp/suite.pid"; do
     [ -s "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null
   done
-  rm -rf "$tmp"
 }
-trap cleanup EXIT
-fails=0
-ok()  { echo "PASS $1"; }
+trap 'kill_leftovers; rm -rf "$tmp"' EXIT
+passes=0 fails=0
+ok()  { echo "PASS $1"; passes=$((passes + 1)); }
+bad() { echo "FAIL $1"; fails=$((fails + 1)); }
 # PID gone: no such process, or a zombie not yet reaped (its parent, the
 # suite, has exited; init reaps it when it gets to it)
 gone() { ! kill -0 "$1" 2>/dev/null || [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" = Z ]; }
-bad() { echo "FAIL $1"; fails=$((fails + 1)); }
 
 # A stand-in for tests/slurm/run.sh: traps INT/TERM like it, starts a
 # long-lived "daemon" and removes it (and a marker) in its EXIT trap.
@@ -48,8 +49,9 @@ SUITE
 # its pid alone is `kill <make>`: GNU make sends SIGTERM to each recipe
 # shell by pid, not to a group (here it arrives while the shell waits in
 # suite_summary; during a foreground suite bash runs the trap when that
-# suite ends). Before suite_bg's trap, this case left the suite running. set -m gives the
-# recipe shell a group of its own, with SIGINT not ignored, as make starts it.
+# suite ends). Before suite_bg's trap, this case left the suite running.
+# set -m gives the recipe shell a group of its own, with SIGINT not
+# ignored, as make starts it.
 interrupt() {  # interrupt LABEL KILL-ARGS...: KILL-ARGS get the recipe's pid appended
   local label=$1 daemon rc
   shift
@@ -72,7 +74,7 @@ interrupt() {  # interrupt LABEL KILL-ARGS...: KILL-ARGS get the recipe's pid ap
     ok "$label: background suite stopped, its EXIT trap ran, its daemon is gone"
   else
     bad "$label: background suite still running 10 s later (stopped=$([ -e "$tmp/stopped" ] && echo yes || echo no), daemon $daemon gone=$(gone "$daemon" && echo yes || echo no))"
-    kill -KILL -- "-$recipe" "$daemon" "$(cat "$tmp/suite.pid")" 2>/dev/null
+    kill_leftovers
   fi
   wait "$recipe"; rc=$?
   if [ "$rc" -eq 130 ]; then ok "$label: recipe shell exits 130"
@@ -95,5 +97,5 @@ else
   bad "summary: rc=$rc, output:"; sed 's/^/  /' "$tmp/out2"
 fi
 
-echo "tests/suite_selftest.sh: $((5 - fails)) passed, $fails failed"
+echo "tests/suite_selftest.sh: $passes passed, $fails failed"
 [ "$fails" -eq 0 ]
