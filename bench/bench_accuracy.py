@@ -64,8 +64,23 @@ keyed by the trace's bytes, preset, cluster, seed and scale - and for a
 run-time draw its half-width and draw number - and reused), NS_ACC_CHAOS_DUR
 (run-time floor's half-width, 0 = off), NS_ACC_CHAOS_DUR_DRAWS (3).
 
-CACHED-ONLY MODE (NS_ACC_CACHED_ONLY=1; needs NS_ACC_CACHE): no exact run at
-all. It enumerates every exact trajectory (W = 0) in the cache that the knobs
+THE RECORD (bench/accuracy-exact.tsv, committed; NS_ACC_RECORD_FILE for
+another file, a missing one for none): exact runs kept in the project, one
+line each (avg, p95 and makespan, no per-job JCTs), so that the modes
+below and the default one measure a shortcut change against exact runs
+that took hours to make without running them again, on any machine. Every
+mode takes a run from NS_ACC_CACHE first, then from the record (the mean
+|per-job error| of a recorded pair is "nan"). NS_ACC_RECORD=1 (needs
+NS_ACC_CACHE; no run at all) adds every cached exact run the knobs
+describe to the record and refuses a cached run that disagrees with a
+recorded one of the same key (the exact model changed: record afresh).
+tests/python/test_bench_accuracy.py re-runs the record's cheap runs.
+
+    NS_ACC_RECORD=1 NS_ACC_CACHE=/tmp/acc-cache make bench-accuracy
+
+CACHED-ONLY MODE (NS_ACC_CACHED_ONLY=1; needs NS_ACC_CACHE or the record):
+no exact run at all. It enumerates every exact trajectory (W = 0) in the
+cache (or the record) that the knobs
 describe - the presets, the default workload's seeds 1..NS_ACC_SEEDS (40 in
 this mode), the Philly windows' seeds 1..NS_ACC_SEEDS_PHILLY (5 here), each
 unshifted and with arrivals moved by NS_ACC_CHAOS_MS / NS_ACC_CHAOS2_MS, and
@@ -79,8 +94,8 @@ keeps every run's errors.
 
     NS_ACC_CACHED_ONLY=1 NS_ACC_CACHE=/tmp/acc-cache make bench-accuracy
 
-UNPAIRED MODE (NS_ACC_UNPAIRED=K, 1 = 200; needs NS_ACC_CACHE): the
-shortcuts' EXPECTED error on a chaotic preset, where run-for-run errors
+UNPAIRED MODE (NS_ACC_UNPAIRED=K, 1 = 200; needs NS_ACC_CACHE or the
+record): the shortcuts' EXPECTED error on a chaotic preset, where run-for-run errors
 measure the trajectory more than the shortcut. No exact run at all: per
 preset and Philly window (seed 1; the default workload has no run-time
 draws) the exact model's avg and p95 JCT over every cached exact run - the
@@ -230,13 +245,13 @@ def offered(part, gpus):
     return need / max(span_s(part), 1.0) / gpus
 
 
-def cache_path(spec):
-    """NS_ACC_CACHE's file for an exact or chaos-floor run (W = 0: the
-    shortcuts do not change it), keyed by the trace's bytes, preset,
-    cluster, seed and arrival scale (seed 1 unscaled: the key of the first
-    version of this cache)."""
-    cache = os.environ.get("NS_ACC_CACHE")
-    if not cache or spec["window"] != 0:
+def cache_key(spec):
+    """The name of an exact or chaos-floor run (W = 0: the shortcuts do not
+    change it) in NS_ACC_CACHE and in the record, "exact-PRESET-HASH", keyed
+    by the trace's bytes, preset, cluster, seed and arrival scale (seed 1
+    unscaled: the key of the first version of this cache) and for a
+    run-time draw its half-width and draw; None for a shortcut run."""
+    if spec["window"] != 0:
         return None
     h = hashlib.sha256()
     if spec["trace"]:
@@ -248,7 +263,127 @@ def cache_path(spec):
     if spec.get("dur"):  # a run-time draw: (half-width, draw)
         key += ("dur",) + tuple(spec["dur"])
     h.update(repr(key).encode())
-    return os.path.join(cache, "exact-%s-%s.json" % (spec["policy"], h.hexdigest()[:16]))
+    return "exact-%s-%s" % (spec["policy"], h.hexdigest()[:16])
+
+
+def cache_path(spec):
+    """NS_ACC_CACHE's file for an exact or chaos-floor run (cache_key), or
+    None (no cache, or a shortcut run)."""
+    cache = os.environ.get("NS_ACC_CACHE")
+    key = cache_key(spec)
+    if not cache or key is None:
+        return None
+    return os.path.join(cache, key + ".json")
+
+
+RECORD_COLUMNS = ("key", "window", "policy", "seed", "run", "avg_ms", "p95_ms", "makespan_ms",
+                  "cpu_s")
+
+
+def record_path():
+    """The committed record of exact runs (NS_ACC_RECORD_FILE to use another)."""
+    return os.environ.get("NS_ACC_RECORD_FILE") or os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "accuracy-exact.tsv")
+
+
+_RECORD = {}
+
+
+def read_record(path=None):
+    """{key: row} of the record (bench/accuracy-exact.tsv): one exact run a
+    line, tab-separated RECORD_COLUMNS, '#' lines comments; {} without it."""
+    path = path or record_path()
+    if path not in _RECORD:
+        rows = {}
+        if os.path.exists(path):
+            with open(path) as f:
+                for line in f:
+                    if line.strip() and not line.startswith("#"):
+                        row = dict(zip(RECORD_COLUMNS, line.rstrip("\n").split("\t")))
+                        rows[row["key"]] = row
+        _RECORD[path] = rows
+    return _RECORD[path]
+
+
+def exact_of(spec):
+    """A kept exact run of spec: NS_ACC_CACHE's file (with every job's JCT),
+    else the record's line (avg, p95 and makespan only: "jct" None), else
+    None."""
+    path = cache_path(spec)
+    if path and os.path.exists(path):
+        with open(path) as f:
+            return json.load(f)
+    key = cache_key(spec)
+    row = read_record().get(key) if key else None
+    if row is None:
+        return None
+    return {"cpu": float(row["cpu_s"]), "avg": float(row["avg_ms"]), "p95": float(row["p95_ms"]),
+            "span": float(row["makespan_ms"]), "jct": None}
+
+
+def record_line(spec, r):
+    return "\t".join([cache_key(spec), spec["label"], spec["policy"], str(spec["seed"]),
+                      spec["kind"], repr(r["avg"]), repr(r["p95"]), repr(r["span"]),
+                      "%.2f" % r["cpu"]])
+
+
+def run_order(row):
+    """Record lines by window, preset, seed, then the unperturbed run, the
+    run-time draws by number, the arrival shifts."""
+    kind = row["run"]
+    rank = ((0, "") if kind == "exact" else (1, "%09d" % int(kind[3:])) if kind.startswith("dur")
+            else (2, kind))
+    return (row["window"], row["policy"], int(row["seed"]), rank)
+
+
+def record(specs, path=None):
+    """NS_ACC_RECORD=1: add the cached exact runs among specs (NS_ACC_CACHE)
+    to the record, sorted by window, preset and draw; a key already there
+    with other numbers is an error (the exact model changed: record again
+    from scratch). Returns (added, kept)."""
+    path = path or record_path()
+    old = read_record(path)
+    new = {}
+    for sp in specs:
+        cp = cache_path(sp)
+        if sp["window"] != 0 or not sp["trace"] or not cp or not os.path.exists(cp):
+            continue
+        with open(cp) as f:
+            r = json.load(f)
+        row = dict(zip(RECORD_COLUMNS, record_line(sp, r).split("\t")))
+        was = old.get(row["key"])
+        if was and tuple(float(was[c]) for c in RECORD_COLUMNS[5:8]) != \
+                (r["avg"], r["p95"], r["span"]):
+            sys.exit("bench_accuracy: %s (%s, %s, seed %s, %s) in NS_ACC_CACHE differs from the "
+                     "record %s: the exact model changed since it was recorded" %
+                     (row["key"], row["window"], row["policy"], row["seed"], row["run"], path))
+        if not was:
+            new[row["key"]] = row
+    rows = dict(old, **new)
+    with open(path + ".tmp", "w") as f:
+        f.write(RECORD_HEADER)
+        f.write("#" + "\t".join(RECORD_COLUMNS) + "\n")
+        for row in sorted(rows.values(), key=run_order):
+            f.write("\t".join(row[c] for c in RECORD_COLUMNS) + "\n")
+    os.replace(path + ".tmp", path)
+    _RECORD.pop(path, None)
+    return len(new), len(old)
+
+
+RECORD_HEADER = """\
+# bench/accuracy-exact.tsv - exact runs (W = 0) of bench/bench_accuracy.py on
+# the Philly windows (issue 30 item 2), so that a shortcut change can be
+# measured against them without re-running them (hours of CPU): read by the
+# unpaired, cached-only and default modes where NS_ACC_CACHE has no file
+# for the run (no per-job JCTs here: the mean |per-job error| of such a
+# pair is "nan"). Written by NS_ACC_RECORD=1 from NS_ACC_CACHE; key: see
+# cache_key (trace bytes, preset, cluster, seed, scale, run-time draw);
+# window: its label (first arrival, offered load, jobs); run: "exact" (the
+# unperturbed run), "durD" (run-time draw D), "chaos" / "chaos2" (arrivals
+# shifted). Valid while the exact model's results do not change:
+# tests/python/test_bench_accuracy.py re-runs the record's cheap runs and
+# compares every number.
+"""
 
 
 def dur_factor_rng(rel, draw):
@@ -314,9 +449,12 @@ def pct(a, b):
 
 def compare(a, b):
     """Errors of run a against run b (%): avg, p95, makespan, mean |job|."""
-    per = [abs(x - y) / y for x, y in zip(a["jct"], b["jct"]) if y > 0 and x == x and y == y]
-    return (pct(a["avg"], b["avg"]), pct(a["p95"], b["p95"]), pct(a["span"], b["span"]),
-            100.0 * sum(per) / max(len(per), 1))
+    if a.get("jct") is None or b.get("jct") is None:  # a recorded run: no per-job JCTs
+        job = float("nan")
+    else:
+        per = [abs(x - y) / y for x, y in zip(a["jct"], b["jct"]) if y > 0 and x == x and y == y]
+        job = 100.0 * sum(per) / max(len(per), 1)
+    return (pct(a["avg"], b["avg"]), pct(a["p95"], b["p95"]), pct(a["span"], b["span"]), job)
 
 
 def mean_ci(xs, t=t95):
@@ -419,10 +557,11 @@ def cached_only(specs, policies, W, par, limit):
     """NS_ACC_CACHED_ONLY: the shortcut run of every cached exact trajectory
     among specs (build_specs: their window-0 runs), against it; prints the
     per-preset tables."""
-    specs = [dict(sp, exact=cache_path(sp)) for sp in specs
-             if sp["window"] == 0 and os.path.exists(cache_path(sp))]
+    specs = [dict(sp, exact=exact_of(sp), key=cache_key(sp)) for sp in specs
+             if sp["window"] == 0]
+    specs = [sp for sp in specs if sp["exact"] is not None]
     print("shortcut runs (W = %d) of %d cached exact trajectories (%s)"
-          % (W, len(specs), os.environ["NS_ACC_CACHE"]), file=sys.stderr)
+          % (W, len(specs), kept_where()), file=sys.stderr)
     res = []
 
     def done(spec, r):
@@ -430,14 +569,13 @@ def cached_only(specs, policies, W, par, limit):
             print("%s %s seed %d %s: shortcut run %s" % (spec["label"], spec["policy"],
                   spec["seed"], spec["kind"], cpu_of(r)), file=sys.stderr)
             return
-        with open(spec["exact"]) as f:
-            res.append((spec, compare(r, json.load(f)), r["cpu"]))
+        res.append((spec, compare(r, spec["exact"]), r["cpu"]))
 
     Runner(par, limit).run_all([dict(sp, window=W) for sp in specs], done)
     if os.environ.get("NS_ACC_JSON"):
         with open(os.environ["NS_ACC_JSON"], "w") as f:
             json.dump([{"label": sp["label"], "policy": sp["policy"], "seed": sp["seed"],
-                        "kind": sp["kind"], "exact": sp["exact"], "cpu": cpu,
+                        "kind": sp["kind"], "exact": sp["key"], "cpu": cpu,
                         "avg": e[0], "p95": e[1], "span": e[2], "job": e[3]}
                        for sp, e, cpu in res], f, indent=0)
     for title, philly in (("Philly windows", True), ("default workload", False)):
@@ -610,19 +748,17 @@ def unpaired(specs, K, ndraws, W, par, limit, runner=None):
         return sp["dur"][1] if sp.get("dur") else 0
 
     exact = [sp for sp in specs if sp["trace"] and sp["seed"] == 1 and sp["window"] == 0
-             and (sp["kind"] == "exact" or sp["kind"].startswith("dur") and draw(sp) <= ndraws)
-             and os.path.exists(cache_path(sp))]
+             and (sp["kind"] == "exact" or sp["kind"].startswith("dur") and draw(sp) <= ndraws)]
+    exact = [(sp, r) for sp, r in ((sp, exact_of(sp)) for sp in exact) if r is not None]
     short = [dict(sp, window=W) for sp in specs if sp["trace"] and sp["seed"] == 1
              and sp["kind"].startswith("sdur") and draw(sp) <= K]
     print("unpaired: %d cached exact runs (%s), %d shortcut runs (W = %d)"
-          % (len(exact), os.environ["NS_ACC_CACHE"], len(short), W), file=sys.stderr)
+          % (len(exact), kept_where(), len(short), W), file=sys.stderr)
     out = {}
     for sp in specs:
         if sp["trace"] and sp["seed"] == 1 and sp["window"] == 0 and sp["kind"] == "exact":
             out[(sp["label"], sp["policy"])] = {"exact": [], "short": [], "failed": 0}
-    for sp in exact:
-        with open(cache_path(sp)) as f:
-            r = json.load(f)
+    for sp, r in exact:
         out[(sp["label"], sp["policy"])]["exact"].append((draw(sp), r["avg"], r["p95"]))
 
     def done(spec, r):
@@ -698,18 +834,23 @@ def main():
     starts = [int(x) for x in os.environ.get("NS_ACC_STARTS", "20000,45000,70000").split(",")
               if x.strip()][:nwin]  # NS_ACC_WINDOWS=1: the first one only; 0: none
     cached = os.environ.get("NS_ACC_CACHED_ONLY", "0") not in ("", "0")
-    if cached and not os.environ.get("NS_ACC_CACHE"):
+    if cached and not kept_anywhere():
         sys.exit("bench_accuracy: NS_ACC_CACHED_ONLY=1 needs NS_ACC_CACHE (the directory of "
-                 "cached exact runs)")
+                 "cached exact runs) or the record %s" % record_path())
+    recording = os.environ.get("NS_ACC_RECORD", "0") not in ("", "0")
+    if recording and not os.environ.get("NS_ACC_CACHE"):
+        sys.exit("bench_accuracy: NS_ACC_RECORD=1 needs NS_ACC_CACHE (the directory whose "
+                 "exact runs it records)")
     K = os.environ.get("NS_ACC_UNPAIRED", "0").strip() or "0"
     if not K.isdigit():
         sys.exit("bench_accuracy: NS_ACC_UNPAIRED must be a count of shortcut draws (0 = off, "
                  "1 = 200), not '%s'" % os.environ["NS_ACC_UNPAIRED"])
     K = 200 if K == "1" else int(K)
-    if K and not os.environ.get("NS_ACC_CACHE"):
+    if K and not kept_anywhere():
         sys.exit("bench_accuracy: NS_ACC_UNPAIRED=%d needs NS_ACC_CACHE (the directory of "
-                 "cached exact runs)" % K)
-    cached = cached or K > 0  # the cached-only defaults: draws at 0.001, up to 80 of them
+                 "cached exact runs) or the record %s" % (K, record_path()))
+    # the cached-only defaults: draws at 0.001, up to 80 of them
+    cached = cached or K > 0 or recording
     nseeds = int(os.environ.get("NS_ACC_SEEDS", "40" if cached else "10"))
     nseeds_ph = int(os.environ.get("NS_ACC_SEEDS_PHILLY", "5" if cached else "1"))
     W = int(os.environ.get("NS_ACC_W", "16"))
@@ -751,6 +892,12 @@ def main():
             unpaired(build_specs(loads, policies, W, limit, 0, 0, cdur, max(K, ndraws)), K,
                      ndraws, W, par, limit)
             return
+        if recording:
+            added, kept = record(build_specs(loads, policies, W, limit, chaos1, chaos2, cdur,
+                                             ndraws))
+            print("%s: %d exact runs added from %s, %d kept" % (record_path(), added,
+                  os.environ["NS_ACC_CACHE"], kept))
+            return
         if cached:
             cached_only(build_specs(loads, policies, W, limit, chaos1, chaos2, cdur, ndraws),
                         policies, W, par, limit)
@@ -767,11 +914,10 @@ def main():
                             res.setdefault(tuple(k), v)
             specs = [sp for sp in specs if (sp["label"], sp["policy"], sp["seed"], sp["kind"])
                      not in res]
-        for sp in list(specs):  # NS_ACC_CACHE: exact runs kept from before
-            path = cache_path(sp)
-            if path and os.path.exists(path):
-                with open(path) as f:
-                    res[(sp["label"], sp["policy"], sp["seed"], sp["kind"])] = json.load(f)
+        for sp in list(specs):  # exact runs kept from before: NS_ACC_CACHE, the record
+            r = exact_of(sp) if sp["window"] == 0 else None
+            if r is not None:
+                res[(sp["label"], sp["policy"], sp["seed"], sp["kind"])] = r
                 specs.remove(sp)
         t0 = time.time()
         ndone = [0]
@@ -811,6 +957,16 @@ def main():
             skip=lambda sp: floor_kind(sp) and ref(sp) != "pending" and not ok(ref(sp)))
         save()
         report(res, loads, policies, W, limit, chaos2)
+
+
+def kept_anywhere():
+    return bool(os.environ.get("NS_ACC_CACHE")) or os.path.exists(record_path())
+
+
+def kept_where():
+    cache = os.environ.get("NS_ACC_CACHE")
+    rec = record_path() if os.path.exists(record_path()) else None
+    return " and ".join(x for x in (cache, rec) if x) or "none"
 
 
 def cpu_of(r):

@@ -490,6 +490,97 @@ class TestUnpaired(unittest.TestCase):
             self.assertIn("'x2'", bad.stderr)
 
 
+class TestRecord(unittest.TestCase):
+    """bench/accuracy-exact.tsv: exact runs kept in the project (NS_ACC_RECORD=1
+    writes it from NS_ACC_CACHE; every mode reads it where the cache has no
+    file for a run)."""
+
+    def _specs(self, tmp):
+        import csv
+        src = os.path.join(tmp, "w.csv")
+        with open(src, "w", newline="") as f:
+            csv.writer(f).writerows(TestRunTimeFloor.ROWS)
+        loads = [("philly w", src, [4, 8, 8, 8, 2, 10.0], 4, 1000.0, 1)]
+        return acc.build_specs(loads, ["fifo"], 16, 600.0, 0, 0, 0.001, 3)
+
+    def test_round_trip_and_what_reads_it(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            cache, rec = os.path.join(tmp, "cache"), os.path.join(tmp, "rec.tsv")
+            os.mkdir(cache)
+            with mock.patch.dict(os.environ, {"NS_ACC_CACHE": cache, "NS_ACC_RECORD_FILE": rec}):
+                specs = self._specs(tmp)
+                exact = {sp["kind"]: sp for sp in specs if sp["window"] == 0}
+                # cached: the unperturbed run and draw 2 (avg 1/3: repr keeps every bit)
+                for kind, avg in (("exact", 1.0 / 3), ("dur2", 94.0)):
+                    with open(acc.cache_path(exact[kind]), "w") as f:
+                        json.dump(_run(avg, 200.0, span=5e9), f)
+                self.assertEqual(acc.record(specs), (2, 0))
+                self.assertEqual(acc.record(specs), (0, 2))  # again: nothing new, nothing lost
+                with open(rec) as f:
+                    lines = [ln.rstrip("\n").split("\t") for ln in f if not ln.startswith("#")]
+                self.assertEqual([tuple(ln[1:5]) for ln in lines],
+                                 [("philly w", "fifo", "1", "exact"),
+                                  ("philly w", "fifo", "1", "dur2")])
+                self.assertEqual(lines[0][0], os.path.basename(acc.cache_path(exact["exact"]))[:-5])
+                # the cache gone, the record answers: the same numbers, no per-job JCTs
+                for name in os.listdir(cache):
+                    os.remove(os.path.join(cache, name))
+                r = acc.exact_of(exact["exact"])
+                self.assertEqual((r["avg"], r["p95"], r["span"], r["jct"]),
+                                 (1.0 / 3, 200.0, 5e9, None))
+                self.assertIsNone(acc.exact_of(exact["dur1"]))
+                self.assertIsNone(acc.exact_of(dict(exact["dur2"], window=16)))
+                e = acc.compare(_run(0.5, 210.0, span=5e9), r)
+                self.assertAlmostEqual(e[0], 50.0)
+                self.assertAlmostEqual(e[1], 5.0)
+                self.assertTrue(math.isnan(e[3]))
+                # the unpaired mode pairs the recorded draws with its shortcut draws
+                fake = _FakeRunner(lambda sp: (100.0, 200.0))
+                with contextlib.redirect_stdout(io.StringIO()):
+                    o = acc.unpaired(specs, 3, 3, 16, 1, 600.0, runner=fake)[("philly w", "fifo")]
+                self.assertEqual([(d, a) for d, a, _ in o["exact"]], [(0, 1.0 / 3), (2, 94.0)])
+                # a cached run that disagrees with the record: the exact model changed
+                with open(acc.cache_path(exact["exact"]), "w") as f:
+                    json.dump(_run(0.34, 200.0, span=5e9), f)
+                with self.assertRaises(SystemExit) as cm:
+                    acc.record(specs)
+                self.assertIn("differs from the record", str(cm.exception))
+                self.assertIn(lines[0][0], str(cm.exception))
+                self.assertEqual(len(acc.read_record(rec)), 2)  # the record left as it was
+
+    def test_record_matches_the_exact_model(self):
+        # the committed record holds runs of the exact model as it was when
+        # they were recorded; re-run its cheap ones (under 1 s of CPU) and
+        # compare every number: a change to the exact model fails here
+        trace = support.data_path("traces", "philly-adaptdl.csv")
+        if not trace:
+            self.skipTest("shared data not found (NS_DATA_DIR): philly-adaptdl.csv")
+        import queue
+        import tempfile
+        rows = acc.read_record(acc.record_path())
+        cheap = {k: r for k, r in rows.items()
+                 if float(r["cpu_s"]) < 1.0 and (r["seed"], r["run"]) == ("1", "exact")}
+        self.assertGreaterEqual(len(cheap), 2, "the record has no cheap run to check")
+        pols = sorted({r["policy"] for r in cheap.values()})
+        data = os.path.dirname(os.path.dirname(trace))
+        with tempfile.TemporaryDirectory() as tmp, \
+                mock.patch.dict(os.environ, {"NS_DATA_DIR": data}):
+            wins = acc.windows(3, 1500, tmp, 256, 1.25, [20000, 45000, 70000])
+            loads = [("philly %s +%d" % (ts, nj), path, [4, 8, 8, 8, 2, 10.0], nj, span, 1)
+                     for path, ts, nj, span in wins]
+            specs = [sp for sp in acc.build_specs(loads, pols, 16, 60.0, 0, 0, 0.001, 0)
+                     if acc.cache_key(sp) in cheap]
+            self.assertGreaterEqual(len(specs), 2)
+            for sp in specs:
+                q = queue.Queue()
+                acc.run_one(q, dict(sp, limit=None))
+                r, want = q.get(), cheap[acc.cache_key(sp)]
+                self.assertEqual((repr(r["avg"]), repr(r["p95"]), repr(r["span"])),
+                                 (want["avg_ms"], want["p95_ms"], want["makespan_ms"]),
+                                 "%s %s" % (sp["label"], sp["policy"]))
+
+
 @support.requires("ns_sim_new", "ns_sim_run", "ns_sim_scale_arrivals")
 class TestPerturbation(unittest.TestCase):
     def test_last_arrival_moves_by_the_floor(self):
