@@ -321,10 +321,11 @@ def exact_of(spec):
             "span": float(row["makespan_ms"]), "jct": None}
 
 
-def record_line(spec, r):
-    return "\t".join([cache_key(spec), spec["label"], spec["policy"], str(spec["seed"]),
-                      spec["kind"], repr(r["avg"]), repr(r["p95"]), repr(r["span"]),
-                      "%.2f" % r["cpu"]])
+def record_row(spec, r):
+    """The record's line of exact run r of spec, by RECORD_COLUMNS (repr: every bit)."""
+    return dict(zip(RECORD_COLUMNS, (cache_key(spec), spec["label"], spec["policy"],
+                                     str(spec["seed"]), spec["kind"], repr(r["avg"]),
+                                     repr(r["p95"]), repr(r["span"]), "%.2f" % r["cpu"])))
 
 
 def run_order(row):
@@ -350,7 +351,7 @@ def record(specs, path=None):
             continue
         with open(cp) as f:
             r = json.load(f)
-        row = dict(zip(RECORD_COLUMNS, record_line(sp, r).split("\t")))
+        row = record_row(sp, r)
         was = old.get(row["key"])
         if was and tuple(float(was[c]) for c in RECORD_COLUMNS[5:8]) != \
                 (r["avg"], r["p95"], r["span"]):
@@ -915,7 +916,7 @@ def main():
             specs = [sp for sp in specs if (sp["label"], sp["policy"], sp["seed"], sp["kind"])
                      not in res]
         for sp in list(specs):  # exact runs kept from before: NS_ACC_CACHE, the record
-            r = exact_of(sp) if sp["window"] == 0 else None
+            r = exact_of(sp)  # None for a shortcut run (W > 0)
             if r is not None:
                 res[(sp["label"], sp["policy"], sp["seed"], sp["kind"])] = r
                 specs.remove(sp)
