@@ -134,11 +134,14 @@
  *    kept ones raise its k no further than n (SRSF(1): no loss at all;
  *    charging them more slowed srsf-1's long jobs on a Philly window
  *    2-10x; test_phase_srsf_kept_no_contention).
- *    Measured: mean |JCT error| 1.8 % against the
- *    unaccelerated run on a 20-job chain whose jobs leave one by one
- *    (tests/unit/test_sim.c, test_phase_partial_restart); 2.3 % (worst job
- *    6.5 %) when a 21-server job leaves a chain of 20 and 12 of its
- *    neighbours are deferred (test_phase_deferred_neighbours). Components
+ *    Measured: mean |JCT error| 1.7 % against the
+ *    unaccelerated run on a 20-job chain whose jobs leave one by one, 4.3 %
+ *    on a 40-job chain (tests/unit/test_sim.c, test_phase_partial_restart);
+ *    2.5 % (worst job 6.6 %) when a 21-server job leaves a chain of 20
+ *    under 2D-LAS and 12 of its neighbours are deferred, 3.9 % (worst 16 %:
+ *    the window of the start's 41-job restart) when a 41-server job leaves
+ *    a chain of 40 under FIFO and 8 are deferred
+ *    (test_phase_deferred_neighbours). Components
  *    of 16 jobs or fewer (every group of the embedded default workload) restart
  *    whole, with the bound above.
  *    Policies in phase terms:

@@ -573,10 +573,10 @@ static void run_exact_and_windowed(ns_sim_opts *o, void (*add)(ns_sim *), ns_sim
   }
 }
 
-/* 2-GPU jobs J0..J19 at 0 (test_phase_partial_restart's chain):
+/* 2-GPU jobs J0..J(n-1) at 0 (test_phase_partial_restart's chain):
    iterations 300 + 37 k, compute 100/125/150 ms, 125 MB. */
-static void add_chain(ns_sim *s) {
-  for (int k = 0; k < 20; k++) {
+static void add_chain_n(ns_sim *s, int n) {
+  for (int k = 0; k < n; k++) {
     char name[16];
     snprintf(name, sizeof name, "J%d", k);
     assert_int_equal(ns_sim_add_job(s, name, 0, 2, 300 + 37 * (uint64_t)k,
@@ -585,12 +585,23 @@ static void add_chain(ns_sim *s) {
   }
 }
 
-/* The hub (job 0: 21 GPUs, 60 iterations of 100 ms) and S0..S19 (jobs 1..20:
-   2 GPUs, 1500 iterations, compute 100/125/150 ms), all 125 MB, at 0
-   (test_phase_deferred_neighbours). */
-static void add_star(ns_sim *s) {
-  assert_int_equal(ns_sim_add_job(s, "hub", 0, 21, 60, 100.0, 125000000ull, 0), 0);
-  for (int k = 0; k < 20; k++) {
+/* The chain of 20 (one component of 17-32 jobs: a change re-simulates
+   every job it touches) and of 40 (more than the cap of 32: a change
+   touching more defers the rest). */
+static void add_chain(ns_sim *s) {
+  add_chain_n(s, 20);
+}
+
+static void add_chain40(ns_sim *s) {
+  add_chain_n(s, 40);
+}
+
+/* The hub (job 0: n + 1 GPUs, 60 iterations of 100 ms) and S0..S(n-1)
+   (jobs 1..n: 2 GPUs, 1500 iterations, compute 100/125/150 ms), all 125
+   MB, at 0 (test_phase_deferred_neighbours). */
+static void add_star_n(ns_sim *s, int n) {
+  assert_int_equal(ns_sim_add_job(s, "hub", 0, n + 1, 60, 100.0, 125000000ull, 0), 0);
+  for (int k = 0; k < n; k++) {
     char name[16];
     snprintf(name, sizeof name, "S%d", k);
     assert_int_equal(ns_sim_add_job(s, name, 0, 2, 1500, 100.0 + 25.0 * (k % 3), 125000000ull, 0),
@@ -598,48 +609,65 @@ static void add_star(ns_sim *s) {
   }
 }
 
+static void add_star(ns_sim *s) {
+  add_star_n(s, 20);
+}
+
+static void add_star40(ns_sim *s) {
+  add_star_n(s, 40);
+}
+
 /* A component larger than 16 jobs restarts only in part (sim.h): a chain of
-   20 2-GPU jobs, job k on servers k and k + 1 (2 GPUs each), so job k shares
+   n 2-GPU jobs, job k on servers k and k + 1 (2 GPUs each), so job k shares
    server k's NIC with job k - 1 and server k + 1's with job k + 1: every
    link carries at most two jobs, an iteration lies within [c + 100,
    c + 200] ms (all-reduce 100 ms alone, at least half the link shared).
    Computes 100/125/150 ms make the periods drift; iterations 300 + 37 k
    make the jobs leave one by one, each leave restarting its neighbours
-   while the rest run at their window means. Checked: (1) every JCT, exact
-   or partial, within the model's bounds it x (c + 100) .. it x (c + 200);
-   (2) against the unaccelerated run (W = 0), each JCT within the documented
-   bound of a partial restart: the window error (x * 100 / (W (c + 100)),
-   W = max(2, 64 / 20) = 3 here) plus one iteration per hand-over of its
-   neighbours' leaves (two neighbours: 2 (c + 200)) plus the kept error:
-   a kept job's mean is off its exact mean by at most the share of its
-   all-reduce its neighbours' change can move, here 5 % of the all-reduce
-   (sim.h; measured on this chain and on Philly, see bench/RESULTS.md).
-   Turning the kept jobs' load off (re-simulated jobs alone on the links)
-   breaks (2). */
+   while the rest run at their window means (n = 20 and n = 40).
+   Checked: (1) every JCT, exact or partial, within the model's bounds
+   it x (c + 100) .. it x (c + 200); (2) against the unaccelerated run
+   (W = 0), each JCT within the documented bound of a partial restart:
+   the window error (x * 100 / (W (c + 100)), with W = 3 = max(2, 64 /
+   20); at worst 0.82 of it for n = 40) plus one
+   iteration per hand-over of its neighbours' leaves (two neighbours:
+   2 (c + 200)) plus the kept error: a kept job's mean is off its exact
+   mean by at most the share of its all-reduce its neighbours' change can
+   move, here 5 % of the all-reduce (sim.h); (3) the mean |error|,
+   measured: 1.66 % of the JCT for n = 20 and 4.33 % for n = 40 (3 % and
+   5 % asserted); for n = 40 with the kept jobs never re-measured when a
+   link-mate leaves its restart at a new mean (no rate-touch) 6.45 %, with
+   deferred neighbours never re-simulated 5.45 %: both fail. (The first
+   version of this test, with n = 20 only, said that turning the kept jobs'
+   load off broke (2); at today's code it does not: 2.01 % / 3.15 % without
+   that load, lower, so it is not claimed.) */
 static void test_phase_partial_restart(void **state) {
   (void)state;
-  ns_sim_opts *o = opts_custom(place_chain);
-  assert_int_equal(ns_sim_opts_set_cluster(o, 1, 0, 21, 2, 0, 10.0), NS_OK);
-  ns_sim *run[2];
-  run_exact_and_windowed(o, add_chain, run);
-  double err = 0, sum = 0;
-  for (int k = 0; k < 20; k++) {
-    double c = 100.0 + 25.0 * (k % 3), it = 300 + 37 * k;
-    double x = ns_test_jct_ms(run[0], k), y = ns_test_jct_ms(run[1], k);
-    for (int w = 0; w < 2; w++) {
-      double v = ns_test_jct_ms(run[w], k);
-      assert_true(v >= it * (c + 100.0) * (1 - 1e-9) && v <= it * (c + 200.0) * (1 + 1e-9));
+  void (*add[2])(ns_sim *) = {add_chain, add_chain40};
+  const double tol[2] = {0.03, 0.05};
+  for (int v = 0; v < 2; v++) {
+    int n = v == 0 ? 20 : 40;
+    ns_sim_opts *o = opts_custom(place_chain);
+    assert_int_equal(ns_sim_opts_set_cluster(o, 1, 0, n + 1, 2, 0, 10.0), NS_OK);
+    ns_sim *run[2];
+    run_exact_and_windowed(o, add[v], run);
+    double err = 0, sum = 0;
+    for (int k = 0; k < n; k++) {
+      double c = 100.0 + 25.0 * (k % 3), it = 300 + 37 * k;
+      double x = ns_test_jct_ms(run[0], k), y = ns_test_jct_ms(run[1], k);
+      for (int w = 0; w < 2; w++) {
+        double val = ns_test_jct_ms(run[w], k);
+        assert_true(val >= it * (c + 100.0) * (1 - 1e-9) && val <= it * (c + 200.0) * (1 + 1e-9));
+      }
+      double bound = x * 100.0 / (3 * (c + 100.0)) + 2 * (c + 200.0) + 0.05 * 100.0 * it;
+      assert_true(fabs(x - y) <= bound);
+      err += fabs(x - y), sum += x;
     }
-    double bound = x * 100.0 / (3 * (c + 100.0)) + 2 * (c + 200.0) + 0.05 * 100.0 * it;
-    assert_true(fabs(x - y) <= bound);
-    err += fabs(x - y), sum += x;
+    assert_true(err / sum <= tol[v]);
+    ns_sim_free(run[0]);
+    ns_sim_free(run[1]);
+    ns_sim_opts_free(o);
   }
-  /* (3) the measured tolerance documented in sim.h: the mean |error| is
-     1.8 % of the JCT here; 4.1 % with the kept jobs' load turned off */
-  assert_true(err / sum <= 0.03);
-  ns_sim_free(run[0]);
-  ns_sim_free(run[1]);
-  ns_sim_opts_free(o);
 }
 
 /* The grouping's link owners are stamped (net_phase.c phase_update:
@@ -698,42 +726,50 @@ static int place_star(const ns_cluster *c, const ns_job *job, ns_placement *out,
 
 /* A change with more neighbours than a restart re-simulates at once (8,
    sim.h "Large components"): deferred neighbours get their turn when the
-   restart ends. 1 leaf, 21 servers x 3 GPUs, 10 Gbps. The hub (21 GPUs,
-   slot 0 of every server, 60 iterations of 100 ms compute) rings all 21
-   servers: alone its all-reduce is 2 x 20/21 x 125 MB at 10 Gbps = 190.5
-   ms. S0..S19 (2 GPUs: slot 2 of server k, slot 1 of server k + 1; 1500
-   iterations, compute 100/125/150 ms) chain like test_phase_partial_restart
-   and all share the hub's NICs: one component of 21 (> 16: partial
-   restarts). Server k's NIC tx carries at most three flows (hub, S(k-1),
-   Sk), so an S iteration lies within [c + 100, c + 300] ms and the hub's
-   within [290.5, 100 + 3 x 190.5] ms; everything starts at 0. The hub
-   leaves at ~40 s: all 20 S jobs are its neighbours. Under a preemptive
-   order (2D-LAS here: everything fits at 0, so nothing is preempted) the
-   cap is 8 (NSI_PHASE_TOUCHED_PREEMPT): 8 are re-simulated and 12
-   deferred; each deferred one keeps its three-flow mean until a
-   restart ends and it is re-simulated (at most two more restarts of about
-   W + 1 = 9 iterations each, W = 64 / 8), so its error against the
-   unaccelerated run (W = 0) stays that of a partial restart. Measured when
-   written: mean |JCT error| 2.3 %, worst 6.5 % (the 20-job chain's drift
-   dominates; without the cap 2.9 % / 7.2 %); with the deferred ones never
-   re-simulated (kept at the hub-era mean until they finish) 10.6 % / 22.9 %,
-   which fails the 4 % / 10 % tolerance asserted here. Under FIFO the cap
-   is 32 (NSI_PHASE_TOUCHED): all 20 are re-simulated at once, within the
-   same tolerance. */
+   restart ends. 1 leaf, n + 1 servers x 3 GPUs, 10 Gbps. The hub (n + 1
+   GPUs, slot 0 of every server, 60 iterations of 100 ms compute) rings
+   all n + 1 servers: alone its all-reduce is 2 x n/(n + 1) x 125 MB at 10
+   Gbps (190.5 ms for n = 20). S0..S(n-1) (2 GPUs: slot 2 of server k,
+   slot 1 of server k + 1; 1500 iterations, compute 100/125/150 ms) chain
+   like test_phase_partial_restart and all share the hub's NICs: one
+   component of n + 1 (> 16: partial restarts). Server k's NIC tx carries
+   at most three flows (hub, S(k-1), Sk), so an S iteration lies within
+   [c + 100, c + 300] ms and the hub's within [100 + ring, 100 + 3 ring]
+   ms; everything starts at 0. The hub leaves at ~40 s: all n S jobs are
+   its neighbours. Under a preemptive order (2D-LAS here, n = 20:
+   everything fits at 0, so nothing is preempted) the cap is 8
+   (NSI_PHASE_TOUCHED_PREEMPT): 8 are re-simulated and 12 deferred; each
+   deferred one keeps its three-flow mean until a restart ends and it is
+   re-simulated (at most two more restarts of about W + 1 = 9 iterations
+   each, W = 64 / 8), so its error against the unaccelerated run (W = 0)
+   stays that of a partial restart. Measured: mean |JCT error| 2.46 %,
+   worst 6.6 %; with the deferred ones never re-simulated (kept at the
+   hub-era mean until they finish) 10.7 % / 23.0 %, which fails the 4 % /
+   10 % tolerance asserted here. Under FIFO the cap is 32
+   (NSI_PHASE_TOUCHED): with n = 40, 32 are re-simulated and 8 deferred
+   (with n = 20 all 20 were, and nothing was deferred). Measured: 3.89 %
+   mean, 16.1 % worst; never re-simulating the deferred ones 6.73 %,
+   without the rate-touch 5.00 %, with the kept jobs loading no link 5.11
+   % (worst 42 %): all fail the 4.5 % / 20 % asserted. The worst job (S39,
+   at the chain's end) is the window's error, not the deferral's: the
+   start restarts all 41 jobs at W = 1 (64 / 41), hence 20 %. */
 static void test_phase_deferred_neighbours(void **state) {
   (void)state;
   const ns_sim_order order[2] = {NS_SIM_ORDER_2D_LAS, NS_SIM_ORDER_FIFO};
-  const int cap[2] = {8, 32};
+  const int cap[2] = {8, 32}, nstar[2] = {20, 40};
+  const double mean_tol[2] = {0.04, 0.045}, worst_tol[2] = {0.10, 0.20};
+  void (*add[2])(ns_sim *) = {add_star, add_star40};
   for (int v = 0; v < 2; v++) {
+    int n = nstar[v];
     ns_sim_opts *o = opts_custom(place_star);
-    assert_int_equal(ns_sim_opts_set_cluster(o, 1, 0, 21, 3, 0, 10.0), NS_OK);
+    assert_int_equal(ns_sim_opts_set_cluster(o, 1, 0, n + 1, 3, 0, 10.0), NS_OK);
     assert_int_equal(ns_sim_opts_set_order(o, order[v]), NS_OK);
     ns_sim *run[2];
-    run_exact_and_windowed(o, add_star, run);
+    run_exact_and_windowed(o, add[v], run);
     assert_int_equal(run[1]->touch_cap, cap[v]);
-    double ring = 2.0 * 20.0 / 21.0 * 100.0; /* the hub's all-reduce alone, ms */
+    double ring = 2.0 * n / (n + 1.0) * 100.0; /* the hub's all-reduce alone, ms */
     double err = 0, sum = 0, worst = 0;
-    for (int k = 0; k < 21; k++) {
+    for (int k = 0; k <= n; k++) {
       double c = k == 0 ? 100.0 : 100.0 + 25.0 * ((k - 1) % 3), it = k == 0 ? 60 : 1500;
       double lo = k == 0 ? c + ring : c + 100.0, hi = k == 0 ? c + 3 * ring : c + 300.0;
       for (int w = 0; w < 2; w++) {
@@ -744,32 +780,32 @@ static void test_phase_deferred_neighbours(void **state) {
       err += fabs(x - y), sum += x;
       worst = fabs(x - y) / x > worst ? fabs(x - y) / x : worst;
     }
-    assert_true(err / sum <= 0.04);
-    assert_true(worst <= 0.10);
+    assert_true(err / sum <= mean_tol[v]);
+    assert_true(worst <= worst_tol[v]);
     ns_sim_free(run[0]);
     ns_sim_free(run[1]);
     ns_sim_opts_free(o);
   }
 }
 
-/* Two GPUs, one on each of 2 servers of 20 GPUs: GPU g < 20 and g + 20. */
+/* Two GPUs, one on each of 2 servers of 40 GPUs: GPU g < 40 and g + 40. */
 static int place_pair(const ns_cluster *c, const ns_job *job, ns_placement *out, void *user) {
   (void)user;
   ns_placement_clear(out);
   ns_placement_bind(out, c);
-  for (int g = 0; g < 20 && ns_job_gpus(job) == 2; g++)
-    if (ns_cluster_gpu_is_free(c, g) == 1 && ns_cluster_gpu_is_free(c, g + 20) == 1) {
+  for (int g = 0; g < 40 && ns_job_gpus(job) == 2; g++)
+    if (ns_cluster_gpu_is_free(c, g) == 1 && ns_cluster_gpu_is_free(c, g + 40) == 1) {
       ns_placement_add_gpu(out, g);
-      ns_placement_add_gpu(out, g + 20);
+      ns_placement_add_gpu(out, g + 40);
       return NS_OK;
     }
   return NS_ENOSPACE;
 }
 
-/* The bench's 20 2-GPU jobs P0..P19 at 0: 100 + 30 k iterations of 1 us
+/* The bench's 40 2-GPU jobs P0..P39 at 0: 100 + 30 k iterations of 1 us
    compute, 125 MB (test_phase_partial_contention). */
 static void add_pairs(ns_sim *s) {
-  for (int k = 0; k < 20; k++) {
+  for (int k = 0; k < 40; k++) {
     char name[16];
     snprintf(name, sizeof name, "P%d", k);
     assert_int_equal(ns_sim_add_job(s, name, 0, 2, 100 + 30 * (uint64_t)k, 1e-3, 125000000ull, 0),
@@ -778,45 +814,48 @@ static void add_pairs(ns_sim *s) {
 }
 
 /* Partial restarts under a contention curve: the kept jobs count in a
-   link's k (net_phase.c bg_caps). 1 leaf, 2 servers x 20 GPUs, 10 Gbps, the
-   default curve, no latency. P0..P19 each hold one GPU of each server: all
-   20 rings cross both NICs, one component of 20 (> 16: partial restarts).
-   Exact run, by hand: the jobs start together and are identical but for
-   their iterations, so they stay in lock-step; with n of them left, all n
-   transfer at once, each at 10 e(n) / n Gbps, so an iteration is
-   1e-3 + 100 n / e(n) ms (alone 125 MB at 10 Gbps is 100 ms), and P(k)
-   leaves after 100 + 30 k iterations: P0 at 100 x (1e-3 + 2000 / e(16))
-   (e(20) = e(16) = 0.605: the curve is flat past 16) = 330,578.6 ms, each
-   next one 30 iterations of the n left later. Partial run: at every leave
-   8 of the others are re-simulated against the kept ones' mean load
-   (11 deferred). Counting the kept ones in k, the link delivers 10 e(19)
-   and the 11 kept take 11 x their 20-job share, 10 e(16) / 20 each, so the
-   8 get (6.05 - 3.3275) / 8 = 0.340 Gbps, 7 % over the exact 6.05 / 19 =
-   0.318 (the kept ones are 5 % slow until their turn): per job off by a
-   few % either way, the link's total right. Measured when written: avg JCT
-   -0.57 %, mean |job JCT error| 1.24 %. Not counting them (before), the 8
-   got (10 - 3.3275) x e(8) / 8 = 0.666 Gbps, twice the exact share, and
-   the link delivered up to 1.4x what it can: avg JCT -8.28 % (every job
-   early), mean |error| 8.62 %, which fails both bounds asserted here. */
+   link's k (net_phase.c bg_caps). 1 leaf, 2 servers x 40 GPUs, 10 Gbps, the
+   default curve, no latency. P0..P39 each hold one GPU of each server: all
+   40 rings cross both NICs, one component of 40 (> 32: a change restarts
+   at most 32 of it). Exact run, by hand: the jobs start together and are
+   identical but for their iterations, so they stay in lock-step; with n of
+   them left, all n transfer at once, each at 10 e(n) / n Gbps, so an
+   iteration is 1e-3 + 100 n / e(n) ms (alone 125 MB at 10 Gbps is 100 ms),
+   and P(k) leaves after 100 + 30 k iterations: P0 at 100 x (1e-3 + 4000 /
+   e(16)) (e(40) = e(16) = 0.605: the curve is flat past 16) = 661,157.1
+   ms, each next one 30 iterations of the n left later. Partial run: at P0's
+   leave 32 of the 39 others are re-simulated against the 7 deferred ones'
+   mean load. Counting the kept ones in k, the link delivers 10 e(39) and
+   the 7 kept take 7 x their 40-job share, 10 e(16) / 40 each, so the 32
+   get (6.05 - 1.059) / 32 = 0.1560 Gbps, 0.55 % over the exact 6.05 / 39
+   = 0.1551: per job off by little, the link's total right. Not counting
+   them, the 32 would get (10 - 1.059) x e(32) / 32 = 0.1690 Gbps, 9 %
+   over, and the link would deliver more than it can until the deferred
+   ones' turn. Measured: avg JCT -0.002 %, mean |job JCT error| 0.009 %;
+   not counting the kept ones in k (bgk 0): +0.85 % / 1.07 %; with the
+   kept ones loading no link at all -8.98 % / 9.02 %; the deferred ones
+   never re-simulated -0.30 % / 0.32 %: all fail the 0.2 % asserted. (With
+   20 jobs, as before, every leave re-simulated all 19 others: nothing was
+   deferred at the cap of 32.) */
 static void test_phase_partial_contention(void **state) {
   (void)state;
   ns_sim_opts *o = opts_custom(place_pair);
   assert_int_equal(ns_sim_opts_set_default_contention_curve(o), NS_OK);
   assert_int_equal(ns_sim_opts_set_allreduce_latency(o, 0.0), NS_OK);
-  assert_int_equal(ns_sim_opts_set_cluster(o, 1, 0, 2, 20, 0, 10.0), NS_OK);
+  assert_int_equal(ns_sim_opts_set_cluster(o, 1, 0, 2, 40, 0, 10.0), NS_OK);
   ns_sim *run[2];
   run_exact_and_windowed(o, add_pairs, run);
   double t = 0, sx = 0, sy = 0, abs_err = 0;
-  for (int k = 0; k < 20; k++) { /* the exact run by hand */
-    int n = 20 - k;
+  for (int k = 0; k < 40; k++) { /* the exact run by hand */
+    int n = 40 - k;
     t += (k == 0 ? 100.0 : 30.0) * (1e-3 + 100.0 * n / ns_sim_opts_contention_factor(o, n));
     double x = ns_test_jct_ms(run[0], k), y = ns_test_jct_ms(run[1], k);
     assert_near(x, t, 1e-6 * t);
     sx += x, sy += y, abs_err += fabs(y - x) / x;
   }
-  assert_near(ns_test_jct_ms(run[0], 0), 330578.6, 0.1);
-  assert_true(fabs(sy - sx) / sx <= 0.02); /* avg JCT */
-  assert_true(abs_err / 20 <= 0.03);       /* mean |job error| */
+  assert_near(ns_test_jct_ms(run[0], 0), 661157.1, 0.1);
+  assert_true(fabs(sy - sx) / sx <= 0.002); /* avg JCT */
+  assert_true(abs_err / 40 <= 0.002);       /* mean |job error| */
   ns_sim_free(run[0]);
   ns_sim_free(run[1]);
   ns_sim_opts_free(o);
@@ -906,27 +945,28 @@ static void add_rate_touch(ns_sim *s) {
     snprintf(name, sizeof name, "C%d@0,%d", k + 1, 3 + k);
     assert_int_equal(ns_sim_add_job(s, name, 0, 2, 3000, 1e-3, 125000000ull, 0), id++);
   }
-  assert_int_equal(ns_sim_add_job(s, "A@0,1", 0, 2, 3000, 1e-3, 125000000ull, 0), id++);
-  assert_int_equal(ns_sim_add_job(s, "B@1,2", 0, 2, 2000, 1e-3, 125000000ull, 0), id++);
-  for (int k = 0; k < 12; k++) { /* F1 on P1 (3) and 7, F2 on 7 and 8, ... */
+  for (int k = 0; k < 40; k++) { /* F1 on P1 (3) and 7, F2 on 7 and 8, ... */
     snprintf(name, sizeof name, "F%d@%d,%d", k + 1, k == 0 ? 3 : 6 + k, 7 + k);
     assert_int_equal(ns_sim_add_job(s, name, 0, 2, 3000, 1e-3, 125000000ull, 0), id++);
   }
-  assert_int_equal(ns_sim_add_job(s, "E@19,20", 30000, 2, 10, 1e-3, 125000000ull, 0), id++);
+  assert_int_equal(ns_sim_add_job(s, "A@0,1", 0, 2, 3000, 1e-3, 125000000ull, 0), id++);
+  assert_int_equal(ns_sim_add_job(s, "B@1,2", 0, 2, 2000, 1e-3, 125000000ull, 0), id++);
+  assert_int_equal(ns_sim_add_job(s, "E@48,49", 30000, 2, 10, 1e-3, 125000000ull, 0), id++);
   assert_int_equal(ns_sim_add_job(s, "C4@0,6", 60000, 2, 3000, 1e-3, 125000000ull, 0), id++);
-  assert_int_equal(ns_sim_add_job(s, "D@19,20", 70000, 2, 10, 1e-3, 125000000ull, 0), id++);
+  assert_int_equal(ns_sim_add_job(s, "D@48,49", 70000, 2, 10, 1e-3, 125000000ull, 0), id++);
 }
 
 /* A kept job whose link-mate is re-simulated at a new rate is re-measured
-   (net_phase.c rate_touch). 1 leaf, 21 servers x 6 GPUs, 10 Gbps, ideal
+   (net_phase.c rate_touch). 1 leaf, 50 servers x 6 GPUs, 10 Gbps, ideal
    curve, no latency; every job transfers all the time (1 us compute), so
    the exact run is steady max-min. C1..C3 and A share the hub's NIC
    (server 0): 2.5 Gbps each. B shares server 1's NIC with A only and is
    alone on server 2's: it takes what A leaves, 7.5 Gbps, an iteration of
-   1e-3 + 100 x 10 / 7.5 = 133.334 ms. F1..F12 chain from P1 (5 Gbps each)
-   so that the component has 17 jobs (> 16: partial restarts; every job is
-   kept at its window mean once the start's restart is over). E (30-31 s)
-   and D (from 70 s) run alone on servers 19-20: their starts are updates
+   1e-3 + 100 x 10 / 7.5 = 133.334 ms. F1..F40 chain from P1 (5 Gbps each)
+   so that the component has 45 jobs (> 32: a change restarts at most 32
+   of them; every job is kept at its window mean once the start's restart
+   is over; ids: C1..C3 0-2, F1..F40 3-42, A 43, B 44). E (30-31 s) and D
+   (from 70 s) run alone on servers 48-49: their starts are updates
    that touch nothing of the component. At 60 s C4 joins the hub: C1..C4
    and A get 2 Gbps, so B gets 8 (125.001 ms). Exactly (W = 0) B finishes at
    60,000 + (2000 - 60,000 / 133.334) x 125.001 = 253,752 ms. With the
@@ -935,23 +975,25 @@ static void add_rate_touch(ns_sim *s) {
    on server 1) and leave at their new means ~6.5 s later; B, on none of the
    hub's links, is not touched. Without the rate-touch B keeps its 7.5 Gbps
    mean to its end: 60,000 + 1550 x 133.334 = 266,668 ms, +5.1 % (measured:
-   266,668.4). A's new mean rate-touches server 1's links; at the next
+   266,668.7, on 40 F's as on 12). A's new mean rate-touches server 1's links; at the next
    update (D's start at 70 s: none is forced) B is re-simulated against A's
    kept 2 Gbps and gets 8 Gbps, so it ends late only by what its 10 s at 7.5
    cost: 10,000 x (1 - 125.001 / 133.334) = 625 ms, 0.25 % (measured:
-   254,376.8). Asserted: within 1 %. E's start (30 s) takes the rate-touches
+   254,377.0). Asserted: within 1 %; with the kept jobs loading no link
+   266,559.8, which fails too. E's start (30 s) takes the rate-touches
    left from the start's restart, which would otherwise have re-simulated B
    at C4's start already. */
 static void test_phase_kept_rate_touch(void **state) {
   (void)state;
   ns_sim_opts *o = opts_custom(place_named);
   assert_int_equal(ns_sim_opts_set_allreduce_latency(o, 0.0), NS_OK);
-  assert_int_equal(ns_sim_opts_set_cluster(o, 1, 0, 21, 6, 0, 10.0), NS_OK);
+  assert_int_equal(ns_sim_opts_set_cluster(o, 1, 0, 50, 6, 0, 10.0), NS_OK);
   ns_sim *run[2];
   run_exact_and_windowed(o, add_rate_touch, run);
+  const int B = 44; /* C1..C3, F1..F40, A, then B */
   double exact = 60000.0 + (2000.0 - 60000.0 / (1e-3 + 1000.0 / 7.5)) * (1e-3 + 100.0 * 10.0 / 8.0);
-  assert_near(ns_test_jct_ms(run[0], 4), exact, 1e-3 * exact);
-  assert_true(fabs(ns_test_jct_ms(run[1], 4) - ns_test_jct_ms(run[0], 4)) <= 0.01 * ns_test_jct_ms(run[0], 4));
+  assert_near(ns_test_jct_ms(run[0], B), exact, 1e-3 * exact);
+  assert_true(fabs(ns_test_jct_ms(run[1], B) - ns_test_jct_ms(run[0], B)) <= 0.01 * ns_test_jct_ms(run[0], B));
   ns_sim_free(run[0]);
   ns_sim_free(run[1]);
   ns_sim_opts_free(o);
