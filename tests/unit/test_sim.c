@@ -644,9 +644,10 @@ static void add_star40(ns_sim *s) {
 static void test_phase_partial_restart(void **state) {
   (void)state;
   void (*add[2])(ns_sim *) = {add_chain, add_chain40};
+  const int nchain[2] = {20, 40};
   const double tol[2] = {0.03, 0.05};
   for (int v = 0; v < 2; v++) {
-    int n = v == 0 ? 20 : 40;
+    int n = nchain[v];
     ns_sim_opts *o = opts_custom(place_chain);
     assert_int_equal(ns_sim_opts_set_cluster(o, 1, 0, n + 1, 2, 0, 10.0), NS_OK);
     ns_sim *run[2];
