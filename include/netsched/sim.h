@@ -116,7 +116,14 @@
  *    are deferred, keep their means meanwhile and are re-simulated when
  *    that partial restart ends or at the next change (a job of a
  *    multi-server placement across racks shares uplinks with tens of jobs;
- *    under preemption nearly every event changes one). Each re-simulated
+ *    under preemption nearly every event changes one). A change's restart
+ *    then re-simulates untouched members of the component too, in the
+ *    order the component lists them, until it holds 32 (8) jobs: a
+ *    component of 17-32 jobs restarts whole at every change, a larger one
+ *    refreshes up to 32 of its members' means per change (their new means
+ *    rate-touch no one; without it untouched members kept their means
+ *    for their whole run and ran Philly's p95 JCT 2 % low, bench/RESULTS.md
+ *    "Fill"). Each re-simulated
  *    job goes back to its window mean after its own window (max(2, 64 / n)
  *    iterations for n re-simulated jobs, 1 when n > 32). Error: the window bound above for the
  *    re-simulated jobs; in addition a kept job sees the change's effect
@@ -134,11 +141,12 @@
  *    kept ones raise its k no further than n (SRSF(1): no loss at all;
  *    charging them more slowed srsf-1's long jobs on a Philly window
  *    2-10x; test_phase_srsf_kept_no_contention).
- *    Measured: mean |JCT error| 1.7 % against the
- *    unaccelerated run on a 20-job chain whose jobs leave one by one, 4.3 %
- *    on a 40-job chain (tests/unit/test_sim.c, test_phase_partial_restart);
+ *    Measured: mean |JCT error| 1.5 % against the
+ *    unaccelerated run on a 20-job chain whose jobs leave one by one, 3.3 %
+ *    on a 40-job chain (4.3 % re-simulating only the touched neighbours)
+ *    (tests/unit/test_sim.c, test_phase_partial_restart);
  *    2.5 % (worst job 6.6 %) when a 21-server job leaves a chain of 20
- *    under 2D-LAS and 12 of its neighbours are deferred, 3.9 % (worst 16 %:
+ *    under 2D-LAS and 12 of its neighbours are deferred, 3.2 % (worst 16 %:
  *    the window of the start's 41-job restart) when a 41-server job leaves
  *    a chain of 40 under FIFO and 8 are deferred
  *    (test_phase_deferred_neighbours). Components

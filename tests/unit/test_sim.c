@@ -634,10 +634,13 @@ static void add_star40(ns_sim *s) {
    2 (c + 200)) plus the kept error: a kept job's mean is off its exact
    mean by at most the share of its all-reduce its neighbours' change can
    move, here 5 % of the all-reduce (sim.h); (3) the mean |error|,
-   measured: 1.66 % of the JCT for n = 20 and 4.33 % for n = 40 (3 % and
-   5 % asserted); for n = 40 with the kept jobs never re-measured when a
-   link-mate leaves its restart at a new mean (no rate-touch) 6.45 %, with
-   deferred neighbours never re-simulated 5.45 %: both fail. (The first
+   measured: 1.52 % of the JCT for n = 20 and 3.26 % for n = 40 (3 % and
+   4 % asserted); for n = 40 without the fill (net_phase.c: untouched
+   members not re-simulated with a change's restart) 4.33 %, with the kept
+   jobs never re-measured when a link-mate leaves its restart at a new
+   mean (no rate-touch) 6.45 %, with deferred neighbours never
+   re-simulated 5.45 % (the last two measured before the fill): each
+   fails. (The first
    version of this test, with n = 20 only, said that turning the kept jobs'
    load off broke (2); at today's code it does not: 2.01 % / 3.15 % without
    that load, lower, so it is not claimed.) */
@@ -645,7 +648,7 @@ static void test_phase_partial_restart(void **state) {
   (void)state;
   void (*add[2])(ns_sim *) = {add_chain, add_chain40};
   const int nchain[2] = {20, 40};
-  const double tol[2] = {0.03, 0.05};
+  const double tol[2] = {0.03, 0.04};
   for (int v = 0; v < 2; v++) {
     int n = nchain[v];
     ns_sim_opts *o = opts_custom(place_chain);
@@ -748,10 +751,11 @@ static int place_star(const ns_cluster *c, const ns_job *job, ns_placement *out,
    hub-era mean until they finish) 10.7 % / 23.0 %, which fails the 4 % /
    10 % tolerance asserted here. Under FIFO the cap is 32
    (NSI_PHASE_TOUCHED): with n = 40, 32 are re-simulated and 8 deferred
-   (with n = 20 all 20 were, and nothing was deferred). Measured: 3.89 %
-   mean, 16.1 % worst; never re-simulating the deferred ones 6.73 %,
-   without the rate-touch 5.00 %, with the kept jobs loading no link 5.11
-   % (worst 42 %): all fail the 4.5 % / 20 % asserted. The worst job (S39,
+   (with n = 20 all 20 were, and nothing was deferred). Measured: 3.18 %
+   mean, 16.1 % worst (3.89 % without the fill, net_phase.c); before the
+   fill, never re-simulating the deferred ones 6.73 %, without the
+   rate-touch 5.00 %, with the kept jobs loading no link 5.11 % (worst
+   42 %): all fail the 4.5 % / 20 % asserted. The worst job (S39,
    at the chain's end) is the window's error, not the deferral's: the
    start restarts all 41 jobs at W = 1 (64 / 41), hence 20 %. */
 static void test_phase_deferred_neighbours(void **state) {
@@ -875,15 +879,17 @@ static void test_phase_partial_contention(void **state) {
    What the curve can still do there is at a hand-over: members leave a
    fast-forward at their extrapolated positions, and two of them may both
    be mid-transfer on a link (a transfer in progress is not admitted
-   again) until one ends, at most an iteration per hand-over: each JCT
-   within six iterations (c + 300 ms, both neighbours' all-reduces waited
-   for) of the ideal curve's, the sum within 0.1 %. Measured when written
-   (a change re-simulating at most 8 neighbours): at most 452 ms (job 17,
-   0.17 %), sum +0.02 %; with the cap of 32 (NSI_PHASE_TOUCHED, every
-   touched neighbour re-simulated, so more restarts and hand-overs per
-   job): at most 1,567.5 ms (job 16, 0.64 %, 3.7 iterations), sum -0.02 %.
-   Charging the kept jobs' average in k (e(1 + bgk) < 1) made 19 of the 20
-   jobs late, by up to 6,919 ms (job 2, 6.4 %), the sum by 1.2 %. */
+   again) until one ends, at most an iteration per hand-over, and a job
+   hands over at every restart it takes part in: with the fill
+   (net_phase.c) every change restarts the whole chain, some 20 times
+   (the start and 19 leaves), so each JCT within 20 iterations (c + 300
+   ms, both neighbours' all-reduces waited for) of the ideal curve's, the
+   sum within 0.5 %. Measured: at most 11.1 iterations (job 4, 3.8 %), sum
+   -0.11 %. Before the fill (only touched neighbours restarted): at most
+   3.7 iterations (job 16, 0.64 %), sum -0.02 %; with a cap of 8, 452 ms
+   (job 17, 0.17 %), +0.02 %. Charging the kept jobs' average in k
+   (e(1 + bgk) < 1) made 19 of the 20 jobs late, by up to 6,919 ms (job
+   2, 6.4 %), the sum by 1.2 % (measured before the fill). */
 static void test_phase_srsf_kept_no_contention(void **state) {
   (void)state;
   ns_sim *run[2][2]; /* [curve: ideal, default][W = 0, 16] */
@@ -906,11 +912,11 @@ static void test_phase_srsf_kept_no_contention(void **state) {
       if (w == 0)
         assert_true(y == x);
       else
-        assert_true(fabs(y - x) <= 6 * (c + 300.0));
+        assert_true(fabs(y - x) <= 20 * (c + 300.0));
     }
     sx += ns_test_jct_ms(run[0][1], k), sy += ns_test_jct_ms(run[1][1], k);
   }
-  assert_true(fabs(sy - sx) <= 1e-3 * sx);
+  assert_true(fabs(sy - sx) <= 5e-3 * sx);
   for (int curve = 0; curve < 2; curve++)
     for (int w = 0; w < 2; w++)
       ns_sim_free(run[curve][w]);
