@@ -110,8 +110,7 @@
  *    own links: srsf-ff's and sjf-ff's shortcuts ran Philly window 3's p95
  *    JCT 2.0-2.5 % low against the exact model, as no partial restarts at
  *    all did not (bench/RESULTS.md "The SRSF/SJF p95 lean on w3 is the
- *    partial restarts", "Fill"); test_phase_partial_restart's 40-job chain:
- *    mean |JCT error| 4.3 % -> 3.3 %.
+ *    partial restarts", "Fill"; measured on the tests: sim.h).
  *
  * Policies enter through the run's hooks (policy.c): admit_comm when a
  * group member's compute ends (SRSF(n), AdaDUAL per all-reduce), and the
@@ -1449,16 +1448,17 @@ static int phase_update(ns_sim *s) {
         jc->stale = cand[2 * c] % NSI_PHASE_REAL;
         s->stale_any |= !jc->rtonly; /* a rate-touched one waits for an update anyway */
       }
-      /* fill: a changed component's restart re-simulates untouched
-         members too, in position order, up to the cap (header, "Fill") */
-      size_t taken = 0;
-      for (size_t x = i; x < k; x++)
-        taken += kept[x] == 0;
-      for (size_t x = i; x < k && taken < tcap && (nc > 0 || nnew > 0); x++)
-        if (kept[x] == 1) {
-          kept[x] = 0, taken++;
-          s->jobs[net[pairs[2 * x + 1]]].rtonly = 1; /* filled: its new mean rate-touches no one */
-        }
+      if (nc > 0 || nnew > 0) { /* fill: a changed component's restart re-simulates untouched
+                                   members too, in position order, up to the cap (header, "Fill") */
+        size_t taken = 0;
+        for (size_t x = i; x < k; x++)
+          taken += kept[x] == 0;
+        for (size_t x = i; x < k && taken < tcap; x++)
+          if (kept[x] == 1) {
+            kept[x] = 0, taken++;
+            s->jobs[net[pairs[2 * x + 1]]].rtonly = 1; /* filled: its new mean rate-touches no one */
+          }
+      }
       for (size_t x = i; x < k; x++) {
         if (kept[x])
           continue;
